@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file blade.h
+ * @brief The gr-blade core: one include for the whole C API.
+ *
+ * The core is a C11 library (libblade) with a CPU backend and, when built with CUDA,
+ * a GPU backend. It knows nothing of GNU Radio; GNU Radio blocks are thin adapters
+ * around it. Every module follows the same plan pattern:
+ * `blade_X_create()` validates and allocates, `blade_X_output_shape()` reports the
+ * output shape, `blade_X_process()` only launches work, `blade_X_destroy()` frees.
+ */
+#ifndef BLADE_BLADE_H
+#define BLADE_BLADE_H
+
+#include <blade/modules/cast.h>
+#include <blade/device.h>
+#include <blade/dtype.h>
+#include <blade/memory.h>
+#include <blade/status.h>
+#include <blade/tensor.h>
+#include <blade/version.h>
+
+#endif /* BLADE_BLADE_H */

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file memory.h
+ * @brief Device and pinned-host memory, asynchronous copies, and copy accounting.
+ *
+ * Every copy the core makes between host and device memory goes through
+ * blade_memcpy(), which counts it. The counters let tests prove that a chain of GPU
+ * blocks uploads once and downloads once per chunk and copies nothing in between.
+ */
+#ifndef BLADE_MEMORY_H
+#define BLADE_MEMORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <blade/device.h>
+#include <blade/export.h>
+#include <blade/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Direction of a copy. */
+typedef enum blade_copy_kind {
+    BLADE_COPY_HOST_TO_HOST = 0,
+    BLADE_COPY_HOST_TO_DEVICE = 1,
+    BLADE_COPY_DEVICE_TO_HOST = 2,
+    BLADE_COPY_DEVICE_TO_DEVICE = 3
+} blade_copy_kind;
+
+/** Process-wide copy counters (since start or the last reset). */
+typedef struct blade_copy_stats {
+    uint64_t count[4]; /**< copies per ::blade_copy_kind */
+    uint64_t bytes[4]; /**< bytes per ::blade_copy_kind */
+} blade_copy_stats;
+
+/**
+ * Allocate `bytes` of device memory (CUDA device memory, or aligned host memory for
+ * the CPU and emulated devices). Out of memory gives ::BLADE_ERROR_OUT_OF_MEMORY
+ * with a message naming the size asked for and the free memory.
+ */
+BLADE_CORE_API blade_status blade_device_alloc(blade_device device, size_t bytes, void** pointer);
+
+/** Free memory from blade_device_alloc() (NULL is ignored). */
+BLADE_CORE_API void blade_device_free(blade_device device, void* pointer);
+
+/**
+ * Allocate host memory suited to fast transfers to `device`: page-locked (pinned)
+ * for CUDA, 4096-byte-aligned ordinary memory otherwise.
+ */
+BLADE_CORE_API blade_status blade_host_alloc(blade_device device, size_t bytes, void** pointer);
+
+/** Free memory from blade_host_alloc() (NULL is ignored). */
+BLADE_CORE_API void blade_host_free(blade_device device, void* pointer);
+
+/**
+ * Copy `bytes` in the given direction, asynchronously on `stream` for CUDA
+ * (synchronously otherwise), and count it. Overlapping ranges are allowed for
+ * ::BLADE_COPY_DEVICE_TO_DEVICE and ::BLADE_COPY_HOST_TO_HOST (memmove semantics
+ * on the CPU; CUDA requires distinct ranges).
+ */
+BLADE_CORE_API blade_status blade_memcpy(blade_device device,
+                                         void* destination,
+                                         const void* source,
+                                         size_t bytes,
+                                         blade_copy_kind kind,
+                                         blade_stream stream);
+
+/** Fill `bytes` of device memory with zero bytes, asynchronously on `stream`. */
+BLADE_CORE_API blade_status blade_memset_zero(blade_device device,
+                                              void* destination,
+                                              size_t bytes,
+                                              blade_stream stream);
+
+/** Read the process-wide copy counters. */
+BLADE_CORE_API void blade_copy_stats_get(blade_copy_stats* stats);
+
+/** Reset the process-wide copy counters to zero. */
+BLADE_CORE_API void blade_copy_stats_reset(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BLADE_MEMORY_H */

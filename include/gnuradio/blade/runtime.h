@@ -1,0 +1,87 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: MIT */
+
+#ifndef INCLUDED_BLADE_RUNTIME_H
+#define INCLUDED_BLADE_RUNTIME_H
+
+#include <gnuradio/blade/api.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace blade {
+
+/*!
+ * \brief What gr-blade knows of one CUDA GPU.
+ * \ingroup blade
+ */
+struct BLADE_API gpu_info {
+    int index = 0;                 //!< CUDA ordinal ("cuda:index")
+    std::string name;              //!< e.g. "NVIDIA H200"
+    uint64_t total_memory = 0;     //!< bytes
+    uint64_t free_memory = 0;      //!< bytes at the time of the query
+    int compute_major = 0;         //!< compute capability, major
+    int compute_minor = 0;         //!< compute capability, minor
+    int multiprocessors = 0;       //!< streaming multiprocessors
+    double memory_bandwidth = 0;   //!< theoretical bytes/s (0 if unknown)
+};
+
+/*! \brief Version of the loaded gr-blade core, e.g. "0.1.0". \ingroup blade */
+BLADE_API std::string version();
+
+/*! \brief Git commit gr-blade was built from. \ingroup blade */
+BLADE_API std::string build_commit();
+
+/*! \brief Backends compiled in: always "cpu", plus "cuda" when built with CUDA. \ingroup blade */
+BLADE_API std::vector<std::string> backends();
+
+/*! \brief The CUDA GPUs present (empty without CUDA, driver or GPU). \ingroup blade */
+BLADE_API std::vector<gpu_info> gpus();
+
+/*!
+ * \brief The device a device string resolves to ("auto" -> "cuda:0" or "cpu").
+ * \ingroup blade
+ *
+ * Throws with an explanation if the device is unknown or absent.
+ */
+BLADE_API std::string resolve_device(const std::string& device);
+
+/*!
+ * \brief Bytes of one GNU Radio item carrying a tensor of this shape and type:
+ * the tensor's bytes rounded up to a multiple of 4096.
+ * \ingroup blade
+ */
+BLADE_API size_t item_size(const std::vector<int64_t>& shape, const std::string& dtype);
+
+/*!
+ * \brief Host/device copies made so far, by direction ("host_to_device",
+ * "device_to_host", "device_to_device", "host_to_host"), counts and bytes
+ * ("host_to_device_bytes", ...).
+ * \ingroup blade
+ */
+BLADE_API std::map<std::string, uint64_t> copy_stats();
+
+/*! \brief Reset the copy counters to zero. \ingroup blade */
+BLADE_API void reset_copy_stats();
+
+/*!
+ * \brief Failures of gr-blade blocks while a flowgraph ran, oldest first.
+ * \ingroup blade
+ *
+ * A block that fails inside GNU Radio's scheduler threads (a misconnected
+ * neighbour found at start, a GPU error in work) cannot raise an exception in the
+ * thread that called top_block.run(): it logs the error, ends the flowgraph, and
+ * records the message here. Check this after run() (blade-cli does).
+ */
+BLADE_API std::vector<std::string> failures();
+
+/*! \brief Forget the recorded failures. \ingroup blade */
+BLADE_API void clear_failures();
+
+} // namespace blade
+} // namespace gr
+
+#endif /* INCLUDED_BLADE_RUNTIME_H */

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+//
+// The CUDA runtime side of the core: GPU discovery, memory, streams and copies.
+// Linked statically (cudart_static) so that libblade loads on hosts with no driver;
+// there cudaGetDeviceCount fails and the core reports zero GPUs.
+
+#include "cuda_backend.h"
+#include "cuda_check.h"
+
+#include <cstring>
+
+extern "C" int blade_cuda_device_count(void)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return count;
+}
+
+extern "C" blade_status blade_cuda_device_info(int index, blade_gpu_info* info)
+{
+    cudaDeviceProp properties;
+    BLADE_CUDA_TRY(cudaGetDeviceProperties(&properties, index));
+    std::memset(info, 0, sizeof *info);
+    std::strncpy(info->name, properties.name, sizeof info->name - 1);
+    info->total_memory = properties.totalGlobalMem;
+    info->compute_major = properties.major;
+    info->compute_minor = properties.minor;
+    info->multiprocessors = properties.multiProcessorCount;
+    int memory_clock_khz = 0, bus_width_bits = 0;
+    if (cudaDeviceGetAttribute(&memory_clock_khz, cudaDevAttrMemoryClockRate, index) ==
+            cudaSuccess &&
+        cudaDeviceGetAttribute(&bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, index) ==
+            cudaSuccess)
+        info->memory_bandwidth = 2.0 * memory_clock_khz * 1e3 * bus_width_bits / 8.0;
+    (void)cudaGetLastError();
+    int previous = 0;
+    BLADE_CUDA_TRY(cudaGetDevice(&previous));
+    BLADE_CUDA_TRY(cudaSetDevice(index));
+    size_t free_bytes = 0, total_bytes = 0;
+    cudaError_t status = cudaMemGetInfo(&free_bytes, &total_bytes);
+    (void)cudaSetDevice(previous);
+    if (status != cudaSuccess) {
+        (void)cudaGetLastError();
+        return blade_fail(BLADE_ERROR_DEVICE,
+                          "cudaMemGetInfo on GPU %d failed: %s",
+                          index,
+                          cudaGetErrorString(status));
+    }
+    info->free_memory = free_bytes;
+    return BLADE_OK;
+}
+
+extern "C" blade_status blade_cuda_set_device(int index)
+{
+    BLADE_CUDA_TRY(cudaSetDevice(index));
+    return BLADE_OK;
+}
+
+extern "C" blade_status blade_cuda_stream_create(int index, void** stream)
+{
+    *stream = nullptr;
+    BLADE_CUDA_TRY(cudaSetDevice(index));
+    cudaStream_t created;
+    BLADE_CUDA_TRY(cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking));
+    *stream = created;
+    return BLADE_OK;
+}
+
+extern "C" void blade_cuda_stream_destroy(void* stream)
+{
+    if (stream != nullptr)
+        (void)cudaStreamDestroy(static_cast<cudaStream_t>(stream));
+}
+
+extern "C" blade_status blade_cuda_stream_synchronize(void* stream)
+{
+    BLADE_CUDA_TRY(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+    return BLADE_OK;
+}
+
+extern "C" blade_status blade_cuda_malloc(int index, size_t bytes, void** pointer)
+{
+    *pointer = nullptr;
+    BLADE_CUDA_TRY(cudaSetDevice(index));
+    cudaError_t status = cudaMalloc(pointer, bytes);
+    if (status != cudaSuccess) {
+        (void)cudaGetLastError();
+        size_t free_bytes = 0, total_bytes = 0;
+        (void)cudaMemGetInfo(&free_bytes, &total_bytes);
+        (void)cudaGetLastError();
+        *pointer = nullptr;
+        return blade_fail(status == cudaErrorMemoryAllocation ? BLADE_ERROR_OUT_OF_MEMORY
+                                                              : BLADE_ERROR_DEVICE,
+                          "cudaMalloc of %zu bytes (%.3f GiB) on GPU %d failed: %s "
+                          "(%.3f GiB free of %.3f GiB)",
+                          bytes,
+                          bytes / 1073741824.0,
+                          index,
+                          cudaGetErrorString(status),
+                          free_bytes / 1073741824.0,
+                          total_bytes / 1073741824.0);
+    }
+    return BLADE_OK;
+}
+
+extern "C" void blade_cuda_free(int index, void* pointer)
+{
+    if (pointer == nullptr)
+        return;
+    (void)cudaSetDevice(index);
+    (void)cudaFree(pointer);
+}
+
+extern "C" blade_status blade_cuda_malloc_host(size_t bytes, void** pointer)
+{
+    *pointer = nullptr;
+    cudaError_t status = cudaMallocHost(pointer, bytes);
+    if (status != cudaSuccess) {
+        (void)cudaGetLastError();
+        *pointer = nullptr;
+        return blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
+                          "cudaMallocHost of %zu bytes (pinned host memory) failed: %s",
+                          bytes,
+                          cudaGetErrorString(status));
+    }
+    return BLADE_OK;
+}
+
+extern "C" void blade_cuda_free_host(void* pointer)
+{
+    if (pointer != nullptr)
+        (void)cudaFreeHost(pointer);
+}
+
+extern "C" blade_status blade_cuda_memcpy(
+    void* destination, const void* source, size_t bytes, blade_copy_kind kind, void* stream)
+{
+    static const cudaMemcpyKind kinds[4] = { cudaMemcpyHostToHost,
+                                             cudaMemcpyHostToDevice,
+                                             cudaMemcpyDeviceToHost,
+                                             cudaMemcpyDeviceToDevice };
+    BLADE_CUDA_TRY(cudaMemcpyAsync(
+        destination, source, bytes, kinds[kind], static_cast<cudaStream_t>(stream)));
+    return BLADE_OK;
+}
+
+extern "C" blade_status blade_cuda_memset_zero(void* destination, size_t bytes, void* stream)
+{
+    BLADE_CUDA_TRY(cudaMemsetAsync(destination, 0, bytes, static_cast<cudaStream_t>(stream)));
+    return BLADE_OK;
+}

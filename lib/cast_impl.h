@@ -1,0 +1,42 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: MIT */
+
+#ifndef INCLUDED_BLADE_CAST_IMPL_H
+#define INCLUDED_BLADE_CAST_IMPL_H
+
+#include "device_block.h"
+#include <gnuradio/blade/cast.h>
+
+namespace gr {
+namespace blade {
+
+class cast_impl : public cast, public device_block
+{
+public:
+    cast_impl(const tensor_spec& input,
+              const tensor_spec& output,
+              const std::string& requested_device,
+              const blade_device& device);
+    ~cast_impl() override;
+
+    std::string device() const override { return device_name(); }
+    std::vector<int64_t> output_shape() const override
+    {
+        return shape_to_vector(output_spec(0).shape);
+    }
+    size_t input_item_size() const override { return input_spec(0).item_size(); }
+    size_t output_item_size() const override { return output_spec(0).item_size(); }
+
+    bool start() override;
+    int work(int noutput_items,
+             gr_vector_const_void_star& input_items,
+             gr_vector_void_star& output_items) override;
+
+private:
+    blade_cast* d_cast = nullptr;
+};
+
+} // namespace blade
+} // namespace gr
+
+#endif /* INCLUDED_BLADE_CAST_IMPL_H */

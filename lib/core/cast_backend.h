@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* CPU implementation of Cast (cast_cpu.c). Not installed. */
+#ifndef BLADE_CORE_CAST_BACKEND_H
+#define BLADE_CORE_CAST_BACKEND_H
+
+#include <stdint.h>
+
+#include <blade/dtype.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Convert `count` elements; the pair must satisfy blade_cast_supported(). Input and
+ * output may be the same memory only for identical types. */
+void blade_cpu_cast(const void* input,
+                    blade_dtype input_type,
+                    void* output,
+                    blade_dtype output_type,
+                    int64_t count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

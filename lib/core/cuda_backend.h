@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The seam between the C core and the CUDA backend in kernels/. When the library is
+ * built with CUDA these functions come from the .cu files in kernels/ (compiled by nvcc into a
+ * static library); otherwise from cuda_absent.c, which reports that no GPU exists.
+ * Every function sets blade_last_error() on failure. Not installed.
+ */
+#ifndef BLADE_CORE_CUDA_BACKEND_H
+#define BLADE_CORE_CUDA_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <blade/device.h>
+#include <blade/dtype.h>
+#include <blade/memory.h>
+#include <blade/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Runtime: discovery, memory, streams (kernels/cuda_runtime.cu). */
+int blade_cuda_device_count(void);
+blade_status blade_cuda_device_info(int index, blade_gpu_info* info);
+blade_status blade_cuda_set_device(int index);
+blade_status blade_cuda_stream_create(int index, void** stream);
+void blade_cuda_stream_destroy(void* stream);
+blade_status blade_cuda_stream_synchronize(void* stream);
+blade_status blade_cuda_malloc(int index, size_t bytes, void** pointer);
+void blade_cuda_free(int index, void* pointer);
+blade_status blade_cuda_malloc_host(size_t bytes, void** pointer);
+void blade_cuda_free_host(void* pointer);
+blade_status blade_cuda_memcpy(
+    void* destination, const void* source, size_t bytes, blade_copy_kind kind, void* stream);
+blade_status blade_cuda_memset_zero(void* destination, size_t bytes, void* stream);
+
+/* Cast (kernels/cast.cu): convert `count` elements. */
+blade_status blade_cuda_cast(const void* input,
+                             blade_dtype input_type,
+                             void* output,
+                             blade_dtype output_type,
+                             int64_t count,
+                             void* stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BLADE_CORE_CUDA_BACKEND_H */

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers shared by the core's translation units. Not installed.
+ */
+#ifndef BLADE_CORE_INTERNAL_H
+#define BLADE_CORE_INTERNAL_H
+
+#include <blade/status.h>
+#include <blade/tensor.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define BLADE_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define BLADE_PRINTF(fmt, args)
+#endif
+
+/* Record a failure message for blade_last_error() and return `status`, so that a
+ * failing path reads `return blade_fail(BLADE_ERROR_..., "what went wrong", ...);`. */
+blade_status blade_fail(blade_status status, const char* format, ...) BLADE_PRINTF(2, 3);
+
+/* Prefix the current error message with context ("cast: " + message). */
+blade_status blade_fail_context(blade_status status, const char* format, ...)
+    BLADE_PRINTF(2, 3);
+
+/* Propagate a failing status unchanged (its message is already set). */
+#define BLADE_TRY(expression)                \
+    do {                                     \
+        blade_status blade_try_status_ = (expression); \
+        if (blade_try_status_ != BLADE_OK)   \
+            return blade_try_status_;        \
+    } while (0)
+
+/* Check that a tensor handed to process() is the one the plan was created for. */
+blade_status blade_check_tensor(const char* module,
+                                const char* role,
+                                const blade_tensor* tensor,
+                                blade_dtype dtype,
+                                const blade_shape* shape);
+
+/* calloc that reports failure through blade_fail(). */
+blade_status blade_alloc_object(size_t bytes, const char* what, void** object);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BLADE_CORE_INTERNAL_H */

@@ -1,0 +1,215 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: MIT */
+
+#include "device_block.h"
+#include "device_buffer.h"
+
+#include <gnuradio/block_detail.h>
+#include <gnuradio/buffer.h>
+#include <gnuradio/buffer_reader.h>
+
+#include <sstream>
+#include <stdexcept>
+
+namespace gr {
+namespace blade {
+
+std::string tensor_spec::str() const
+{
+    char text[160];
+    return std::string(blade_dtype_name(dtype)) + " " +
+           blade_shape_format(&shape, text, sizeof text);
+}
+
+blade_dtype parse_dtype(const std::string& name, const std::string& what)
+{
+    blade_dtype dtype;
+    if (blade_dtype_parse(name.c_str(), &dtype) != BLADE_OK)
+        throw std::invalid_argument(what + ": " + blade_last_error());
+    return dtype;
+}
+
+blade_shape parse_shape(const std::vector<int64_t>& dims, const std::string& what)
+{
+    blade_shape shape;
+    if (blade_shape_make(dims.data(), static_cast<int>(dims.size()), &shape) != BLADE_OK)
+        throw std::invalid_argument(what + ": " + blade_last_error());
+    return shape;
+}
+
+std::vector<int64_t> shape_to_vector(const blade_shape& shape)
+{
+    return std::vector<int64_t>(shape.dims, shape.dims + shape.rank);
+}
+
+void throw_on_error(blade_status status, const std::string& context)
+{
+    if (status == BLADE_OK)
+        return;
+    const std::string message = context + ": " + blade_last_error();
+    if (status == BLADE_ERROR_INVALID_ARGUMENT || status == BLADE_ERROR_UNSUPPORTED)
+        throw std::invalid_argument(message);
+    if (status == BLADE_ERROR_OUT_OF_MEMORY)
+        throw std::runtime_error(message); // a bad_alloc would lose the size asked for
+    throw std::runtime_error(message);
+}
+
+blade_device resolve_device(const std::string& text, const std::string& block_name)
+{
+    blade_device device;
+    throw_on_error(blade_device_parse(text.c_str(), &device), "blade." + block_name);
+    return device;
+}
+
+gr::io_signature::sptr device_signature(const blade_device& device,
+                                        const std::vector<size_t>& item_sizes)
+{
+    const int nports = static_cast<int>(item_sizes.size());
+    if (nports == 0)
+        return gr::io_signature::make(0, 0, 0);
+    std::vector<int> sizes(item_sizes.begin(), item_sizes.end());
+    if (blade_device_is_gpu_like(device))
+        return gr::io_signature::makev(
+            nports,
+            nports,
+            sizes,
+            gr::gr_vector_buffer_type(nports, std::cref(device_buffer::type)));
+    return gr::io_signature::makev(nports, nports, sizes);
+}
+
+gr::io_signature::sptr device_signature(const blade_device& device,
+                                        int nports,
+                                        size_t item_size)
+{
+    return device_signature(device, std::vector<size_t>(nports, item_size));
+}
+
+device_block::device_block(const std::string& block_name,
+                           const std::string& requested_device,
+                           const blade_device& device)
+    : d_block_name(block_name), d_requested_device(requested_device), d_device(device)
+{
+    throw_on_error(blade_stream_create(d_device, &d_stream), "blade." + block_name);
+}
+
+device_block::~device_block() { blade_stream_destroy(d_device, d_stream); }
+
+std::string device_block::device_name() const
+{
+    char text[32];
+    return blade_device_format(d_device, text, sizeof text);
+}
+
+void device_block::set_port_specs(std::vector<tensor_spec> inputs,
+                                  std::vector<tensor_spec> outputs)
+{
+    d_inputs = std::move(inputs);
+    d_outputs = std::move(outputs);
+}
+
+void device_block::log_device_choice(const gr::logger_ptr& logger) const
+{
+    if (d_device.kind == BLADE_DEVICE_CUDA) {
+        blade_gpu_info info;
+        const std::string name = blade_gpu_info_get(d_device.index, &info) == BLADE_OK
+                                     ? std::string(info.name)
+                                     : std::string("GPU");
+        logger->info("device '{}' -> {} ({})", d_requested_device, device_name(), name);
+    } else if (d_requested_device.empty() || d_requested_device == "auto") {
+        logger->info("device 'auto' -> cpu (no CUDA GPU found)");
+    } else {
+        logger->debug("device '{}' -> {}", d_requested_device, device_name());
+    }
+}
+
+void device_block::check(blade_status status, const char* context) const
+{
+    throw_on_error(status, "blade." + d_block_name + ": " + context);
+}
+
+void device_block::synchronize() const
+{
+    check(blade_stream_synchronize(d_device, d_stream), "waiting for the GPU");
+}
+
+blade_tensor device_block::tensor(const tensor_spec& spec, const void* data) const
+{
+    return blade_tensor_make(spec.dtype, &spec.shape, d_device, const_cast<void*>(data));
+}
+
+void device_block::check_neighbours(gr::block& self) const
+{
+    gr::block_detail_sptr detail = self.detail();
+    if (!detail)
+        return;
+    for (int port = 0; port < detail->ninputs() && port < (int)d_inputs.size(); port++) {
+        gr::buffer_reader_sptr reader = detail->input(port);
+        if (!reader)
+            continue;
+        gr::buffer_sptr buffer = reader->buffer();
+        gr::block_sptr upstream = buffer->link();
+        const auto* source = dynamic_cast<const device_block*>(upstream.get());
+        std::ostringstream where;
+        where << "blade." << d_block_name << " input " << port << " (from "
+              << upstream->identifier() << ")";
+        if (buffer->get_sizeof_item() != d_inputs[port].item_size()) {
+            throw std::runtime_error(where.str() + ": items of " +
+                                     std::to_string(buffer->get_sizeof_item()) +
+                                     " bytes arrive, but this block expects " +
+                                     d_inputs[port].str() + " chunks of " +
+                                     std::to_string(d_inputs[port].item_size()) + " bytes");
+        }
+        if (source == nullptr)
+            continue; // a host block: only the item size can be checked
+        for (size_t out = 0; out < source->d_outputs.size(); out++) {
+            if (upstream->detail()->output(out) != buffer)
+                continue;
+            const tensor_spec& produced = source->d_outputs[out];
+            if (produced != d_inputs[port])
+                throw std::runtime_error(where.str() + ": upstream produces " +
+                                         produced.str() + " but this block expects " +
+                                         d_inputs[port].str());
+            const bool both_gpu = blade_device_is_gpu_like(source->d_device) &&
+                                  blade_device_is_gpu_like(d_device);
+            if (both_gpu && !blade_device_equal(source->d_device, d_device))
+                throw std::runtime_error(
+                    where.str() + ": upstream runs on " + source->device_name() +
+                    " and this block on " + device_name() +
+                    "; blocks on different GPUs cannot share device memory (put a "
+                    "blade.download or a channel split between them)");
+        }
+    }
+}
+
+void device_block::fail(const gr::logger_ptr& logger, const std::string& message)
+{
+    d_failed = true;
+    logger->error("{}", message);
+    record_failure(message);
+}
+
+void device_block::check_neighbours_at_start(gr::block& self, const gr::logger_ptr& logger)
+{
+    d_failed = false;
+    try {
+        check_neighbours(self);
+    } catch (const std::exception& error) {
+        fail(logger, error.what());
+    }
+}
+
+int device_block::guarded_work(const gr::logger_ptr& logger,
+                               const std::function<int()>& body)
+{
+    if (d_failed)
+        return gr::block::WORK_DONE;
+    try {
+        return body();
+    } catch (const std::exception& error) {
+        fail(logger, error.what());
+        return gr::block::WORK_DONE;
+    }
+}
+
+} // namespace blade
+} // namespace gr

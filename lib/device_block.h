@@ -1,0 +1,151 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: MIT */
+/*
+ * What every gr-blade block shares (private header): the device it runs on and the
+ * buffer type that follows from it, its CUDA stream, the tensor each port carries,
+ * checks of the neighbours at start, and turning core failures into exceptions.
+ */
+#ifndef INCLUDED_BLADE_DEVICE_BLOCK_H
+#define INCLUDED_BLADE_DEVICE_BLOCK_H
+
+#include <blade/blade.h>
+#include <gnuradio/block.h>
+#include <gnuradio/io_signature.h>
+#include <gnuradio/logger.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace blade {
+
+/*! The tensor one port carries per item: element type and shape. */
+struct tensor_spec {
+    blade_dtype dtype = BLADE_CF32;
+    blade_shape shape = {};
+
+    tensor_spec() = default;
+    tensor_spec(blade_dtype type, const blade_shape& extents) : dtype(type), shape(extents)
+    {
+    }
+
+    size_t bytes() const { return blade_tensor_bytes(dtype, &shape); }
+    size_t item_size() const { return blade_item_size(dtype, &shape); }
+    std::string str() const; // "cf32 [2, 3, 4, 2]"
+    bool operator==(const tensor_spec& other) const
+    {
+        return dtype == other.dtype && blade_shape_equal(&shape, &other.shape);
+    }
+    bool operator!=(const tensor_spec& other) const { return !(*this == other); }
+};
+
+/*! Parse an element type name, throwing std::invalid_argument naming `what`. */
+blade_dtype parse_dtype(const std::string& name, const std::string& what);
+
+/*! Build a shape from a list of extents, throwing std::invalid_argument naming `what`. */
+blade_shape parse_shape(const std::vector<int64_t>& dims, const std::string& what);
+
+/*! A shape as the list Python and GRC use. */
+std::vector<int64_t> shape_to_vector(const blade_shape& shape);
+
+/*!
+ * Resolve "auto" / "cpu" / "cuda" / "cuda:N" / "emulated" for block `block_name`.
+ * Throws std::runtime_error with the core's explanation (e.g. no GPU present).
+ */
+blade_device resolve_device(const std::string& text, const std::string& block_name);
+
+/*! The io signature of `nports` ports of `item_size` bytes on `device`'s buffers. */
+gr::io_signature::sptr device_signature(const blade_device& device,
+                                        int nports,
+                                        size_t item_size);
+
+/*! Like device_signature() with one item size per port. */
+gr::io_signature::sptr device_signature(const blade_device& device,
+                                        const std::vector<size_t>& item_sizes);
+
+/*! Throw std::runtime_error("<context>: <blade_last_error()>") unless status is OK. */
+void throw_on_error(blade_status status, const std::string& context);
+
+/*!
+ * \brief Mix-in of every gr-blade block.
+ *
+ * Holds the resolved device and a stream on it, the tensor of each port, and
+ * verifies at start() that every upstream gr-blade block produces exactly the
+ * tensor this block expects on the same device.
+ */
+class device_block
+{
+public:
+    device_block(const std::string& block_name,
+                 const std::string& requested_device,
+                 const blade_device& device);
+    virtual ~device_block();
+
+    device_block(const device_block&) = delete;
+    device_block& operator=(const device_block&) = delete;
+
+    const blade_device& blade_device_id() const { return d_device; }
+    std::string device_name() const;
+    blade_stream stream() const { return d_stream; }
+
+    const tensor_spec& input_spec(size_t port) const { return d_inputs.at(port); }
+    const tensor_spec& output_spec(size_t port) const { return d_outputs.at(port); }
+    size_t ninput_specs() const { return d_inputs.size(); }
+    size_t noutput_specs() const { return d_outputs.size(); }
+
+protected:
+    /*! Declare the tensors of the ports (call in the constructor). */
+    void set_port_specs(std::vector<tensor_spec> inputs, std::vector<tensor_spec> outputs);
+
+    /*! Throw a descriptive error if a neighbour does not fit. */
+    void check_neighbours(gr::block& self) const;
+
+    /*!
+     * Call from start(): check the neighbours; a misfit is logged, recorded in
+     * blade.failures(), and makes work() end the flowgraph. (GNU Radio calls
+     * start() on the block's own thread, where an exception would hang the run.)
+     */
+    void check_neighbours_at_start(gr::block& self, const gr::logger_ptr& logger);
+
+    /*!
+     * Run a work() body. An exception (a core or CUDA failure) must not escape
+     * work(): GNU Radio would stop this block's thread and leave the others waiting
+     * forever. It is logged, recorded in blade.failures(), and the block returns
+     * WORK_DONE so that the flowgraph ends.
+     */
+    int guarded_work(const gr::logger_ptr& logger, const std::function<int()>& body);
+
+    /*! Record a failure (logged and kept for blade.failures()). */
+    void fail(const gr::logger_ptr& logger, const std::string& message);
+
+    /*! Wait for the work queued on stream() (GPU); no-op on the CPU. */
+    void synchronize() const;
+
+    /*! Throw "<block>: <context>: <core message>" unless status is OK. */
+    void check(blade_status status, const char* context) const;
+
+    /*! A tensor descriptor of port data at `data` with `spec`. */
+    blade_tensor tensor(const tensor_spec& spec, const void* data) const;
+
+    /*! Log which device "auto" chose, once, through the block's logger. */
+    void log_device_choice(const gr::logger_ptr& logger) const;
+
+    std::string d_block_name;
+
+private:
+    std::string d_requested_device;
+    blade_device d_device;
+    blade_stream d_stream = nullptr;
+    std::vector<tensor_spec> d_inputs;
+    std::vector<tensor_spec> d_outputs;
+    bool d_failed = false;
+};
+
+/*! Record a failure message ("blade.<block>: ...") for failures(). */
+void record_failure(const std::string& message);
+
+} // namespace blade
+} // namespace gr
+
+#endif

@@ -1,0 +1,99 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: MIT */
+
+#include "device_block.h"
+#include <gnuradio/blade/runtime.h>
+
+#include <mutex>
+
+namespace gr {
+namespace blade {
+
+std::string version() { return blade_version(); }
+
+std::string build_commit() { return blade_build_commit(); }
+
+std::vector<std::string> backends()
+{
+    std::vector<std::string> names{ "cpu" };
+    if (blade_has_cuda_backend())
+        names.push_back("cuda");
+    return names;
+}
+
+std::vector<gpu_info> gpus()
+{
+    std::vector<gpu_info> found;
+    const int count = blade_gpu_count();
+    for (int i = 0; i < count; i++) {
+        blade_gpu_info info;
+        if (blade_gpu_info_get(i, &info) != BLADE_OK)
+            continue;
+        gpu_info gpu;
+        gpu.index = i;
+        gpu.name = info.name;
+        gpu.total_memory = info.total_memory;
+        gpu.free_memory = info.free_memory;
+        gpu.compute_major = info.compute_major;
+        gpu.compute_minor = info.compute_minor;
+        gpu.multiprocessors = info.multiprocessors;
+        gpu.memory_bandwidth = info.memory_bandwidth;
+        found.push_back(gpu);
+    }
+    return found;
+}
+
+std::string resolve_device(const std::string& device)
+{
+    char text[32];
+    return blade_device_format(resolve_device(device, "resolve_device"), text, sizeof text);
+}
+
+size_t item_size(const std::vector<int64_t>& shape, const std::string& dtype)
+{
+    const blade_shape extents = parse_shape(shape, "item_size");
+    return blade_item_size(parse_dtype(dtype, "item_size"), &extents);
+}
+
+std::map<std::string, uint64_t> copy_stats()
+{
+    static const char* names[4] = {
+        "host_to_host", "host_to_device", "device_to_host", "device_to_device"
+    };
+    blade_copy_stats stats;
+    blade_copy_stats_get(&stats);
+    std::map<std::string, uint64_t> result;
+    for (int i = 0; i < 4; i++) {
+        result[names[i]] = stats.count[i];
+        result[std::string(names[i]) + "_bytes"] = stats.bytes[i];
+    }
+    return result;
+}
+
+void reset_copy_stats() { blade_copy_stats_reset(); }
+
+namespace {
+std::mutex failures_mutex;
+std::vector<std::string> recorded_failures;
+} // namespace
+
+void record_failure(const std::string& message)
+{
+    std::lock_guard<std::mutex> lock(failures_mutex);
+    recorded_failures.push_back(message);
+}
+
+std::vector<std::string> failures()
+{
+    std::lock_guard<std::mutex> lock(failures_mutex);
+    return recorded_failures;
+}
+
+void clear_failures()
+{
+    std::lock_guard<std::mutex> lock(failures_mutex);
+    recorded_failures.clear();
+}
+
+} // namespace blade
+} // namespace gr

@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: MIT
+"""
+gr-blade: GPU beamforming, channelizing and detection for radio telescopes.
+
+Blocks exchange tensor chunks: one GNU Radio item is one chunk, a row-major tensor
+of shape [A, F, T, P] (aspects, channels, time samples, polarizations) padded to a
+multiple of 4096 bytes. `item_size`, `pack` and `unpack` convert between numpy
+arrays and items.
+"""
+
+# import pybind11 generated symbols into the blade namespace
+try:
+    # this might fail if the module is python-only
+    from .blade_python import *
+except ModuleNotFoundError:
+    pass
+
+# import any pure python here
+from .tensor import pack, unpack, numpy_dtype, DTYPES

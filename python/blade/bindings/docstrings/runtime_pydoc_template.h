@@ -1,0 +1,54 @@
+/*
+ * Copyright 2026 Free Software Foundation, Inc.
+ *
+ * This file is part of GNU Radio
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ */
+#include "pydoc_macros.h"
+#define D(...) DOC(gr, blade, __VA_ARGS__)
+/*
+  This file contains placeholders for docstrings for the Python bindings.
+  Do not edit! These were automatically extracted during the binding process
+  and will be overwritten during the build process
+ */
+
+
+static const char* __doc_gr_blade_gpu_info = R"doc()doc";
+
+
+static const char* __doc_gr_blade_gpu_info_gpu_info_0 = R"doc()doc";
+
+
+static const char* __doc_gr_blade_gpu_info_gpu_info_1 = R"doc()doc";
+
+
+static const char* __doc_gr_blade_version = R"doc()doc";
+
+
+static const char* __doc_gr_blade_build_commit = R"doc()doc";
+
+
+static const char* __doc_gr_blade_backends = R"doc()doc";
+
+
+static const char* __doc_gr_blade_gpus = R"doc()doc";
+
+
+static const char* __doc_gr_blade_resolve_device = R"doc()doc";
+
+
+static const char* __doc_gr_blade_item_size = R"doc()doc";
+
+
+static const char* __doc_gr_blade_copy_stats = R"doc()doc";
+
+
+static const char* __doc_gr_blade_reset_copy_stats = R"doc()doc";
+
+
+static const char* __doc_gr_blade_failures = R"doc()doc";
+
+
+static const char* __doc_gr_blade_clear_failures = R"doc()doc";
