@@ -23,6 +23,17 @@ struct is_complex_type {
     static constexpr bool value = T != BLADE_F16 && T != BLADE_F32 && T != BLADE_F64;
 };
 
+// NaN is written as the canonical quiet NaN, as the CPU backend does.
+__device__ inline float canonical(float value) { return isnan(value) ? __int_as_float(0x7fc00000) : value; }
+__device__ inline double canonical(double value)
+{
+    return isnan(value) ? __longlong_as_double(0x7ff8000000000000LL) : value;
+}
+__device__ inline __half canonical_half(__half value)
+{
+    return __hisnan(value) ? __ushort_as_half(0x7e00) : value;
+}
+
 __device__ inline int32_t round_saturate(float value, int32_t low, int32_t high)
 {
     if (isnan(value))
@@ -51,6 +62,7 @@ __device__ inline float2 load_complex(const void* data, int64_t i)
     } else {
         return static_cast<const float2*>(data)[i];
     }
+    // (NaN payloads are normalised when stored)
 }
 
 template <blade_dtype T>
@@ -68,9 +80,10 @@ __device__ inline void store_complex(void* data, int64_t i, float2 v)
             make_short2(static_cast<short>(round_saturate(v.x, INT16_MIN, INT16_MAX)),
                         static_cast<short>(round_saturate(v.y, INT16_MIN, INT16_MAX)));
     } else if constexpr (T == BLADE_CF16) {
-        static_cast<__half2*>(data)[i] = __floats2half2_rn(v.x, v.y);
+        static_cast<__half2*>(data)[i] = __halves2half2(canonical_half(__float2half_rn(v.x)),
+                                                        canonical_half(__float2half_rn(v.y)));
     } else {
-        static_cast<float2*>(data)[i] = v;
+        static_cast<float2*>(data)[i] = make_float2(canonical(v.x), canonical(v.y));
     }
 }
 
@@ -89,11 +102,11 @@ template <blade_dtype T>
 __device__ inline void store_real(void* data, int64_t i, double v)
 {
     if constexpr (T == BLADE_F16)
-        static_cast<__half*>(data)[i] = __double2half(v);
+        static_cast<__half*>(data)[i] = canonical_half(__double2half(v));
     else if constexpr (T == BLADE_F32)
-        static_cast<float*>(data)[i] = static_cast<float>(v);
+        static_cast<float*>(data)[i] = canonical(static_cast<float>(v));
     else
-        static_cast<double*>(data)[i] = v;
+        static_cast<double*>(data)[i] = canonical(v);
 }
 
 template <blade_dtype In, blade_dtype Out>

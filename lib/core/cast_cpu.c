@@ -3,7 +3,7 @@
  * Cast on the CPU. The general path converts every element through double, which
  * is exact for every supported source type, then rounds once into the destination
  * type: the same single rounding the CUDA kernels perform, so the two backends give
- * identical bits. Hot ingest paths (ci8/ci4 -> cf32, cf32 <-> cf16) have direct
+ * identical bits (NaN is written as the canonical quiet NaN by both). Hot ingest paths (ci8/ci4 -> cf32, cf32 <-> cf16) have direct
  * loops the compiler vectorises. Large casts are split across OpenMP threads.
  */
 #include "cast_backend.h"
@@ -101,21 +101,21 @@ static inline void store(void* data, blade_dtype type, int64_t i, double re, dou
         ((uint16_t*)data)[2 * i + 1] = blade_half_from_double(im);
         break;
     case BLADE_CF32:
-        ((float*)data)[2 * i] = (float)re;
-        ((float*)data)[2 * i + 1] = (float)im;
+        ((float*)data)[2 * i] = blade_canonical_float(re);
+        ((float*)data)[2 * i + 1] = blade_canonical_float(im);
         break;
     case BLADE_CF64:
-        ((double*)data)[2 * i] = re;
-        ((double*)data)[2 * i + 1] = im;
+        ((double*)data)[2 * i] = blade_canonical_double(re);
+        ((double*)data)[2 * i + 1] = blade_canonical_double(im);
         break;
     case BLADE_F16:
         ((uint16_t*)data)[i] = blade_half_from_double(re);
         break;
     case BLADE_F32:
-        ((float*)data)[i] = (float)re;
+        ((float*)data)[i] = blade_canonical_float(re);
         break;
     case BLADE_F64:
-        ((double*)data)[i] = re;
+        ((double*)data)[i] = blade_canonical_double(re);
         break;
     default:
         break;

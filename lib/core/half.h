@@ -2,7 +2,8 @@
 /*
  * IEEE 754 binary16 conversions for the CPU backend, bit-exact with CUDA's
  * __double2half / __float2half_rn (round to nearest, ties to even; overflow to
- * infinity; NaN stays NaN). Written out rather than relying on _Float16 so that
+ * infinity). NaN becomes the canonical quiet NaN (0x7E00 as half, 0x7FC00000 as
+ * float) on both backends, so results never depend on a processor's NaN payloads. Written out rather than relying on _Float16 so that
  * every compiler gives the same bits. Not installed.
  */
 #ifndef BLADE_CORE_HALF_H
@@ -19,8 +20,8 @@ static inline uint16_t blade_half_from_double(double value)
     const int exponent = (int)((bits >> 52) & 0x7ff);
     uint64_t mantissa = bits & ((UINT64_C(1) << 52) - 1);
 
-    if (exponent == 0x7ff) /* infinity or NaN (NaN keeps a quiet bit) */
-        return (uint16_t)(sign | 0x7c00u | (mantissa ? 0x0200u : 0u));
+    if (exponent == 0x7ff) /* infinity, or NaN made canonical */
+        return mantissa ? (uint16_t)0x7e00u : (uint16_t)(sign | 0x7c00u);
 
     const int half_exponent = exponent - 1023 + 15;
     if (half_exponent >= 31)
@@ -72,12 +73,35 @@ static inline float blade_half_to_float(uint16_t half)
             bits = sign | (exponent << 23) | ((mantissa & 0x3ffu) << 13);
         }
     } else if (exponent == 31) {
-        bits = sign | 0x7f800000u | (mantissa << 13);
+        bits = mantissa ? 0x7fc00000u : (sign | 0x7f800000u); /* NaN canonical */
     } else {
         bits = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
     }
     float value;
     memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+/* Canonical quiet NaNs written by every float conversion. */
+static inline float blade_canonical_float(double value)
+{
+    if (value != value) {
+        const uint32_t bits = 0x7fc00000u;
+        float nan;
+        memcpy(&nan, &bits, sizeof nan);
+        return nan;
+    }
+    return (float)value;
+}
+
+static inline double blade_canonical_double(double value)
+{
+    if (value != value) {
+        const uint64_t bits = UINT64_C(0x7ff8000000000000);
+        double nan;
+        memcpy(&nan, &bits, sizeof nan);
+        return nan;
+    }
     return value;
 }
 

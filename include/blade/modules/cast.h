@@ -8,7 +8,8 @@
  * beyond the half range become infinities, as IEEE conversion does). Conversions to
  * integer types round to nearest (ties to even) and saturate at the type's limits
  * (int8: -128..127, ci4: -8..7): the only defined outcome for out-of-range values.
- * NaN converts to 0 in integer outputs.
+ * NaN converts to 0 in integer outputs and to the canonical quiet NaN in
+ * floating-point outputs (so both backends write identical bits).
  *
  * Supported pairs: any of {ci4, ci8, ci16, cf16, cf32} to any of the same set, and
  * any of {f16, f32, f64} to any of the same set. Complex-to-real and real-to-complex

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+// Cast on the CPU: values worked out by hand from the spec, and the plan contract.
+#define BOOST_TEST_MODULE cast
+#include <boost/test/unit_test.hpp>
+
+#include "test_support.h"
+
+#include <cmath>
+#include <limits>
+
+using blade_test::ok;
+
+namespace {
+
+struct plan {
+    blade_cast* cast = nullptr;
+    blade_shape shape;
+    plan(blade_dtype from, blade_dtype to, blade_shape s) : shape(s)
+    {
+        const blade_cast_config config = { from, to };
+        ok(blade_cast_create(&cast, &config, &shape, blade_device_cpu()), "create");
+    }
+    ~plan() { blade_cast_destroy(cast); }
+    template <typename In, typename Out>
+    void run(blade_dtype from, const In* in, blade_dtype to, Out* out)
+    {
+        blade_tensor input =
+            blade_tensor_make(from, &shape, blade_device_cpu(), const_cast<In*>(in));
+        blade_tensor output = blade_tensor_make(to, &shape, blade_device_cpu(), out);
+        ok(blade_cast_process(cast, &input, &output, nullptr), "process");
+    }
+};
+
+uint16_t half_bits(float value)
+{
+    // Half from one tiny cast so the expectations below stay readable.
+    const blade_shape one = blade_shape_aftp(1, 1, 1, 1);
+    plan p(BLADE_F32, BLADE_F16, one);
+    uint16_t bits;
+    p.run(BLADE_F32, &value, BLADE_F16, &bits);
+    return bits;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(ci8_to_cf32_keeps_real_and_imaginary_parts)
+{
+    const int8_t in[8] = { -128, 127, 0, -1, 5, -7, 100, -100 };
+    float out[8];
+    plan p(BLADE_CI8, BLADE_CF32, blade_shape_aftp(1, 2, 2, 1));
+    p.run(BLADE_CI8, in, BLADE_CF32, out);
+    for (int i = 0; i < 8; i++)
+        BOOST_TEST(out[i] == static_cast<float>(in[i]));
+}
+
+BOOST_AUTO_TEST_CASE(ci4_nibbles_are_twos_complement_real_high)
+{
+    // 0x7F: re = 7, im = -1; 0x80: re = -8, im = 0; 0x19: re = 1, im = -7.
+    const uint8_t in[3] = { 0x7F, 0x80, 0x19 };
+    float out[6];
+    plan p(BLADE_CI4, BLADE_CF32, blade_shape_aftp(1, 1, 3, 1));
+    p.run(BLADE_CI4, in, BLADE_CF32, out);
+    const float expected[6] = { 7, -1, -8, 0, 1, -7 };
+    for (int i = 0; i < 6; i++)
+        BOOST_TEST(out[i] == expected[i]);
+    // and back: the same bytes
+    uint8_t back[3];
+    plan q(BLADE_CF32, BLADE_CI4, blade_shape_aftp(1, 1, 3, 1));
+    q.run(BLADE_CF32, out, BLADE_CI4, back);
+    for (int i = 0; i < 3; i++)
+        BOOST_TEST(back[i] == in[i]);
+}
+
+BOOST_AUTO_TEST_CASE(float_to_integer_rounds_ties_to_even_and_saturates)
+{
+    const float in[10] = { 0.5f, 1.5f, 2.5f, -2.5f, 127.4f, 127.6f, -128.9f, 1e9f,
+                           std::numeric_limits<float>::quiet_NaN(), -0.4f };
+    int8_t out[10];
+    plan p(BLADE_CF32, BLADE_CI8, blade_shape_aftp(1, 1, 5, 1));
+    p.run(BLADE_CF32, in, BLADE_CI8, out);
+    const int8_t expected[10] = { 0, 2, 2, -2, 127, 127, -128, 127, 0, 0 };
+    for (int i = 0; i < 10; i++)
+        BOOST_TEST(out[i] == expected[i]);
+
+    const float wide[4] = { 7.5f, -8.6f, 6.5f, 40000.0f };
+    uint8_t packed[2];
+    plan q(BLADE_CF32, BLADE_CI4, blade_shape_aftp(1, 1, 2, 1));
+    q.run(BLADE_CF32, wide, BLADE_CI4, packed);
+    BOOST_TEST(packed[0] == 0x78); // re 7 (saturated), im -8 (saturated)
+    BOOST_TEST(packed[1] == 0x67); // re 6 (tie to even), im 7 (saturated)
+}
+
+BOOST_AUTO_TEST_CASE(half_conversions_round_to_nearest_even)
+{
+    BOOST_TEST(half_bits(1.0f) == 0x3C00);
+    BOOST_TEST(half_bits(-2.0f) == 0xC000);
+    BOOST_TEST(half_bits(65504.0f) == 0x7BFF);                 // largest half
+    BOOST_TEST(half_bits(65520.0f) == 0x7C00);                 // rounds up to infinity
+    BOOST_TEST(half_bits(1.0f + 1.0f / 2048) == 0x3C00);       // tie -> even (down)
+    BOOST_TEST(half_bits(1.0f + 3.0f / 2048) == 0x3C02);       // tie -> even (up)
+    BOOST_TEST(half_bits(5.9604645e-8f) == 0x0001);            // smallest subnormal
+    BOOST_TEST(half_bits(2.98e-8f) == 0x0000);                 // below half of it
+    BOOST_TEST((half_bits(std::numeric_limits<float>::quiet_NaN()) & 0x7C00) == 0x7C00);
+    BOOST_TEST((half_bits(std::numeric_limits<float>::quiet_NaN()) & 0x03FF) != 0);
+
+    const uint16_t halves[4] = { 0x3555, 0x0001, 0xFBFF, 0x7C00 };
+    float out[4];
+    plan p(BLADE_F16, BLADE_F32, blade_shape_aftp(1, 1, 4, 1));
+    p.run(BLADE_F16, halves, BLADE_F32, out);
+    BOOST_TEST(out[0] == 0.333251953125f);
+    BOOST_TEST(out[1] == std::ldexp(1.0f, -24));
+    BOOST_TEST(out[2] == -65504.0f);
+    BOOST_TEST(std::isinf(out[3]));
+}
+
+BOOST_AUTO_TEST_CASE(double_to_half_rounds_once)
+{
+    // 1 + 2^-11 + 2^-40 is just above the tie: rounding through float would land on
+    // the tie and round to even (down); a single rounding goes up.
+    const double in = 1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40);
+    uint16_t out;
+    plan p(BLADE_F64, BLADE_F16, blade_shape_aftp(1, 1, 1, 1));
+    p.run(BLADE_F64, &in, BLADE_F16, &out);
+    BOOST_TEST(out == 0x3C01);
+}
+
+BOOST_AUTO_TEST_CASE(identical_types_copy_exactly_and_large_casts_split_across_threads)
+{
+    const blade_shape big = blade_shape_aftp(3, 7, 65537, 1); // > threshold, odd
+    const int64_t count = blade_shape_count(&big);
+    auto in = blade_test::random_elements(BLADE_CI8, count, 11);
+    std::vector<float> out(2 * count);
+    plan p(BLADE_CI8, BLADE_CF32, big);
+    p.run(BLADE_CI8, in.data(), BLADE_CF32, out.data());
+    const auto* raw = reinterpret_cast<const int8_t*>(in.data());
+    for (int64_t i = 0; i < 2 * count; i++)
+        if (out[i] != raw[i])
+            BOOST_FAIL("mismatch at " << i);
+    std::vector<float> copy(2 * count);
+    plan same(BLADE_CF32, BLADE_CF32, big);
+    same.run(BLADE_CF32, out.data(), BLADE_CF32, copy.data());
+    BOOST_TEST(std::memcmp(copy.data(), out.data(), copy.size() * sizeof(float)) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(unsupported_pairs_are_refused_at_creation)
+{
+    const blade_shape shape = blade_shape_aftp(1, 1, 4, 2);
+    blade_cast* cast = reinterpret_cast<blade_cast*>(0x1);
+    blade_cast_config complex_to_real = { BLADE_CF32, BLADE_F32 };
+    BOOST_TEST(blade_cast_create(&cast, &complex_to_real, &shape, blade_device_cpu()) ==
+               BLADE_ERROR_UNSUPPORTED);
+    BOOST_TEST(cast == nullptr);
+    BOOST_TEST(std::string(blade_last_error()).find("imaginary") != std::string::npos);
+    blade_cast_config real_to_complex = { BLADE_F32, BLADE_CF32 };
+    BOOST_TEST(blade_cast_create(&cast, &real_to_complex, &shape, blade_device_cpu()) ==
+               BLADE_ERROR_UNSUPPORTED);
+    BOOST_TEST(std::string(blade_last_error()).find("f32 -> cf32") != std::string::npos);
+    BOOST_TEST(!blade_cast_supported(BLADE_CF64, BLADE_CF32));
+    BOOST_TEST(blade_cast_supported(BLADE_CI4, BLADE_CI16));
+    blade_shape bad = blade_shape_aftp(1, 0, 4, 2);
+    blade_cast_config fine = { BLADE_CI8, BLADE_CF32 };
+    BOOST_TEST(blade_cast_create(&cast, &fine, &bad, blade_device_cpu()) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
+}
+
+BOOST_AUTO_TEST_CASE(process_refuses_tensors_the_plan_was_not_made_for)
+{
+    plan p(BLADE_CI8, BLADE_CF32, blade_shape_aftp(2, 3, 4, 2));
+    std::vector<int8_t> in(2 * 48);
+    std::vector<float> out(2 * 48);
+    blade_shape other = blade_shape_aftp(2, 3, 2, 4);
+    blade_tensor input = blade_tensor_make(BLADE_CI8, &other, blade_device_cpu(), in.data());
+    blade_tensor output = blade_tensor_make(BLADE_CF32, &p.shape, blade_device_cpu(), out.data());
+    BOOST_TEST(blade_cast_process(p.cast, &input, &output, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
+    const std::string message = blade_last_error();
+    BOOST_TEST(message.find("[2, 3, 2, 4]") != std::string::npos);
+    BOOST_TEST(message.find("[2, 3, 4, 2]") != std::string::npos);
+    input = blade_tensor_make(BLADE_CI16, &p.shape, blade_device_cpu(), in.data());
+    BOOST_TEST(blade_cast_process(p.cast, &input, &output, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(std::string(blade_last_error()).find("ci16") != std::string::npos);
+}
