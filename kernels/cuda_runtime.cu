@@ -35,6 +35,12 @@ extern "C" blade_status blade_cuda_device_info(int index, blade_gpu_info* info)
         cudaDeviceGetAttribute(&bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, index) ==
             cudaSuccess)
         info->memory_bandwidth = 2.0 * memory_clock_khz * 1e3 * bus_width_bits / 8.0;
+    int clock_khz = 0;
+    if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, index) == cudaSuccess) {
+        info->sm_clock_khz = clock_khz;
+        // 128 FP32 lanes per SM on Volta and newer server parts (sm_70, sm_80, sm_90).
+        info->fp32_peak = 2.0 * 128 * properties.multiProcessorCount * clock_khz * 1e3;
+    }
     (void)cudaGetLastError();
     int previous = 0;
     BLADE_CUDA_TRY(cudaGetDevice(&previous));
@@ -151,4 +157,35 @@ extern "C" blade_status blade_cuda_memset_zero(void* destination, size_t bytes, 
 {
     BLADE_CUDA_TRY(cudaMemsetAsync(destination, 0, bytes, static_cast<cudaStream_t>(stream)));
     return BLADE_OK;
+}
+
+extern "C" blade_status blade_cuda_event_create(int index, void** event)
+{
+    *event = nullptr;
+    BLADE_CUDA_TRY(cudaSetDevice(index));
+    cudaEvent_t created;
+    BLADE_CUDA_TRY(cudaEventCreate(&created));
+    *event = created;
+    return BLADE_OK;
+}
+
+extern "C" blade_status blade_cuda_event_record(void* event, void* stream)
+{
+    BLADE_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(event), static_cast<cudaStream_t>(stream)));
+    return BLADE_OK;
+}
+
+extern "C" blade_status blade_cuda_event_elapsed_ms(void* start, void* stop, double* milliseconds)
+{
+    float elapsed = 0;
+    BLADE_CUDA_TRY(cudaEventSynchronize(static_cast<cudaEvent_t>(stop)));
+    BLADE_CUDA_TRY(cudaEventElapsedTime(&elapsed, static_cast<cudaEvent_t>(start), static_cast<cudaEvent_t>(stop)));
+    *milliseconds = elapsed;
+    return BLADE_OK;
+}
+
+extern "C" void blade_cuda_event_destroy(void* event)
+{
+    if (event != nullptr)
+        (void)cudaEventDestroy(static_cast<cudaEvent_t>(event));
 }

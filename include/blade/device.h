@@ -48,6 +48,8 @@ typedef struct blade_gpu_info {
     int compute_minor;          /**< compute capability, minor */
     int multiprocessors;        /**< streaming multiprocessor count */
     double memory_bandwidth;    /**< theoretical bytes/s from clock and bus width (0 if unknown) */
+    int sm_clock_khz;           /**< peak multiprocessor clock (kHz) */
+    double fp32_peak;           /**< FP32 FLOP/s: SMs x 128 lanes x 2 (FMA) x clock */
 } blade_gpu_info;
 
 /** The CPU device. */
@@ -89,6 +91,23 @@ BLADE_CORE_API void blade_stream_destroy(blade_device device, blade_stream strea
 
 /** Wait until all work queued on the stream has finished. */
 BLADE_CORE_API blade_status blade_stream_synchronize(blade_device device, blade_stream stream);
+
+/** A point in a stream's work, for timing: a `cudaEvent_t` on CUDA, a host clock otherwise. */
+typedef struct blade_event blade_event;
+
+/** Create an event on the device. */
+BLADE_CORE_API blade_status blade_event_create(blade_device device, blade_event** event);
+
+/** Mark the event when the work queued so far on `stream` is done (host: now). */
+BLADE_CORE_API blade_status blade_event_record(blade_event* event, blade_stream stream);
+
+/** Milliseconds between two recorded events (waits for `stop`). */
+BLADE_CORE_API blade_status blade_event_elapsed_ms(blade_event* start,
+                                                   blade_event* stop,
+                                                   double* milliseconds);
+
+/** Destroy an event (NULL is ignored). */
+BLADE_CORE_API void blade_event_destroy(blade_event* event);
 
 /** Make the device current for the calling thread (CUDA); no-op otherwise. */
 BLADE_CORE_API blade_status blade_device_activate(blade_device device);

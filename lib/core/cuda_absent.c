@@ -74,3 +74,23 @@ blade_status blade_cuda_memset_zero(void* destination, size_t bytes, void* strea
     (void)stream;
     return no_cuda();
 }
+blade_status blade_cuda_event_create(int index, void** event)
+{
+    (void)index;
+    *event = NULL;
+    return no_cuda();
+}
+blade_status blade_cuda_event_record(void* event, void* stream)
+{
+    (void)event;
+    (void)stream;
+    return no_cuda();
+}
+blade_status blade_cuda_event_elapsed_ms(void* start, void* stop, double* milliseconds)
+{
+    (void)start;
+    (void)stop;
+    *milliseconds = 0;
+    return no_cuda();
+}
+void blade_cuda_event_destroy(void* event) { (void)event; }

@@ -34,6 +34,10 @@ void blade_cuda_free_host(void* pointer);
 blade_status blade_cuda_memcpy(
     void* destination, const void* source, size_t bytes, blade_copy_kind kind, void* stream);
 blade_status blade_cuda_memset_zero(void* destination, size_t bytes, void* stream);
+blade_status blade_cuda_event_create(int index, void** event);
+blade_status blade_cuda_event_record(void* event, void* stream);
+blade_status blade_cuda_event_elapsed_ms(void* start, void* stop, double* milliseconds);
+void blade_cuda_event_destroy(void* event);
 
 /* Cast (kernels/cast.cu): convert `count` elements. */
 blade_status blade_cuda_cast(const void* input,

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 blade_device blade_device_cpu(void)
 {
@@ -144,4 +145,51 @@ blade_status blade_stream_synchronize(blade_device device, blade_stream stream)
     if (device.kind != BLADE_DEVICE_CUDA)
         return BLADE_OK;
     return blade_cuda_stream_synchronize(stream);
+}
+
+struct blade_event {
+    blade_device device;
+    void* cuda_event;      /* CUDA: a cudaEvent_t */
+    struct timespec clock; /* CPU and emulated: the host clock at record time */
+};
+
+blade_status blade_event_create(blade_device device, blade_event** event)
+{
+    BLADE_TRY(blade_alloc_object(sizeof **event, "event", (void**)event));
+    (*event)->device = device;
+    if (device.kind == BLADE_DEVICE_CUDA) {
+        blade_status status = blade_cuda_event_create(device.index, &(*event)->cuda_event);
+        if (status != BLADE_OK) {
+            free(*event);
+            *event = NULL;
+            return status;
+        }
+    }
+    return BLADE_OK;
+}
+
+blade_status blade_event_record(blade_event* event, blade_stream stream)
+{
+    if (event->device.kind == BLADE_DEVICE_CUDA)
+        return blade_cuda_event_record(event->cuda_event, stream);
+    clock_gettime(CLOCK_MONOTONIC, &event->clock);
+    return BLADE_OK;
+}
+
+blade_status blade_event_elapsed_ms(blade_event* start, blade_event* stop, double* milliseconds)
+{
+    if (start->device.kind == BLADE_DEVICE_CUDA)
+        return blade_cuda_event_elapsed_ms(start->cuda_event, stop->cuda_event, milliseconds);
+    *milliseconds = (double)(stop->clock.tv_sec - start->clock.tv_sec) * 1e3 +
+                    (double)(stop->clock.tv_nsec - start->clock.tv_nsec) * 1e-6;
+    return BLADE_OK;
+}
+
+void blade_event_destroy(blade_event* event)
+{
+    if (event == NULL)
+        return;
+    if (event->device.kind == BLADE_DEVICE_CUDA)
+        blade_cuda_event_destroy(event->cuda_event);
+    free(event);
 }

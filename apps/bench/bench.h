@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * blade-module-bench: times each core module at the benchmark shapes of
+ * performance.md, on the CPU or a GPU, and reports every figure as a fraction of
+ * the limit it is bound by (memory bandwidth measured by a device copy in the same
+ * run, or the FP32 peak). Each module contributes its cases in bench_<module>.c.
+ */
+#ifndef BLADE_BENCH_H
+#define BLADE_BENCH_H
+
+#include <blade/blade.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum bench_bound {
+    BENCH_MEMORY = 0, /* bytes moved / copy bandwidth */
+    BENCH_FP32 = 1,   /* flops / FP32 peak */
+    BENCH_TENSOR = 2  /* flops / tensor-core peak (given by the case) */
+} bench_bound;
+
+typedef struct bench_case bench_case;
+
+/* One timed case. `setup` allocates and fills inputs on the device and makes the
+ * plan; `run` queues one execution on the stream; `teardown` frees. */
+struct bench_case {
+    const char* module;   /* "cast" */
+    char label[96];       /* "ci8->cf32 A=16" */
+    double bytes;         /* fewest bytes the case must move (read + write) */
+    double samples;       /* input samples (complex elements) per run */
+    double flops;         /* floating-point operations per run (0: memory bound) */
+    double macs;          /* complex multiply-accumulates per run (beamformer) */
+    bench_bound bound;
+    double upstream_ms;   /* upstream BLADE on the H200 (performance.md), 0 if none */
+    double target_ms;     /* our target on the H200 (performance.md), 0 if none */
+    void* state;
+    blade_status (*setup)(bench_case* self, blade_device device, blade_stream stream, int shrink);
+    blade_status (*run)(bench_case* self, blade_stream stream);
+    void (*teardown)(bench_case* self, blade_device device);
+    /* opaque parameters of the case */
+    long long p[8];
+};
+
+/* Device memory filled with reproducible random bytes (a host pattern uploaded). */
+blade_status bench_random_device(blade_device device, size_t bytes, unsigned seed, void** out);
+
+/* Registration: each bench_<module>.c defines one of these. */
+typedef void (*bench_register_fn)(bench_case** cases, int* count);
+void bench_add(bench_case** cases, int* count, const bench_case* one);
+
+void bench_register_cast(bench_case** cases, int* count);
+
+#endif

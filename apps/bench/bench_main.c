@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * blade-module-bench: module timings as fractions of the device's limits.
+ *
+ *   blade-module-bench [--device cuda:0|cpu] [--module NAME]... [--repeat N]
+ *                      [--quick] [--json FILE]
+ *
+ * Every case is warmed up, then timed --repeat times with device events (host
+ * clock on the CPU); the median is reported. The memory-bandwidth limit is a
+ * device-to-device copy timed in the same run (bytes read + bytes written), the
+ * compute limit the FP32 peak of the GPU.
+ */
+#include "bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const bench_register_fn registries[] = {
+    bench_register_cast,
+};
+
+void bench_add(bench_case** cases, int* count, const bench_case* one)
+{
+    bench_case* grown = realloc(*cases, (size_t)(*count + 1) * sizeof **cases);
+    if (grown == NULL) {
+        fprintf(stderr, "blade-module-bench: out of memory\n");
+        exit(1);
+    }
+    *cases = grown;
+    (*cases)[(*count)++] = *one;
+}
+
+blade_status bench_random_device(blade_device device, size_t bytes, unsigned seed, void** out)
+{
+    *out = NULL;
+    unsigned char* host = malloc(bytes ? bytes : 1);
+    if (host == NULL)
+        return BLADE_ERROR_OUT_OF_MEMORY;
+    unsigned state = seed * 2654435761u + 1;
+    for (size_t i = 0; i < bytes; i++) {
+        state = state * 1664525u + 1013904223u;
+        host[i] = (unsigned char)(state >> 24);
+    }
+    blade_status status = blade_device_alloc(device, bytes, out);
+    if (status == BLADE_OK)
+        status = blade_memcpy(device, *out, host, bytes,
+                              device.kind == BLADE_DEVICE_CUDA ? BLADE_COPY_HOST_TO_DEVICE
+                                                               : BLADE_COPY_HOST_TO_HOST,
+                              NULL);
+    if (status == BLADE_OK)
+        status = blade_stream_synchronize(device, NULL);
+    free(host);
+    return status;
+}
+
+static int compare_doubles(const void* a, const void* b)
+{
+    const double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+/* Median milliseconds of `repeat` timed calls of `one`, after `warmup` untimed ones. */
+static blade_status time_case(bench_case* one,
+                              blade_device device,
+                              blade_stream stream,
+                              int warmup,
+                              int repeat,
+                              double* median_ms)
+{
+    blade_event *start = NULL, *stop = NULL;
+    double* times = calloc((size_t)repeat, sizeof *times);
+    blade_status status = times ? BLADE_OK : BLADE_ERROR_OUT_OF_MEMORY;
+    if (status == BLADE_OK)
+        status = blade_event_create(device, &start);
+    if (status == BLADE_OK)
+        status = blade_event_create(device, &stop);
+    for (int i = 0; i < warmup && status == BLADE_OK; i++)
+        status = one->run(one, stream);
+    if (status == BLADE_OK)
+        status = blade_stream_synchronize(device, stream);
+    for (int i = 0; i < repeat && status == BLADE_OK; i++) {
+        status = blade_event_record(start, stream);
+        if (status == BLADE_OK)
+            status = one->run(one, stream);
+        if (status == BLADE_OK)
+            status = blade_event_record(stop, stream);
+        if (status == BLADE_OK)
+            status = blade_event_elapsed_ms(start, stop, &times[i]);
+    }
+    if (status == BLADE_OK) {
+        qsort(times, (size_t)repeat, sizeof *times, compare_doubles);
+        *median_ms = times[repeat / 2];
+    }
+    blade_event_destroy(start);
+    blade_event_destroy(stop);
+    free(times);
+    return status;
+}
+
+typedef struct copy_state {
+    void *source, *destination;
+    size_t bytes;
+    blade_device device;
+} copy_state;
+
+static blade_status copy_run(bench_case* self, blade_stream stream)
+{
+    copy_state* state = self->state;
+    return blade_memcpy(state->device, state->destination, state->source, state->bytes,
+                        state->device.kind == BLADE_DEVICE_CUDA ? BLADE_COPY_DEVICE_TO_DEVICE
+                                                                : BLADE_COPY_HOST_TO_HOST,
+                        stream);
+}
+
+/* Bytes/s of a large device-to-device copy, counting bytes read plus written. */
+static blade_status measure_copy_bandwidth(blade_device device, blade_stream stream, int shrink, double* bandwidth)
+{
+    copy_state state = { NULL, NULL, ((size_t)1 << 30) / (size_t)shrink, device };
+    if (device.kind != BLADE_DEVICE_CUDA)
+        state.bytes /= 4;
+    bench_case copy = { 0 };
+    copy.state = &state;
+    copy.run = copy_run;
+    blade_status status = bench_random_device(device, state.bytes, 7, &state.source);
+    if (status == BLADE_OK)
+        status = blade_device_alloc(device, state.bytes, &state.destination);
+    double ms = 0;
+    if (status == BLADE_OK)
+        status = time_case(&copy, device, stream, 2, 10, &ms);
+    *bandwidth = status == BLADE_OK ? 2.0 * (double)state.bytes / (ms * 1e-3) : 0;
+    blade_device_free(device, state.source);
+    blade_device_free(device, state.destination);
+    return status;
+}
+
+static bool selected(const char* module, char** modules, int nmodules)
+{
+    if (nmodules == 0)
+        return true;
+    for (int i = 0; i < nmodules; i++)
+        if (strcmp(modules[i], module) == 0)
+            return true;
+    return false;
+}
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: blade-module-bench [--device auto|cpu|cuda:N] [--module NAME]... "
+            "[--repeat N] [--quick] [--json FILE] [--list]\n");
+}
+
+int main(int argc, char** argv)
+{
+    const char* device_name = "auto";
+    const char* json_path = NULL;
+    char* modules[32];
+    int nmodules = 0, repeat = 20, shrink = 1;
+    bool list = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--device") && i + 1 < argc)
+            device_name = argv[++i];
+        else if (!strcmp(argv[i], "--module") && i + 1 < argc && nmodules < 32)
+            modules[nmodules++] = argv[++i];
+        else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+            repeat = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--json") && i + 1 < argc)
+            json_path = argv[++i];
+        else if (!strcmp(argv[i], "--quick"))
+            shrink = 64;
+        else if (!strcmp(argv[i], "--list"))
+            list = true;
+        else {
+            usage();
+            return 2;
+        }
+    }
+    if (repeat < 1)
+        repeat = 1;
+
+    bench_case* cases = NULL;
+    int ncases = 0;
+    for (size_t r = 0; r < sizeof registries / sizeof registries[0]; r++)
+        registries[r](&cases, &ncases);
+    if (list) {
+        for (int i = 0; i < ncases; i++)
+            printf("%-12s %s\n", cases[i].module, cases[i].label);
+        return 0;
+    }
+
+    blade_device device;
+    if (blade_device_parse(device_name, &device) != BLADE_OK) {
+        fprintf(stderr, "blade-module-bench: %s\n", blade_last_error());
+        return 1;
+    }
+    char device_text[32], gpu_name[256] = "CPU";
+    blade_device_format(device, device_text, sizeof device_text);
+    double fp32_peak = 0;
+    if (device.kind == BLADE_DEVICE_CUDA) {
+        blade_gpu_info info;
+        if (blade_gpu_info_get(device.index, &info) == BLADE_OK) {
+            snprintf(gpu_name, sizeof gpu_name, "%s", info.name);
+            fp32_peak = info.fp32_peak;
+        }
+    }
+    blade_stream stream = NULL;
+    double bandwidth = 0;
+    if (blade_stream_create(device, &stream) != BLADE_OK ||
+        measure_copy_bandwidth(device, stream, shrink, &bandwidth) != BLADE_OK) {
+        fprintf(stderr, "blade-module-bench: %s\n", blade_last_error());
+        return 1;
+    }
+    printf("gr-blade %s (%s) on %s (%s)%s\n", blade_version(), blade_build_commit(), device_text, gpu_name,
+           shrink > 1 ? ", quick shapes (T / 64)" : "");
+    printf("copy bandwidth (read + write): %.1f GB/s", bandwidth / 1e9);
+    if (fp32_peak > 0)
+        printf("; FP32 peak: %.1f TFLOP/s", fp32_peak / 1e12);
+    printf("; median of %d runs after warm-up\n\n", repeat);
+    printf("%-12s %-40s %10s %11s %10s %8s %10s %10s\n", "module", "case", "time ms", "Gsamples/s",
+           "GB/s", "of bound", "upstream", "target");
+
+    FILE* json = json_path ? fopen(json_path, "w") : NULL;
+    if (json_path && json == NULL) {
+        fprintf(stderr, "blade-module-bench: cannot write %s\n", json_path);
+        return 1;
+    }
+    if (json)
+        fprintf(json,
+                "{\"device\": \"%s\", \"device_name\": \"%s\", \"version\": \"%s\", \"commit\": \"%s\", "
+                "\"copy_bandwidth\": %.6g, \"fp32_peak\": %.6g, \"quick\": %s, \"repeat\": %d, \"cases\": [",
+                device_text, gpu_name, blade_version(), blade_build_commit(), bandwidth, fp32_peak,
+                shrink > 1 ? "true" : "false", repeat);
+
+    int failures = 0, written = 0;
+    for (int i = 0; i < ncases; i++) {
+        bench_case* one = &cases[i];
+        if (!selected(one->module, modules, nmodules))
+            continue;
+        double ms = 0;
+        blade_status status = one->setup(one, device, stream, shrink);
+        if (status == BLADE_OK)
+            status = time_case(one, device, stream, 3, device.kind == BLADE_DEVICE_CUDA ? repeat : 3, &ms);
+        one->teardown(one, device);
+        if (status != BLADE_OK) {
+            printf("%-12s %-40s failed: %s\n", one->module, one->label, blade_last_error());
+            failures++;
+            continue;
+        }
+        const double seconds = ms * 1e-3;
+        const double rate = one->bytes / seconds;
+        double fraction = 0;
+        if (one->bound == BENCH_MEMORY)
+            fraction = rate / bandwidth;
+        else if (one->bound == BENCH_FP32 && fp32_peak > 0)
+            fraction = one->flops / seconds / fp32_peak;
+        char upstream[32] = "", target[32] = "";
+        if (one->upstream_ms > 0 && shrink == 1 && device.kind == BLADE_DEVICE_CUDA)
+            snprintf(upstream, sizeof upstream, "%.3f x%.2f", one->upstream_ms, one->upstream_ms / ms);
+        if (one->target_ms > 0 && shrink == 1 && device.kind == BLADE_DEVICE_CUDA)
+            snprintf(target, sizeof target, "%.3f %s", one->target_ms, ms <= one->target_ms ? "met" : "MISSED");
+        printf("%-12s %-40s %10.4f %11.2f %10.1f %7.1f%% %10s %10s\n", one->module, one->label, ms,
+               one->samples / seconds / 1e9, rate / 1e9, 100 * fraction, upstream, target);
+        if (json)
+            fprintf(json,
+                    "%s\n  {\"module\": \"%s\", \"case\": \"%s\", \"time_ms\": %.6g, \"samples_per_s\": %.6g, "
+                    "\"bytes\": %.6g, \"bytes_per_s\": %.6g, \"flops\": %.6g, \"macs_per_s\": %.6g, "
+                    "\"bound\": \"%s\", \"fraction_of_bound\": %.6g, \"upstream_ms\": %.6g, \"target_ms\": %.6g}",
+                    written++ ? "," : "", one->module, one->label, ms, one->samples / seconds, one->bytes, rate,
+                    one->flops, one->macs / seconds,
+                    one->bound == BENCH_MEMORY ? "memory" : (one->bound == BENCH_FP32 ? "fp32" : "tensor"),
+                    fraction, one->upstream_ms, one->target_ms);
+    }
+    if (json) {
+        fprintf(json, "\n]}\n");
+        fclose(json);
+    }
+    blade_stream_destroy(device, stream);
+    free(cases);
+    return failures ? 1 : 0;
+}
