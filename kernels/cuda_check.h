@@ -39,6 +39,9 @@
                               cudaGetErrorName(blade_cuda_error_));                  \
     } while (0)
 
+/* Multiprocessors of the current device (cached per device). */
+unsigned blade_cuda_multiprocessors(void);
+
 /* A grid of at most `limit` blocks of `threads` threads covering `items` items;
  * kernels loop grid-stride over the rest. */
 static inline unsigned blade_grid_size(long long items, int threads, unsigned limit)

@@ -9,6 +9,25 @@
 
 #include <cstring>
 
+unsigned blade_cuda_multiprocessors(void)
+{
+    static unsigned cached[64];
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64) {
+        (void)cudaGetLastError();
+        return 132;
+    }
+    if (cached[device] == 0) {
+        int count = 0;
+        if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+            (void)cudaGetLastError();
+            count = 132;
+        }
+        cached[device] = static_cast<unsigned>(count);
+    }
+    return cached[device];
+}
+
 extern "C" int blade_cuda_device_count(void)
 {
     int count = 0;

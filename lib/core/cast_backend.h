@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* CPU implementation of Cast (cast_cpu.c). Not installed. */
+/* The two backends of Cast: cast_cpu.c and kernels/cast.cu. Not installed. */
 #ifndef BLADE_CORE_CAST_BACKEND_H
 #define BLADE_CORE_CAST_BACKEND_H
 
 #include <stdint.h>
 
 #include <blade/dtype.h>
+#include <blade/status.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,6 +19,16 @@ void blade_cpu_cast(const void* input,
                     void* output,
                     blade_dtype output_type,
                     int64_t count);
+
+#ifdef BLADE_HAVE_CUDA
+/* The same on the GPU, queued on `stream` (a cudaStream_t). */
+blade_status blade_cuda_cast(const void* input,
+                             blade_dtype input_type,
+                             void* output,
+                             blade_dtype output_type,
+                             int64_t count,
+                             void* stream);
+#endif
 
 #ifdef __cplusplus
 }

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The seam between the C core and the CUDA backend in kernels/. When the library is
- * built with CUDA these functions come from the .cu files in kernels/ (compiled by nvcc into a
- * static library); otherwise from cuda_absent.c, which reports that no GPU exists.
- * Every function sets blade_last_error() on failure. Not installed.
+ * The seam between the C core and the CUDA runtime in kernels/cuda_runtime.cu:
+ * discovery, memory, streams, events. Without CUDA these come from cuda_absent.c,
+ * which reports that no GPU exists. Each module declares its own kernels' entry
+ * points in lib/core/<module>_backend.h next to its CPU implementation, and calls
+ * them only under BLADE_HAVE_CUDA. Every function sets blade_last_error() on
+ * failure. Not installed.
  */
 #ifndef BLADE_CORE_CUDA_BACKEND_H
 #define BLADE_CORE_CUDA_BACKEND_H
@@ -38,14 +40,6 @@ blade_status blade_cuda_event_create(int index, void** event);
 blade_status blade_cuda_event_record(void* event, void* stream);
 blade_status blade_cuda_event_elapsed_ms(void* start, void* stop, double* milliseconds);
 void blade_cuda_event_destroy(void* event);
-
-/* Cast (kernels/cast.cu): convert `count` elements. */
-blade_status blade_cuda_cast(const void* input,
-                             blade_dtype input_type,
-                             void* output,
-                             blade_dtype output_type,
-                             int64_t count,
-                             void* stream);
 
 #ifdef __cplusplus
 }

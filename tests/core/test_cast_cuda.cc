@@ -97,7 +97,7 @@ BOOST_AUTO_TEST_CASE(ingest_path_at_benchmark_size)
 
 BOOST_AUTO_TEST_CASE(misaligned_buffers_take_the_general_kernel)
 {
-    // The vectorised ci8 path needs 16-byte alignment; an offset pointer must still work.
+    // The fast ci8 path needs aligned pointers; offset pointers must take the general kernel.
     const blade_shape shape = blade_shape_aftp(1, 1, 1000, 1);
     const auto input = blade_test::random_elements(BLADE_CI8, 1001, 5);
     const auto expected = cast_on(blade_device_cpu(), BLADE_CI8, BLADE_CF32, shape,
