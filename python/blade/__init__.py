@@ -16,4 +16,4 @@ except ModuleNotFoundError:
     pass
 
 # import any pure python here
-from .tensor import pack, unpack, numpy_dtype, DTYPES
+from .tensor import pack, unpack, numpy_dtype, DTYPES, CHUNK_TIME_DTYPE

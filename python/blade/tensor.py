@@ -87,3 +87,18 @@ def unpack(data, shape, dtype):
         .view(scalar)
         .reshape((items.shape[0],) + _element_view_shape(shape, dtype))
     )
+
+
+# One item of a chunk-time stream (gr::blade::chunk_time, 64 bytes).
+CHUNK_TIME_DTYPE = numpy.dtype(
+    [
+        ("unix_start", "<f8"),
+        ("unix_mid", "<f8"),
+        ("jd_start", "<f8"),
+        ("jd_mid", "<f8"),
+        ("dut1", "<f8"),
+        ("tsamp", "<f8"),
+        ("step", "<i8"),
+        ("flags", "<i8"),
+    ]
+)

@@ -139,3 +139,33 @@ def run_chunks(chain, chunks, shape_in, dtype_in, shape_out, dtype_out, tags=())
         tags,
     )
     return blade.unpack(data, shape_out, dtype_out), out_tags
+
+
+def run_graph(block, inputs, output_item_sizes, tags=None):
+    """
+    Run one block with several input ports and output ports.
+
+    `inputs` is a list of (bytes, item_size) per input port; `tags` an optional
+    list (per input port) of tag lists. Returns [(bytes, tags)] per output port.
+    """
+    tb = gr.top_block()
+    for port, (data, item_size) in enumerate(inputs):
+        port_tags = list(tags[port]) if tags else []
+        source = blocks.vector_source_b(numpy.asarray(data, numpy.uint8).tolist(), False, item_size, port_tags)
+        tb.connect(source, (block, port))
+    sinks = []
+    for port, item_size in enumerate(output_item_sizes):
+        sink = blocks.vector_sink_b(item_size)
+        tb.connect((block, port), sink)
+        sinks.append(sink)
+    tb.run()
+    return [(numpy.array(sink.data(), dtype=numpy.uint8), sink.tags()) for sink in sinks]
+
+
+def chunk_time_items(times):
+    """Bytes of chunk_time items from a list of dicts (missing fields are zero)."""
+    items = numpy.zeros(len(times), dtype=blade.CHUNK_TIME_DTYPE)
+    for i, fields in enumerate(times):
+        for name, value in fields.items():
+            items[i][name] = value
+    return items.view(numpy.uint8)

@@ -23,6 +23,7 @@ namespace py = pybind11;
 // BINDING_FUNCTION_PROTOTYPES(
     void bind_cast(py::module& m);
     void bind_runtime(py::module& m);
+    void bind_metadata(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -53,5 +54,6 @@ PYBIND11_MODULE(blade_python, m)
     // BINDING_FUNCTION_CALLS(
     bind_cast(m);
     bind_runtime(m);
+    bind_metadata(m);
     // ) END BINDING_FUNCTION_CALLS
 }
