@@ -169,3 +169,74 @@ def chunk_time_items(times):
         for name, value in fields.items():
             items[i][name] = value
     return items.view(numpy.uint8)
+
+
+# --- beamformer references (spec: modules.md, Beamformer) -----------------------
+
+
+def random_complex(rng, shape, scale=1.0):
+    """complex64 values with normal real and imaginary parts."""
+    return (scale * (rng.normal(size=shape) + 1j * rng.normal(size=shape))).astype(numpy.complex64)
+
+
+def broadcast_phasors(phasors, antennas, channels, pols):
+    """Phasor chunks [n, B, A, F, 1, P] or [n, B, A] (one weight per beam and antenna)
+    as complex128 [n, B, A, F, P]."""
+    w = numpy.asarray(phasors, numpy.complex128)
+    if w.ndim == 3:
+        return numpy.broadcast_to(w[:, :, :, None, None], w.shape + (channels, pols))
+    return w[:, :, :, :, 0, :]
+
+
+def beamform_reference(voltages, phasors, incoherent=False, incoherent_sqrt=False):
+    """
+    y[b, f, t, p] = sum_a x[a, f, t, p] w[b, a, f, 0, p] for chunks x [n, A, F, T, P] and
+    w [n, B, A, F, 1, P] (or [n, B, A]), in complex128; with the incoherent beam
+    sum_a |w[0, a, f, 0, p]|^2 |x|^2 (or its square root) appended as aspect B.
+    """
+    x = numpy.asarray(voltages, numpy.complex128)
+    n, A, F, T, P = x.shape
+    w = broadcast_phasors(phasors, A, F, P)
+    beams = numpy.einsum("nafTp,nbafp->nbfTp", x, w)
+    if not incoherent:
+        return beams
+    power = numpy.einsum("nafTp,nafp->nfTp", numpy.abs(x) ** 2, numpy.abs(w[:, 0]) ** 2)
+    if incoherent_sqrt:
+        power = numpy.sqrt(power)
+    return numpy.concatenate([beams, power[:, None].astype(numpy.complex128)], axis=1)
+
+
+def beamform_magnitude(voltages, phasors, incoherent=False):
+    """sum_a |x||w| for every output element: the scale of its rounding errors (a plain
+    relative tolerance fails where the coherent sum cancels)."""
+    x = numpy.abs(numpy.asarray(voltages, numpy.complex128))
+    n, A, F, T, P = x.shape
+    w = numpy.abs(broadcast_phasors(phasors, A, F, P))
+    scale = numpy.einsum("nafTp,nbafp->nbfTp", x, w)
+    if incoherent:
+        power = numpy.einsum("nafTp,nafp->nfTp", x**2, w[:, 0] ** 2)
+        scale = numpy.concatenate([scale, power[:, None]], axis=1)
+    return scale
+
+
+def beamformer_error(got, voltages, phasors, incoherent=False, incoherent_sqrt=False):
+    """|got - reference| / sum_a |x||w| per element (for the incoherent beam: relative
+    to its own value)."""
+    expected = beamform_reference(voltages, phasors, incoherent, incoherent_sqrt)
+    scale = beamform_magnitude(voltages, phasors, incoherent)
+    if incoherent and incoherent_sqrt:
+        scale[:, -1] = numpy.sqrt(scale[:, -1])
+    return numpy.abs(numpy.asarray(got, numpy.complex128) - expected) / numpy.maximum(scale, 1e-30)
+
+
+def run_beamformer(block, voltages, phasors, input_type="cf32", output_type="cf32", voltage_tags=(), phasor_tags=()):
+    """Run `block` (two input ports) on voltage and phasor chunks; return (beams, tags)."""
+    shape = list(block.output_shape())
+    (data, tags), = run_graph(
+        block,
+        [(blade.pack(voltages, input_type), block.input_item_size()),
+         (blade.pack(phasors, "cf32"), block.phasor_item_size())],
+        [block.output_item_size()],
+        [list(voltage_tags), list(phasor_tags)],
+    )
+    return blade.unpack(data, shape, output_type), tags
