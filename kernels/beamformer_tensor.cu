@@ -108,15 +108,16 @@ __device__ __forceinline__ void cp_async16(void* shared, const void* global, boo
 {
     const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
     const int bytes = valid ? 16 : 0; // 0: fill with zeros, read nothing
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(global), "r"(bytes));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(global), "r"(bytes)
+                 : "memory");
 }
 
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 
 template <int Pending>
 __device__ __forceinline__ void cp_async_wait()
 {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
 }
 
 __device__ __forceinline__ uint32_t to_tf32(float value)

@@ -18,6 +18,7 @@
 
 static const bench_register_fn registries[] = {
     bench_register_cast,
+    bench_register_beamformer,
 };
 
 void bench_add(bench_case** cases, int* count, const bench_case* one)
@@ -261,6 +262,9 @@ int main(int argc, char** argv)
             snprintf(target, sizeof target, "%.3f %s", one->target_ms, ms <= one->target_ms ? "met" : "MISSED");
         printf("%-12s %-40s %10.4f %11.2f %10.1f %7.1f%% %10s %10s\n", one->module, one->label, ms,
                one->samples / seconds / 1e9, rate / 1e9, 100 * fraction, upstream, target);
+        if (one->macs > 0)
+            printf("%-12s %-40s %10s %.3f T complex MAC/s (%.1f TFLOP/s)\n", "", "", "", one->macs / seconds / 1e12,
+                   one->flops / seconds / 1e12);
         if (json)
             fprintf(json,
                     "%s\n  {\"module\": \"%s\", \"case\": \"%s\", \"time_ms\": %.6g, \"samples_per_s\": %.6g, "
