@@ -277,6 +277,11 @@ bool aligned(const void* pointer, uintptr_t bytes)
     return reinterpret_cast<uintptr_t>(pointer) % bytes == 0;
 }
 
+// Elements per thread for a beam tile: 4 up to 8 beams (64 accumulator registers at
+// BT = 8), 2 for tiles of 16 (again 64). If (8, 20) turns out short of memory
+// parallelism on a new GPU, 2 for BT = 8 as well trades phasor loads for occupancy.
+constexpr int group_elements(int beam_tile) { return beam_tile == 16 ? 2 : 4; }
+
 // Beam tile for `count` beams: the smallest of 1, 2, 4, 8 that holds them, else 16.
 int beam_tile(int64_t count)
 {
@@ -301,7 +306,7 @@ blade_status launch_grid(Kernel kernel, const DirectArgs& args, int64_t units, c
 template <blade_dtype In, blade_dtype Out, int BT>
 blade_status launch_tile(DirectArgs args, bool vector, PhasorLoad load, cudaStream_t stream)
 {
-    constexpr int G = BT == 16 ? 2 : 4;
+    constexpr int G = group_elements(BT);
     if (!vector) {
         args.units = args.row;
         return launch_grid(direct_scalar_kernel<In, Out, BT>, args, args.units, "direct_scalar_kernel", stream);
@@ -367,7 +372,7 @@ blade_status launch_direct(const blade_beamformer_job& job,
     args.incoherent_sqrt = job.incoherent_sqrt;
 
     // The vector kernel needs whole groups within a channel and aligned pointers.
-    const int G = tile == 16 ? 2 : 4;
+    const int G = group_elements(tile);
     const uintptr_t x_align = job.input_type == BLADE_CF32 ? 16 : 2 * G;
     const uintptr_t y_align = job.output_type == BLADE_CF32 ? 16 : 8;
     PhasorLoad load = PhasorLoad::Shared;
