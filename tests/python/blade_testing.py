@@ -240,3 +240,21 @@ def run_beamformer(block, voltages, phasors, input_type="cf32", output_type="cf3
         [list(voltage_tags), list(phasor_tags)],
     )
     return blade.unpack(data, shape, output_type), tags
+
+
+def run_chain_into_beamformer(chain, block, voltages, phasors, input_type="cf32"):
+    """
+    voltages -> chain blocks -> block port 0, phasors (from the host) -> block port 1.
+    Returns (beams as cf32 chunks, blade.copy_stats() of the run).
+    """
+    tb = gr.top_block()
+    first = chain[0] if chain else block
+    vsource = blocks.vector_source_b(blade.pack(voltages, input_type).tolist(), False, first.input_item_size())
+    psource = blocks.vector_source_b(blade.pack(phasors, "cf32").tolist(), False, block.phasor_item_size())
+    sink = blocks.vector_sink_b(block.output_item_size())
+    tb.connect(vsource, *chain, (block, 0))
+    tb.connect(psource, (block, 1))
+    tb.connect(block, sink)
+    blade.reset_copy_stats()
+    tb.run()
+    return blade.unpack(sink.data(), block.output_shape(), "cf32"), blade.copy_stats()

@@ -8,7 +8,7 @@ beam sum_a |w[0, a, f, 0, p]|^2 |x|^2, and [B, A] phasors broadcast.
 
 import numpy
 import pmt
-from gnuradio import blocks, gr, gr_unittest
+from gnuradio import gr, gr_unittest
 
 from gnuradio import blade
 import blade_testing as bt
@@ -119,17 +119,9 @@ class qa_beamformer(gr_unittest.TestCase):
         fused = blade.beamformer([A, F, T, P], [B, A, F, 1, P], "ci8", "cf32", True, False, "auto", "cpu")
         direct, _ = bt.run_beamformer(fused, raw, w, input_type="ci8")
 
-        tb = gr.top_block()
-        voltages = blocks.vector_source_b(blade.pack(raw, "ci8").tolist(), False, fused.input_item_size())
-        phasors = blocks.vector_source_b(blade.pack(w, "cf32").tolist(), False, fused.phasor_item_size())
         cast = blade.cast([A, F, T, P], "ci8", "cf32", "cpu")
         plain = blade.beamformer([A, F, T, P], [B, A, F, 1, P], "cf32", "cf32", True, False, "auto", "cpu")
-        sink = blocks.vector_sink_b(plain.output_item_size())
-        tb.connect(voltages, cast, (plain, 0))
-        tb.connect(phasors, (plain, 1))
-        tb.connect(plain, sink)
-        tb.run()
-        cast_first = blade.unpack(sink.data(), plain.output_shape(), "cf32")
+        cast_first, _ = bt.run_chain_into_beamformer([cast], plain, raw, w, "ci8")
         self.assertTrue(bt.same_bits(direct, cast_first))
         error = bt.beamformer_error(direct, bt.to_values(raw, "ci8"), w, True)
         self.assertLess(error.max(), RTOL)
@@ -178,7 +170,7 @@ class qa_beamformer(gr_unittest.TestCase):
     def test_cpu_computes_float32_for_every_path(self):
         for path in ("fp32", "tf32", "tf32x3"):
             with self.subTest(path=path):
-                got = self.check(33, 2, 64, 2, 40, nchunks=1, path=path)
+                self.check(33, 2, 64, 2, 40, nchunks=1, path=path)
                 block = blade.beamformer([33, 2, 64, 2], [40, 33, 2, 1, 2], path=path, device="cpu")
                 self.assertEqual(block.path(), "fp32")
 
@@ -233,17 +225,7 @@ class qa_beamformer(gr_unittest.TestCase):
         _, w = self.chunks(A, F, T, P, B, n)
         cast = blade.cast([A, F, T, P], "ci8", "cf32", "emulated")
         block = blade.beamformer([A, F, T, P], [B, A, F, 1, P], "cf32", "cf32", True, False, "auto", "emulated")
-        tb = gr.top_block()
-        voltages = blocks.vector_source_b(blade.pack(raw, "ci8").tolist(), False, cast.input_item_size())
-        phasors = blocks.vector_source_b(blade.pack(w, "cf32").tolist(), False, block.phasor_item_size())
-        sink = blocks.vector_sink_b(block.output_item_size())
-        tb.connect(voltages, cast, (block, 0))
-        tb.connect(phasors, (block, 1))
-        tb.connect(block, sink)
-        blade.reset_copy_stats()
-        tb.run()
-        stats = blade.copy_stats()
-        got = blade.unpack(sink.data(), block.output_shape(), "cf32")
+        got, stats = bt.run_chain_into_beamformer([cast], block, raw, w, "ci8")
         error = bt.beamformer_error(got, bt.to_values(raw, "ci8"), w, True)
         self.assertLess(error.max(), RTOL)
         self.assertEqual(block.device(), "emulated")

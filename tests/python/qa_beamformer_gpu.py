@@ -7,7 +7,7 @@ copies only at the host edges.
 """
 
 import numpy
-from gnuradio import blocks, gr, gr_unittest
+from gnuradio import gr_unittest
 
 from gnuradio import blade
 import blade_testing as bt
@@ -58,17 +58,7 @@ class qa_beamformer_gpu(gr_unittest.TestCase):
         w = bt.random_complex(self.rng, (n, B, A, F, 1, P), 0.7)
         cast = blade.cast([A, F, T, P], "ci8", "cf32", "cuda")
         block = blade.beamformer([A, F, T, P], [B, A, F, 1, P], "cf32", "cf32", True, False, "auto", "cuda")
-        tb = gr.top_block()
-        voltages = blocks.vector_source_b(blade.pack(raw, "ci8").tolist(), False, cast.input_item_size())
-        phasors = blocks.vector_source_b(blade.pack(w, "cf32").tolist(), False, block.phasor_item_size())
-        sink = blocks.vector_sink_b(block.output_item_size())
-        tb.connect(voltages, cast, (block, 0))
-        tb.connect(phasors, (block, 1))
-        tb.connect(block, sink)
-        blade.reset_copy_stats()
-        tb.run()
-        stats = blade.copy_stats()
-        got = blade.unpack(sink.data(), block.output_shape(), "cf32")
+        got, stats = bt.run_chain_into_beamformer([cast], block, raw, w, "ci8")
         self.assertLess(bt.beamformer_error(got, bt.to_values(raw, "ci8"), w, True).max(), 1e-5)
         self.assertEqual((stats["host_to_device"], stats["device_to_host"], stats["device_to_device"]), (2 * n, n, 0))
 
