@@ -77,28 +77,71 @@ __device__ __forceinline__ float2 cmac(float2 acc, float2 w, float2 x)
 
 __device__ __forceinline__ float power_of(float2 x) { return fmaf(x.x, x.x, x.y * x.y); }
 
-// G consecutive voltages starting at element i (i a multiple of G, pointer aligned).
+// G consecutive voltages as they lie in memory (cf32: G/2 float4; ci8: 4 or 8 bytes),
+// so that loads for many antennas can be in flight in few registers; converted to
+// complex floats only when used.
 template <blade_dtype In, int G>
-__device__ __forceinline__ void load_group(const void* x, int64_t i, float2 (&v)[G])
+struct RawGroup;
+
+template <int G>
+struct RawGroup<BLADE_CF32, G> {
+    float4 q[G / 2];
+};
+
+template <>
+struct RawGroup<BLADE_CI8, 4> {
+    uint2 q;
+};
+
+template <>
+struct RawGroup<BLADE_CI8, 2> {
+    uint32_t q;
+};
+
+// The group starting at element i (a multiple of G, pointer aligned).
+template <blade_dtype In, int G>
+__device__ __forceinline__ RawGroup<In, G> load_group(const void* x, int64_t i)
 {
     static_assert(G == 2 || G == 4, "vector groups hold 2 or 4 elements");
+    RawGroup<In, G> raw;
     if constexpr (In == BLADE_CF32) {
         const float4* p = reinterpret_cast<const float4*>(static_cast<const float2*>(x) + i);
 #pragma unroll
+        for (int k = 0; k < G / 2; k++)
+            raw.q[k] = __ldg(p + k);
+    } else if constexpr (G == 4) {
+        raw.q = __ldg(reinterpret_cast<const uint2*>(static_cast<const char2*>(x) + i));
+    } else {
+        raw.q = __ldg(reinterpret_cast<const unsigned int*>(static_cast<const char2*>(x) + i));
+    }
+    return raw;
+}
+
+template <blade_dtype In, int G>
+__device__ __forceinline__ RawGroup<In, G> zero_group()
+{
+    RawGroup<In, G> raw;
+    memset(&raw, 0, sizeof raw);
+    return raw;
+}
+
+template <blade_dtype In, int G>
+__device__ __forceinline__ void convert_group(const RawGroup<In, G>& raw, float2 (&v)[G])
+{
+    if constexpr (In == BLADE_CF32) {
+#pragma unroll
         for (int k = 0; k < G / 2; k++) {
-            const float4 q = __ldg(p + k);
-            v[2 * k] = make_float2(q.x, q.y);
-            v[2 * k + 1] = make_float2(q.z, q.w);
+            v[2 * k] = make_float2(raw.q[k].x, raw.q[k].y);
+            v[2 * k + 1] = make_float2(raw.q[k].z, raw.q[k].w);
         }
     } else if constexpr (G == 4) {
-        const uint2 q = __ldg(reinterpret_cast<const uint2*>(static_cast<const char2*>(x) + i));
-        const float4 lo = ci8x2_to_float4(q.x), hi = ci8x2_to_float4(q.y);
+        const float4 lo = ci8x2_to_float4(raw.q.x), hi = ci8x2_to_float4(raw.q.y);
         v[0] = make_float2(lo.x, lo.y);
         v[1] = make_float2(lo.z, lo.w);
         v[2] = make_float2(hi.x, hi.y);
         v[3] = make_float2(hi.z, hi.w);
     } else {
-        const float4 q = ci8x2_to_float4(__ldg(reinterpret_cast<const unsigned int*>(static_cast<const char2*>(x) + i)));
+        const float4 q = ci8x2_to_float4(raw.q);
         v[0] = make_float2(q.x, q.y);
         v[1] = make_float2(q.z, q.w);
     }
@@ -154,25 +197,23 @@ __global__ void __launch_bounds__(kThreads) direct_vector_kernel(const DirectArg
         power[e] = 0.0f;
 
     // Loads of U antennas are issued before their arithmetic, to keep enough bytes in
-    // flight when there is little arithmetic (few beams).
-    constexpr int U = BT <= 2 ? 4 : 2;
+    // flight (about 64 per thread) when there is little arithmetic per byte: few beams,
+    // or ci8 voltages, whose raw groups are 4 times smaller than cf32 ones.
+    constexpr int U = In == BLADE_CI8 ? 8 : (BT <= 2 ? 4 : 2);
     for (int a0 = 0; a0 < args.antennas; a0 += U) {
-        float2 xv[U][G];
+        RawGroup<In, G> raw[U];
 #pragma unroll
-        for (int u = 0; u < U; u++) {
-            if (a0 + u < args.antennas) {
-                load_group<In, G>(args.x, static_cast<int64_t>(a0 + u) * args.row + j0, xv[u]);
-            } else {
-#pragma unroll
-                for (int e = 0; e < G; e++)
-                    xv[u][e] = make_float2(0.0f, 0.0f);
-            }
-        }
+        for (int u = 0; u < U; u++)
+            raw[u] = a0 + u < args.antennas
+                         ? load_group<In, G>(args.x, static_cast<int64_t>(a0 + u) * args.row + j0)
+                         : zero_group<In, G>();
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const int a = a0 + u;
             if (a >= args.antennas)
                 break;
+            float2 xv[G];
+            convert_group<In, G>(raw[u], xv);
             const float2* w_a = w_f + static_cast<int64_t>(a) * args.sa;
 #pragma unroll
             for (int b = 0; b < BT; b++) {
@@ -182,7 +223,7 @@ __global__ void __launch_bounds__(kThreads) direct_vector_kernel(const DirectArg
                 load_phasor<WL>(w_a + (beam0 + b) * args.sb, w);
 #pragma unroll
                 for (int e = 0; e < G; e++)
-                    acc[b][e] = cmac(acc[b][e], w[WL == PhasorLoad::Paired ? (e & 1) : 0], xv[u][e]);
+                    acc[b][e] = cmac(acc[b][e], w[WL == PhasorLoad::Paired ? (e & 1) : 0], xv[e]);
             }
             if (incoherent) {
                 float2 w0[2];
@@ -190,7 +231,7 @@ __global__ void __launch_bounds__(kThreads) direct_vector_kernel(const DirectArg
                 const float gain[2] = { power_of(w0[0]), power_of(w0[1]) };
 #pragma unroll
                 for (int e = 0; e < G; e++)
-                    power[e] = fmaf(gain[WL == PhasorLoad::Paired ? (e & 1) : 0], power_of(xv[u][e]), power[e]);
+                    power[e] = fmaf(gain[WL == PhasorLoad::Paired ? (e & 1) : 0], power_of(xv[e]), power[e]);
             }
         }
     }

@@ -241,8 +241,12 @@ __device__ __forceinline__ void load_stage(const TensorArgs& args,
 template <blade_dtype In, blade_dtype Out, int P, bool SplitMode>
 __global__ void __launch_bounds__(kThreads, 2) tensor_kernel(const TensorArgs args)
 {
-#ifdef BLADE_TENSOR_CORES
     using L = Layout<In, P>;
+    static_assert(L::times * P == kColumns && L::octets * 8 * P * 2 == kColumns,
+                  "two warps of 8-sample octets cover the columns of a time tile");
+    static_assert(L::x_row % 16 == 0 && L::w_row % 16 == 0 && L::x_stage % 16 == 0,
+                  "cp.async needs 16-byte aligned shared-memory rows");
+#ifdef BLADE_TENSOR_CORES
     constexpr int kOctets = L::octets;
     extern __shared__ __align__(16) char shared[];
 
