@@ -262,8 +262,9 @@ blade_status blade_beamformer_create(blade_beamformer** plan,
             const blade_status status =
                 blade_device_alloc(device, made->workspace_bytes, &made->workspace);
             if (status != BLADE_OK) {
+                const size_t bytes = made->workspace_bytes;
                 free(made);
-                return blade_fail_context(status, "beamformer workspace: ");
+                return blade_fail_context(status, "beamformer: tensor-core workspace of %zu bytes", bytes);
             }
         }
     }
