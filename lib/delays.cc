@@ -31,7 +31,8 @@ std::vector<double> compute_delays(const std::vector<double>& reference,
                                    const std::vector<std::vector<double>>& beams,
                                    double jd,
                                    double dut1,
-                                   int64_t reference_antenna)
+                                   int64_t reference_antenna,
+                                   bool absolute)
 {
     // Delays do not depend on the frequency axis: any valid one will do.
     phasor_setup setup;
@@ -46,6 +47,7 @@ std::vector<double> compute_delays(const std::vector<double>& reference,
                    {},
                    0,
                    "blade.compute_delays");
+    setup.config.absolute_delays = absolute;
     plan_ptr plan = make_plan(setup.config, "blade.compute_delays");
     std::vector<double> delays(static_cast<size_t>(setup.config.beams * setup.config.antennas));
     throw_on_error(blade_phasor_delays(plan.get(), jd, dut1, delays.data()),

@@ -26,6 +26,7 @@ struct blade_phasor {
     int64_t beams, antennas, coarse, rate, fine, pols;
     double longitude, latitude, altitude;
     int64_t reference_antenna;
+    bool absolute_delays;
     double boresight_ra, boresight_dec;
     double* xyz;        /* [A][3] metres along ECEF axes from the reference position */
     double* beam_ra;    /* [B] */
@@ -289,6 +290,7 @@ blade_status blade_phasor_create(blade_phasor** result,
     plan->latitude = config->latitude;
     plan->altitude = config->altitude;
     plan->reference_antenna = config->reference_antenna;
+    plan->absolute_delays = config->absolute_delays;
     plan->boresight_ra = config->boresight_ra;
     plan->boresight_dec = config->boresight_dec;
 
@@ -467,8 +469,10 @@ static blade_status geometry_delays(blade_phasor* plan, double jd_utc, double du
             const double beam =
                 blade_projection_w(plan->longitude, h, d, x) - ref_beam;
             const double boresight =
-                blade_projection_w(plan->longitude, hour_angle[0], observed_dec[0], x) -
-                ref_boresight;
+                plan->absolute_delays
+                    ? 0.0
+                    : blade_projection_w(plan->longitude, hour_angle[0], observed_dec[0], x) -
+                          ref_boresight;
             /* Differences of W first, one division: the reference antenna gets an
              * exact zero. */
             plan->delays[b * A + a] = (beam - boresight) / BLADE_SPEED_OF_LIGHT;

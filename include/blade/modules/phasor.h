@@ -99,6 +99,9 @@ typedef struct blade_phasor_config {
     int64_t calibration_channels;      /**< rows of the calibration table */
     int64_t calibration_first_channel; /**< absolute channel of calibration row 0 */
     blade_delay_mode delay_mode;       /**< geometry or table */
+    /** Geometry mode: delay[b, a] = tau_a(beam b), without subtracting the
+     *  boresight's (for data that were not phased upstream). Default false. */
+    bool absolute_delays;
     blade_delay_table table;           /**< table modes only */
 } blade_phasor_config;
 

@@ -30,6 +30,9 @@ namespace blade {
  * \param jd UTC Julian date (the middle of the step).
  * \param dut1 UT1 - UTC in seconds.
  * \param reference_antenna Index of the antenna whose delay is 0.
+ * \param absolute True: delay[b, a] = tau_a(beam b), the geometric delay relative
+ *        to the reference antenna without the boresight's subtracted (for data
+ *        not phased upstream, and for inspection).
  */
 BLADE_API std::vector<double>
 compute_delays(const std::vector<double>& reference,
@@ -38,7 +41,8 @@ compute_delays(const std::vector<double>& reference,
                const std::vector<std::vector<double>>& beams,
                double jd,
                double dut1 = 0.0,
-               int64_t reference_antenna = 0);
+               int64_t reference_antenna = 0,
+               bool absolute = false);
 
 /*!
  * \brief Phasors of the phasor block for one time, without a flowgraph.

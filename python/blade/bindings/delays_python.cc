@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(delays.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(e82e964b0ab888a7549f6f8150f5c797)                     */
+/* BINDTOOL_HEADER_FILE_HASH(bb503f3216054c78dcf01225f4e4f2fb)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -42,9 +42,16 @@ void bind_delays(py::module& m)
            const std::vector<std::vector<double>>& beams,
            double jd,
            double dut1,
-           int64_t reference_antenna) {
-            const auto delays = ::gr::blade::compute_delays(
-                reference, antenna_positions, boresight, beams, jd, dut1, reference_antenna);
+           int64_t reference_antenna,
+           bool absolute) {
+            const auto delays = ::gr::blade::compute_delays(reference,
+                                                            antenna_positions,
+                                                            boresight,
+                                                            beams,
+                                                            jd,
+                                                            dut1,
+                                                            reference_antenna,
+                                                            absolute);
             return blade_bindings::to_numpy(
                 delays,
                 { static_cast<py::ssize_t>(beams.size()),
@@ -57,6 +64,7 @@ void bind_delays(py::module& m)
         py::arg("jd"),
         py::arg("dut1") = 0.,
         py::arg("reference_antenna") = 0,
+        py::arg("absolute") = false,
         D(compute_delays));
 
 
