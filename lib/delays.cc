@@ -16,6 +16,10 @@ namespace {
 
 using plan_ptr = std::unique_ptr<blade_phasor, decltype(&blade_phasor_destroy)>;
 
+// The Python-facing functions take Julian dates (the astronomer's unit); the core
+// takes unix seconds.
+double unix_from_jd(double jd) { return (jd - BLADE_UNIX_EPOCH_JD) * 86400.0; }
+
 plan_ptr make_plan(const blade_phasor_config& config, const char* what)
 {
     blade_phasor* plan = nullptr;
@@ -50,7 +54,7 @@ std::vector<double> compute_delays(const std::vector<double>& reference,
     setup.config.absolute_delays = absolute;
     plan_ptr plan = make_plan(setup.config, "blade.compute_delays");
     std::vector<double> delays(static_cast<size_t>(setup.config.beams * setup.config.antennas));
-    throw_on_error(blade_phasor_delays(plan.get(), jd, dut1, delays.data()),
+    throw_on_error(blade_phasor_delays(plan.get(), unix_from_jd(jd), dut1, delays.data()),
                    "blade.compute_delays");
     return delays;
 }
@@ -96,7 +100,7 @@ std::vector<gr_complex> compute_phasors(const std::vector<double>& reference,
     std::vector<gr_complex> phasors(static_cast<size_t>(blade_shape_count(&shape)));
     blade_tensor tensor =
         blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), phasors.data());
-    throw_on_error(blade_phasor_compute(plan.get(), jd, dut1, nullptr, &tensor, nullptr),
+    throw_on_error(blade_phasor_compute(plan.get(), unix_from_jd(jd), dut1, nullptr, &tensor, nullptr),
                    "blade.compute_phasors");
     return phasors;
 }

@@ -270,23 +270,24 @@ int phasor_impl::work(int noutput_items,
         const size_t out_size = output_item_size();
         for (int i = 0; i < noutput_items; i++) {
             const chunk_time& time = times[i];
-            double jd = time.jd_mid;
-            if (jd == 0.0 && time.unix_mid != 0.0)
-                jd = time.unix_mid / 86400.0 + BLADE_UNIX_EPOCH_JD;
-            if (jd == 0.0)
+            // Unix seconds keep ~0.2 us of resolution, a one-double JD ~40 us.
+            double unix_time = time.unix_mid;
+            if (unix_time == 0.0 && time.jd_mid != 0.0)
+                unix_time = (time.jd_mid - BLADE_UNIX_EPOCH_JD) * 86400.0;
+            if (unix_time == 0.0)
                 throw std::runtime_error("blade.phasor: chunk-time item " +
                                          std::to_string(time.step) +
-                                         " has neither jd_mid nor unix_mid");
+                                         " has neither unix_mid nor jd_mid");
             blade_tensor phasors = tensor(output_spec(0), out + i * out_size);
             std::lock_guard<std::mutex> lock(d_plan_lock);
             check(blade_phasor_compute(
-                      d_plan, jd, time.dut1, d_delays.data(), &phasors, stream()),
+                      d_plan, unix_time, time.dut1, d_delays.data(), &phasors, stream()),
                   "phasors");
             if (blade_phasor_dubious_year(d_plan) && !d_warned_dubious_year) {
                 d_warned_dubious_year = true;
-                d_logger->warn("ERFA flags the date JD {:.3f} as a dubious year (beyond its "
-                               "leap-second table); phasors are computed all the same",
-                               jd);
+                d_logger->warn("ERFA flags the date (unix {:.0f}) as a dubious year (beyond "
+                               "its leap-second table); phasors are computed all the same",
+                               unix_time);
             }
         }
         synchronize();

@@ -70,9 +70,17 @@ BLADE_CORE_API void blade_enu_to_ecef_offset(double longitude,
                                              double ecef_offset[3]);
 
 /**
+ * Unix seconds -> UTC Julian date in two parts (ERFA's convention): `day` the
+ * Julian date of the preceding midnight, `fraction` the fraction of the day. Two
+ * parts keep ~10 ns of resolution where one double keeps ~40 us.
+ */
+BLADE_CORE_API void blade_unix_to_jd(double unix_time, double* day, double* fraction);
+
+/**
  * Observed hour angle and declination of `count` ICRS directions, seen from the
- * geodetic position (`longitude`, `latitude`, `altitude`) at UTC Julian date
- * `jd_utc` with UT1 - UTC = `dut1` seconds.
+ * geodetic position (`longitude`, `latitude`, `altitude`) at the UTC Julian date
+ * `jd_day` + `jd_fraction` (split anywhere; blade_unix_to_jd() splits at
+ * midnight) with UT1 - UTC = `dut1` seconds.
  *
  * @param dubious_year set to true when ERFA flags the date as dubious (beyond its
  *        leap-second table, e.g. after 2026 for ERFA 2.0): a warning, the results
@@ -83,7 +91,8 @@ BLADE_CORE_API void blade_enu_to_ecef_offset(double longitude,
 BLADE_CORE_API blade_status blade_observed_hadec(double longitude,
                                                  double latitude,
                                                  double altitude,
-                                                 double jd_utc,
+                                                 double jd_day,
+                                                 double jd_fraction,
                                                  double dut1,
                                                  int64_t count,
                                                  const double* ra,

@@ -69,10 +69,18 @@ void blade_enu_to_ecef_offset(double longitude,
     ecef_offset[2] = cp * n + sp * u;
 }
 
+void blade_unix_to_jd(double unix_time, double* day, double* fraction)
+{
+    const double days = floor(unix_time / 86400.0);
+    *day = BLADE_UNIX_EPOCH_JD + days;
+    *fraction = (unix_time - days * 86400.0) / 86400.0;
+}
+
 blade_status blade_observed_hadec(double longitude,
                                   double latitude,
                                   double altitude,
-                                  double jd_utc,
+                                  double jd_day,
+                                  double jd_fraction,
                                   double dut1,
                                   int64_t count,
                                   const double* ra,
@@ -83,6 +91,7 @@ blade_status blade_observed_hadec(double longitude,
 {
     if (dubious_year != NULL)
         *dubious_year = false;
+    const double jd_utc = jd_day + jd_fraction;
     if (!isfinite(jd_utc) || !isfinite(dut1))
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "time (JD %g, DUT1 %g s) is not finite",
@@ -92,13 +101,10 @@ blade_status blade_observed_hadec(double longitude,
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "DUT1 = %g s: UT1 - UTC is kept within +-0.9 s (seconds expected)",
                           dut1);
-    /* ERFA wants a UTC date split at midnight so that it finds the right day in
-     * its leap-second table. */
-    const double day_start = floor(jd_utc - 0.5) + 0.5;
     eraASTROM astrom;
     double equation_of_origins;
-    const int status = eraApco13(day_start,
-                                 jd_utc - day_start,
+    const int status = eraApco13(jd_day,
+                                 jd_fraction,
                                  dut1,
                                  longitude,
                                  latitude,

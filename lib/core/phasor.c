@@ -433,7 +433,7 @@ blade_status blade_phasor_set_calibration(blade_phasor* plan,
 
 /* ---- delays ------------------------------------------------------------------ */
 
-static blade_status geometry_delays(blade_phasor* plan, double jd_utc, double dut1)
+static blade_status geometry_delays(blade_phasor* plan, double unix_time, double dut1)
 {
     const int64_t A = plan->antennas, B = plan->beams, n = B + 1;
     /* Direction 0 is the boresight, 1..B the beams. */
@@ -445,10 +445,13 @@ static blade_status geometry_delays(blade_phasor* plan, double jd_utc, double du
     dec[0] = plan->boresight_dec;
     memcpy(ra + 1, plan->beam_ra, (size_t)B * sizeof(double));
     memcpy(dec + 1, plan->beam_dec, (size_t)B * sizeof(double));
+    double jd_day, jd_fraction;
+    blade_unix_to_jd(unix_time, &jd_day, &jd_fraction);
     if (blade_observed_hadec(plan->longitude,
                              plan->latitude,
                              plan->altitude,
-                             jd_utc,
+                             jd_day,
+                             jd_fraction,
                              dut1,
                              n,
                              ra,
@@ -481,11 +484,11 @@ static blade_status geometry_delays(blade_phasor* plan, double jd_utc, double du
     return BLADE_OK;
 }
 
-static blade_status table_delays(blade_phasor* plan, double jd_utc)
+static blade_status table_delays(blade_phasor* plan, double t)
 {
-    /* JD as one double resolves ~40 us; allow that much slack at the table ends. */
+    /* Times converted from Julian dates carry ~40 us of rounding: tolerate 1 ms
+     * at the table ends. */
     const double slack = 1e-3;
-    const double t = (jd_utc - BLADE_UNIX_EPOCH_JD) * 86400.0;
     const int64_t n = plan->table_times, count = plan->beams * plan->antennas;
     const double* times = plan->table_unix;
     if (!isfinite(t))
@@ -532,17 +535,17 @@ static blade_status table_delays(blade_phasor* plan, double jd_utc)
     return BLADE_OK;
 }
 
-static blade_status step_delays(blade_phasor* plan, double jd_utc, double dut1)
+static blade_status step_delays(blade_phasor* plan, double unix_time, double dut1)
 {
     plan->dubious_year = false;
     if (plan->mode == BLADE_DELAYS_GEOMETRY)
-        return geometry_delays(plan, jd_utc, dut1);
-    return table_delays(plan, jd_utc);
+        return geometry_delays(plan, unix_time, dut1);
+    return table_delays(plan, unix_time);
 }
 
-blade_status blade_phasor_delays(blade_phasor* plan, double jd_utc, double dut1, double* delays)
+blade_status blade_phasor_delays(blade_phasor* plan, double unix_time, double dut1, double* delays)
 {
-    BLADE_TRY(step_delays(plan, jd_utc, dut1));
+    BLADE_TRY(step_delays(plan, unix_time, dut1));
     memcpy(delays, plan->delays, (size_t)(plan->beams * plan->antennas) * sizeof(double));
     return BLADE_OK;
 }
@@ -588,7 +591,7 @@ static void synthesize(const blade_phasor* plan, float* out)
 }
 
 blade_status blade_phasor_compute(blade_phasor* plan,
-                                  double jd_utc,
+                                  double unix_time,
                                   double dut1,
                                   double* delays,
                                   blade_tensor* phasors,
@@ -604,7 +607,7 @@ blade_status blade_phasor_compute(blade_phasor* plan,
                               blade_device_format(plan->device, expected, sizeof expected));
         }
     }
-    BLADE_TRY(step_delays(plan, jd_utc, dut1));
+    BLADE_TRY(step_delays(plan, unix_time, dut1));
     if (delays != NULL)
         memcpy(delays, plan->delays, (size_t)(plan->beams * plan->antennas) * sizeof(double));
     if (phasors == NULL)

@@ -215,3 +215,13 @@ def meerkat_like_array(antennas=16, seed=11):
     angle = rng.uniform(0, 2 * numpy.pi, antennas)
     enu = numpy.column_stack([radius * numpy.cos(angle), radius * numpy.sin(angle), rng.uniform(-20, 20, antennas)])
     return _array("meerkat", 21.4430, -30.7130, 1038.0, enu, ra=4.6487, dec=-0.5059)
+
+
+def run_graph_chain(first, rest, items, in_item_size, out_item_size):
+    """source -> first -> *rest -> sink; returns [(bytes, tags)] like run_graph."""
+    tb = gr.top_block()
+    source = blocks.vector_source_b(numpy.asarray(items, numpy.uint8).tolist(), False, in_item_size)
+    sink = blocks.vector_sink_b(out_item_size)
+    tb.connect(source, first, *rest, sink)
+    tb.run()
+    return [(numpy.array(sink.data(), dtype=numpy.uint8), sink.tags())]

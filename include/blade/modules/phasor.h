@@ -130,22 +130,23 @@ BLADE_CORE_API blade_status blade_phasor_create(blade_phasor** plan,
 BLADE_CORE_API blade_shape blade_phasor_output_shape(const blade_phasor* plan);
 
 /**
- * Delays [B][A] in seconds for the step at UTC Julian date `jd_utc` (the middle of
- * the step) with UT1 - UTC = `dut1` s. Table modes use the time only.
+ * Delays [B][A] in seconds for the step whose middle is at `unix_time` (UTC unix
+ * seconds; ERFA gets it as a two-part Julian date, see blade_unix_to_jd()) with
+ * UT1 - UTC = `dut1` s. Table modes use the time only.
  */
 BLADE_CORE_API blade_status blade_phasor_delays(blade_phasor* plan,
-                                                double jd_utc,
+                                                double unix_time,
                                                 double dut1,
                                                 double* delays);
 
 /**
- * Delays (optional, [B][A] seconds; NULL to skip) and phasors (cf32 tensor of
+ * Delays (optional, [B][A] seconds; NULL to skip) and phasors at `unix_time` (cf32 tensor of
  * blade_phasor_output_shape() on the plan's device) for one step. On a GPU-like
  * device the upload is queued on `stream`; the next call waits for it before
  * reusing its staging memory.
  */
 BLADE_CORE_API blade_status blade_phasor_compute(blade_phasor* plan,
-                                                 double jd_utc,
+                                                 double unix_time,
                                                  double dut1,
                                                  double* delays,
                                                  blade_tensor* phasors,

@@ -27,8 +27,8 @@ namespace blade {
  * polarizations), in step with the data, for a beamformer that computes
  * y[b] = sum over a of x[a] * phasor[b, a] (no conjugation).
  *
- * Maths (docs/blocks/phasor.md): for the chunk's middle time (UTC Julian date
- * jd_mid and DUT1 of the item; jd_mid 0 means: derive it from unix_mid), ERFA
+ * Maths (docs/blocks/phasor.md): for the chunk's middle time (unix_mid of the
+ * item, or jd_mid when unix_mid is 0, with the item's DUT1), ERFA
  * gives each beam's and the boresight's observed hour angle and declination; the
  * projection W of each antenna's position on a direction gives
  * tau_a = (W_a - W_ref) / c; the steering delay is

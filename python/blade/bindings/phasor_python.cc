@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(phasor.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(03b82244ef253b3e27c9950a34eaba13)                     */
+/* BINDTOOL_HEADER_FILE_HASH(9569bc25b9039056e432de7e3aa831a9)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
