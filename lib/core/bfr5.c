@@ -222,6 +222,30 @@ static int64_t count_of(int rank, const int64_t* dims)
     return count;
 }
 
+/* Open `name` and check its kind and shape; a missing optional dataset gives
+ * *dataset = -1 and BLADE_OK. On success the caller closes *dataset. */
+static blade_status open_checked(const reader* r,
+                                 const char* name,
+                                 bool required,
+                                 value_kind kind,
+                                 int rank,
+                                 const int64_t* dims,
+                                 const char* meaning,
+                                 hid_t* dataset)
+{
+    BLADE_TRY(open_dataset(r, name, required, dataset));
+    if (*dataset < 0)
+        return BLADE_OK;
+    blade_status status = check_kind(r, name, *dataset, kind);
+    if (status == BLADE_OK)
+        status = check_shape(r, name, *dataset, rank, dims, meaning);
+    if (status != BLADE_OK) {
+        H5Dclose(*dataset);
+        *dataset = -1;
+    }
+    return status;
+}
+
 /* ---- typed reads ------------------------------------------------------------------ */
 
 static blade_status read_values(const reader* r, const char* name, hid_t dataset, hid_t memory_type, void* out)
@@ -247,17 +271,11 @@ static blade_status read_numeric(const reader* r,
 {
     *out = NULL;
     hid_t dataset;
-    BLADE_TRY(open_dataset(r, name, required, &dataset));
+    BLADE_TRY(open_checked(r, name, required, kind, rank, dims, meaning, &dataset));
     if (dataset < 0)
         return BLADE_OK;
-    blade_status status = check_kind(r, name, dataset, kind);
-    if (status == BLADE_OK)
-        status = check_shape(r, name, dataset, rank, dims, meaning);
-    if (status != BLADE_OK) {
-        H5Dclose(dataset);
-        return status;
-    }
     const int64_t count = count_of(rank, dims);
+    blade_status status;
     const size_t element = kind == KIND_COMPLEX ? 2 * sizeof(double)
                            : kind == KIND_INTEGER ? sizeof(int64_t)
                                                   : sizeof(double);
@@ -319,16 +337,10 @@ static blade_status read_strings(const reader* r,
 {
     *out = NULL;
     hid_t dataset;
-    BLADE_TRY(open_dataset(r, name, required, &dataset));
+    BLADE_TRY(open_checked(r, name, required, KIND_STRING, rank, dims, meaning, &dataset));
     if (dataset < 0)
         return BLADE_OK;
-    blade_status status = check_kind(r, name, dataset, KIND_STRING);
-    if (status == BLADE_OK)
-        status = check_shape(r, name, dataset, rank, dims, meaning);
-    if (status != BLADE_OK) {
-        H5Dclose(dataset);
-        return status;
-    }
+    blade_status status = BLADE_OK;
     const size_t count = (size_t)count_of(rank, dims);
     char** strings = calloc(count, sizeof(char*));
     const hid_t file_type = H5Dget_type(dataset);
