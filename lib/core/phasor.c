@@ -356,8 +356,7 @@ void blade_phasor_destroy(blade_phasor* plan)
 {
     if (plan == NULL)
         return;
-    if (plan->upload_pending)
-        blade_stream_synchronize(plan->device, plan->upload_stream);
+    /* The caller has synchronized the upload stream (its stream may be gone). */
     blade_host_free(plan->device, plan->staging);
     free(plan->xyz);
     free(plan->beam_ra);

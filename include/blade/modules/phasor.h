@@ -176,7 +176,8 @@ BLADE_CORE_API blade_status blade_phasor_set_calibration(blade_phasor* plan,
                                                          int64_t channels,
                                                          int64_t first_channel);
 
-/** Release the plan (NULL is ignored). */
+/** Release the plan (NULL is ignored). Synchronize the stream of the last
+ *  blade_phasor_compute() first: its upload may still read the plan's memory. */
 BLADE_CORE_API void blade_phasor_destroy(blade_phasor* plan);
 
 #ifdef __cplusplus
