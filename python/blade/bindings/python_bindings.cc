@@ -24,6 +24,9 @@ namespace py = pybind11;
     void bind_cast(py::module& m);
     void bind_runtime(py::module& m);
     void bind_metadata(py::module& m);
+    void bind_phasor(py::module& m);
+    void bind_delays(py::module& m);
+    void bind_recipe(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -55,5 +58,8 @@ PYBIND11_MODULE(blade_python, m)
     bind_cast(m);
     bind_runtime(m);
     bind_metadata(m);
+    bind_phasor(m);
+    bind_delays(m);
+    bind_recipe(m);
     // ) END BINDING_FUNCTION_CALLS
 }
