@@ -13,12 +13,15 @@
 #define BLADE_BLADE_H
 
 #include <blade/modules/cast.h>
-#include <blade/modules/beamformer.h>
 #include <blade/device.h>
 #include <blade/dtype.h>
 #include <blade/memory.h>
 #include <blade/status.h>
 #include <blade/tensor.h>
 #include <blade/version.h>
+#include <blade/astrometry.h>
+#include <blade/modules/phasor.h>
+#include <blade/formats/bfr5.h>
+#include <blade/modules/beamformer.h>
 
 #endif /* BLADE_BLADE_H */

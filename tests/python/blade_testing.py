@@ -171,6 +171,62 @@ def chunk_time_items(times):
     return items.view(numpy.uint8)
 
 
+# --- array geometry (phasor, beamformer and demo tests) --------------------------
+
+WGS84_A = 6378137.0
+WGS84_F = 1 / 298.257223563
+
+
+def geodetic_to_ecef(lon, lat, alt):
+    """WGS84 geodetic (rad, rad, m) -> ECEF metres, the textbook formula."""
+    e2 = WGS84_F * (2 - WGS84_F)
+    n = WGS84_A / numpy.sqrt(1 - e2 * numpy.sin(lat) ** 2)
+    return numpy.array(
+        [(n + alt) * numpy.cos(lat) * numpy.cos(lon), (n + alt) * numpy.cos(lat) * numpy.sin(lon),
+         (n * (1 - e2) + alt) * numpy.sin(lat)]
+    )
+
+
+def enu_to_ecef_rotation(lon, lat):
+    """Matrix whose columns are the local east, north, up unit vectors in ECEF."""
+    sl, cl, sp, cp = numpy.sin(lon), numpy.cos(lon), numpy.sin(lat), numpy.cos(lat)
+    return numpy.array([[-sl, -sp * cl, cp * cl], [cl, -sp * sl, cp * sl], [0.0, cp, sp]])
+
+
+def _array(name, lon_deg, lat_deg, alt, enu, ra, dec):
+    lon, lat = numpy.radians(lon_deg), numpy.radians(lat_deg)
+    enu = numpy.asarray(enu, numpy.float64)
+    positions = geodetic_to_ecef(lon, lat, alt) + enu @ enu_to_ecef_rotation(lon, lat).T
+    return {"name": name, "reference": (lon, lat, alt), "enu": enu, "positions": positions, "ra": ra, "dec": dec}
+
+
+def ata_like_array(antennas=12, seed=7):
+    """Hat Creek-like reference, antennas within ~300 m (ECEF positions [A, 3])."""
+    rng = numpy.random.default_rng(seed)
+    enu = numpy.column_stack([rng.uniform(-150, 150, antennas), rng.uniform(-150, 150, antennas),
+                              rng.uniform(-3, 3, antennas)])
+    return _array("ata", -121.4733, 40.8173, 1019.2, enu, ra=1.4596, dec=0.3842)
+
+
+def meerkat_like_array(antennas=16, seed=11):
+    """Karoo-like reference, a dense core plus arms out to ~8 km."""
+    rng = numpy.random.default_rng(seed)
+    radius = numpy.concatenate([rng.uniform(20, 500, antennas - 4), [2000.0, 4000.0, 6000.0, 8000.0]])
+    angle = rng.uniform(0, 2 * numpy.pi, antennas)
+    enu = numpy.column_stack([radius * numpy.cos(angle), radius * numpy.sin(angle), rng.uniform(-20, 20, antennas)])
+    return _array("meerkat", 21.4430, -30.7130, 1038.0, enu, ra=4.6487, dec=-0.5059)
+
+
+def run_graph_chain(first, rest, items, in_item_size, out_item_size):
+    """source -> first -> *rest -> sink; returns [(bytes, tags)] like run_graph."""
+    tb = gr.top_block()
+    source = blocks.vector_source_b(numpy.asarray(items, numpy.uint8).tolist(), False, in_item_size)
+    sink = blocks.vector_sink_b(out_item_size)
+    tb.connect(source, first, *rest, sink)
+    tb.run()
+    return [(numpy.array(sink.data(), dtype=numpy.uint8), sink.tags())]
+
+
 # --- beamformer references (spec: modules.md, Beamformer) -----------------------
 
 
