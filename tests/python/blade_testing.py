@@ -314,3 +314,9 @@ def run_chain_into_beamformer(chain, block, voltages, phasors, input_type="cf32"
     blade.reset_copy_stats()
     tb.run()
     return blade.unpack(sink.data(), block.output_shape(), "cf32"), blade.copy_stats()
+
+
+def coarse_channel_centres(obsfreq, chan_bw, nchan, first, count):
+    """Centres (Hz) of recorded channels first .. first + count - 1 (formats.md:
+    f_c = OBSFREQ + (c - (NCHAN - 1) / 2) * CHAN_BW)."""
+    return obsfreq + (first + numpy.arange(count) - (nchan - 1) / 2) * chan_bw

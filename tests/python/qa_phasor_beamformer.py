@@ -20,10 +20,6 @@ A, F, T, P = 10, 6, 64, 2
 JD0 = 2460400.75
 
 
-def channel_centres():
-    return OBSFREQ + (FIRST + numpy.arange(F) - (NCHAN - 1) / 2) * CHAN_BW
-
-
 class qa_phasor_beamformer(gr_unittest.TestCase):
     def test_beam_on_the_source_adds_the_antennas_in_phase(self):
         rng = numpy.random.default_rng(31)
@@ -41,7 +37,7 @@ class qa_phasor_beamformer(gr_unittest.TestCase):
         for i, time in enumerate(times):
             delay = blade.compute_delays(array["reference"], array["positions"], boresight, beams,
                                          time["jd_mid"], time["dut1"])[0]  # [A] seconds, beam 0
-            arrival = numpy.exp(2j * numpy.pi * numpy.outer(delay, channel_centres()))  # [A, F]
+            arrival = numpy.exp(2j * numpy.pi * numpy.outer(delay, bt.coarse_channel_centres(OBSFREQ, CHAN_BW, NCHAN, FIRST, F)))  # [A, F]
             x[i] = arrival[:, :, None, None] * s[i][None]
 
         def phasor_block(device):
