@@ -186,10 +186,9 @@ struct error_stats {
     double max = 0, rms = 0;
 };
 
-error_stats compare(const problem& pr, const data& d, const std::vector<cf>& cpu, const std::vector<cf>& cuda,
-                    blade_beamformer_path path)
+error_stats compare(const problem& pr, const std::vector<double>& scale, const std::vector<cf>& cpu,
+                    const std::vector<cf>& cuda, blade_beamformer_path path)
 {
-    const auto scale = error_scale(pr, d, cpu);
     error_stats stats;
     double sum = 0;
     size_t first_bad = cpu.size();
@@ -220,11 +219,12 @@ void check_all_paths(const problem& pr, uint32_t seed)
 {
     const data d = make_data(pr, seed);
     const auto cpu = beamform(blade_device_cpu(), pr, d, BLADE_BEAMFORMER_FP32);
+    const auto scale = error_scale(pr, d, cpu);
     for (auto path : all_paths) {
         blade_beamformer_path used;
         const auto cuda = beamform(gpu(), pr, d, path, 0, &used);
         BOOST_TEST(used == path);
-        const error_stats stats = compare(pr, d, cpu, cuda, path);
+        const error_stats stats = compare(pr, scale, cpu, cuda, path);
         std::printf("%-70s %-6s max %.3g rms %.3g\n", pr.text().c_str(), blade_beamformer_path_name(path), stats.max,
                     stats.rms);
     }
@@ -285,10 +285,11 @@ BOOST_AUTO_TEST_CASE(misaligned_tensors_take_the_general_kernels)
     pr.incoherent = true;
     const data d = make_data(pr, 5);
     const auto cpu = beamform(blade_device_cpu(), pr, d, BLADE_BEAMFORMER_FP32);
+    const auto scale = error_scale(pr, d, cpu);
     for (auto path : all_paths) {
         const auto cuda = beamform(gpu(), pr, d, path, 8);
         // a misaligned output makes the tensor paths fall back to fp32
-        compare(pr, d, cpu, cuda, BLADE_BEAMFORMER_FP32);
+        compare(pr, scale, cpu, cuda, BLADE_BEAMFORMER_FP32);
     }
 }
 
@@ -316,7 +317,7 @@ BOOST_AUTO_TEST_CASE(benchmark_shapes)
         const data d = make_data(ata, 11);
         const auto cpu = beamform(blade_device_cpu(), ata, d, BLADE_BEAMFORMER_FP32);
         const auto cuda = beamform(gpu(), ata, d, BLADE_BEAMFORMER_FP32);
-        const error_stats s = compare(ata, d, cpu, cuda, BLADE_BEAMFORMER_FP32);
+        const error_stats s = compare(ata, error_scale(ata, d, cpu), cpu, cuda, BLADE_BEAMFORMER_FP32);
         std::printf("%-70s fp32   max %.3g rms %.3g\n", ata.text().c_str(), s.max, s.rms);
     }
     check_all_paths(problem{ 28, 24, 8192, 2, 32 }, 12);

@@ -32,7 +32,7 @@
  *   linearly with B.
  * - `tf32`: a tensor-core matrix product per (channel, polarization) with TF32 inputs
  *   (10-bit mantissa) and float32 accumulation. Error bound per output:
- *   |error| <= 2^-10 * sum_a |x_a||w_a| (typically about 1e-4 of it); ci8 voltages are
+ *   |error| <= 2^-10 * sum_a |x_a||w_a| (RMS about 4e-5 of it); ci8 voltages are
  *   exact in TF32, so then only the phasors are rounded.
  * - `tf32x3`: the same with each operand split into two TF32 parts (3 products, 2 for
  *   ci8 input): float32 accuracy at tensor-core speed.

@@ -39,7 +39,7 @@ namespace blade {
  *
  * Path (GPU only; the CPU always sums in float32): "fp32" (CUDA cores, float32),
  * "tf32" (tensor cores with TF32 operands: error at most 2^-10 of the sum of
- * |x||w| per output, typically 1e-4 of it), "tf32x3" (tensor cores with split TF32
+ * |x||w| per output, RMS about 4e-5 of it), "tf32x3" (tensor cores with split TF32
  * operands: float32 accuracy), or "auto" (tf32x3 when A >= 32, B >= 32 and
  * T >= 64, else fp32). path() reports the path in use.
  *

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(beamformer.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(6f8c896dca512eda8ac22796bc8ad2f6)                     */
+/* BINDTOOL_HEADER_FILE_HASH(b4ea95c0275fcf251bed1e184516e0f4)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
