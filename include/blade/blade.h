@@ -19,5 +19,10 @@
 #include <blade/status.h>
 #include <blade/tensor.h>
 #include <blade/version.h>
+#include <blade/io/observation.h>
+#include <blade/io/guppi_header.h>
+#include <blade/io/guppi_reader.h>
+#include <blade/io/guppi_writer.h>
+#include <blade/io/filterbank_writer.h>
 
 #endif /* BLADE_BLADE_H */

@@ -24,6 +24,10 @@ namespace py = pybind11;
     void bind_cast(py::module& m);
     void bind_runtime(py::module& m);
     void bind_metadata(py::module& m);
+    void bind_guppi_recording(py::module& m);
+    void bind_guppi_source(py::module& m);
+    void bind_guppi_sink(py::module& m);
+    void bind_filterbank_sink(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -55,5 +59,9 @@ PYBIND11_MODULE(blade_python, m)
     bind_cast(m);
     bind_runtime(m);
     bind_metadata(m);
+    bind_guppi_recording(m);
+    bind_guppi_source(m);
+    bind_guppi_sink(m);
+    bind_filterbank_sink(m);
     // ) END BINDING_FUNCTION_CALLS
 }
