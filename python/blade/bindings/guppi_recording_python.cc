@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(guppi_recording.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(8da533a1449cd73493c7ae9c3823593c)                     */
+/* BINDTOOL_HEADER_FILE_HASH(18c74da2f379bb6f02d82e32e1585a0c)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
