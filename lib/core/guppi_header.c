@@ -463,9 +463,17 @@ blade_guppi_header_set_real(blade_guppi_header* header, const char* key, double 
                           value);
     char text[40];
     snprintf(text, sizeof text, "%.17G", value);
-    /* A value that reads back as an integer is still a real: keep a decimal point. */
-    if (strpbrk(text, ".E") == NULL)
-        strcat(text, ".");
+    /* A real keeps a decimal point even with an exponent ("1.E+20"): some readers
+     * (blimpy) take a number without one for an integer. */
+    if (strchr(text, '.') == NULL) {
+        char* exponent = strchr(text, 'E');
+        if (exponent == NULL) {
+            strcat(text, ".");
+        } else {
+            memmove(exponent + 1, exponent, strlen(exponent) + 1);
+            *exponent = '.';
+        }
+    }
     return blade_guppi_header_set_raw(header, key, text);
 }
 

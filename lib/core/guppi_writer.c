@@ -217,7 +217,12 @@ choose_time_origin(const blade_observation* obs, double* synctime, int64_t* pkti
 {
     const double second = floor(obs->unix_start);
     const double samples = (obs->unix_start - second) / obs->tsamp;
-    if (fabs(samples - round(samples)) < 1e-3) {
+    /* A unix time near 1.7e9 s carries only ~0.24 us in a double, so the tags cannot
+     * be more exact than a couple of those steps: a start that close to the sample
+     * grid counted from a whole second is snapped to it. */
+    const double resolution = nextafter(obs->unix_start, INFINITY) - obs->unix_start;
+    const double tolerance = fmax(2 * resolution, 1e-3 * obs->tsamp);
+    if (fabs(samples - round(samples)) * obs->tsamp <= tolerance) {
         *synctime = second;
         *pktidx = (int64_t)llround(samples);
     } else {

@@ -169,3 +169,40 @@ def chunk_time_items(times):
         for name, value in fields.items():
             items[i][name] = value
     return items.view(numpy.uint8)
+
+
+# --- third-party readers in their own virtual environments ----------------------
+# tools/make-reader-venvs creates BUILD/reader-venvs/{blimpy,sigpyproc}; tests that
+# need one skip (with the reason) where it is missing.
+
+
+def reader_venv_python(name):
+    """The python of reader venv `name` ("blimpy" also has your), or None."""
+    roots = [os.environ.get("BLADE_READER_VENVS", "")]
+    roots.append(os.path.join(os.path.dirname(__file__), "..", "..", "build", "reader-venvs"))
+    for root in roots:
+        python = os.path.join(root, name, "bin", "python")
+        if root and os.access(python, os.X_OK):
+            return python
+    return None
+
+
+def run_in_reader_venv(testcase, name, script, *args):
+    """
+    Run `script` (Python source) with `args` in reader venv `name` and return what it
+    printed as JSON. Skips the test when the venv is missing.
+    """
+    import json
+    import subprocess
+
+    python = reader_venv_python(name)
+    if python is None:
+        testcase.skipTest(f"reader venv '{name}' missing: run tools/make-reader-venvs")
+    result = subprocess.run(
+        [python, "-c", script, *[str(a) for a in args]],
+        capture_output=True, text=True, timeout=300,
+        env=dict(os.environ, PYTHONPATH="", MPLBACKEND="Agg"),
+    )
+    if result.returncode != 0:
+        raise AssertionError(f"{name} reader failed ({result.returncode}):\n{result.stderr[-3000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
