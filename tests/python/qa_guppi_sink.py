@@ -28,7 +28,8 @@ HEADER = {
 def parse_file(path):
     """[(cards as {key: text}, data bytes)] of a GUPPI RAW file, parsed here from the spec."""
     blocks_ = []
-    raw = open(path, "rb").read()
+    with open(path, "rb") as handle:
+        raw = handle.read()
     offset = 0
     while offset < len(raw):
         cards = {}
@@ -166,7 +167,8 @@ class qa_guppi_sink(gr_unittest.TestCase):
         chunks = blade_testing.from_values(blade.guppi.random_blocks(self.rng, 3, 1, 3, 10, 2)[:, ...], "ci8")
         sink = blade.guppi_sink(self.path("d"), shape, "ci8", directio=True, block_samples=12)
         self.feed(sink, chunks, "ci8", chunk_tags(SYNCTIME + 1.25))
-        raw = open(self.path("d.0000.raw"), "rb").read()
+        with open(self.path("d.0000.raw"), "rb") as handle:
+            raw = handle.read()
         blocks_ = parse_file(self.path("d.0000.raw"))
         self.assertEqual(len(blocks_), 2)  # 30 samples: two blocks of 12, 6 dropped
         header_bytes = raw.index(b"END") + 80
