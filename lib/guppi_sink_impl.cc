@@ -97,10 +97,13 @@ bool guppi_sink_impl::stop()
         if (dropped > 0)
             d_logger->warn(
                 "the last {} samples did not fill a block and were not written", dropped);
-        d_logger->info("wrote {} blocks to {} file(s) from {}",
-                       blade_guppi_writer_blocks(d_writer),
-                       blade_guppi_writer_files(d_writer),
-                       blade_guppi_writer_file_name(d_writer, 0));
+        if (blade_guppi_writer_blocks(d_writer) == 0)
+            d_logger->warn("no complete block arrived: nothing was written");
+        else
+            d_logger->info("wrote {} blocks to {} file(s) from {}",
+                           blade_guppi_writer_blocks(d_writer),
+                           blade_guppi_writer_files(d_writer),
+                           blade_guppi_writer_file_name(d_writer, 0));
     }
     return gr::sync_block::stop();
 }

@@ -494,7 +494,8 @@ blade_status blade_guppi_header_set_string(blade_guppi_header* header,
             text[n++] = '\'';
         text[n++] = *p;
     }
-    while (n < 9) /* FITS pads short strings to 8 characters */
+    /* FITS pads short strings to 8 characters (of the value, before escaping). */
+    for (size_t length = strlen(value); length < 8; length++)
         text[n++] = ' ';
     text[n++] = '\'';
     text[n] = '\0';

@@ -389,6 +389,11 @@ blade_status blade_guppi_writer_close(blade_guppi_writer* w)
                               w->files.items[w->files.count - 1],
                               strerror(errno));
     }
+    /* An empty file is no recording (readers refuse it): leave none behind. */
+    if (w->blocks == 0 && w->files.count == 1) {
+        unlink(w->files.items[0]);
+        blade_string_list_clear(&w->files);
+    }
     return BLADE_OK;
 }
 

@@ -85,7 +85,8 @@ BLADE_CORE_API blade_status blade_guppi_writer_write(blade_guppi_writer* writer,
 
 /**
  * Close the current file. Samples of an incomplete last block are dropped and
- * counted (blade_guppi_writer_discarded_samples()). Idempotent.
+ * counted (blade_guppi_writer_discarded_samples()); if no block was written at
+ * all, the empty first file is removed. Idempotent.
  */
 BLADE_CORE_API blade_status blade_guppi_writer_close(blade_guppi_writer* writer);
 
