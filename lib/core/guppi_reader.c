@@ -8,10 +8,16 @@
  * stream's length, gaps and time axis are known up front.
  *
  * The stream is a sequence of "stream blocks" numbered by PKTIDX: real blocks, and
- * (with zero-fill) the blocks missing between them. A read-ahead thread reads the
- * real blocks, in order, into a ring of block buffers; the caller's thread copies
- * (and converts) rows of [antenna][channel] from those buffers into chunks. Both
- * walk the blocks in the same order, so slot b % nslots holds block b.
+ * (with zero-fill) the blocks missing between them.
+ *
+ * Reading costs memory bandwidth, not parsing: a block is one contiguous run of
+ * [antenna][channel] rows of [time][pol] samples. The caller's thread reads each
+ * row it needs straight from the file into the chunk (one copy, from the page
+ * cache), or through a small staging row when the type changes. A read-ahead
+ * thread asks the kernel for the next readahead_blocks blocks ahead of the caller
+ * (posix_fadvise WILLNEED), so that when the disk is the limit its reads overlap
+ * the caller's copies. The thread never runs behind the caller: it skips what was
+ * consumed.
  */
 #define _GNU_SOURCE /* POSIX files, threads, strdup, M_PI under -std=c11 */
 #include "cast_backend.h"
@@ -38,6 +44,8 @@
 #define MAX_MISSING_BLOCKS (1 << 20)
 /* First guess of a header's size; real headers are 10 to 30 KiB. */
 #define HEADER_READ_BYTES 32768
+/* Elements converted per call (below the cast's threading threshold). */
+#define CAST_PIECE ((int64_t)1 << 15)
 /* Default read-ahead budget. */
 #define READAHEAD_BYTES (512LL << 20)
 
@@ -55,10 +63,6 @@ typedef struct geometry {
     blade_dtype type;
 } geometry;
 
-typedef struct slot {
-    char* data;
-    int64_t block; /* real block held, or -1 */
-} slot;
 
 struct blade_guppi_reader {
     blade_guppi_reader_config config;
@@ -77,22 +81,23 @@ struct blade_guppi_reader {
     double obsfreq_hz;
 
     /* caller's side */
-    int64_t cursor;          /* first real block not yet released */
+    int64_t cursor;          /* first real block not yet finished */
     int64_t last_zero_block; /* last zero-filled stream block counted */
     blade_status failure;    /* sticky run-time failure */
     char failure_message[1024];
+    int fd; /* open file of the caller, or -1 */
+    int64_t fd_file;
+    char* staging;           /* one row segment of the file type (conversions) */
+    int64_t bytes_read_here; /* bytes read by the caller, not yet in stats */
+    size_t staging_bytes;
 
     /* read-ahead thread */
-    slot* slots;
-    int nslots;
+    int ahead; /* blocks kept ahead of the caller */
     bool thread_started;
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t changed;
     bool stopping;
-    int64_t failed_block; /* first block the thread could not read (-1: none) */
-    blade_status thread_status;
-    char thread_message[1024];
     blade_guppi_reader_stats stats; /* under lock */
 };
 
@@ -658,14 +663,12 @@ static blade_status configure_chunks(blade_guppi_reader* r)
     BLADE_TRY(blade_shape_make(dims, 4, &r->shape));
     rec->chunks = rec->stream_samples / r->chunk_samples;
 
-    int64_t slots = c->readahead_blocks;
-    if (slots == 0) {
-        slots = READAHEAD_BYTES / rec->blocsize;
-        slots = slots < 2 ? 2 : (slots > 8 ? 8 : slots);
+    int64_t ahead = c->readahead_blocks;
+    if (ahead == 0) {
+        ahead = READAHEAD_BYTES / rec->blocsize;
+        ahead = ahead < 2 ? 2 : (ahead > 8 ? 8 : ahead);
     }
-    if (slots > r->readable_blocks)
-        slots = r->readable_blocks;
-    r->nslots = (int)(slots < 1 ? 1 : slots);
+    r->ahead = (int)(ahead > 64 ? 64 : ahead);
 
     /* Axes of the whole recording: channel 0, first sample. */
     blade_observation* obs = &rec->observation;
@@ -691,8 +694,9 @@ blade_status blade_guppi_reader_open(blade_guppi_reader** reader,
     BLADE_TRY(blade_alloc_object(sizeof *r, "GUPPI reader", (void**)&r));
     r->config = *config;
     r->config.path = NULL; /* not kept: the caller owns it */
-    r->failed_block = -1;
     r->last_zero_block = -1;
+    r->fd = -1;
+    r->fd_file = -1;
     pthread_mutex_init(&r->lock, NULL);
     pthread_cond_init(&r->changed, NULL);
 
@@ -795,52 +799,34 @@ static void* read_ahead(void* argument)
     blade_guppi_reader* r = argument;
     int fd = -1;
     int64_t open_file = -1;
-    blade_status status = BLADE_OK;
     for (int64_t b = 0; b < r->readable_blocks; b++) {
-        slot* s = &r->slots[b % r->nslots];
         pthread_mutex_lock(&r->lock);
-        while (!r->stopping && s->block != -1)
+        while (!r->stopping && b >= r->cursor + r->ahead)
             pthread_cond_wait(&r->changed, &r->lock);
-        const bool stopping = r->stopping;
+        if (b < r->cursor) /* the caller got there first */
+            b = r->cursor;
+        const bool stopping = r->stopping || b >= r->readable_blocks;
         pthread_mutex_unlock(&r->lock);
         if (stopping)
             break;
-
         const block_entry* entry = &r->blocks[b];
-        const char* name = r->files.items[entry->file];
         if (entry->file != open_file) {
             if (fd >= 0)
                 close(fd);
-            fd = open(name, O_RDONLY);
             open_file = entry->file;
-            if (fd < 0) {
-                status = blade_fail(
-                    BLADE_ERROR_IO, "%s: cannot open: %s", name, strerror(errno));
-            } else {
+            fd = open(r->files.items[entry->file], O_RDONLY | O_CLOEXEC);
 #ifdef POSIX_FADV_SEQUENTIAL
+            if (fd >= 0)
                 posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
-            }
         }
-        if (status == BLADE_OK)
-            status = blade_read_fully(
-                fd, s->data, (size_t)r->rec.blocsize, entry->data_offset, name);
-
-        pthread_mutex_lock(&r->lock);
-        if (status == BLADE_OK) {
-            s->block = b;
-            r->stats.blocks_read++;
-            r->stats.bytes_read += r->rec.blocsize;
-        } else {
-            r->failed_block = b;
-            r->thread_status = status;
-            snprintf(
-                r->thread_message, sizeof r->thread_message, "%s", blade_last_error());
-        }
-        pthread_cond_broadcast(&r->changed);
-        pthread_mutex_unlock(&r->lock);
-        if (status != BLADE_OK)
-            break;
+        if (fd < 0)
+            continue; /* the caller's own open reports the problem */
+        /* The kernel reads the block into the page cache in the background while
+         * the caller copies earlier blocks. (Reading it here as well would make
+         * sure, but costs a pass over memory that slows a cached recording.) */
+        posix_fadvise(
+            fd, (off_t)entry->data_offset, (off_t)r->rec.blocsize, POSIX_FADV_WILLNEED);
     }
     if (fd >= 0)
         close(fd);
@@ -849,14 +835,6 @@ static void* read_ahead(void* argument)
 
 static blade_status start_thread(blade_guppi_reader* r)
 {
-    r->slots = calloc((size_t)r->nslots, sizeof *r->slots);
-    if (r->slots == NULL)
-        return blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "GUPPI reader: read-ahead slots");
-    for (int i = 0; i < r->nslots; i++) {
-        r->slots[i].block = -1;
-        BLADE_TRY(blade_host_alloc(
-            blade_device_cpu(), (size_t)r->rec.blocsize, (void**)&r->slots[i].data));
-    }
     const int error = pthread_create(&r->thread, NULL, read_ahead, r);
     if (error != 0)
         return blade_fail(BLADE_ERROR_IO,
@@ -866,59 +844,81 @@ static blade_status start_thread(blade_guppi_reader* r)
     return BLADE_OK;
 }
 
-/* Wait until real block b is in its slot. */
-static blade_status acquire(blade_guppi_reader* r, int64_t b, const char** data)
+/* The caller finished real block `cursor`: let the thread go further. */
+static void advance_cursor(blade_guppi_reader* r)
 {
-    slot* s = &r->slots[b % r->nslots];
     pthread_mutex_lock(&r->lock);
-    while (s->block != b && !(r->failed_block >= 0 && r->failed_block <= b))
-        pthread_cond_wait(&r->changed, &r->lock);
-    blade_status status = BLADE_OK;
-    if (s->block != b) {
-        status = r->thread_status;
-        blade_fail(status, "%s", r->thread_message);
-    }
-    pthread_mutex_unlock(&r->lock);
-    *data = s->data;
-    return status;
-}
-
-static void release(blade_guppi_reader* r, int64_t b)
-{
-    slot* s = &r->slots[b % r->nslots];
-    pthread_mutex_lock(&r->lock);
-    s->block = -1;
+    r->cursor++;
+    r->stats.blocks_read++;
     pthread_cond_broadcast(&r->changed);
     pthread_mutex_unlock(&r->lock);
 }
 
 /* ---- chunk assembly ------------------------------------------------------- */
 
-/* Copy `count` samples from `first` on of every selected row of a block into the
- * chunk at sample `at` (data NULL: zeros). */
-static void copy_rows(const blade_guppi_reader* r,
-                      const char* data,
-                      int64_t first,
-                      int64_t count,
-                      char* out,
-                      int64_t at)
+static blade_status open_for_caller(blade_guppi_reader* r, int64_t file)
 {
-    const int64_t rows = r->rec.nants * r->channel_count;
+    if (r->fd_file == file && r->fd >= 0)
+        return BLADE_OK;
+    if (r->fd >= 0)
+        close(r->fd);
+    r->fd_file = file;
+    r->fd = open(r->files.items[file], O_RDONLY | O_CLOEXEC);
+    if (r->fd < 0)
+        return blade_fail(
+            BLADE_ERROR_IO, "%s: cannot open: %s", r->files.items[file], strerror(errno));
+    posix_fadvise(
+        r->fd, 0, 0, POSIX_FADV_SEQUENTIAL); /* a larger kernel read-ahead window */
+    return BLADE_OK;
+}
+
+/* Copy `count` samples from `first` on of every selected row of real block `b`
+ * into the chunk at sample `at`; b < 0: zeros. */
+static blade_status copy_rows(
+    blade_guppi_reader* r, int64_t b, int64_t first, int64_t count, char* out, int64_t at)
+{
     const int64_t F = r->rec.nchan, Fs = r->channel_count, P = r->rec.npol;
     const int64_t NT = r->rec.ntime, T = r->chunk_samples;
     const blade_dtype from = r->rec.file_type, to = r->config.output_type;
-    const int64_t bytes = rows * count * P * (int64_t)blade_dtype_size(to);
-#pragma omp parallel for schedule(static) if (bytes > (1 << 20))
-    for (int64_t row = 0; row < rows; row++) {
-        const int64_t a = row / Fs, f = row % Fs;
-        char* target = out + blade_bytes(to, ((a * Fs + f) * T + at) * P);
-        if (data == NULL) {
-            memset(target, 0, blade_bytes(to, count * P));
-            continue;
+    const size_t row_bytes = blade_bytes(from, count * P);
+    if (b >= 0) {
+        BLADE_TRY(open_for_caller(r, r->blocks[b].file));
+        if (from != to && row_bytes > r->staging_bytes) {
+            char* grown = realloc(r->staging, row_bytes);
+            if (grown == NULL)
+                return blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "GUPPI reader: staging row");
+            r->staging = grown;
+            r->staging_bytes = row_bytes;
         }
-        const int64_t source = ((a * F + r->channel_start + f) * NT + first) * P;
-        blade_cpu_cast(data + blade_bytes(from, source), from, target, to, count * P);
     }
+    for (int64_t a = 0; a < r->rec.nants; a++) {
+        for (int64_t f = 0; f < Fs; f++) {
+            char* target = out + blade_bytes(to, ((a * Fs + f) * T + at) * P);
+            if (b < 0) {
+                memset(target, 0, blade_bytes(to, count * P));
+                continue;
+            }
+            const int64_t sample = ((a * F + r->channel_start + f) * NT + first) * P;
+            const int64_t offset =
+                r->blocks[b].data_offset + (int64_t)blade_bytes(from, sample);
+            char* landing = from == to ? target : r->staging;
+            BLADE_TRY(blade_read_fully(
+                r->fd, landing, row_bytes, offset, r->files.items[r->blocks[b].file]));
+            r->bytes_read_here += (int64_t)row_bytes;
+            /* Pieces small enough that the cast stays on this thread: a thread team
+             * per row costs more than the conversion. */
+            for (int64_t done = 0; from != to && done < count * P; done += CAST_PIECE) {
+                const int64_t n =
+                    count * P - done < CAST_PIECE ? count * P - done : CAST_PIECE;
+                blade_cpu_cast(landing + blade_bytes(from, done),
+                               from,
+                               target + blade_bytes(to, done),
+                               to,
+                               n);
+            }
+        }
+    }
+    return BLADE_OK;
 }
 
 static double
@@ -965,15 +965,14 @@ blade_status blade_guppi_reader_read(blade_guppi_reader* r,
     if (r->failure != BLADE_OK)
         return blade_fail(r->failure, "%s", r->failure_message);
     const blade_guppi_recording* rec = &r->rec;
-    pthread_mutex_lock(&r->lock);
-    const int64_t index = r->stats.chunks;
+    const int64_t index = r->stats.chunks; /* only this thread writes it */
     if (index >= rec->chunks) {
+        pthread_mutex_lock(&r->lock);
         r->stats.samples_left = rec->stream_samples - rec->chunks * r->chunk_samples;
         r->stats.stopped_at_gap = r->readable_blocks < rec->nblocks;
         pthread_mutex_unlock(&r->lock);
         return blade_fail(BLADE_ERROR_END_OF_DATA, "the end of the recording");
     }
-    pthread_mutex_unlock(&r->lock);
     if (!r->thread_started)
         BLADE_TRY(start_thread(r));
 
@@ -985,29 +984,19 @@ blade_status blade_guppi_reader_read(blade_guppi_reader* r,
     while (filled < T) {
         const int64_t block = position / NT, sample = position % NT;
         const int64_t take = T - filled < NT - sample ? T - filled : NT - sample;
-        while (r->cursor < r->readable_blocks &&
-               r->blocks[r->cursor].stream_block < block)
-            r->cursor++; /* (never happens for released blocks; kept for safety) */
         const bool real =
             r->cursor < r->readable_blocks && r->blocks[r->cursor].stream_block == block;
-        if (real) {
-            const char* data;
-            const blade_status status = acquire(r, r->cursor, &data);
-            if (status != BLADE_OK) {
-                r->failure = status;
-                snprintf(r->failure_message,
-                         sizeof r->failure_message,
-                         "%s",
-                         blade_last_error());
-                return status;
-            }
-            copy_rows(r, data, sample, take, output->data, filled);
-            if (sample + take == NT) {
-                release(r, r->cursor);
-                r->cursor++;
-            }
-        } else {
-            copy_rows(r, NULL, sample, take, output->data, filled);
+        const blade_status status =
+            copy_rows(r, real ? r->cursor : -1, sample, take, output->data, filled);
+        if (status != BLADE_OK) {
+            r->failure = status;
+            snprintf(
+                r->failure_message, sizeof r->failure_message, "%s", blade_last_error());
+            return status;
+        }
+        if (real && sample + take == NT)
+            advance_cursor(r);
+        if (!real) {
             zero_blocks++;
             zero_samples += take;
             if (block != r->last_zero_block) {
@@ -1021,6 +1010,8 @@ blade_status blade_guppi_reader_read(blade_guppi_reader* r,
     info.zero_filled_blocks = zero_blocks;
     info.zero_filled_samples = zero_samples;
     pthread_mutex_lock(&r->lock);
+    r->stats.bytes_read += r->bytes_read_here;
+    r->bytes_read_here = 0;
     r->stats.chunks++;
     r->stats.zero_filled_blocks += new_zero_blocks;
     pthread_mutex_unlock(&r->lock);
@@ -1042,10 +1033,9 @@ void blade_guppi_reader_close(blade_guppi_reader* r)
         pthread_mutex_unlock(&r->lock);
         pthread_join(r->thread, NULL);
     }
-    if (r->slots != NULL)
-        for (int i = 0; i < r->nslots; i++)
-            blade_host_free(blade_device_cpu(), r->slots[i].data);
-    free(r->slots);
+    if (r->fd >= 0)
+        close(r->fd);
+    free(r->staging);
     free(r->blocks);
     blade_guppi_header_destroy(r->header);
     blade_string_list_clear(&r->files);

@@ -14,13 +14,15 @@
  * a truncated header after at least one complete block) is not an error: it is
  * dropped with a warning (blade_guppi_reader_warning()).
  *
- * Reading: a thread of the reader reads whole blocks ahead into a ring of buffers
- * (blade_guppi_reader_config::readahead_blocks), so disk reads overlap the copy into
- * chunks. Each chunk holds `chunk_samples` consecutive time samples of every
- * antenna, of the selected channels, converted to the output type. Chunks span
- * blocks and files freely; samples at the end of the stream that do not fill a
- * whole chunk are not returned (blade_guppi_reader_stats::samples_left says how
- * many).
+ * Reading: the caller's thread reads the rows a chunk needs straight from the files
+ * into the chunk (converting through a small staging row when the type changes);
+ * a thread of the reader has the kernel read the next
+ * blade_guppi_reader_config::readahead_blocks blocks into the page cache ahead of
+ * the caller, so disk reads overlap the caller's copies. Each
+ * chunk holds `chunk_samples` consecutive time samples of every antenna, of the selected
+ * channels, converted to the output type. Chunks span blocks and files freely; samples at
+ * the end of the stream that do not fill a whole chunk are not returned
+ * (blade_guppi_reader_stats::samples_left says how many).
  *
  * Conventions (docs/formats.md):
  * - Block geometry: NTIME = BLOCSIZE·8 / (2·NPOL·OBSNCHAN·NBITS); channels per
