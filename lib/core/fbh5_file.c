@@ -37,43 +37,39 @@ static blade_status hdf5_error(const char* path, const char* what)
     return blade_fail(BLADE_ERROR_IO, "%s: HDF5 could not %s", path, what);
 }
 
+/* A scalar attribute of `type` holding `value`. */
+static herr_t
+scalar_attribute(hid_t target, const char* name, hid_t type, const void* value)
+{
+    const hid_t space = H5Screate(H5S_SCALAR);
+    const hid_t attribute =
+        H5Acreate2(target, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t status = attribute < 0 ? -1 : H5Awrite(attribute, type, value);
+    if (attribute >= 0)
+        H5Aclose(attribute);
+    H5Sclose(space);
+    return status;
+}
+
+/* Fixed-length ASCII, as h5py writes Python bytes (readers get numpy.bytes_). */
 static herr_t string_attribute(hid_t target, const char* name, const char* value)
 {
     const hid_t type = H5Tcopy(H5T_C_S1);
     H5Tset_size(type, strlen(value) > 0 ? strlen(value) : 1);
     H5Tset_strpad(type, H5T_STR_NULLPAD);
-    const hid_t space = H5Screate(H5S_SCALAR);
-    const hid_t attribute =
-        H5Acreate2(target, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t status = attribute < 0 ? -1 : H5Awrite(attribute, type, value);
-    if (attribute >= 0)
-        H5Aclose(attribute);
-    H5Sclose(space);
+    const herr_t status = scalar_attribute(target, name, type, value);
     H5Tclose(type);
-    return status;
-}
-
-static herr_t
-number_attribute(hid_t target, const char* name, hid_t type, const void* value)
-{
-    const hid_t space = H5Screate(H5S_SCALAR);
-    const hid_t attribute =
-        H5Acreate2(target, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t status = attribute < 0 ? -1 : H5Awrite(attribute, type, value);
-    if (attribute >= 0)
-        H5Aclose(attribute);
-    H5Sclose(space);
     return status;
 }
 
 static herr_t int_attribute(hid_t target, const char* name, int64_t value)
 {
-    return number_attribute(target, name, H5T_NATIVE_INT64, &value);
+    return scalar_attribute(target, name, H5T_NATIVE_INT64, &value);
 }
 
 static herr_t double_attribute(hid_t target, const char* name, double value)
 {
-    return number_attribute(target, name, H5T_NATIVE_DOUBLE, &value);
+    return scalar_attribute(target, name, H5T_NATIVE_DOUBLE, &value);
 }
 
 /* DIMENSION_LABELS as HDF5's dimension-scale API writes it: an array of

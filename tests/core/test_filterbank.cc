@@ -15,18 +15,10 @@
 #include <unistd.h>
 
 using blade_test::ok;
+using blade_test::temp_dir;
 
 namespace {
 
-struct temp_dir {
-    std::string path;
-    temp_dir()
-    {
-        char name[] = "/tmp/test_filterbankXXXXXX";
-        path = mkdtemp(name);
-    }
-    ~temp_dir() { std::system(("rm -rf " + path).c_str()); }
-};
 
 blade_filterbank_config base_config(const std::string& path, blade_filterbank_format format)
 {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 using blade_test::ok;
+using blade_test::temp_dir;
 
 namespace {
 
@@ -36,15 +37,6 @@ struct parsed {
     ~parsed() { blade_guppi_header_destroy(header); }
 };
 
-struct temp_dir {
-    std::string path;
-    temp_dir()
-    {
-        char name[] = "/tmp/test_guppiXXXXXX";
-        path = mkdtemp(name);
-    }
-    ~temp_dir() { std::system(("rm -rf " + path).c_str()); }
-};
 
 } // namespace
 

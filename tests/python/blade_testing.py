@@ -206,3 +206,31 @@ def run_in_reader_venv(testcase, name, script, *args):
     if result.returncode != 0:
         raise AssertionError(f"{name} reader failed ({result.returncode}):\n{result.stderr[-3000:]}")
     return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+# --- tests that write files ------------------------------------------------------
+
+
+class FileTestCase:
+    """
+    Mix-in for gr_unittest.TestCase suites that write files: a fresh temporary
+    folder per test (self.dir, self.path(name)), removed afterwards; a seeded
+    random generator (self.rng); blade.failures() cleared.
+    """
+
+    seed = 0
+
+    def setUp(self):
+        import tempfile
+
+        self.dir = tempfile.mkdtemp(prefix=type(self).__name__)
+        self.rng = numpy.random.default_rng(self.seed)
+        blade.clear_failures()
+
+    def tearDown(self):
+        import shutil
+
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def path(self, name):
+        return os.path.join(self.dir, name)

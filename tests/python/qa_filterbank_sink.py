@@ -9,12 +9,10 @@ must see the same data, frequencies fch1 + j*foff and times tstart + i*tsamp.
 import json
 import math
 import os
-import shutil
 import signal
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 
 import numpy
@@ -145,17 +143,8 @@ print(json.dumps({"freqs": [float(x) for x in h.chan_freqs], "fch1": float(h.fch
 """
 
 
-class qa_filterbank_sink(gr_unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="qa_filterbank_sink")
-        self.rng = numpy.random.default_rng(99)
-        blade.clear_failures()
-
-    def tearDown(self):
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
+class qa_filterbank_sink(blade_testing.FileTestCase, gr_unittest.TestCase):
+    seed = 99
 
     def chunks(self, n, shape):
         return self.rng.uniform(0, 1000, (n, *shape)).astype(numpy.float32)

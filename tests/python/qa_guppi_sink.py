@@ -7,8 +7,6 @@ format's definition), by guppi_source (round trip), and by blimpy's GUPPI reader
 
 import math
 import os
-import shutil
-import tempfile
 
 import numpy
 import pmt
@@ -59,17 +57,8 @@ def chunk_tags(start, tsamp=2e-6, freq_first=1420.75e6, chan_bw=-0.5e6):
     ]
 
 
-class qa_guppi_sink(gr_unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="qa_guppi_sink")
-        self.rng = numpy.random.default_rng(7)
-        blade.clear_failures()
-
-    def tearDown(self):
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
+class qa_guppi_sink(blade_testing.FileTestCase, gr_unittest.TestCase):
+    seed = 7
 
     def feed(self, sink, chunks, dtype, tags=()):
         tb = gr.top_block()

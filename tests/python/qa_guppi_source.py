@@ -8,8 +8,6 @@ samples and tags must be exactly the generator's, computed here from the spec
 
 import math
 import os
-import shutil
-import tempfile
 
 import numpy
 from gnuradio import blocks, gr, gr_unittest
@@ -82,17 +80,8 @@ def stream_of(blocks_, pktidx, piperblk, zero_fill=True):
     return stream
 
 
-class qa_guppi_source(gr_unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="qa_guppi_source")
-        self.rng = numpy.random.default_rng(20240611)
-        blade.clear_failures()
-
-    def tearDown(self):
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
+class qa_guppi_source(blade_testing.FileTestCase, gr_unittest.TestCase):
+    seed = 20240611
 
     def check_chunks(self, data, shape, dtype, expected):
         chunks = blade.unpack(data, shape, dtype)
