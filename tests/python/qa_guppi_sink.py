@@ -112,6 +112,28 @@ class qa_guppi_sink(blade_testing.FileTestCase, gr_unittest.TestCase):
         self.assertEqual(float(headers[0]["AZ"]), 12.5)
         self.assertEqual(int(headers[0]["SYNCTIME"]), SYNCTIME)
 
+    def test_through_emulated_gpu_blocks(self):
+        # host source -> (upload) cast ci8->cf32 -> cast cf32->ci8 (download) -> host sink:
+        # the device buffers move the chunks and the tags through unchanged
+        data_blocks = blade.guppi.random_blocks(self.rng, 3, 2, 2, 8, 2)
+        blade.guppi.write_raw(self.path("dev.raw"), data_blocks, HEADER)
+        source = blade.guppi_source(self.path("dev.raw"), 8, "ci8")
+        shape = source.output_shape()
+        up = blade.cast(shape, "ci8", "cf32", "emulated")
+        down = blade.cast(shape, "cf32", "ci8", "emulated")
+        sink = blade.guppi_sink(self.path("dev_copy"), shape, "ci8")
+        tb = gr.top_block()
+        tb.connect(source, up, down, sink)
+        blade.reset_copy_stats()
+        tb.run()
+        self.assertEqual(blade.failures(), [])
+        self.assertEqual(blade.copy_stats()["host_to_device"], 3)
+        original, original_tags = self.read_back(self.path("dev.raw"), 8)
+        copy, copy_tags = self.read_back(self.path("dev_copy"), 8)
+        numpy.testing.assert_array_equal(copy, original)
+        starts = lambda tags: [pmt.to_double(t.value) for t in tags if pmt.symbol_to_string(t.key) == blade.tag.time_start_unix]  # noqa: E731
+        numpy.testing.assert_allclose(starts(copy_tags), starts(original_tags), rtol=0, atol=1e-9)
+
     def test_requantization_rounds_and_saturates(self):
         # round(x * scale) to nearest even, saturated; the product in single precision
         shape = [1, 2, 8, 2]
