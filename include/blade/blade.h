@@ -23,5 +23,10 @@
 #include <blade/modules/phasor.h>
 #include <blade/formats/bfr5.h>
 #include <blade/modules/beamformer.h>
+#include <blade/io/observation.h>
+#include <blade/io/guppi_header.h>
+#include <blade/io/guppi_reader.h>
+#include <blade/io/guppi_writer.h>
+#include <blade/io/filterbank_writer.h>
 
 #endif /* BLADE_BLADE_H */

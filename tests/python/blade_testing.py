@@ -320,3 +320,66 @@ def coarse_channel_centres(obsfreq, chan_bw, nchan, first, count):
     """Centres (Hz) of recorded channels first .. first + count - 1 (formats.md:
     f_c = OBSFREQ + (c - (NCHAN - 1) / 2) * CHAN_BW)."""
     return obsfreq + (first + numpy.arange(count) - (nchan - 1) / 2) * chan_bw
+# --- third-party readers in their own virtual environments ----------------------
+# tools/make-reader-venvs creates BUILD/reader-venvs/{blimpy,sigpyproc}; tests that
+# need one skip (with the reason) where it is missing.
+
+
+def reader_venv_python(name):
+    """The python of reader venv `name` ("blimpy" also has your), or None."""
+    roots = [os.environ.get("BLADE_READER_VENVS", "")]
+    roots.append(os.path.join(os.path.dirname(__file__), "..", "..", "build", "reader-venvs"))
+    for root in roots:
+        python = os.path.join(root, name, "bin", "python")
+        if root and os.access(python, os.X_OK):
+            return python
+    return None
+
+
+def run_in_reader_venv(testcase, name, script, *args):
+    """
+    Run `script` (Python source) with `args` in reader venv `name` and return what it
+    printed as JSON. Skips the test when the venv is missing.
+    """
+    import json
+    import subprocess
+
+    python = reader_venv_python(name)
+    if python is None:
+        testcase.skipTest(f"reader venv '{name}' missing: run tools/make-reader-venvs")
+    result = subprocess.run(
+        [python, "-c", script, *[str(a) for a in args]],
+        capture_output=True, text=True, timeout=300,
+        env=dict(os.environ, PYTHONPATH="", MPLBACKEND="Agg"),
+    )
+    if result.returncode != 0:
+        raise AssertionError(f"{name} reader failed ({result.returncode}):\n{result.stderr[-3000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+# --- tests that write files ------------------------------------------------------
+
+
+class FileTestCase:
+    """
+    Mix-in for gr_unittest.TestCase suites that write files: a fresh temporary
+    folder per test (self.dir, self.path(name)), removed afterwards; a seeded
+    random generator (self.rng); blade.failures() cleared.
+    """
+
+    seed = 0
+
+    def setUp(self):
+        import tempfile
+
+        self.dir = tempfile.mkdtemp(prefix=type(self).__name__)
+        self.rng = numpy.random.default_rng(self.seed)
+        blade.clear_failures()
+
+    def tearDown(self):
+        import shutil
+
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
