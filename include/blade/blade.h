@@ -21,7 +21,7 @@
 #include <blade/version.h>
 #include <blade/astrometry.h>
 #include <blade/modules/phasor.h>
-#include <blade/formats/bfr5.h>
+#include <blade/io/bfr5.h>
 #include <blade/modules/beamformer.h>
 #include <blade/io/observation.h>
 #include <blade/io/guppi_header.h>
