@@ -445,7 +445,7 @@ static blade_status geometry_delays(blade_phasor* plan, double unix_time, double
     memcpy(ra + 1, plan->beam_ra, (size_t)B * sizeof(double));
     memcpy(dec + 1, plan->beam_dec, (size_t)B * sizeof(double));
     double jd_day, jd_fraction;
-    blade_unix_to_jd(unix_time, &jd_day, &jd_fraction);
+    blade_unix_to_jd_split(unix_time, &jd_day, &jd_fraction);
     if (blade_observed_hadec(plan->longitude,
                              plan->latitude,
                              plan->altitude,

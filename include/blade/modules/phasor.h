@@ -131,7 +131,7 @@ BLADE_CORE_API blade_shape blade_phasor_output_shape(const blade_phasor* plan);
 
 /**
  * Delays [B][A] in seconds for the step whose middle is at `unix_time` (UTC unix
- * seconds; ERFA gets it as a two-part Julian date, see blade_unix_to_jd()) with
+ * seconds; ERFA gets it as a two-part Julian date, see blade_unix_to_jd_split()) with
  * UT1 - UTC = `dut1` s. Table modes use the time only.
  */
 BLADE_CORE_API blade_status blade_phasor_delays(blade_phasor* plan,
