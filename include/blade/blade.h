@@ -19,5 +19,8 @@
 #include <blade/status.h>
 #include <blade/tensor.h>
 #include <blade/version.h>
+#include <blade/modules/polarizer.h>
+#include <blade/modules/detector.h>
+#include <blade/modules/gather.h>
 
 #endif /* BLADE_BLADE_H */
