@@ -6,12 +6,16 @@
 // sample r·I; a sample of two polarizations is one float4). Each row is reduced by
 // a group of G lanes of one warp, G the largest power of two that divides I (at
 // most 32): lane m of the group sums samples m, m + G, m + 2G, … of the row
-// sequentially, then the G partial sums are combined by a butterfly of shuffles.
-// So, at every step, consecutive lanes read consecutive 16-byte samples (coalesced
-// 512-byte warp accesses), and the order of every sum depends on I alone: not on
-// the grid, the block size or the GPU. Each output is written by one lane, with no
-// atomics, so runs are bit-for-bit repeatable (upstream BLADE zeroed its output
-// from several thread blocks at once and raced; here nothing is shared).
+// sequentially, turns its sums into the mode's outputs (they are linear in the
+// sums), and the G lanes then combine their outputs with shuffles: first a
+// reduce-scatter (each exchange halves the outputs a lane holds, so four Stokes
+// values over eight lanes cost four shuffles rather than twelve), then a butterfly
+// for the lanes left. At every step consecutive lanes read consecutive 16-byte
+// samples (coalesced 512-byte warp accesses), and the order of every sum depends on
+// I alone: not on the grid, the block size or the GPU. Each output is written by
+// one lane, with no atomics, so runs are bit-for-bit repeatable (upstream BLADE
+// zeroed its output from several thread blocks at once and raced; here nothing is
+// shared).
 //
 // Integration across chunks: the output of a step is destination = previous + sum,
 // where previous is the plan's accumulator (absent on a group's first step) and
@@ -25,7 +29,8 @@
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kRowsInFlight = 4; // rows per warp per pass when each lane reads few samples
+constexpr int kFlatUnroll = 4;    // samples per lane per pass when a row is one sample per lane
+constexpr int kRowsInFlight = 4;  // rows per warp per pass when each lane reads a few samples
 constexpr int kSamplesInFlight = 4; // samples per lane per pass along long rows
 
 // Partial sums of one lane: the raw products a mode needs.
@@ -35,12 +40,13 @@ struct sums {
 };
 
 // One policy per mode: the sample type read, the sums kept, how a sample adds to
-// them, and how the final sums become the mode's outputs.
+// them, and how sums become the mode's outputs (a linear map, so it may be applied
+// to each lane's partial sums before they are combined).
 struct total_power_single { // mode I with one polarization
     using sample = float2;
     static constexpr int kept = 1, outputs = 1;
     __device__ static void add(sums<kept>& s, float2 x) { s.v[0] += fmaf(x.x, x.x, x.y * x.y); }
-    __device__ static float output(const sums<kept>& s, int) { return s.v[0]; }
+    __device__ static void finish(const sums<kept>& s, float (&out)[outputs]) { out[0] = s.v[0]; }
 };
 
 struct total_power_dual { // mode I
@@ -50,7 +56,7 @@ struct total_power_dual { // mode I
     {
         s.v[0] += fmaf(v.x, v.x, v.y * v.y) + fmaf(v.z, v.z, v.w * v.w);
     }
-    __device__ static float output(const sums<kept>& s, int) { return s.v[0]; }
+    __device__ static void finish(const sums<kept>& s, float (&out)[outputs]) { out[0] = s.v[0]; }
 };
 
 struct dual_powers { // mode XXYY
@@ -61,7 +67,11 @@ struct dual_powers { // mode XXYY
         s.v[0] += fmaf(v.x, v.x, v.y * v.y);
         s.v[1] += fmaf(v.z, v.z, v.w * v.w);
     }
-    __device__ static float output(const sums<kept>& s, int c) { return s.v[c]; }
+    __device__ static void finish(const sums<kept>& s, float (&out)[outputs])
+    {
+        out[0] = s.v[0];
+        out[1] = s.v[1];
+    }
 };
 
 // X·Y* = (xr·yr + xi·yi) + i (xi·yr − xr·yi) with v = (xr, xi, yr, yi)
@@ -77,59 +87,146 @@ struct cross_products { // mode cross
     using sample = float4;
     static constexpr int kept = 4, outputs = 4;
     __device__ static void add(sums<kept>& s, float4 v) { add_products(s, v); }
-    __device__ static float output(const sums<kept>& s, int c) { return s.v[c]; }
+    __device__ static void finish(const sums<kept>& s, float (&out)[outputs])
+    {
+#pragma unroll
+        for (int c = 0; c < 4; c++)
+            out[c] = s.v[c];
+    }
 };
 
 struct stokes_iquv { // mode IQUV (IAU, linear feeds)
     using sample = float4;
     static constexpr int kept = 4, outputs = 4;
     __device__ static void add(sums<kept>& s, float4 v) { add_products(s, v); }
-    __device__ static float output(const sums<kept>& s, int c)
+    __device__ static void finish(const sums<kept>& s, float (&out)[outputs])
     {
-        switch (c) {
-        case 0:
-            return s.v[0] + s.v[1];
-        case 1:
-            return s.v[0] - s.v[1];
-        case 2:
-            return 2.0f * s.v[2];
-        default:
-            return -2.0f * s.v[3];
-        }
+        out[0] = s.v[0] + s.v[1];
+        out[1] = s.v[0] - s.v[1];
+        out[2] = 2.0f * s.v[2];
+        out[3] = -2.0f * s.v[3];
     }
 };
 
-// Combine the partial sums of the G lanes of each group. After the butterfly every
-// lane of a group holds the same total, combined in the same fixed tree.
+constexpr int log2_of(int n) { return n <= 1 ? 0 : 1 + log2_of(n / 2); }
+
+// Combine the N outputs of the 2^log2_group lanes of each group. Reduce-scatter
+// first: at each exchange a lane keeps half of the values it holds (the upper half
+// when its bit at that offset is set) and adds its partner's copy of them. When one
+// value is left (or the offsets run out) a butterfly finishes the sum. Returns the
+// index of the first output the lane now holds in v[0 ...]; it holds
+// max(1, N >> log2_group) of them.
 template <int N>
-__device__ inline void combine_group(sums<N>& s, int group_size)
+__device__ inline int combine_group(float (&v)[N], int log2_group, int lane)
 {
-    for (int offset = group_size >> 1; offset > 0; offset >>= 1)
+    int first = 0;
+    int offset = (1 << log2_group) >> 1;
 #pragma unroll
-        for (int k = 0; k < N; k++)
-            s.v[k] += __shfl_xor_sync(0xffffffffu, s.v[k], offset);
+    for (int step = 0; step < log2_of(N); step++) {
+        if (offset == 0)
+            break;
+        const int half = N >> (step + 1);
+        const bool upper = (lane & offset) != 0;
+#pragma unroll
+        for (int j = 0; j < half; j++) {
+            const float send = upper ? v[j] : v[j + half];
+            const float keep = upper ? v[j + half] : v[j];
+            v[j] = keep + __shfl_xor_sync(0xffffffffu, send, offset);
+        }
+        if (upper)
+            first += half;
+        offset >>= 1;
+    }
+    for (; offset > 0; offset >>= 1)
+        v[0] += __shfl_xor_sync(0xffffffffu, v[0], offset);
+    return first;
 }
 
-// Lanes of the group share the stores: lane m writes outputs m, m + G, ...
-template <class Mode>
-__device__ inline void store_row(const sums<Mode::kept>& s,
-                                 int64_t row,
-                                 int member,
-                                 int group_size,
-                                 const float* previous,
-                                 float* destination)
+// Write what one lane holds after combine_group(); of the lanes holding the same
+// outputs, the one whose remaining offset bits are zero writes.
+template <int N>
+__device__ inline void store_outputs(const float (&v)[N],
+                                     int first,
+                                     int64_t row,
+                                     int member,
+                                     int log2_group,
+                                     const float* previous,
+                                     float* destination)
 {
-    for (int c = member; c < Mode::outputs; c += group_size) {
-        const int64_t at = row * Mode::outputs + c;
-        const float value = Mode::output(s, c);
-        destination[at] = previous ? previous[at] + value : value;
+    const int scatter_steps = log2_group < log2_of(N) ? log2_group : log2_of(N);
+    const int duplicates = ((1 << log2_group) >> scatter_steps) - 1;
+    if ((member & duplicates) != 0)
+        return;
+    const int held = N >> scatter_steps;
+#pragma unroll
+    for (int j = 0; j < N; j++) {
+        if (j < held) {
+            const int64_t at = row * N + first + j;
+            destination[at] = previous ? previous[at] + v[j] : v[j];
+        }
     }
 }
 
-// Rows of few samples per lane (I / G < kSamplesInFlight): each warp takes
-// kRowsInFlight tasks per pass, so that every lane has that many loads in flight.
+// Reduce one row's lane sums and write the row's outputs.
 template <class Mode>
-__global__ void __launch_bounds__(kThreads) detect_short_rows_kernel(
+__device__ inline void finish_row(const sums<Mode::kept>& s,
+                                  bool valid,
+                                  int64_t row,
+                                  int lane,
+                                  int member,
+                                  int log2_group,
+                                  const float* previous,
+                                  float* destination)
+{
+    float out[Mode::outputs];
+    Mode::finish(s, out);
+    const int first = combine_group(out, log2_group, lane);
+    if (valid)
+        store_outputs(out, first, row, member, log2_group, previous, destination);
+}
+
+// One sample per lane and row (I = G: 1, 2, 4, 8, 16 or 32). Groups of I lanes
+// tile each warp's 32 consecutive samples exactly, so the chunk is streamed like
+// an element-wise kernel: every thread loads kFlatUnroll samples a grid stride
+// apart (all loads in flight at once) and each group of lanes combines one row.
+template <class Mode>
+__global__ void __launch_bounds__(kThreads) detect_one_sample_per_lane_kernel(
+    const typename Mode::sample* __restrict__ input,
+    int64_t samples,
+    int log2_group,
+    const float* previous,
+    float* destination)
+{
+    using sample = typename Mode::sample;
+    const int lane = threadIdx.x & 31, member = lane & ((1 << log2_group) - 1);
+    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x; // a multiple of 32
+    const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    // (first - lane) is the warp's first sample: the condition is warp-uniform, so
+    // the shuffles always see the full warp; lanes past the end add zeros.
+    for (int64_t base = first; base - lane < samples; base += kFlatUnroll * stride) {
+        sample v[kFlatUnroll];
+#pragma unroll
+        for (int u = 0; u < kFlatUnroll; u++) {
+            const int64_t i = base + u * stride;
+            v[u] = i < samples ? __ldcs(&input[i]) : sample{};
+        }
+#pragma unroll
+        for (int u = 0; u < kFlatUnroll; u++) {
+            const int64_t i = base + u * stride;
+            if (i - lane >= samples) // the whole warp is past the end
+                break;
+            sums<Mode::kept> s = {};
+            Mode::add(s, v[u]);
+            finish_row<Mode>(s, i < samples, i >> log2_group, lane, member, log2_group, previous, destination);
+        }
+    }
+}
+
+// Rows of a few samples per lane (1 < I / G < kSamplesInFlight): each warp takes
+// kRowsInFlight adjacent tasks per pass, so that every lane has that many loads in
+// flight. Modes with few sums fit in 64 registers, which lets more warps run.
+template <class Mode>
+__global__ void __launch_bounds__(kThreads, Mode::kept <= 2 ? 4 : 1) detect_short_rows_kernel(
     const typename Mode::sample* __restrict__ input,
     int64_t rows,
     int64_t integration,
@@ -144,42 +241,36 @@ __global__ void __launch_bounds__(kThreads) detect_short_rows_kernel(
     const int64_t per_lane = integration >> log2_group;
     const int64_t warp = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
     const int64_t warps = (static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5;
-    const int64_t tasks = (rows + groups_per_warp - 1) / groups_per_warp;
+    const int64_t passes = (rows + kRowsInFlight * groups_per_warp - 1) / (kRowsInFlight * groups_per_warp);
     // The loop condition is the same for every lane of a warp, so the shuffles
     // below always see the full warp.
-    for (int64_t task = warp; task < tasks; task += kRowsInFlight * warps) {
-        int64_t row[kRowsInFlight];
-        sums<Mode::kept> s[kRowsInFlight];
-#pragma unroll
-        for (int u = 0; u < kRowsInFlight; u++) {
-            row[u] = (task + u * warps) * groups_per_warp + (lane >> log2_group);
-#pragma unroll
-            for (int k = 0; k < Mode::kept; k++)
-                s[u].v[k] = 0.0f;
-        }
+    for (int64_t pass = warp; pass < passes; pass += warps) {
+        // The pass's rows u = 0 .. kRowsInFlight - 1 follow each other in memory.
+        const int64_t row = pass * kRowsInFlight * groups_per_warp + (lane >> log2_group);
+        const sample* at = input + row * integration + member;
+        sums<Mode::kept> s[kRowsInFlight] = {};
         for (int64_t i = 0; i < per_lane; i++) {
             sample v[kRowsInFlight];
 #pragma unroll
             for (int u = 0; u < kRowsInFlight; u++)
-                if (row[u] < rows)
-                    v[u] = __ldcs(&input[row[u] * integration + i * group_size + member]);
+                if (row + u * groups_per_warp < rows)
+                    v[u] = __ldcs(&at[(u * groups_per_warp) * integration + i * group_size]);
 #pragma unroll
             for (int u = 0; u < kRowsInFlight; u++)
-                if (row[u] < rows)
+                if (row + u * groups_per_warp < rows)
                     Mode::add(s[u], v[u]);
         }
 #pragma unroll
         for (int u = 0; u < kRowsInFlight; u++) {
-            combine_group(s[u], group_size);
-            if (row[u] < rows)
-                store_row<Mode>(s[u], row[u], member, group_size, previous, destination);
+            const int64_t r = row + u * groups_per_warp;
+            finish_row<Mode>(s[u], r < rows, r, lane, member, log2_group, previous, destination);
         }
     }
 }
 
 // Rows of many samples per lane: each warp takes one task per pass and keeps
 // kSamplesInFlight loads of its own row in flight. The order of the additions is
-// the same as in the short-row kernel (each lane's samples in increasing time).
+// the same as in the other kernels (each lane's samples in increasing time).
 template <class Mode>
 __global__ void __launch_bounds__(kThreads) detect_long_rows_kernel(
     const typename Mode::sample* __restrict__ input,
@@ -199,10 +290,7 @@ __global__ void __launch_bounds__(kThreads) detect_long_rows_kernel(
     const int64_t tasks = (rows + groups_per_warp - 1) / groups_per_warp;
     for (int64_t task = warp; task < tasks; task += warps) {
         const int64_t row = task * groups_per_warp + (lane >> log2_group);
-        sums<Mode::kept> s;
-#pragma unroll
-        for (int k = 0; k < Mode::kept; k++)
-            s.v[k] = 0.0f;
+        sums<Mode::kept> s = {};
         if (row < rows) {
             const sample* at = input + row * integration + member;
             int64_t i = 0;
@@ -218,9 +306,7 @@ __global__ void __launch_bounds__(kThreads) detect_long_rows_kernel(
             for (; i < per_lane; i++)
                 Mode::add(s, __ldcs(&at[i * group_size]));
         }
-        combine_group(s, group_size);
-        if (row < rows)
-            store_row<Mode>(s, row, member, group_size, previous, destination);
+        finish_row<Mode>(s, row < rows, row, lane, member, log2_group, previous, destination);
     }
 }
 
@@ -237,17 +323,24 @@ blade_status launch(const float* input,
         log2_group++;
     const int64_t per_lane = integration >> log2_group;
     const int64_t groups_per_warp = 32 >> log2_group;
-    const int64_t tasks = (rows + groups_per_warp - 1) / groups_per_warp;
     const auto* samples = reinterpret_cast<const typename Mode::sample*>(input);
     const int warps_per_block = kThreads / 32;
-    const unsigned limit = 16u * blade_cuda_multiprocessors();
-    if (per_lane < kSamplesInFlight) {
-        const unsigned blocks =
-            blade_grid_size((tasks + kRowsInFlight - 1) / kRowsInFlight, warps_per_block, limit);
+    // Grids large enough for one pass per warp (no tail of warps doing a second).
+    const unsigned limit = 65535u * 8u;
+    if (per_lane == 1) {
+        const int64_t count = rows * integration;
+        const unsigned blocks = blade_grid_size((count + kFlatUnroll - 1) / kFlatUnroll, kThreads, limit);
+        detect_one_sample_per_lane_kernel<Mode><<<blocks, kThreads, 0, stream>>>(
+            samples, count, log2_group, previous, destination);
+        BLADE_CUDA_CHECK_LAUNCH("detect_one_sample_per_lane_kernel");
+    } else if (per_lane < kSamplesInFlight) {
+        const int64_t passes = (rows + kRowsInFlight * groups_per_warp - 1) / (kRowsInFlight * groups_per_warp);
+        const unsigned blocks = blade_grid_size(passes, warps_per_block, limit);
         detect_short_rows_kernel<Mode><<<blocks, kThreads, 0, stream>>>(
             samples, rows, integration, log2_group, previous, destination);
         BLADE_CUDA_CHECK_LAUNCH("detect_short_rows_kernel");
     } else {
+        const int64_t tasks = (rows + groups_per_warp - 1) / groups_per_warp;
         const unsigned blocks = blade_grid_size(tasks, warps_per_block, limit);
         detect_long_rows_kernel<Mode><<<blocks, kThreads, 0, stream>>>(
             samples, rows, integration, log2_group, previous, destination);

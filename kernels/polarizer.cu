@@ -76,8 +76,8 @@ extern "C" blade_status blade_cuda_polarize(const float* input,
         BLADE_CUDA_CHECK_LAUNCH("polarize_unaligned_kernel");
         return BLADE_OK;
     }
-    const unsigned blocks =
-        blade_grid_size(pairs / kUnroll, kThreads, 8u * blade_cuda_multiprocessors());
+    // One unrolled pass per thread where the grid allows (no tail of second passes).
+    const unsigned blocks = blade_grid_size(pairs / kUnroll, kThreads, 65535u * 8u);
     polarize_kernel<<<blocks, kThreads, 0, stream>>>(
         reinterpret_cast<const float4*>(input), reinterpret_cast<float4*>(output), pairs);
     BLADE_CUDA_CHECK_LAUNCH("polarize_kernel");
