@@ -24,6 +24,9 @@ namespace py = pybind11;
     void bind_cast(py::module& m);
     void bind_runtime(py::module& m);
     void bind_metadata(py::module& m);
+    void bind_polarizer(py::module& m);
+    void bind_detector(py::module& m);
+    void bind_gather(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -55,5 +58,8 @@ PYBIND11_MODULE(blade_python, m)
     bind_cast(m);
     bind_runtime(m);
     bind_metadata(m);
+    bind_polarizer(m);
+    bind_detector(m);
+    bind_gather(m);
     // ) END BINDING_FUNCTION_CALLS
 }
