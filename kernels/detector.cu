@@ -17,6 +17,12 @@
 // zeroed its output from several thread blocks at once and raced; here nothing is
 // shared).
 //
+// Three kernels share that scheme and differ only in how they keep loads in
+// flight: one sample per lane and row (I = G) streams the chunk like an
+// element-wise kernel; a few samples per lane take several adjacent rows per warp;
+// long rows keep several samples of one row in flight. The choice depends on I
+// alone, and all three add each lane's samples in increasing time.
+//
 // Integration across chunks: the output of a step is destination = previous + sum,
 // where previous is the plan's accumulator (absent on a group's first step) and
 // destination the accumulator or, on the last step, the output.
@@ -185,6 +191,27 @@ __device__ inline void finish_row(const sums<Mode::kept>& s,
         store_outputs(out, first, row, member, log2_group, previous, destination);
 }
 
+// Where a lane stands: its group of G = 2^log2_group lanes in the warp (a row is
+// reduced by one group), its place in the group, and the grid's warps.
+struct lane_place {
+    int log2_group, group_size, lane, member;
+    int64_t groups_per_warp, warp, warps;
+
+    __device__ explicit lane_place(int log2)
+        : log2_group(log2),
+          group_size(1 << log2),
+          lane(threadIdx.x & 31),
+          member(threadIdx.x & 31 & ((1 << log2) - 1)),
+          groups_per_warp(32 >> log2),
+          warp((static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5),
+          warps((static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5)
+    {
+    }
+
+    // The group's row among the rows of `task` (a warp's worth of groups).
+    __device__ int64_t row_of(int64_t task) const { return task * groups_per_warp + (lane >> log2_group); }
+};
+
 // One sample per lane and row (I = G: 1, 2, 4, 8, 16 or 32). Groups of I lanes
 // tile each warp's 32 consecutive samples exactly, so the chunk is streamed like
 // an element-wise kernel: every thread loads kFlatUnroll samples a grid stride
@@ -198,7 +225,8 @@ __global__ void __launch_bounds__(kThreads) detect_one_sample_per_lane_kernel(
     float* destination)
 {
     using sample = typename Mode::sample;
-    const int lane = threadIdx.x & 31, member = lane & ((1 << log2_group) - 1);
+    const lane_place at(log2_group);
+    const int lane = at.lane;
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x; // a multiple of 32
     const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     // (first - lane) is the warp's first sample: the condition is warp-uniform, so
@@ -217,7 +245,7 @@ __global__ void __launch_bounds__(kThreads) detect_one_sample_per_lane_kernel(
                 break;
             sums<Mode::kept> s = {};
             Mode::add(s, v[u]);
-            finish_row<Mode>(s, i < samples, i >> log2_group, lane, member, log2_group, previous, destination);
+            finish_row<Mode>(s, i < samples, i >> log2_group, lane, at.member, log2_group, previous, destination);
         }
     }
 }
@@ -235,35 +263,32 @@ __global__ void __launch_bounds__(kThreads, Mode::kept <= 2 ? 4 : 1) detect_shor
     float* destination)
 {
     using sample = typename Mode::sample;
-    const int group_size = 1 << log2_group;
-    const int lane = threadIdx.x & 31, member = lane & (group_size - 1);
-    const int64_t groups_per_warp = 32 >> log2_group;
+    const lane_place at(log2_group);
     const int64_t per_lane = integration >> log2_group;
-    const int64_t warp = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
-    const int64_t warps = (static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5;
-    const int64_t passes = (rows + kRowsInFlight * groups_per_warp - 1) / (kRowsInFlight * groups_per_warp);
+    const int64_t groups = at.groups_per_warp;
+    const int64_t passes = (rows + kRowsInFlight * groups - 1) / (kRowsInFlight * groups);
     // The loop condition is the same for every lane of a warp, so the shuffles
     // below always see the full warp.
-    for (int64_t pass = warp; pass < passes; pass += warps) {
+    for (int64_t pass = at.warp; pass < passes; pass += at.warps) {
         // The pass's rows u = 0 .. kRowsInFlight - 1 follow each other in memory.
-        const int64_t row = pass * kRowsInFlight * groups_per_warp + (lane >> log2_group);
-        const sample* at = input + row * integration + member;
+        const int64_t row = at.row_of(pass * kRowsInFlight);
+        const sample* first = input + row * integration + at.member;
         sums<Mode::kept> s[kRowsInFlight] = {};
         for (int64_t i = 0; i < per_lane; i++) {
             sample v[kRowsInFlight];
 #pragma unroll
             for (int u = 0; u < kRowsInFlight; u++)
-                if (row + u * groups_per_warp < rows)
-                    v[u] = __ldcs(&at[(u * groups_per_warp) * integration + i * group_size]);
+                if (row + u * groups < rows)
+                    v[u] = __ldcs(&first[(u * groups) * integration + i * at.group_size]);
 #pragma unroll
             for (int u = 0; u < kRowsInFlight; u++)
-                if (row + u * groups_per_warp < rows)
+                if (row + u * groups < rows)
                     Mode::add(s[u], v[u]);
         }
 #pragma unroll
         for (int u = 0; u < kRowsInFlight; u++) {
-            const int64_t r = row + u * groups_per_warp;
-            finish_row<Mode>(s[u], r < rows, r, lane, member, log2_group, previous, destination);
+            const int64_t r = row + u * groups;
+            finish_row<Mode>(s[u], r < rows, r, at.lane, at.member, log2_group, previous, destination);
         }
     }
 }
@@ -281,32 +306,28 @@ __global__ void __launch_bounds__(kThreads) detect_long_rows_kernel(
     float* destination)
 {
     using sample = typename Mode::sample;
-    const int group_size = 1 << log2_group;
-    const int lane = threadIdx.x & 31, member = lane & (group_size - 1);
-    const int64_t groups_per_warp = 32 >> log2_group;
+    const lane_place at(log2_group);
     const int64_t per_lane = integration >> log2_group;
-    const int64_t warp = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
-    const int64_t warps = (static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5;
-    const int64_t tasks = (rows + groups_per_warp - 1) / groups_per_warp;
-    for (int64_t task = warp; task < tasks; task += warps) {
-        const int64_t row = task * groups_per_warp + (lane >> log2_group);
+    const int64_t tasks = (rows + at.groups_per_warp - 1) / at.groups_per_warp;
+    for (int64_t task = at.warp; task < tasks; task += at.warps) {
+        const int64_t row = at.row_of(task);
         sums<Mode::kept> s = {};
         if (row < rows) {
-            const sample* at = input + row * integration + member;
+            const sample* first = input + row * integration + at.member;
             int64_t i = 0;
             for (; i + kSamplesInFlight <= per_lane; i += kSamplesInFlight) {
                 sample v[kSamplesInFlight];
 #pragma unroll
                 for (int u = 0; u < kSamplesInFlight; u++)
-                    v[u] = __ldcs(&at[(i + u) * group_size]);
+                    v[u] = __ldcs(&first[(i + u) * at.group_size]);
 #pragma unroll
                 for (int u = 0; u < kSamplesInFlight; u++)
                     Mode::add(s, v[u]);
             }
             for (; i < per_lane; i++)
-                Mode::add(s, __ldcs(&at[i * group_size]));
+                Mode::add(s, __ldcs(&first[i * at.group_size]));
         }
-        finish_row<Mode>(s, row < rows, row, lane, member, log2_group, previous, destination);
+        finish_row<Mode>(s, row < rows, row, at.lane, at.member, log2_group, previous, destination);
     }
 }
 

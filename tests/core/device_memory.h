@@ -7,7 +7,10 @@
 
 #include "test_support.h"
 
+#include <boost/test/unit_test.hpp>
+
 #include <cstdint>
+#include <cstdio>
 #include <vector>
 
 namespace blade_test {
@@ -73,6 +76,16 @@ inline std::vector<uint8_t> random_cf32(int64_t count, uint32_t seed, float scal
     for (int64_t i = 0; i < 2 * count; i++)
         f[i] = uniform(rng);
     return bytes;
+}
+
+// main() of a GPU suite: exit 77 (ctest: skipped) where no CUDA GPU is present.
+inline int gpu_suite_main(int argc, char* argv[], bool (*init)())
+{
+    if (blade_gpu_count() == 0) {
+        std::printf("no CUDA GPU: skipped\n");
+        return 77;
+    }
+    return boost::unit_test::unit_test_main(init, argc, argv);
 }
 
 } // namespace blade_test

@@ -7,7 +7,6 @@
 
 #include "device_memory.h"
 
-#include <cstdio>
 
 using blade_test::device_memory;
 using blade_test::first_gpu;
@@ -87,11 +86,4 @@ BOOST_AUTO_TEST_CASE(linear_basis_copies_the_input)
 
 bool init_unit_test() { return true; }
 
-int main(int argc, char* argv[])
-{
-    if (blade_gpu_count() == 0) {
-        std::printf("no CUDA GPU: skipped\n");
-        return 77;
-    }
-    return boost::unit_test::unit_test_main(&init_unit_test, argc, argv);
-}
+int main(int argc, char* argv[]) { return blade_test::gpu_suite_main(argc, argv, &init_unit_test); }
