@@ -37,9 +37,9 @@ class qa_detector_gpu(gr_unittest.TestCase):
 
     def test_every_mode_within_and_across_chunks(self):
         for mode in ("I", "XXYY", "cross", "IQUV"):
-            for integration in (1, 3, 8, 64, 128, 256):  # 256 = 2 chunks of T = 128
+            for integration in (1, 3, 8, 64, 192, 384):  # 384 = 2 chunks of T = 192
                 with self.subTest(mode=mode, integration=integration):
-                    self.check([3, 5, 128, 2], mode, integration, 4)
+                    self.check([3, 5, 192, 2], mode, integration, 4)
         self.check([3, 5, 96, 1], "I", 32, 2)
 
     def test_upstream_shapes(self):
