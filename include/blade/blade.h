@@ -19,6 +19,10 @@
 #include <blade/status.h>
 #include <blade/tensor.h>
 #include <blade/version.h>
+#include <blade/astrometry.h>
+#include <blade/modules/phasor.h>
+#include <blade/formats/bfr5.h>
+#include <blade/modules/beamformer.h>
 #include <blade/modules/polarizer.h>
 #include <blade/modules/detector.h>
 #include <blade/modules/gather.h>

@@ -56,7 +56,7 @@ class qa_detector(gr_unittest.TestCase):
         self.assertTrue(numpy.all(error <= bound), f"{what}: worst error {worst:.2f} x the bound")
 
     def check(self, shape, mode, integration, nchunks=2, device="cpu", runner=None):
-        chunks = bt.voltages(self.rng, nchunks, shape)
+        chunks = bt.random_complex(self.rng, (nchunks, *shape), 100.0)
         block = blade.detector(shape, mode, integration, device)
         out_shape = list(block.output_shape())
         if runner is None:
@@ -117,7 +117,7 @@ class qa_detector(gr_unittest.TestCase):
         # that never completes. Chunk c is scaled by sqrt(c + 1), so a chunk summed
         # into the wrong group would show.
         shape = [2, 3, 8, 2]
-        chunks = bt.voltages(self.rng, 7, shape)
+        chunks = bt.random_complex(self.rng, (7, *shape), 100.0)
         chunks *= numpy.sqrt(numpy.arange(1, 8, dtype=numpy.float32))[:, None, None, None, None]
         for mode in OUTPUTS:
             with self.subTest(mode=mode):
@@ -135,7 +135,7 @@ class qa_detector(gr_unittest.TestCase):
 
     def test_tsamp_is_multiplied_by_the_integration(self):
         shape = [1, 2, 8, 2]
-        chunks = bt.voltages(self.rng, 3, shape)
+        chunks = bt.random_complex(self.rng, (3, *shape), 100.0)
         tags = [t for i in range(3) for t in bt.blade_tags(i, tsamp=2e-6, time_mid_unix=100.0 + i, freq_first=1.4e9)]
         block = blade.detector(shape, "I", 4, "cpu")
         _, out_tags = bt.run_chunks([block], chunks, shape, "cf32", [1, 2, 2, 1], "f32", tags)
@@ -151,7 +151,7 @@ class qa_detector(gr_unittest.TestCase):
         # (12 samples) after the first chunk's middle.
         shape = [1, 2, 8, 2]
         tsamp = 1e-3
-        chunks = bt.voltages(self.rng, 8, shape)
+        chunks = bt.random_complex(self.rng, (8, *shape), 100.0)
         tags = []
         for i in range(8):
             tags += bt.blade_tags(i, tsamp=tsamp, time_mid_unix=1000.0 + 8 * tsamp * i,
@@ -171,7 +171,7 @@ class qa_detector(gr_unittest.TestCase):
 
     def test_repeated_runs_give_identical_bits(self):
         shape = [3, 8, 256, 2]
-        chunks = bt.voltages(self.rng, 2, shape)
+        chunks = bt.random_complex(self.rng, (2, *shape), 100.0)
         runs = [bt.run_chunks([blade.detector(shape, "IQUV", 64, "cpu")], chunks, shape, "cf32", [3, 8, 4, 4], "f32")[0]
                 for _ in range(2)]
         self.assertTrue(bt.same_bits(runs[0], runs[1]))

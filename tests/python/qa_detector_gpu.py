@@ -26,7 +26,7 @@ class qa_detector_gpu(gr_unittest.TestCase):
         return bt.run_chunks([block], chunks, shape, "cf32", out_shape, "f32")[0]
 
     def check(self, shape, mode, integration, nchunks, via_files=False):
-        chunks = bt.voltages(self.rng, nchunks, shape)
+        chunks = bt.random_complex(self.rng, (nchunks, *shape), 100.0)
         cpu = self.run_on("cpu", chunks, shape, mode, integration, via_files)
         cuda = self.run_on("cuda", chunks, shape, mode, integration, via_files)
         again = self.run_on("cuda", chunks, shape, mode, integration, via_files)

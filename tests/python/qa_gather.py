@@ -66,7 +66,7 @@ class qa_gather(gr_unittest.TestCase):
     def test_upstream_shape_along_time(self):
         # [5, 192, 8192, 2] cf32 along T (full-size chunks), two distinct chunks.
         shape = [5, 192, 8192, 2]
-        chunks = bt.voltages(self.rng, 2, shape)
+        chunks = bt.random_complex(self.rng, (2, *shape), 100.0)
         block = blade.gather(shape, 2, 2, "cf32", "cpu")
         got = bt.run_chunks_via_files([block], chunks, "cf32", [5, 192, 16384, 2], "cf32")
         self.assertTrue(bt.same_bits(got, concatenate(chunks, 2, 2)))
@@ -79,7 +79,7 @@ class qa_gather(gr_unittest.TestCase):
         tags = []
         for i in range(6):
             tags += bt.blade_tags(i, tsamp=tsamp, time_mid_unix=50.0 + 8 * tsamp * i, block_index=i)
-        chunks = bt.voltages(self.rng, 6, shape)
+        chunks = bt.random_complex(self.rng, (6, *shape), 100.0)
         for axis, shift in ((2, 8 * tsamp), (1, 0.0)):
             with self.subTest(axis=axis):
                 _, out_tags = self.run_gather(chunks, shape, axis, 3, "cf32", tags=tags)

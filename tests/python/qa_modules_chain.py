@@ -23,7 +23,7 @@ class qa_modules_chain(gr_unittest.TestCase):
         # 9 chunks [2, 3, 16, 2] -> gather along T x2 (4 long chunks, one chunk left
         # waiting) -> circular -> IQUV over 64 samples = 2 long chunks -> 2 outputs
         shape, long_shape = [2, 3, 16, 2], [2, 3, 32, 2]
-        chunks = bt.voltages(self.rng, nchunks, shape)
+        chunks = bt.random_complex(self.rng, (nchunks, *shape), 100.0)
         chain = [
             blade.gather(shape, 2, 2, "cf32", devices[0]),
             blade.polarizer(long_shape, devices[1]),

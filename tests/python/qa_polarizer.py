@@ -22,7 +22,7 @@ class qa_polarizer(gr_unittest.TestCase):
         self.rng = numpy.random.default_rng(20261201)
 
     def check(self, shape, nchunks=3, device="cpu"):
-        chunks = bt.voltages(self.rng, nchunks, shape)
+        chunks = bt.random_complex(self.rng, (nchunks, *shape), 100.0)
         got, _ = bt.run_chunks([blade.polarizer(shape, device)], chunks, shape, "cf32", shape, "cf32")
         numpy.testing.assert_array_equal(got, circular(chunks), err_msg=f"{shape}")
 
@@ -41,13 +41,13 @@ class qa_polarizer(gr_unittest.TestCase):
     def test_upstream_shape_one_chunk(self):
         # [2, 192, 8192, 2]: a full-size chunk (50 MB), through files.
         shape = [2, 192, 8192, 2]
-        chunks = bt.voltages(self.rng, 1, shape)
+        chunks = bt.random_complex(self.rng, (1, *shape), 100.0)
         got = bt.run_chunks_via_files([blade.polarizer(shape, "cpu")], chunks, "cf32", shape, "cf32")
         numpy.testing.assert_array_equal(got, circular(chunks))
 
     def test_power_doubles(self):
         shape = [2, 4, 64, 2]
-        chunks = bt.voltages(self.rng, 2, shape)
+        chunks = bt.random_complex(self.rng, (2, *shape), 100.0)
         got, _ = bt.run_chunks([blade.polarizer(shape, "cpu")], chunks, shape, "cf32", shape, "cf32")
         power_in = numpy.sum(numpy.abs(chunks.astype(numpy.complex128)) ** 2)
         power_out = numpy.sum(numpy.abs(got.astype(numpy.complex128)) ** 2)
@@ -55,7 +55,7 @@ class qa_polarizer(gr_unittest.TestCase):
 
     def test_linear_output_is_a_pass_through(self):
         shape = [2, 3, 5, 2]
-        chunks = bt.voltages(self.rng, 4, shape)
+        chunks = bt.random_complex(self.rng, (4, *shape), 100.0)
         block = blade.polarizer(shape, "cpu", "linear")
         self.assertEqual(block.output_basis(), "linear")
         got, _ = bt.run_chunks([block], chunks, shape, "cf32", shape, "cf32")
