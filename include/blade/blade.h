@@ -28,5 +28,8 @@
 #include <blade/io/guppi_reader.h>
 #include <blade/io/guppi_writer.h>
 #include <blade/io/filterbank_writer.h>
+#include <blade/modules/polarizer.h>
+#include <blade/modules/detector.h>
+#include <blade/modules/gather.h>
 
 #endif /* BLADE_BLADE_H */

@@ -383,3 +383,51 @@ class FileTestCase:
 
     def path(self, name):
         return os.path.join(self.dir, name)
+# --- tags and large chunks (polarizer, detector, gather) ------------------------
+
+
+def blade_tags(offset, **fields):
+    """Stream tags on item `offset` with blade metadata keys given by short name
+    (tsamp=..., time_mid_unix=...; see blade.tag_keys()); floats become doubles."""
+    import pmt
+
+    keys = blade.tag_keys()
+    tags = []
+    for name, value in fields.items():
+        if isinstance(value, str):
+            pmt_value = pmt.intern(value)
+        elif isinstance(value, int):
+            pmt_value = pmt.from_long(value)
+        else:
+            pmt_value = pmt.from_double(float(value))
+        tags.append(gr.tag_utils.python_to_tag((offset, pmt.intern(keys[name]), pmt_value)))
+    return tags
+
+
+def tags_by_offset(tags):
+    """Received tags as {offset: {key: python value}}."""
+    import pmt
+
+    out = {}
+    for tag in tags:
+        out.setdefault(tag.offset, {})[pmt.symbol_to_string(tag.key)] = pmt.to_python(tag.value)
+    return out
+
+
+def run_chunks_via_files(chain, chunks, dtype_in, shape_out, dtype_out):
+    """Like run_chunks() for chunks too large for a vector source: the items pass
+    through temporary files (file_source -> chain -> file_sink)."""
+    import tempfile
+
+    shape_in = chunks.shape[1:-1] if blade.DTYPES[dtype_in][1] > 1 else chunks.shape[1:]
+    with tempfile.TemporaryDirectory() as folder:
+        source_path, sink_path = os.path.join(folder, "in"), os.path.join(folder, "out")
+        blade.pack(chunks, dtype_in).tofile(source_path)
+        tb = gr.top_block()
+        source = blocks.file_source(blade.item_size(list(shape_in), dtype_in), source_path, False)
+        sink = blocks.file_sink(blade.item_size(list(shape_out), dtype_out), sink_path)
+        sink.set_unbuffered(False)
+        tb.connect(source, *chain, sink)
+        tb.run()
+        sink.close()
+        return blade.unpack(numpy.fromfile(sink_path, dtype=numpy.uint8), shape_out, dtype_out)

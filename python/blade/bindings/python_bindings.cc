@@ -32,6 +32,9 @@ namespace py = pybind11;
     void bind_guppi_source(py::module& m);
     void bind_guppi_sink(py::module& m);
     void bind_filterbank_sink(py::module& m);
+    void bind_polarizer(py::module& m);
+    void bind_detector(py::module& m);
+    void bind_gather(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -71,5 +74,8 @@ PYBIND11_MODULE(blade_python, m)
     bind_guppi_source(m);
     bind_guppi_sink(m);
     bind_filterbank_sink(m);
+    bind_polarizer(m);
+    bind_detector(m);
+    bind_gather(m);
     // ) END BINDING_FUNCTION_CALLS
 }
