@@ -112,6 +112,28 @@ static blade_status check_filter_arguments(int64_t rate, int taps, blade_channel
     return BLADE_OK;
 }
 
+/* Response of the prototype with bandwidth factor beta half a fine channel from the
+ * centre, relative to its response at the centre: |sum g_j cos(pi (j - c)/N)| /
+ * |sum g_j| (the filter is symmetric about c = (L-1)/2, so its transform is real up
+ * to a linear phase). Sums run over the lower half, doubled, plus the middle tap of
+ * odd lengths. `window` and `cosine` hold w_j and cos(pi (j - c)/N) for j < L/2 + 1. */
+static double edge_response(const double* window,
+                            const double* cosine,
+                            int64_t length,
+                            int64_t rate,
+                            double beta)
+{
+    const double centre = 0.5 * (double)(length - 1);
+    double at_edge = 0.0, at_centre = 0.0;
+    for (int64_t j = 0; j < (length + 1) / 2; j++) {
+        const double weight = (2 * j + 1 == length) ? 1.0 : 2.0; /* middle tap once */
+        const double g = window[j] * sinc(beta * ((double)j - centre) / (double)rate);
+        at_edge += weight * g * cosine[j];
+        at_centre += weight * g;
+    }
+    return fabs(at_edge) / fabs(at_centre);
+}
+
 blade_status blade_channelizer_prototype(int64_t rate,
                                          int taps,
                                          blade_channelizer_window window,
@@ -124,15 +146,58 @@ blade_status blade_channelizer_prototype(int64_t rate,
             filter[j] = 1.0;
         return BLADE_OK;
     }
+    const double centre = 0.5 * (double)(length - 1);
+    const int64_t half = (length + 1) / 2;
+    double* windows = malloc((size_t)half * sizeof *windows);
+    double* cosines = malloc((size_t)half * sizeof *cosines);
+    if (windows == NULL || cosines == NULL) {
+        free(windows);
+        free(cosines);
+        return blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
+                          "channelizer: no memory to design a %lld-tap filter",
+                          (long long)length);
+    }
+    for (int64_t j = 0; j < half; j++) {
+        windows[j] = window_value(window, j, length);
+        cosines[j] = cos(M_PI * ((double)j - centre) / (double)rate);
+    }
+    /* Bisection for the bandwidth factor that puts the channel edges at -3 dB. */
+    double low = BLADE_CHANNELIZER_BETA_MIN, high = BLADE_CHANNELIZER_BETA_MAX;
+    for (int i = 0; i < 50; i++) {
+        const double middle = 0.5 * (low + high);
+        if (edge_response(windows, cosines, length, rate, middle) < sqrt(0.5))
+            low = middle; /* too narrow: widen */
+        else
+            high = middle;
+    }
+    const double beta = 0.5 * (low + high);
+    free(windows);
+    free(cosines);
+
     double sum = 0;
     for (int64_t j = 0; j < length; j++) {
-        const double u = ((double)j - 0.5 * (double)(length - 1)) / (double)rate;
-        filter[j] = window_value(window, j, length) * sinc(u);
+        filter[j] = window_value(window, j, length) * sinc(beta * ((double)j - centre) / (double)rate);
         sum += filter[j];
     }
     for (int64_t j = 0; j < length; j++)
         filter[j] *= (double)rate / sum;
     return BLADE_OK;
+}
+
+void blade_channelizer_fine_axis(int64_t rate,
+                                 double freq_first,
+                                 double chan_bw,
+                                 double* fine_freq_first,
+                                 double* fine_chan_bw)
+{
+    if (rate <= 1) {
+        *fine_freq_first = freq_first;
+        *fine_chan_bw = chan_bw;
+        return;
+    }
+    /* fine channel k of coarse channel 0 is centred at (k - N/2)/N coarse widths */
+    *fine_freq_first = freq_first - 0.5 * chan_bw;
+    *fine_chan_bw = chan_bw / (double)rate;
 }
 
 /* The divisors of t nearest to n from below and above (0 when there is none above). */

@@ -275,62 +275,68 @@ BOOST_AUTO_TEST_CASE(large_chunks_are_split_across_threads_deterministically)
     BOOST_TEST(relative_error(got, reference({ row }, one, 64, 1, BLADE_WINDOW_RECTANGULAR, 0)) < 6e-6);
 }
 
-BOOST_AUTO_TEST_CASE(prototype_values_worked_by_hand)
+BOOST_AUTO_TEST_CASE(prototype_follows_its_definition)
 {
-    // M = 2, N = 2, rectangular: sinc(-0.75), sinc(-0.25), ... are proportional to
-    // 1, 3, 3, 1, normalised to sum N = 2.
+    // M = 2, N = 2, Hann: the window of length 4 is 0, 0.75, 0.75, 0, so whatever the
+    // bandwidth factor, h = 0, 1, 1, 0 (two equal taps summing to N = 2).
     double h[4];
-    ok(blade_channelizer_prototype(2, 2, BLADE_WINDOW_RECTANGULAR, h), "prototype");
-    const double rectangular[4] = { 0.25, 0.75, 0.75, 0.25 };
+    ok(blade_channelizer_prototype(2, 2, BLADE_WINDOW_HANN, h), "prototype");
+    const double hann[4] = { 0.0, 1.0, 1.0, 0.0 };
     for (int j = 0; j < 4; j++)
-        BOOST_TEST(std::abs(h[j] - rectangular[j]) < 1e-15);
-    // Hamming of length 4: 0.08, 0.77, 0.77, 0.08; times 1, 3, 3, 1 and normalised.
-    ok(blade_channelizer_prototype(2, 2, BLADE_WINDOW_HAMMING, h), "prototype");
-    const double hamming[4] = { 0.16 / 4.78, 4.62 / 4.78, 4.62 / 4.78, 0.16 / 4.78 };
-    for (int j = 0; j < 4; j++)
-        BOOST_TEST(std::abs(h[j] - hamming[j]) < 1e-12);
-    // Hann and Blackman-Harris vanish (almost) at both ends; every filter is symmetric
-    // and sums to N.
-    for (int w = 0; w < BLADE_WINDOW_COUNT; w++) {
-        std::vector<double> taps(4 * 16);
-        ok(blade_channelizer_prototype(16, 4, static_cast<blade_channelizer_window>(w), taps.data()), "prototype");
-        double sum = 0;
-        for (size_t j = 0; j < taps.size(); j++) {
-            sum += taps[j];
-            BOOST_TEST(std::abs(taps[j] - taps[taps.size() - 1 - j]) < 1e-12);
+        BOOST_TEST(std::abs(h[j] - hann[j]) < 1e-15);
+    // Every window, several sizes: symmetric, sums to N, and the response half a fine
+    // channel from the centre is 1/sqrt(2) (-3.01 dB) of the response at the centre.
+    for (int w = 0; w < BLADE_WINDOW_COUNT; w++)
+        for (const auto& [n, m] : { std::pair<int64_t, int>{ 16, 4 }, { 64, 8 }, { 5, 3 }, { 1024, 4 }, { 8, 2 } }) {
+            if (m == 2 && w == BLADE_WINDOW_BLACKMAN_HARRIS)
+                continue; // the one case here where no factor in [0.5, 2] reaches -3 dB
+            std::vector<double> taps(static_cast<size_t>(n * m));
+            ok(blade_channelizer_prototype(n, m, static_cast<blade_channelizer_window>(w), taps.data()), "prototype");
+            double sum = 0;
+            cd edge = 0.0;
+            for (size_t j = 0; j < taps.size(); j++) {
+                sum += taps[j];
+                edge += taps[j] * std::polar(1.0, -pi * static_cast<double>(j) / static_cast<double>(n));
+                BOOST_TEST(std::abs(taps[j] - taps[taps.size() - 1 - j]) < 1e-12);
+            }
+            BOOST_TEST(std::abs(sum - static_cast<double>(n)) < 1e-9 * static_cast<double>(n));
+            BOOST_TEST(std::abs(std::abs(edge) / sum - std::sqrt(0.5)) < 1e-9,
+                       blade_channelizer_window_name(static_cast<blade_channelizer_window>(w))
+                           << " N " << n << " M " << m << ": " << std::abs(edge) / sum);
         }
-        BOOST_TEST(std::abs(sum - 16.0) < 1e-12);
-    }
     std::vector<double> ones(8);
     ok(blade_channelizer_prototype(8, 1, BLADE_WINDOW_HANN, ones.data()), "prototype");
     for (double v : ones)
         BOOST_TEST(v == 1.0);
 }
 
-BOOST_AUTO_TEST_CASE(polyphase_impulse_worked_by_hand_across_chunks)
+BOOST_AUTO_TEST_CASE(polyphase_impulses_worked_by_hand_across_chunks)
 {
-    // M = 2, N = 2, rectangular: h = 0.25, 0.75, 0.75, 0.25; T = 4 (S = 2 per chunk).
-    // An impulse at t = 3 (block 1, n = 1) of chunk 0 is weighed by h[1*2 + 1] = 0.25 in
-    // block 1 of chunk 0 and by h[0*2 + 1] = 0.75 in block 0 of chunk 1, which reads it
-    // from the history. Branch n = 1 gives y[k] = -e^{-i pi k} * branch: (-b, +b).
-    const blade_channelizer_config config = { BLADE_CF32, 2, 2, BLADE_WINDOW_RECTANGULAR };
+    // M = 2, N = 2, Hann: h = 0, 1, 1, 0; T = 4 (S = 2 per chunk). Chunk 0 holds 1 at
+    // t = 2 (block 1, n = 0) and 2 at t = 3 (block 1, n = 1).
+    //  chunk 0, s = 1: branches h[2] x2 = 1 and h[3] x3 = 0 -> y[k] = 1 for k = 0, 1
+    //  chunk 1, s = 0: block -1 is chunk 0's block 1, from the history: branches
+    //                  h[0] x2 = 0 and h[1] x3 = 2 -> y[k] = -e^{-i pi k} 2 = -2, +2
+    //  everything else: 0.
+    const blade_channelizer_config config = { BLADE_CF32, 2, 2, BLADE_WINDOW_HANN };
     const blade_shape shape = blade_shape_aftp(1, 1, 4, 1);
     plan p(config, shape);
-    std::vector<cf> impulse(4), zeros(4);
-    impulse[3] = 1.0f;
-    auto y = p.run(impulse); // y[k][s]
-    BOOST_TEST(std::abs(y[0 * 2 + 0]) < 1e-7f);
-    BOOST_TEST(std::abs(y[1 * 2 + 0]) < 1e-7f);
-    BOOST_TEST(std::abs(y[0 * 2 + 1] - cf(-0.25f, 0)) < 1e-7f);
-    BOOST_TEST(std::abs(y[1 * 2 + 1] - cf(0.25f, 0)) < 1e-7f);
+    std::vector<cf> impulses(4), zeros(4);
+    impulses[2] = 1.0f;
+    impulses[3] = 2.0f;
+    auto y = p.run(impulses); // y[k][s]
+    const cf first[4] = { 0.0f, 1.0f, 0.0f, 1.0f };
+    for (int i = 0; i < 4; i++)
+        BOOST_TEST(std::abs(y[i] - first[i]) < 1e-6f, "chunk 0 [" << i << "] " << y[i]);
     y = p.run(zeros);
-    BOOST_TEST(std::abs(y[0 * 2 + 0] - cf(-0.75f, 0)) < 1e-7f);
-    BOOST_TEST(std::abs(y[1 * 2 + 0] - cf(0.75f, 0)) < 1e-7f);
-    BOOST_TEST(std::abs(y[0 * 2 + 1]) < 1e-7f);
-    BOOST_TEST(std::abs(y[1 * 2 + 1]) < 1e-7f);
-    // reset forgets the impulse: the same chunks again after a reset, but the second
-    // chunk after a reset sees zeros before it
-    p.run(impulse);
+    const cf second[4] = { -2.0f, 0.0f, 2.0f, 0.0f };
+    for (int i = 0; i < 4; i++)
+        BOOST_TEST(std::abs(y[i] - second[i]) < 1e-6f, "chunk 1 [" << i << "] " << y[i]);
+    y = p.run(zeros);
+    for (const auto& v : y)
+        BOOST_TEST(std::abs(v) < 1e-6f);
+    // reset forgets: after the impulses and a reset, the next chunk sees zeros before it
+    p.run(impulses);
     ok(blade_channelizer_reset(p.channelizer, nullptr), "reset");
     y = p.run(zeros);
     for (const auto& v : y)
@@ -444,4 +450,27 @@ BOOST_AUTO_TEST_CASE(process_refuses_tensors_the_plan_was_not_made_for)
     output = blade_tensor_make(BLADE_CF32, &p.out_shape, blade_device_cpu(), out.data());
     BOOST_TEST(blade_channelizer_process(p.channelizer, &input, &output, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(contains(blade_last_error(), "input tensor is cf16"));
+}
+
+BOOST_AUTO_TEST_CASE(fine_frequency_axis)
+{
+    // ATA-like: coarse channel 0 centred at 1000.25 MHz, 0.5 MHz wide, N = 8192.
+    double first, width;
+    blade_channelizer_fine_axis(8192, 1000.25e6, 0.5e6, &first, &width);
+    BOOST_TEST(first == 1000.0e6);
+    BOOST_TEST(width == 0.5e6 / 8192);
+    // the DC channel N/2 of coarse channel 0 is the coarse centre
+    BOOST_TEST(first + 4096 * width == 1000.25e6);
+    // odd N: channel 0 centred on the lower edge as well
+    blade_channelizer_fine_axis(5, 100.0, 10.0, &first, &width);
+    BOOST_TEST(first == 95.0);
+    BOOST_TEST(width == 2.0);
+    // descending frequencies (negative width)
+    blade_channelizer_fine_axis(4, 1400.0, -2.0, &first, &width);
+    BOOST_TEST(first == 1401.0);
+    BOOST_TEST(width == -0.5);
+    // N = 1: the identity
+    blade_channelizer_fine_axis(1, 1400.0, -2.0, &first, &width);
+    BOOST_TEST(first == 1400.0);
+    BOOST_TEST(width == -2.0);
 }

@@ -169,3 +169,22 @@ def chunk_time_items(times):
         for name, value in fields.items():
             items[i][name] = value
     return items.view(numpy.uint8)
+
+
+def run_chunks_through_files(chain, chunks, shape_in, dtype_in, shape_out, dtype_out):
+    """
+    Like run_chunks, for large chunks: the items travel through temporary files
+    (file_source / file_sink) instead of Python lists. No tags.
+    """
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        source_path, sink_path = os.path.join(folder, "in"), os.path.join(folder, "out")
+        blade.pack(chunks, dtype_in).tofile(source_path)
+        tb = gr.top_block()
+        source = blocks.file_source(blade.item_size(list(shape_in), dtype_in), source_path, False)
+        sink = blocks.file_sink(blade.item_size(list(shape_out), dtype_out), sink_path, False)
+        tb.connect(source, *chain, sink)
+        tb.run()
+        sink.close()
+        return blade.unpack(numpy.fromfile(sink_path, numpy.uint8), shape_out, dtype_out)

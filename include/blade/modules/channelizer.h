@@ -28,15 +28,26 @@
  * **Polyphase filterbank (taps M >= 2).** A prototype low-pass filter h of L = M*N
  * taps,
  *
- *     g[j] = w[j] * sinc((j - (L-1)/2) / N),   sinc(u) = sin(pi u)/(pi u), sinc(0) = 1
- *     h[j] = N * g[j] / sum_i g[i]              (j = 0 .. L-1; sum h = N)
+ *     g[j] = w[j] * sinc(beta * (j - (L-1)/2) / N),   sinc(u) = sin(pi u)/(pi u), sinc(0) = 1
+ *     h[j] = N * g[j] / sum_i g[i]                     (j = 0 .. L-1; sum h = N)
  *
  * with w the symmetric window of length L chosen by ::blade_channelizer_window
  * (theta = 2 pi j / (L-1)): rectangular 1; hamming 0.54 - 0.46 cos(theta); hann
  * 0.5 - 0.5 cos(theta); blackman 0.42 - 0.5 cos(theta) + 0.08 cos(2 theta);
  * blackman-harris 0.35875 - 0.48829 cos(theta) + 0.14128 cos(2 theta)
- * - 0.01168 cos(3 theta). The normalisation makes a tone at a fine-channel centre
- * come out with the same amplitude as from the plain FFT. Then
+ * - 0.01168 cos(3 theta). The bandwidth factor beta puts the channel edges at -3 dB:
+ * it is the value in [0.5, 2] for which the filter's response half a fine channel
+ * from its centre, |sum_j g[j] cos(pi (j - (L-1)/2) / N)|, is 1/sqrt(2) of its
+ * response at the centre, |sum_j g[j]|; found by 50 bisection steps in double
+ * precision starting from [0.5, 2] (moving the lower end up while the edge response
+ * is below 1/sqrt(2)), beta being the middle of the final interval. (beta = 1 would
+ * cut off at the channel edge, where a window-designed filter is at -6 dB; the
+ * plain FFT is at -3.9 dB there.) Adjacent channels thus cross at half power, a
+ * tone between two channels keeps its power summed over both, and the passband is
+ * flat to a fraction of a dB inside. (For 2 taps with the widest windows no beta
+ * in the range reaches -3 dB and the result is the nearest end.) The
+ * normalisation makes a tone at a fine-channel centre come out with the same
+ * amplitude as from the plain FFT. Then
  *
  *     y[a, f*N + k, s, p] = sum_{n=0}^{N-1} (-1)^n exp(-2 pi i k n / N)
  *                           * sum_{m=0}^{M-1} h[m*N + n] * xs[a, f, (s - M + 1 + m)*N + n, p]
@@ -96,6 +107,11 @@ typedef enum blade_channelizer_window {
 /** Largest number of taps per branch of the polyphase filter. */
 #define BLADE_CHANNELIZER_MAX_TAPS 64
 
+/** Range searched for the prototype's bandwidth factor beta. */
+#define BLADE_CHANNELIZER_BETA_MIN 0.5
+/** Range searched for the prototype's bandwidth factor beta. */
+#define BLADE_CHANNELIZER_BETA_MAX 2.0
+
 /** Configuration of a channelizer. */
 typedef struct blade_channelizer_config {
     blade_dtype input_type;          /**< must be ::BLADE_CF32 (cast integer voltages first) */
@@ -129,6 +145,20 @@ BLADE_CORE_API blade_status blade_channelizer_prototype(int64_t rate,
                                                         int taps,
                                                         blade_channelizer_window window,
                                                         double* filter);
+
+/**
+ * The frequency axis after channelization (the stream tags of gr-blade carry it):
+ * from the centre of coarse channel 0 and the coarse channel width (Hz; a negative
+ * width means descending frequencies), the centre of fine channel 0 and the fine
+ * width. For rate N >= 2 (even or odd) fine channel 0 is centred at
+ * `freq_first - chan_bw / 2` and the width is `chan_bw / N`, so fine channel j of the
+ * output sits at fine_freq_first + j * fine_chan_bw; rate 1 changes nothing.
+ */
+BLADE_CORE_API void blade_channelizer_fine_axis(int64_t rate,
+                                                double freq_first,
+                                                double chan_bw,
+                                                double* fine_freq_first,
+                                                double* fine_chan_bw);
 
 /**
  * Validate the configuration and shape and prepare a channelizer on `device`

@@ -24,6 +24,7 @@ namespace py = pybind11;
     void bind_cast(py::module& m);
     void bind_runtime(py::module& m);
     void bind_metadata(py::module& m);
+    void bind_channelizer(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -55,5 +56,6 @@ PYBIND11_MODULE(blade_python, m)
     bind_cast(m);
     bind_runtime(m);
     bind_metadata(m);
+    bind_channelizer(m);
     // ) END BINDING_FUNCTION_CALLS
 }
