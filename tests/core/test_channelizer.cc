@@ -5,6 +5,7 @@
 #define BOOST_TEST_MODULE channelizer
 #include <boost/test/unit_test.hpp>
 
+#include "channelizer_support.h"
 #include "test_support.h"
 
 #include <cmath>
@@ -12,6 +13,7 @@
 #include <limits>
 
 using blade_test::ok;
+using blade_test::relative_difference;
 using cf = std::complex<float>;
 using cd = std::complex<double>;
 
@@ -50,16 +52,6 @@ struct plan {
 size_t in_index(const blade_shape& s, int64_t a, int64_t f, int64_t t, int64_t p)
 {
     return static_cast<size_t>(((a * s.dims[1] + f) * s.dims[2] + t) * s.dims[3] + p);
-}
-
-std::vector<cf> random_voltages(int64_t count, uint32_t seed)
-{
-    std::mt19937 rng(seed);
-    std::normal_distribution<float> normal(0.0f, 10.0f);
-    std::vector<cf> values(static_cast<size_t>(count));
-    for (auto& v : values)
-        v = cf(normal(rng), normal(rng));
-    return values;
 }
 
 // The formula, in double: y[a, f*N + k, s, p] = sum_n (-1)^n e^{-2 pi i k n / N}
@@ -105,21 +97,6 @@ std::vector<cd> reference(const std::vector<std::vector<cf>>& chunks,
                         out[static_cast<size_t>((((a * F + f) * N + k) * S + s) * P + p)] = sum;
                     }
     return out;
-}
-
-// Largest |got - expected| over the RMS of expected (NaN counts as a failure).
-double relative_error(const std::vector<cf>& got, const std::vector<cd>& expected)
-{
-    double worst = 0.0, power = 0.0;
-    for (const auto& e : expected)
-        power += std::norm(e);
-    const double rms = std::sqrt(power / static_cast<double>(expected.size()));
-    for (size_t i = 0; i < got.size(); i++) {
-        const double error = std::abs(cd(got[i].real(), got[i].imag()) - expected[i]);
-        if (!(error <= worst))
-            worst = std::isnan(error) ? std::numeric_limits<double>::infinity() : error;
-    }
-    return worst / (rms > 0 ? rms : 1.0);
 }
 
 std::string failure_of(blade_status expected_status, const blade_channelizer_config& config, blade_shape shape)
@@ -224,7 +201,7 @@ BOOST_AUTO_TEST_CASE(dc_is_the_middle_channel)
 BOOST_AUTO_TEST_CASE(rate_one_is_an_exact_pass_through)
 {
     const blade_shape shape = blade_shape_aftp(2, 3, 7, 2);
-    const auto x = random_voltages(blade_shape_count(&shape), 3);
+    const auto x = blade_test::random_voltages(static_cast<size_t>(blade_shape_count(&shape)), 3, 10.0f);
     plan p(plain(1), shape);
     BOOST_TEST(blade_shape_equal(&p.out_shape, &shape));
     const auto y = p.run(x);
@@ -247,11 +224,11 @@ BOOST_AUTO_TEST_CASE(random_data_match_the_direct_dft)
     };
     uint32_t seed = 10;
     for (const auto& c : cases) {
-        const auto x = random_voltages(blade_shape_count(&c.shape), seed++);
+        const auto x = blade_test::random_voltages(static_cast<size_t>(blade_shape_count(&c.shape)), seed++, 10.0f);
         plan p(plain(c.rate), c.shape);
         const auto y = p.run(x);
         const double error =
-            relative_error(y, reference({ x }, c.shape, c.rate, 1, BLADE_WINDOW_RECTANGULAR, 0));
+            relative_difference(y, reference({ x }, c.shape, c.rate, 1, BLADE_WINDOW_RECTANGULAR, 0));
         char text[64];
         BOOST_TEST(error < 1e-6 * std::max(1.0, std::log2(static_cast<double>(c.rate))),
                    blade_shape_format(&c.shape, text, sizeof text) << " N " << c.rate << ": " << error);
@@ -263,7 +240,7 @@ BOOST_AUTO_TEST_CASE(large_chunks_are_split_across_threads_deterministically)
     // [2, 9, 8192, 2] with N = 64 has 2 * 9 * 128 transforms per polarization in
     // 18 * (128 / block) units; a second run gives the same bits.
     const blade_shape shape = blade_shape_aftp(2, 9, 8192, 2);
-    const auto x = random_voltages(blade_shape_count(&shape), 77);
+    const auto x = blade_test::random_voltages(static_cast<size_t>(blade_shape_count(&shape)), 77, 10.0f);
     plan p(plain(64), shape);
     const auto first = p.run(x);
     const auto second = p.run(x);
@@ -272,7 +249,7 @@ BOOST_AUTO_TEST_CASE(large_chunks_are_split_across_threads_deterministically)
     const blade_shape one = blade_shape_aftp(1, 1, 8192, 2);
     std::vector<cf> row(x.begin() + 8192 * 2 * 10, x.begin() + 8192 * 2 * 11); // a = 1, f = 1
     std::vector<cf> got(first.begin() + 8192 * 2 * 10, first.begin() + 8192 * 2 * 11);
-    BOOST_TEST(relative_error(got, reference({ row }, one, 64, 1, BLADE_WINDOW_RECTANGULAR, 0)) < 6e-6);
+    BOOST_TEST(relative_difference(got, reference({ row }, one, 64, 1, BLADE_WINDOW_RECTANGULAR, 0)) < 6e-6);
 }
 
 BOOST_AUTO_TEST_CASE(prototype_follows_its_definition)
@@ -367,10 +344,10 @@ BOOST_AUTO_TEST_CASE(polyphase_history_spans_chunks_like_one_long_chunk)
         plan p(config, c.shape);
         std::vector<std::vector<cf>> chunks;
         for (int i = 0; i < 4; i++) {
-            chunks.push_back(random_voltages(blade_shape_count(&c.shape), seed++));
+            chunks.push_back(blade_test::random_voltages(static_cast<size_t>(blade_shape_count(&c.shape)), seed++, 10.0f));
             const auto y = p.run(chunks.back());
             const double error =
-                relative_error(y, reference(chunks, c.shape, c.rate, c.taps, c.window, chunks.size() - 1));
+                relative_difference(y, reference(chunks, c.shape, c.rate, c.taps, c.window, chunks.size() - 1));
             BOOST_TEST(error < 2e-6 * std::max(1.0, std::log2(static_cast<double>(c.rate))),
                        "N " << c.rate << " M " << c.taps << " chunk " << i << ": " << error);
         }

@@ -8,6 +8,7 @@
 #define BOOST_TEST_NO_MAIN
 #include <boost/test/unit_test.hpp>
 
+#include "channelizer_support.h"
 #include "test_support.h"
 
 #include <cmath>
@@ -16,21 +17,14 @@
 #include <limits>
 
 using blade_test::ok;
+using blade_test::random_voltages;
+using blade_test::relative_difference;
 using cf = std::complex<float>;
 
 namespace {
 
 blade_device gpu() { return blade_device{ BLADE_DEVICE_CUDA, 0 }; }
 
-std::vector<cf> random_voltages(size_t count, uint32_t seed)
-{
-    std::mt19937 rng(seed);
-    std::normal_distribution<float> normal(0.0f, 30.0f);
-    std::vector<cf> values(count);
-    for (auto& v : values)
-        v = cf(normal(rng), normal(rng));
-    return values;
-}
 
 // One plan on one device fed a sequence of chunks.
 struct runner {
@@ -82,19 +76,6 @@ struct runner {
     }
 };
 
-double relative_difference(const std::vector<cf>& a, const std::vector<cf>& b)
-{
-    double power = 0, worst = 0;
-    for (const auto& v : b)
-        power += std::norm(std::complex<double>(v));
-    const double rms = std::sqrt(power / static_cast<double>(b.size()));
-    for (size_t i = 0; i < a.size(); i++) {
-        const double d = std::abs(std::complex<double>(a[i]) - std::complex<double>(b[i]));
-        if (!(d <= worst))
-            worst = std::isnan(d) ? std::numeric_limits<double>::infinity() : d;
-    }
-    return worst / (rms > 0 ? rms : 1);
-}
 
 void check_parity(const blade_shape& shape,
                   int64_t rate,

@@ -10,6 +10,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "channelizer_tile.h"
+#include "channelizer_support.h"
 #include "test_support.h"
 
 #include <cmath>
@@ -17,6 +18,8 @@
 #include <limits>
 
 using blade_test::ok;
+using blade_test::random_voltages;
+using blade_test::relative_difference;
 using cf = std::complex<float>;
 namespace bt = blade_tile;
 
@@ -168,29 +171,7 @@ std::vector<cf> cpu_run(blade_channelizer* plan, const blade_shape& shape, const
 }
 
 // max |a - b| / RMS(b); NaN anywhere fails.
-double relative_difference(const std::vector<cf>& a, const std::vector<cf>& b)
-{
-    double power = 0, worst = 0;
-    for (const auto& v : b)
-        power += std::norm(std::complex<double>(v));
-    const double rms = std::sqrt(power / static_cast<double>(b.size()));
-    for (size_t i = 0; i < a.size(); i++) {
-        const double d = std::abs(std::complex<double>(a[i]) - std::complex<double>(b[i]));
-        if (!(d <= worst))
-            worst = std::isnan(d) ? std::numeric_limits<double>::infinity() : d;
-    }
-    return worst / (rms > 0 ? rms : 1);
-}
 
-std::vector<cf> random_voltages(size_t count, uint32_t seed)
-{
-    std::mt19937 rng(seed);
-    std::normal_distribution<float> normal(0.0f, 30.0f);
-    std::vector<cf> values(count);
-    for (auto& v : values)
-        v = cf(normal(rng), normal(rng));
-    return values;
-}
 
 void check_against_cpu(const blade_shape& shape, int64_t rate, int taps, blade_channelizer_window window,
                        int chunks, uint32_t seed)

@@ -1,13 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """
-blade.channelizer against numpy references written from the formula of
-include/blade/modules/channelizer.h (CPU backend, and the emulated device):
-
-    y[a, f*N + k, s, p] = sum_n (-1)^n exp(-2 pi i k n / N) sum_m h[m*N + n] xs[a, f, (s - M + 1 + m)*N + n, p]
-
-with h the window x sinc prototype (h = 1, M = 1 for the plain FFT) and xs the
-chunks of a stream concatenated, zeros before the first.
+blade.channelizer against the numpy reference written from the formula of
+include/blade/modules/channelizer.h (channelizer_reference.py: direct DFT for
+N <= 64, numpy.fft above), on the CPU backend and the emulated device.
 """
 
 import math
@@ -18,64 +14,7 @@ from gnuradio import blocks, gr, gr_unittest
 
 from gnuradio import blade
 import blade_testing as bt
-
-
-def prototype(rate, taps, window):
-    """The prototype filter h of M*N taps, from the documented definition."""
-    if taps == 1:
-        return numpy.ones(rate)
-    length = rate * taps
-    j = numpy.arange(length)
-    theta = 2 * numpy.pi * j / (length - 1)
-    windows = {
-        "rectangular": numpy.ones(length),
-        "hamming": numpy.hamming(length),
-        "hann": numpy.hanning(length),
-        "blackman": numpy.blackman(length),
-        "blackman-harris": 0.35875 - 0.48829 * numpy.cos(theta) + 0.14128 * numpy.cos(2 * theta)
-        - 0.01168 * numpy.cos(3 * theta),
-    }
-    centre = (length - 1) / 2
-    cosine = numpy.cos(numpy.pi * (j - centre) / rate)
-
-    def g(beta):  # numpy.sinc is sin(pi x)/(pi x)
-        return windows[window] * numpy.sinc(beta * (j - centre) / rate)
-
-    def edge(beta):  # response half a fine channel from the centre, relative
-        taps = g(beta)
-        return abs(numpy.sum(taps * cosine)) / abs(numpy.sum(taps))
-
-    low, high = 0.5, 2.0  # bisection for the -3 dB edge
-    for _ in range(50):
-        middle = 0.5 * (low + high)
-        if edge(middle) < numpy.sqrt(0.5):
-            low = middle
-        else:
-            high = middle
-    taps = g(0.5 * (low + high))
-    return rate * taps / taps.sum()
-
-
-def channelize(chunks, rate, taps=1, window="rectangular"):
-    """Reference: chunks [C, A, F, T, P] of one stream -> outputs [C, A, F*N, T/N, P]."""
-    nchunks, a, f, t, p = chunks.shape
-    n, m = rate, taps
-    s = t // n
-    stream = numpy.moveaxis(chunks.astype(numpy.complex128), 0, 2).reshape(a, f, nchunks * t, p)
-    stream = numpy.concatenate([numpy.zeros((a, f, (m - 1) * n, p)), stream], axis=2)
-    blocks_ = stream.reshape(a, f, nchunks * s + m - 1, n, p)
-    h = prototype(n, m, window).reshape(m, n)
-    # output block s takes padded blocks s .. s+M-1, i.e. stream blocks s-M+1 .. s
-    branches = sum(h[i][:, None] * blocks_[:, :, i : i + nchunks * s] for i in range(m))
-    modulated = branches * ((-1.0) ** numpy.arange(n))[:, None]
-    if n <= 64:  # the DFT written out
-        k = numpy.arange(n)
-        dft = numpy.exp(-2j * numpy.pi * numpy.outer(k, k) / n)
-        spectra = numpy.einsum("kn,afsnp->afksp", dft, modulated)
-    else:
-        spectra = numpy.moveaxis(numpy.fft.fft(modulated, axis=3), 3, 2)
-    spectra = spectra.reshape(a, f, n, nchunks, s, p)
-    return numpy.moveaxis(spectra, 3, 0).reshape(nchunks, a, f * n, s, p)
+from channelizer_reference import channelize, prototype
 
 
 def relative_error(got, expected):
