@@ -19,7 +19,8 @@
 //   (-1)^n x (or the filtered, modulated x) as contiguous [row][p][s][n] blocks, a
 //   batched in-place cuFFT transforms them at near copy speed (contiguous
 //   transforms; with polarizations interleaved cuFFT is 2.7x slower), and a
-//   reordering kernel writes y[row][k][s][p]. About 3x the single-pass time.
+//   reordering kernel (tiled transpose) writes y[row][k][s][p]. About 3x the
+//   single-pass time.
 //
 // cuFFT is opened at run time (cufft_loader.h) and only by plans that need it.
 
@@ -142,20 +143,37 @@ __global__ void planarize(general_params g)
     }
 }
 
-// y[row][k][s][p] = work[row][p][s][k]: coalesced writes, gathered reads.
+// y[row][k][s][p] = work[row][p][s][k], a transpose per row: the work row is a
+// matrix [P*S][N], the output row a matrix [N][S*P] whose column c = s*P + p reads
+// work row p*S + s. 32 x 32 tiles through shared memory keep both the reads (along
+// k) and the writes (along c) coalesced.
+constexpr int kTile = 32, kTileRows = 8;
+
 __global__ void reorder(general_params g)
 {
-    const int64_t count = g.rows * g.T * g.P;
-    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-         i += stride) {
-        const int64_t pol = i % g.P;
-        const int64_t q = i / g.P;        // (row, k, s)
-        const int64_t s = q % g.S;
-        const int64_t rk = q / g.S;       // row * N + k
-        const int64_t k = rk % g.N, row = rk / g.N;
-        g.output[i] = g.work[((row * g.P + pol) * g.S + s) * g.N + k];
-    }
+    __shared__ float2 tile[kTile][kTile + 1]; // +1: no bank conflicts on the transpose
+    const int64_t columns = g.S * g.P;
+    const int64_t c0 = static_cast<int64_t>(blockIdx.x) * kTile;
+    for (int64_t row = blockIdx.z; row < g.rows; row += gridDim.z)
+        for (int64_t k0 = static_cast<int64_t>(blockIdx.y) * kTile; k0 < g.N;
+             k0 += static_cast<int64_t>(gridDim.y) * kTile) {
+            const float2* work = g.work + row * g.T * g.P;
+            float2* out = g.output + row * g.T * g.P;
+            for (int i = threadIdx.y; i < kTile; i += kTileRows) {
+                const int64_t c = c0 + i, k = k0 + threadIdx.x;
+                if (c < columns && k < g.N) {
+                    const int64_t s = c / g.P, pol = c - s * g.P;
+                    tile[i][threadIdx.x] = work[(pol * g.S + s) * g.N + k];
+                }
+            }
+            __syncthreads();
+            for (int i = threadIdx.y; i < kTile; i += kTileRows) {
+                const int64_t k = k0 + i, c = c0 + threadIdx.x;
+                if (c < columns && k < g.N)
+                    out[k * columns + c] = tile[threadIdx.x][i];
+            }
+            __syncthreads();
+        }
 }
 
 // next[row][p][j] = xs[T - H + j]: from the chunk, or from the previous history
@@ -366,7 +384,15 @@ extern "C" blade_status blade_cuda_channelizer_process(blade_cuda_channelizer* s
                                                     reinterpret_cast<cufftComplex*>(self->work),
                                                     CUFFT_FORWARD),
                               "cufftExecC2C"));
-        reorder<<<grid_for(count), kThreads, 0, stream>>>(p);
+        const int64_t column_tiles = (g.S * g.P + kTile - 1) / kTile;
+        const int64_t k_tiles = (g.N + kTile - 1) / kTile;
+        if (column_tiles > 0x7fffffff)
+            return blade_fail(BLADE_ERROR_UNSUPPORTED, "channelizer: %lld spectra per row are too many",
+                              static_cast<long long>(g.S));
+        const dim3 grid(static_cast<unsigned>(column_tiles),
+                        static_cast<unsigned>(k_tiles < 65535 ? k_tiles : 65535),
+                        static_cast<unsigned>(g.rows < 65535 ? g.rows : 65535));
+        reorder<<<grid, dim3(kTile, kTileRows), 0, stream>>>(p);
         BLADE_CUDA_CHECK_LAUNCH("reorder");
     }
 
