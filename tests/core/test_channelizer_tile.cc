@@ -46,18 +46,32 @@ struct host_exec {
     }
 };
 
+// NaN guard values around every buffer the kernel touches: a read outside makes the
+// output NaN (caught by the comparison), a write outside breaks a guard.
+constexpr size_t kGuard = 64;
+
+bool guards_intact(const std::vector<float2>& buffer)
+{
+    for (size_t i = 0; i < kGuard; i++)
+        if (!std::isnan(buffer[i].x) || !std::isnan(buffer[buffer.size() - 1 - i].x))
+            return false;
+    return true;
+}
+
 template <int LOG2N, bool FILTER>
 void run_block(const bt::params& p, int64_t tile, std::vector<float2>& smem)
 {
     const float nan = std::numeric_limits<float>::quiet_NaN();
     std::fill(smem.begin(), smem.end(), make_float2(nan, nan)); // unwritten reads show up as NaN
+    float2* shared = smem.data() + kGuard;
     const bt::origin o = bt::tile_origin(p, tile);
     for (int thread = 0; thread < bt::kThreads; thread++)
-        bt::load<LOG2N, FILTER>(p, o, smem.data(), thread);
-    host_exec exec{ smem.data(), bt::tile_rows(p), p.twiddles };
+        bt::load<LOG2N, FILTER>(p, o, shared, thread);
+    host_exec exec{ shared, bt::tile_rows(p), p.twiddles };
     bt::fft_passes<LOG2N>::run(exec);
     for (int thread = 0; thread < bt::kThreads; thread++)
-        bt::store<LOG2N>(p, o, smem.data(), thread);
+        bt::store<LOG2N>(p, o, shared, thread);
+    BOOST_REQUIRE(guards_intact(smem));
 }
 
 template <int LOG2N>
@@ -98,7 +112,6 @@ struct emulated_plan {
     bt::tiling tiling;
     std::vector<float2> twiddles, history;
     std::vector<float> filter;
-    static constexpr size_t guard = 64;
 
     emulated_plan(const blade_shape& shape, int64_t rate, int taps, blade_channelizer_window window)
         : rows(shape.dims[0] * shape.dims[1]), T(shape.dims[2]), P(shape.dims[3]), N(rate), M(taps),
@@ -118,15 +131,25 @@ struct emulated_plan {
 
     std::vector<cf> run(const std::vector<cf>& input)
     {
-        // output with NaN guards on both sides: every value written, nothing beyond
+        // every buffer between NaN guards: every value written, nothing read or
+        // written beyond
         const float nan = std::numeric_limits<float>::quiet_NaN();
-        std::vector<float2> output(input.size() + 2 * guard, make_float2(nan, nan));
+        std::vector<float2> output(input.size() + 2 * kGuard, make_float2(nan, nan));
+        std::vector<float2> guarded_input(input.size() + 2 * kGuard, make_float2(nan, nan));
+        for (size_t i = 0; i < input.size(); i++)
+            guarded_input[kGuard + i] = make_float2(input[i].real(), input[i].imag());
+        std::vector<float2> guarded_twiddles(twiddles.size() + 2 * kGuard, make_float2(nan, nan));
+        std::copy(twiddles.begin(), twiddles.end(), guarded_twiddles.begin() + kGuard);
+        std::vector<float2> guarded_history(history.size() + 2 * kGuard, make_float2(nan, nan));
+        std::copy(history.begin(), history.end(), guarded_history.begin() + kGuard);
+        std::vector<float> guarded_filter(filter.size() + 2 * kGuard, nan);
+        std::copy(filter.begin(), filter.end(), guarded_filter.begin() + kGuard);
         bt::params p{};
-        p.input = reinterpret_cast<const float2*>(input.data());
-        p.output = output.data() + guard;
-        p.twiddles = twiddles.data();
-        p.filter = M > 1 ? filter.data() : nullptr;
-        p.history = M > 1 ? history.data() : nullptr;
+        p.input = guarded_input.data() + kGuard;
+        p.output = output.data() + kGuard;
+        p.twiddles = guarded_twiddles.data() + kGuard;
+        p.filter = M > 1 ? guarded_filter.data() + kGuard : nullptr;
+        p.history = M > 1 ? guarded_history.data() + kGuard : nullptr;
         p.T = T;
         p.S = T / N;
         p.H = H;
@@ -138,12 +161,10 @@ struct emulated_plan {
         p.sgroups = tiling.sgroups;
         const size_t rows_per_tile = size_t(1) << (tiling.log2pb + tiling.log2sb);
         std::vector<float2> smem(bt::shared_bytes(tiling.log2n, static_cast<int>(rows_per_tile)) /
-                                 sizeof(float2));
+                                     sizeof(float2) +
+                                 2 * kGuard);
         dispatch(tiling.log2n, p, tiling.tiles, smem);
-        for (size_t i = 0; i < guard; i++) {
-            BOOST_REQUIRE(std::isnan(output[i].x));
-            BOOST_REQUIRE(std::isnan(output[output.size() - 1 - i].x));
-        }
+        BOOST_REQUIRE(guards_intact(output));
         if (M > 1) // the next chunk's history: the last H samples of the stream
             for (int64_t series = 0; series < rows * P; series++)
                 for (int64_t j = 0; j < H; j++) {
@@ -155,7 +176,7 @@ struct emulated_plan {
                 }
         std::vector<cf> result(input.size());
         for (size_t i = 0; i < result.size(); i++)
-            result[i] = cf(output[guard + i].x, output[guard + i].y);
+            result[i] = cf(output[kGuard + i].x, output[kGuard + i].y);
         return result;
     }
 };
