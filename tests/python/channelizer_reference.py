@@ -51,21 +51,24 @@ def channelize(chunks, rate, taps=1, window="rectangular"):
     nchunks, a, f, t, p = chunks.shape
     n, m = rate, taps
     s = t // n
-    stream = numpy.moveaxis(chunks.astype(numpy.complex128), 0, 2).reshape(a, f, nchunks * t, p)
-    stream = numpy.concatenate([numpy.zeros((a, f, (m - 1) * n, p)), stream], axis=2)  # zeros before
-    blocks = stream.reshape(a, f, nchunks * s + m - 1, n, p)
-    h = prototype(n, m, window).reshape(m, n)
-    # output block s takes padded blocks s .. s+M-1, i.e. stream blocks s-M+1 .. s
-    branches = sum(h[i][:, None] * blocks[:, :, i : i + nchunks * s] for i in range(m))
+    if m == 1:  # branches = the blocks themselves: block s, sample n of each chunk
+        branches = chunks.reshape(nchunks, a, f, s, n, p)
+    else:
+        stream = numpy.moveaxis(chunks.astype(numpy.complex128), 0, 2).reshape(a, f, nchunks * t, p)
+        stream = numpy.concatenate([numpy.zeros((a, f, (m - 1) * n, p)), stream], axis=2)  # zeros before
+        blocks = stream.reshape(a, f, nchunks * s + m - 1, n, p)
+        h = prototype(n, m, window).reshape(m, n)
+        # output block s takes padded blocks s .. s+M-1, i.e. stream blocks s-M+1 .. s
+        branches = sum(h[i][:, None] * blocks[:, :, i : i + nchunks * s] for i in range(m))
+        branches = numpy.moveaxis(branches.reshape(a, f, nchunks, s, n, p), 2, 0)
     modulated = branches * ((-1.0) ** numpy.arange(n))[:, None]
     if n <= 64:  # the DFT written out
         k = numpy.arange(n)
         dft = numpy.exp(-2j * numpy.pi * numpy.outer(k, k) / n)
-        spectra = numpy.einsum("kn,afsnp->afksp", dft, modulated)
+        spectra = numpy.einsum("kn,cafsnp->cafksp", dft, modulated)
     else:
-        spectra = numpy.moveaxis(numpy.fft.fft(modulated, axis=3), 3, 2)
-    spectra = spectra.reshape(a, f, n, nchunks, s, p)
-    return numpy.moveaxis(spectra, 3, 0).reshape(nchunks, a, f * n, s, p)
+        spectra = numpy.moveaxis(numpy.fft.fft(modulated, axis=4), 4, 3)
+    return spectra.reshape(nchunks, a, f * n, s, p)
 
 
 def response_db(h, offsets, rate):
