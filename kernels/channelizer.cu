@@ -6,14 +6,15 @@
 //   a tile of x into shared memory, transforms it there and writes y
 //   (channelizer_tile.h). Global memory sees 8 bytes read and 8 bytes written per
 //   complex sample: one pass, the least any channelizer can move. Expected on the
-//   H200 (4.28 TB/s device copy) for [16, 192, 8192, 2], N = 8192: 805 MB moved,
-//   0.19 ms at copy speed, 0.22-0.25 ms at the 75-85 % of copy a tiled shared-memory
-//   kernel sustains (target 0.25 ms; upstream BLADE 0.761 ms, which planarizes,
-//   runs cuFFT with strided input, and shifts in separate passes). With a
-//   polyphase filter each tile also reads the M-1 earlier blocks of every branch
-//   (mostly from L2, as neighbouring tiles read them too) and a small kernel
-//   copies the last (M-1)*N samples of each series into the history: about
-//   (M-1)*N/T extra passes.
+//   H200 for [16, 192, 8192, 2], N = 8192 (805 MB, 6144 tiles of one 8192-point
+//   transform): 0.19 ms of memory traffic at the 4.28 TB/s device-copy rate; the
+//   FFT arithmetic (about 1000 flops per thread per tile, ~0.15 ms over the GPU) runs
+//   while the other block on each SM moves data, so 0.21-0.30 ms, i.e. 65-90 % of
+//   copy bandwidth (target 0.25 ms; upstream BLADE 0.761 ms, which planarizes, runs
+//   cuFFT and shifts in separate passes). With a polyphase filter each tile also
+//   reads the M-1 earlier blocks of every branch (mostly L2 hits, as neighbouring
+//   tiles read them too) and a small kernel copies the last (M-1)*N samples of each
+//   series into the history: about (M-1)*N/T of a pass more.
 //
 // * General (any other N or P): three passes. A planarizing kernel writes
 //   (-1)^n x (or the filtered, modulated x) as contiguous [row][p][s][n] blocks, a
@@ -60,7 +61,8 @@ struct block_exec {
 // One tile per block. (A grid-stride loop over tiles lets the compiler hoist every
 // thread's shared-memory addresses out of the loop, which spills registers.)
 template <int LOG2N, bool FILTER>
-__global__ void __launch_bounds__(blade_tile::kThreads, 2) channelize_tiles(blade_tile::params p)
+__global__ void __launch_bounds__(blade_tile::kThreads, 2)
+    channelize_tiles(blade_tile::params p)
 {
     extern __shared__ float2 smem[];
     const blade_tile::origin o = blade_tile::tile_origin(p, blockIdx.x);
@@ -82,20 +84,34 @@ tile_kernel tile_kernel_for(bool filter)
 tile_kernel select_tile_kernel(int log2n, bool filter)
 {
     switch (log2n) {
-    case 1: return tile_kernel_for<1>(filter);
-    case 2: return tile_kernel_for<2>(filter);
-    case 3: return tile_kernel_for<3>(filter);
-    case 4: return tile_kernel_for<4>(filter);
-    case 5: return tile_kernel_for<5>(filter);
-    case 6: return tile_kernel_for<6>(filter);
-    case 7: return tile_kernel_for<7>(filter);
-    case 8: return tile_kernel_for<8>(filter);
-    case 9: return tile_kernel_for<9>(filter);
-    case 10: return tile_kernel_for<10>(filter);
-    case 11: return tile_kernel_for<11>(filter);
-    case 12: return tile_kernel_for<12>(filter);
-    case 13: return tile_kernel_for<13>(filter);
-    default: return nullptr;
+    case 1:
+        return tile_kernel_for<1>(filter);
+    case 2:
+        return tile_kernel_for<2>(filter);
+    case 3:
+        return tile_kernel_for<3>(filter);
+    case 4:
+        return tile_kernel_for<4>(filter);
+    case 5:
+        return tile_kernel_for<5>(filter);
+    case 6:
+        return tile_kernel_for<6>(filter);
+    case 7:
+        return tile_kernel_for<7>(filter);
+    case 8:
+        return tile_kernel_for<8>(filter);
+    case 9:
+        return tile_kernel_for<9>(filter);
+    case 10:
+        return tile_kernel_for<10>(filter);
+    case 11:
+        return tile_kernel_for<11>(filter);
+    case 12:
+        return tile_kernel_for<12>(filter);
+    case 13:
+        return tile_kernel_for<13>(filter);
+    default:
+        return nullptr;
     }
 }
 static_assert(blade_tile::kMaxLog2N == 13, "select_tile_kernel lists every size");
@@ -118,7 +134,8 @@ __global__ void planarize(general_params g)
 {
     const int64_t count = g.rows * g.T * g.P;
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+         i < count;
          i += stride) {
         const int64_t n = i % g.N;
         const int64_t series = i / g.T; // row * P + p
@@ -132,7 +149,8 @@ __global__ void planarize(general_params g)
             v = make_float2(0.0f, 0.0f);
             for (int m = 0; m < g.M; m++) {
                 const int64_t tau = t - static_cast<int64_t>(g.M - 1 - m) * g.N;
-                const float2 s = tau >= 0 ? x[tau * g.P] : g.history[series * g.H + g.H + tau];
+                const float2 s =
+                    tau >= 0 ? x[tau * g.P] : g.history[series * g.H + g.H + tau];
                 const float h = g.filter[m * g.N + n];
                 v.x += h * s.x;
                 v.y += h * s.y;
@@ -188,7 +206,8 @@ __global__ void carry_history(const float2* input,
 {
     const int64_t count = series_count * H;
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+         i < count;
          i += stride) {
         const int64_t series = i / H, j = i - series * H;
         const int64_t row = series / P, pol = series - row * P;
@@ -197,7 +216,10 @@ __global__ void carry_history(const float2* input,
     }
 }
 
-unsigned grid_for(int64_t count) { return blade_grid_size(count, kThreads, 65535u * 16u); }
+unsigned grid_for(int64_t count)
+{
+    return blade_grid_size(count, kThreads, 65535u * 16u);
+}
 
 } // namespace
 
@@ -208,11 +230,11 @@ struct blade_cuda_channelizer {
     blade_tile::tiling tiling{};
     tile_kernel kernel = nullptr;
     size_t shared_bytes = 0;
-    float2* twiddles = nullptr;   // single pass: N values
-    float* filter = nullptr;      // M*N taps, when M > 1
+    float2* twiddles = nullptr;                // single pass: N values
+    float* filter = nullptr;                   // M*N taps, when M > 1
     float2* history[2] = { nullptr, nullptr }; // ping-pong [rows, P, H]
-    int current = 0;              // history[current] holds the samples before the next chunk
-    float2* work = nullptr;       // general path: [rows, P, S, N]
+    int current = 0;        // history[current] holds the samples before the next chunk
+    float2* work = nullptr; // general path: [rows, P, S, N]
     const blade_cufft_api* cufft = nullptr;
     cufftHandle plan = 0;
     bool has_plan = false;
@@ -224,7 +246,8 @@ blade_status cufft_check(cufftResult result, const char* call)
 {
     if (result == CUFFT_SUCCESS)
         return BLADE_OK;
-    return blade_fail(result == CUFFT_ALLOC_FAILED ? BLADE_ERROR_OUT_OF_MEMORY : BLADE_ERROR_DEVICE,
+    return blade_fail(result == CUFFT_ALLOC_FAILED ? BLADE_ERROR_OUT_OF_MEMORY
+                                                   : BLADE_ERROR_DEVICE,
                       "channelizer: %s failed: %s (%d)",
                       call,
                       blade_cufft_result_name(result),
@@ -240,13 +263,15 @@ blade_status allocate(size_t bytes, void** pointer, const char* what)
     *pointer = nullptr;
     size_t free_bytes = 0, total = 0;
     cudaMemGetInfo(&free_bytes, &total);
-    return blade_fail(error == cudaErrorMemoryAllocation ? BLADE_ERROR_OUT_OF_MEMORY : BLADE_ERROR_DEVICE,
-                      "channelizer: allocating %zu bytes of GPU memory for the %s failed: %s "
-                      "(%zu bytes free)",
-                      bytes,
-                      what,
-                      cudaGetErrorString(error),
-                      free_bytes);
+    return blade_fail(
+        error == cudaErrorMemoryAllocation ? BLADE_ERROR_OUT_OF_MEMORY
+                                           : BLADE_ERROR_DEVICE,
+        "channelizer: allocating %zu bytes of GPU memory for the %s failed: %s "
+        "(%zu bytes free)",
+        bytes,
+        what,
+        cudaGetErrorString(error),
+        free_bytes);
 }
 
 blade_status create(blade_cuda_channelizer* self, const float* filter)
@@ -262,7 +287,8 @@ blade_status create(blade_cuda_channelizer* self, const float* filter)
         BLADE_TRY(allocate(taps, reinterpret_cast<void**>(&self->filter), "filter"));
         BLADE_CUDA_TRY(cudaMemcpy(self->filter, filter, taps, cudaMemcpyHostToDevice));
         for (auto& buffer : self->history) {
-            BLADE_TRY(allocate(history, reinterpret_cast<void**>(&buffer), "filter history"));
+            BLADE_TRY(
+                allocate(history, reinterpret_cast<void**>(&buffer), "filter history"));
             BLADE_CUDA_TRY(cudaMemset(buffer, 0, history));
         }
     }
@@ -275,7 +301,8 @@ blade_status create(blade_cuda_channelizer* self, const float* filter)
         blade_tile::make_twiddles(g.N, twiddles.data());
         const size_t bytes = twiddles.size() * sizeof(float2);
         BLADE_TRY(allocate(bytes, reinterpret_cast<void**>(&self->twiddles), "twiddles"));
-        BLADE_CUDA_TRY(cudaMemcpy(self->twiddles, twiddles.data(), bytes, cudaMemcpyHostToDevice));
+        BLADE_CUDA_TRY(
+            cudaMemcpy(self->twiddles, twiddles.data(), bytes, cudaMemcpyHostToDevice));
         self->kernel = select_tile_kernel(self->tiling.log2n, g.M > 1);
         self->shared_bytes = blade_tile::shared_bytes(
             self->tiling.log2n, 1 << (self->tiling.log2pb + self->tiling.log2sb));
@@ -295,19 +322,29 @@ blade_status create(blade_cuda_channelizer* self, const float* filter)
     self->has_plan = true;
     long long length = g.N;
     size_t workspace = 0;
-    BLADE_TRY(cufft_check(self->cufft->make_plan_many64(self->plan, 1, &length, nullptr, 1, g.N,
-                                                        nullptr, 1, g.N, CUFFT_C2C,
-                                                        g.rows * g.P * g.S, &workspace),
+    BLADE_TRY(cufft_check(self->cufft->make_plan_many64(self->plan,
+                                                        1,
+                                                        &length,
+                                                        nullptr,
+                                                        1,
+                                                        g.N,
+                                                        nullptr,
+                                                        1,
+                                                        g.N,
+                                                        CUFFT_C2C,
+                                                        g.rows * g.P * g.S,
+                                                        &workspace),
                           "cufftMakePlanMany64"));
     return BLADE_OK;
 }
 
 } // namespace
 
-extern "C" blade_status blade_cuda_channelizer_create(const blade_channelizer_geometry* geometry,
-                                                      const float* filter,
-                                                      int device_index,
-                                                      blade_cuda_channelizer** backend)
+extern "C" blade_status
+blade_cuda_channelizer_create(const blade_channelizer_geometry* geometry,
+                              const float* filter,
+                              int device_index,
+                              blade_cuda_channelizer** backend)
 {
     *backend = nullptr;
     auto* self = new (std::nothrow) blade_cuda_channelizer;
@@ -334,8 +371,11 @@ extern "C" blade_status blade_cuda_channelizer_process(blade_cuda_channelizer* s
     const int64_t count = g.rows * g.T * g.P;
     if (g.N == 1) {
         if (input != output)
-            BLADE_CUDA_TRY(cudaMemcpyAsync(output, input, static_cast<size_t>(count) * sizeof(float2),
-                                           cudaMemcpyDeviceToDevice, stream));
+            BLADE_CUDA_TRY(cudaMemcpyAsync(output,
+                                           input,
+                                           static_cast<size_t>(count) * sizeof(float2),
+                                           cudaMemcpyDeviceToDevice,
+                                           stream));
         return BLADE_OK;
     }
     const float2* history = g.M > 1 ? self->history[self->current] : nullptr;
@@ -357,7 +397,9 @@ extern "C" blade_status blade_cuda_channelizer_process(blade_cuda_channelizer* s
         p.log2sb = t.log2sb;
         p.pgroups = t.pgroups;
         p.sgroups = t.sgroups;
-        self->kernel<<<static_cast<unsigned>(t.tiles), blade_tile::kThreads, self->shared_bytes,
+        self->kernel<<<static_cast<unsigned>(t.tiles),
+                       blade_tile::kThreads,
+                       self->shared_bytes,
                        stream>>>(p);
         BLADE_CUDA_CHECK_LAUNCH("channelize_tiles");
     } else {
@@ -379,15 +421,19 @@ extern "C" blade_status blade_cuda_channelizer_process(blade_cuda_channelizer* s
         else
             planarize<false><<<grid_for(count), kThreads, 0, stream>>>(p);
         BLADE_CUDA_CHECK_LAUNCH("planarize");
-        BLADE_TRY(cufft_check(self->cufft->set_stream(self->plan, stream), "cufftSetStream"));
-        BLADE_TRY(cufft_check(self->cufft->exec_c2c(self->plan, reinterpret_cast<cufftComplex*>(self->work),
-                                                    reinterpret_cast<cufftComplex*>(self->work),
-                                                    CUFFT_FORWARD),
-                              "cufftExecC2C"));
+        BLADE_TRY(
+            cufft_check(self->cufft->set_stream(self->plan, stream), "cufftSetStream"));
+        BLADE_TRY(
+            cufft_check(self->cufft->exec_c2c(self->plan,
+                                              reinterpret_cast<cufftComplex*>(self->work),
+                                              reinterpret_cast<cufftComplex*>(self->work),
+                                              CUFFT_FORWARD),
+                        "cufftExecC2C"));
         const int64_t column_tiles = (g.S * g.P + kTile - 1) / kTile;
         const int64_t k_tiles = (g.N + kTile - 1) / kTile;
         if (column_tiles > 0x7fffffff)
-            return blade_fail(BLADE_ERROR_UNSUPPORTED, "channelizer: %lld spectra per row are too many",
+            return blade_fail(BLADE_ERROR_UNSUPPORTED,
+                              "channelizer: %lld spectra per row are too many",
                               static_cast<long long>(g.S));
         const dim3 grid(static_cast<unsigned>(column_tiles),
                         static_cast<unsigned>(k_tiles < 65535 ? k_tiles : 65535),
@@ -401,25 +447,30 @@ extern "C" blade_status blade_cuda_channelizer_process(blade_cuda_channelizer* s
         // the other buffer; the next call reads the one written here.
         const int next = 1 - self->current;
         const int64_t values = g.rows * g.P * g.H;
-        carry_history<<<grid_for(values), kThreads, 0, stream>>>(static_cast<const float2*>(input),
-                                                                 self->history[self->current],
-                                                                 self->history[next],
-                                                                 g.rows * g.P,
-                                                                 g.T,
-                                                                 g.P,
-                                                                 g.H);
+        carry_history<<<grid_for(values), kThreads, 0, stream>>>(
+            static_cast<const float2*>(input),
+            self->history[self->current],
+            self->history[next],
+            g.rows * g.P,
+            g.T,
+            g.P,
+            g.H);
         BLADE_CUDA_CHECK_LAUNCH("carry_history");
         self->current = next;
     }
     return BLADE_OK;
 }
 
-extern "C" blade_status blade_cuda_channelizer_reset(blade_cuda_channelizer* self, void* stream_handle)
+extern "C" blade_status blade_cuda_channelizer_reset(blade_cuda_channelizer* self,
+                                                     void* stream_handle)
 {
     if (self->g.M < 2 || self->g.N == 1)
         return BLADE_OK;
-    const size_t bytes = static_cast<size_t>(self->g.rows * self->g.P * self->g.H) * sizeof(float2);
-    BLADE_CUDA_TRY(cudaMemsetAsync(self->history[self->current], 0, bytes,
+    const size_t bytes =
+        static_cast<size_t>(self->g.rows * self->g.P * self->g.H) * sizeof(float2);
+    BLADE_CUDA_TRY(cudaMemsetAsync(self->history[self->current],
+                                   0,
+                                   bytes,
                                    static_cast<cudaStream_t>(stream_handle)));
     return BLADE_OK;
 }

@@ -46,10 +46,10 @@
 
 namespace blade_tile {
 
-constexpr int kThreads = 512;                      // threads per block
-constexpr int kCapacity = 8192;                    // complex values per tile
-constexpr int kPerThread = kCapacity / kThreads;   // values staged per thread per pass
-constexpr int kMaxLog2N = 13;                      // N = 8192 = kCapacity
+constexpr int kThreads = 512;                    // threads per block
+constexpr int kCapacity = 8192;                  // complex values per tile
+constexpr int kPerThread = kCapacity / kThreads; // values staged per thread per pass
+constexpr int kMaxLog2N = 13;                    // N = 8192 = kCapacity
 
 BLADE_TILE_FN constexpr int pad(int i) { return i + (i >> 4); }
 BLADE_TILE_FN constexpr int row_stride(int n) { return (n + (n >> 4)) | 1; }
@@ -57,8 +57,8 @@ BLADE_TILE_FN constexpr int row_stride(int n) { return (n + (n >> 4)) | 1; }
 /* Shared memory of a tile of `rows` transforms of 2^log2n points. */
 inline std::size_t shared_bytes(int log2n, int rows)
 {
-    return static_cast<std::size_t>(rows) * static_cast<std::size_t>(row_stride(1 << log2n)) *
-           sizeof(float2);
+    return static_cast<std::size_t>(rows) *
+           static_cast<std::size_t>(row_stride(1 << log2n)) * sizeof(float2);
 }
 
 /* twiddles[m] = exp(-2 pi i m / n), m < n, computed in double and rounded once. */
@@ -67,7 +67,8 @@ inline void make_twiddles(int64_t n, float2* twiddles)
     const double pi = 3.14159265358979323846;
     for (int64_t m = 0; m < n; m++) {
         const double angle = -2.0 * pi * static_cast<double>(m) / static_cast<double>(n);
-        twiddles[m] = make_float2(static_cast<float>(std::cos(angle)), static_cast<float>(std::sin(angle)));
+        twiddles[m] = make_float2(static_cast<float>(std::cos(angle)),
+                                  static_cast<float>(std::sin(angle)));
     }
 }
 
@@ -80,9 +81,9 @@ struct params {
     const float2* history;  // [rows, P, H]: the H samples before the chunk, or nullptr
     int64_t T, S, H;
     int M;
-    int log2P;   // P = 2^log2P
-    int log2pb;  // polarizations per tile
-    int log2sb;  // output samples per tile
+    int log2P;                // P = 2^log2P
+    int log2pb;               // polarizations per tile
+    int log2sb;               // output samples per tile
     int64_t pgroups, sgroups; // tiles per row = pgroups * sgroups
 };
 
@@ -126,8 +127,14 @@ inline bool plan_tiling(int64_t rows, int64_t T, int64_t P, int64_t N, tiling* o
 
 /* --- complex arithmetic ----------------------------------------------------- */
 
-BLADE_TILE_FN float2 cadd(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
-BLADE_TILE_FN float2 csub(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
+BLADE_TILE_FN float2 cadd(float2 a, float2 b)
+{
+    return make_float2(a.x + b.x, a.y + b.y);
+}
+BLADE_TILE_FN float2 csub(float2 a, float2 b)
+{
+    return make_float2(a.x - b.x, a.y - b.y);
+}
 BLADE_TILE_FN float2 cmul(float2 a, float2 b)
 {
     return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
@@ -140,14 +147,22 @@ BLADE_TILE_FN float2 rotate16(float2 d, int m)
     constexpr float s1 = 0.382683432365089772f; // sin(pi/8)
     constexpr float h = 0.707106781186547524f;  // cos(pi/4)
     switch (m) {
-    case 0: return d;
-    case 1: return cmul(d, make_float2(c1, -s1));
-    case 2: return cmul(d, make_float2(h, -h));
-    case 3: return cmul(d, make_float2(s1, -c1));
-    case 4: return make_float2(d.y, -d.x); // times -i
-    case 5: return cmul(d, make_float2(-s1, -c1));
-    case 6: return cmul(d, make_float2(-h, -h));
-    default: return cmul(d, make_float2(-c1, -s1));
+    case 0:
+        return d;
+    case 1:
+        return cmul(d, make_float2(c1, -s1));
+    case 2:
+        return cmul(d, make_float2(h, -h));
+    case 3:
+        return cmul(d, make_float2(s1, -c1));
+    case 4:
+        return make_float2(d.y, -d.x); // times -i
+    case 5:
+        return cmul(d, make_float2(-s1, -c1));
+    case 6:
+        return cmul(d, make_float2(-h, -h));
+    default:
+        return cmul(d, make_float2(-c1, -s1));
     }
 }
 
@@ -155,7 +170,8 @@ BLADE_TILE_FN float2 rotate16(float2 d, int m)
  * folds to a constant wherever value is one after unrolling. */
 BLADE_TILE_FN constexpr int bit_reverse(int value, int bits)
 {
-    return (((value & 1) << 3) | ((value & 2) << 1) | ((value & 4) >> 1) | ((value & 8) >> 3)) >>
+    return (((value & 1) << 3) | ((value & 2) << 1) | ((value & 4) >> 1) |
+            ((value & 8) >> 3)) >>
            (4 - bits);
 }
 
@@ -256,7 +272,7 @@ BLADE_TILE_FN void load(const params& p, const origin& o, float2* smem, int thre
 template <int LOG2N, int LOG2R, int LOG2NS>
 struct radix_pass {
     static constexpr int N = 1 << LOG2N, R = 1 << LOG2R, NS = 1 << LOG2NS;
-    static constexpr int kPerRowLog2 = LOG2N - LOG2R; // butterflies per row
+    static constexpr int kPerRowLog2 = LOG2N - LOG2R;   // butterflies per row
     static constexpr int kButterflies = kPerThread / R; // per thread
     static constexpr int RS = row_stride(N);
     static_assert(LOG2NS + LOG2R <= LOG2N, "passes overrun the transform");
@@ -283,15 +299,16 @@ struct radix_pass {
                     const int jm = j & (NS - 1);
                     BLADE_UNROLL
                     for (int r = 1; r < R; r++)
-                        v[q * R + r] =
-                            cmul(v[q * R + r], twiddles[(r * jm) << (LOG2N - LOG2NS - LOG2R)]);
+                        v[q * R + r] = cmul(
+                            v[q * R + r], twiddles[(r * jm) << (LOG2N - LOG2NS - LOG2R)]);
                 }
                 dft<LOG2R>(v + q * R);
             }
         }
     }
 
-    BLADE_TILE_FN static void write(float2* smem, int rows, int thread, const float2 (&v)[kPerThread])
+    BLADE_TILE_FN static void
+    write(float2* smem, int rows, int thread, const float2 (&v)[kPerThread])
     {
         const int butterflies = rows << kPerRowLog2;
         BLADE_UNROLL
@@ -342,7 +359,8 @@ BLADE_TILE_FN void store(const params& p, const origin& o, const float2* smem, i
         const int sl = q & sb_mask;
         const int k = q >> p.log2sb;
         const float2 v = smem[((pl << p.log2sb) + sl) * RS + pad((k + N / 2) & (N - 1))];
-        p.output[row_base + ((static_cast<int64_t>(k) * p.S + o.s0 + sl) << p.log2P) + o.p0 + pl] = v;
+        p.output[row_base + ((static_cast<int64_t>(k) * p.S + o.s0 + sl) << p.log2P) +
+                 o.p0 + pl] = v;
     }
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "cufft_loader.h"
 #include "cuda_library.h"
+#include "cufft_loader.h"
 #include "internal.h"
 
 #include <mutex>
@@ -27,8 +27,9 @@ loaded load_once()
 {
     loaded result;
     // cuFFT 12 ships with CUDA 13, cuFFT 11 with CUDA 12; the kernels' ABI is the same.
-    static const char* const candidates[] = { "libcufft.so.12", "libcufft.so.11", "libcufft.so",
-                                              nullptr };
+    static const char* const candidates[] = {
+        "libcufft.so.12", "libcufft.so.11", "libcufft.so", nullptr
+    };
     void* handle = nullptr;
     blade_status status = blade_cuda_library_open(candidates, "cuFFT", &handle);
     if (status == BLADE_OK)
@@ -64,20 +65,35 @@ blade_status blade_cufft_load(const blade_cufft_api** api)
 const char* blade_cufft_result_name(cufftResult result)
 {
     switch (result) {
-    case CUFFT_SUCCESS: return "CUFFT_SUCCESS";
-    case CUFFT_INVALID_PLAN: return "CUFFT_INVALID_PLAN";
-    case CUFFT_ALLOC_FAILED: return "CUFFT_ALLOC_FAILED";
-    case CUFFT_INVALID_TYPE: return "CUFFT_INVALID_TYPE";
-    case CUFFT_INVALID_VALUE: return "CUFFT_INVALID_VALUE";
-    case CUFFT_INTERNAL_ERROR: return "CUFFT_INTERNAL_ERROR";
-    case CUFFT_EXEC_FAILED: return "CUFFT_EXEC_FAILED";
-    case CUFFT_SETUP_FAILED: return "CUFFT_SETUP_FAILED";
-    case CUFFT_INVALID_SIZE: return "CUFFT_INVALID_SIZE";
-    case CUFFT_UNALIGNED_DATA: return "CUFFT_UNALIGNED_DATA";
-    case CUFFT_INVALID_DEVICE: return "CUFFT_INVALID_DEVICE";
-    case CUFFT_NO_WORKSPACE: return "CUFFT_NO_WORKSPACE";
-    case CUFFT_NOT_IMPLEMENTED: return "CUFFT_NOT_IMPLEMENTED";
-    case CUFFT_NOT_SUPPORTED: return "CUFFT_NOT_SUPPORTED";
-    default: return "cuFFT error";
+    case CUFFT_SUCCESS:
+        return "CUFFT_SUCCESS";
+    case CUFFT_INVALID_PLAN:
+        return "CUFFT_INVALID_PLAN";
+    case CUFFT_ALLOC_FAILED:
+        return "CUFFT_ALLOC_FAILED";
+    case CUFFT_INVALID_TYPE:
+        return "CUFFT_INVALID_TYPE";
+    case CUFFT_INVALID_VALUE:
+        return "CUFFT_INVALID_VALUE";
+    case CUFFT_INTERNAL_ERROR:
+        return "CUFFT_INTERNAL_ERROR";
+    case CUFFT_EXEC_FAILED:
+        return "CUFFT_EXEC_FAILED";
+    case CUFFT_SETUP_FAILED:
+        return "CUFFT_SETUP_FAILED";
+    case CUFFT_INVALID_SIZE:
+        return "CUFFT_INVALID_SIZE";
+    case CUFFT_UNALIGNED_DATA:
+        return "CUFFT_UNALIGNED_DATA";
+    case CUFFT_INVALID_DEVICE:
+        return "CUFFT_INVALID_DEVICE";
+    case CUFFT_NO_WORKSPACE:
+        return "CUFFT_NO_WORKSPACE";
+    case CUFFT_NOT_IMPLEMENTED:
+        return "CUFFT_NOT_IMPLEMENTED";
+    case CUFFT_NOT_SUPPORTED:
+        return "CUFFT_NOT_SUPPORTED";
+    default:
+        return "cuFFT error";
     }
 }

@@ -36,7 +36,8 @@ channelizer_impl::channelizer_impl(const tensor_spec& input,
       device_block("channelizer", requested_device, device),
       d_config(config)
 {
-    check(blade_channelizer_create(&d_channelizer, &d_config, &input.shape, blade_device_id()),
+    check(blade_channelizer_create(
+              &d_channelizer, &d_config, &input.shape, blade_device_id()),
           "configuration");
     const tensor_spec output(BLADE_CF32, blade_channelizer_output_shape(d_channelizer));
     set_port_specs({ input }, { output });
@@ -49,7 +50,8 @@ channelizer_impl::~channelizer_impl() { blade_channelizer_destroy(d_channelizer)
 std::vector<double> channelizer_impl::prototype() const
 {
     std::vector<double> taps(static_cast<size_t>(d_config.taps * d_config.rate));
-    check(blade_channelizer_prototype(d_config.rate, d_config.taps, d_config.window, taps.data()),
+    check(blade_channelizer_prototype(
+              d_config.rate, d_config.taps, d_config.window, taps.data()),
           "prototype");
     return taps;
 }
@@ -89,7 +91,8 @@ void channelizer_impl::forward_tags(int nitems)
     for (auto& tag : tags)
         by_chunk[tag.offset].push_back(tag);
 
-    const pmt::pmt_t chan_bw = pmt::intern(tag::chan_bw), freq_first = pmt::intern(tag::freq_first);
+    const pmt::pmt_t chan_bw = pmt::intern(tag::chan_bw),
+                     freq_first = pmt::intern(tag::freq_first);
     const pmt::pmt_t tsamp = pmt::intern(tag::tsamp), nfpc = pmt::intern(tag::nfpc);
     const int64_t n = d_config.rate;
     for (auto& [offset, chunk_tags] : by_chunk) {
@@ -104,24 +107,28 @@ void channelizer_impl::forward_tags(int nitems)
             const bool numeric = pmt::is_number(t.value) && !pmt::is_complex(t.value);
             if (numeric && pmt::eq(t.key, chan_bw)) {
                 double first, width;
-                blade_channelizer_fine_axis(n, 0.0, pmt::to_double(t.value), &first, &width);
+                blade_channelizer_fine_axis(
+                    n, 0.0, pmt::to_double(t.value), &first, &width);
                 t.value = pmt::from_double(width);
                 axis = true;
             } else if (numeric && pmt::eq(t.key, freq_first)) {
                 axis = true;
                 if (d_have_chan_bw) {
                     double first, width;
-                    blade_channelizer_fine_axis(n, pmt::to_double(t.value), d_chan_bw, &first, &width);
+                    blade_channelizer_fine_axis(
+                        n, pmt::to_double(t.value), d_chan_bw, &first, &width);
                     t.value = pmt::from_double(first);
                 } else if (n > 1 && !d_warned_freq) {
-                    d_logger->warn("{} tag without a {} tag: passed on unchanged, as the centre "
-                                   "of the first fine channel cannot be known",
-                                   tag::freq_first,
-                                   tag::chan_bw);
+                    d_logger->warn(
+                        "{} tag without a {} tag: passed on unchanged, as the centre "
+                        "of the first fine channel cannot be known",
+                        tag::freq_first,
+                        tag::chan_bw);
                     d_warned_freq = true;
                 }
             } else if (numeric && pmt::eq(t.key, tsamp)) {
-                t.value = pmt::from_double(pmt::to_double(t.value) * static_cast<double>(n));
+                t.value =
+                    pmt::from_double(pmt::to_double(t.value) * static_cast<double>(n));
             } else if (numeric && pmt::eq(t.key, nfpc)) {
                 t.value = pmt::from_long(std::lround(pmt::to_double(t.value)) * n);
                 has_nfpc = true;
@@ -130,7 +137,8 @@ void channelizer_impl::forward_tags(int nitems)
             add_item_tag(0, t);
         }
         if (axis && !has_nfpc) // no nfpc means one channel per coarse channel so far
-            add_item_tag(0, offset - first_in + first_out, nfpc, pmt::from_long(n), alias_pmt());
+            add_item_tag(
+                0, offset - first_in + first_out, nfpc, pmt::from_long(n), alias_pmt());
     }
 }
 

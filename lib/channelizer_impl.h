@@ -28,7 +28,10 @@ public:
     size_t output_item_size() const override { return output_spec(0).item_size(); }
     int64_t rate() const override { return d_config.rate; }
     int taps() const override { return d_config.taps; }
-    std::string window() const override { return blade_channelizer_window_name(d_config.window); }
+    std::string window() const override
+    {
+        return blade_channelizer_window_name(d_config.window);
+    }
     std::vector<double> prototype() const override;
 
     bool start() override;
@@ -43,7 +46,7 @@ private:
 
     blade_channelizer_config d_config;
     blade_channelizer* d_channelizer = nullptr;
-    double d_chan_bw = 0;         // the last coarse chan_bw seen (for a lone freq_first)
+    double d_chan_bw = 0; // the last coarse chan_bw seen (for a lone freq_first)
     bool d_have_chan_bw = false;
     bool d_warned_freq = false;
 };

@@ -17,7 +17,8 @@ typedef struct channelizer_state {
 } channelizer_state;
 
 /* p[0] = A, p[1] = T, p[2] = N, p[3] = taps, p[4] = window */
-static blade_status channelizer_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
+static blade_status
+channelizer_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
 {
     (void)stream;
     channelizer_state* state = calloc(1, sizeof *state);
@@ -27,8 +28,9 @@ static blade_status channelizer_setup(bench_case* self, blade_device device, bla
     const int64_t t = self->p[1] / shrink;
     const int64_t n = self->p[2] <= t ? self->p[2] : t; /* quick runs shorten T */
     const blade_shape shape = blade_shape_aftp(self->p[0], 192, t, 2);
-    const blade_channelizer_config config = { BLADE_CF32, n, (int)self->p[3],
-                                              (blade_channelizer_window)self->p[4] };
+    const blade_channelizer_config config = {
+        BLADE_CF32, n, (int)self->p[3], (blade_channelizer_window)self->p[4]
+    };
     const int64_t count = blade_shape_count(&shape);
     self->samples = (double)count;
     self->bytes = 2.0 * (double)blade_bytes(BLADE_CF32, count);
@@ -86,12 +88,21 @@ void bench_register_channelizer(bench_case** cases, int* count)
         bench_case one = { 0 };
         one.module = "channelizer";
         if (shapes[i].taps > 1)
-            snprintf(one.label, sizeof one.label, "[%d, 192, %lld, 2] N=%lld PFB M=%d %s",
-                     shapes[i].antennas, (long long)shapes[i].t, (long long)shapes[i].rate,
-                     shapes[i].taps, blade_channelizer_window_name(shapes[i].window));
+            snprintf(one.label,
+                     sizeof one.label,
+                     "[%d, 192, %lld, 2] N=%lld PFB M=%d %s",
+                     shapes[i].antennas,
+                     (long long)shapes[i].t,
+                     (long long)shapes[i].rate,
+                     shapes[i].taps,
+                     blade_channelizer_window_name(shapes[i].window));
         else
-            snprintf(one.label, sizeof one.label, "[%d, 192, %lld, 2] N=%lld", shapes[i].antennas,
-                     (long long)shapes[i].t, (long long)shapes[i].rate);
+            snprintf(one.label,
+                     sizeof one.label,
+                     "[%d, 192, %lld, 2] N=%lld",
+                     shapes[i].antennas,
+                     (long long)shapes[i].t,
+                     (long long)shapes[i].rate);
         one.bound = BENCH_MEMORY;
         one.upstream_ms = shapes[i].upstream_ms;
         one.target_ms = shapes[i].target_ms;

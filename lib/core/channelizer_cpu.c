@@ -37,9 +37,9 @@
 
 struct blade_cpu_channelizer {
     blade_channelizer_geometry g;
-    float* filter;        /* M*N taps, NULL for the plain FFT */
-    float* history;       /* [rows][P][H] complex (interleaved re, im), NULL if M = 1 */
-    int64_t block;        /* output samples per unit; divides S */
+    float* filter;  /* M*N taps, NULL for the plain FFT */
+    float* history; /* [rows][P][H] complex (interleaved re, im), NULL if M = 1 */
+    int64_t block;  /* output samples per unit; divides S */
     int64_t units_per_row;
     int nscratch;
     fftwf_complex** scratch; /* per thread: P*block*N values */
@@ -71,9 +71,10 @@ blade_status blade_cpu_channelizer_create(const blade_channelizer_geometry* geom
         self->filter = malloc((size_t)(g->M * g->N) * sizeof(float));
         self->history = calloc((size_t)(g->rows * g->P * g->H) * 2, sizeof(float));
         if (self->filter == NULL || self->history == NULL)
-            status = blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
-                                "channelizer: no memory for the filter history (%lld bytes)",
-                                (long long)(g->rows * g->P * g->H * 8));
+            status =
+                blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
+                           "channelizer: no memory for the filter history (%lld bytes)",
+                           (long long)(g->rows * g->P * g->H * 8));
         else
             memcpy(self->filter, filter, (size_t)(g->M * g->N) * sizeof(float));
     }
@@ -88,21 +89,32 @@ blade_status blade_cpu_channelizer_create(const blade_channelizer_geometry* geom
         const int64_t values = g->P * self->block * g->N;
         self->scratch = calloc((size_t)self->nscratch, sizeof *self->scratch);
         if (self->scratch == NULL)
-            status = blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "channelizer: no memory for scratch");
+            status = blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
+                                "channelizer: no memory for scratch");
         for (int i = 0; status == BLADE_OK && i < self->nscratch; i++) {
             self->scratch[i] = fftwf_malloc((size_t)values * sizeof(fftwf_complex));
             if (self->scratch[i] == NULL)
-                status = blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
-                                    "channelizer: no memory for %lld bytes of FFT scratch",
-                                    (long long)values * 8);
+                status =
+                    blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
+                               "channelizer: no memory for %lld bytes of FFT scratch",
+                               (long long)values * 8);
         }
         if (status == BLADE_OK) {
             const int n = (int)g->N;
             blade_fftw_planner_lock();
-            self->plan = fftwf_plan_many_dft(1, &n, (int)(g->P * self->block),
-                                             self->scratch[0], NULL, 1, n,
-                                             self->scratch[0], NULL, 1, n,
-                                             FFTW_FORWARD, FFTW_ESTIMATE);
+            self->plan = fftwf_plan_many_dft(1,
+                                             &n,
+                                             (int)(g->P * self->block),
+                                             self->scratch[0],
+                                             NULL,
+                                             1,
+                                             n,
+                                             self->scratch[0],
+                                             NULL,
+                                             1,
+                                             n,
+                                             FFTW_FORWARD,
+                                             FFTW_ESTIMATE);
             blade_fftw_planner_unlock();
             if (self->plan == NULL)
                 status = blade_fail(BLADE_ERROR_UNSUPPORTED,
@@ -120,7 +132,8 @@ blade_status blade_cpu_channelizer_create(const blade_channelizer_geometry* geom
     return BLADE_OK;
 }
 
-/* Step 1 of a unit: work[p][sl][n] = (-1)^n * (x or the filtered x) at t = (s0+sl)*N + n. */
+/* Step 1 of a unit: work[p][sl][n] = (-1)^n * (x or the filtered x) at t = (s0+sl)*N + n.
+ */
 static void gather(const blade_cpu_channelizer* self,
                    const float* row_in,
                    const float* row_history,
@@ -158,7 +171,8 @@ static void gather(const blade_cpu_channelizer* self,
 }
 
 /* Step 3 of a unit: y[row][k][s0+sl][p] = work[p][sl][k]. */
-static void scatter(const blade_cpu_channelizer* self, const float* work, int64_t s0, float* row_out)
+static void
+scatter(const blade_cpu_channelizer* self, const float* work, int64_t s0, float* row_out)
 {
     const blade_channelizer_geometry* g = &self->g;
     const int64_t N = g->N, P = g->P, S = g->S, block = self->block;
@@ -196,7 +210,9 @@ static void update_history(blade_cpu_channelizer* self, const float* input)
     }
 }
 
-void blade_cpu_channelizer_process(blade_cpu_channelizer* self, const float* input, float* output)
+void blade_cpu_channelizer_process(blade_cpu_channelizer* self,
+                                   const float* input,
+                                   float* output)
 {
     const blade_channelizer_geometry* g = &self->g;
     const int64_t row_values = g->T * g->P; /* complex values per row, in and out */
@@ -206,8 +222,8 @@ void blade_cpu_channelizer_process(blade_cpu_channelizer* self, const float* inp
         return;
     }
     const int64_t units = g->rows * self->units_per_row;
-#pragma omp parallel for schedule(static) num_threads(self->nscratch) \
-    if (g->rows * row_values >= PARALLEL_THRESHOLD)
+#pragma omp parallel for schedule(static) \
+    num_threads(self->nscratch) if (g->rows * row_values >= PARALLEL_THRESHOLD)
     for (int64_t u = 0; u < units; u++) {
 #ifdef _OPENMP
         fftwf_complex* work = self->scratch[omp_get_thread_num()];
@@ -216,7 +232,8 @@ void blade_cpu_channelizer_process(blade_cpu_channelizer* self, const float* inp
 #endif
         const int64_t row = u / self->units_per_row;
         const int64_t s0 = (u % self->units_per_row) * self->block;
-        const float* history = self->history ? self->history + 2 * row * g->P * g->H : NULL;
+        const float* history =
+            self->history ? self->history + 2 * row * g->P * g->H : NULL;
         gather(self, input + 2 * row * row_values, history, s0, (float*)work);
         fftwf_execute_dft(self->plan, work, work);
         scatter(self, (const float*)work, s0, output + 2 * row * row_values);
@@ -228,7 +245,9 @@ void blade_cpu_channelizer_process(blade_cpu_channelizer* self, const float* inp
 void blade_cpu_channelizer_reset(blade_cpu_channelizer* self)
 {
     if (self != NULL && self->history != NULL)
-        memset(self->history, 0, (size_t)(self->g.rows * self->g.P * self->g.H) * 2 * sizeof(float));
+        memset(self->history,
+               0,
+               (size_t)(self->g.rows * self->g.P * self->g.H) * 2 * sizeof(float));
 }
 
 void blade_cpu_channelizer_destroy(blade_cpu_channelizer* self)
