@@ -293,9 +293,18 @@ blade_status create(blade_cuda_channelizer* self, const float* filter)
         }
     }
 
-    // (more tiles than a grid holds would be a tensor of over 100 TB)
-    self->single_pass = blade_tile::plan_tiling(g.rows, g.T, g.P, g.N, &self->tiling) &&
-                        self->tiling.tiles <= 0x7fffffff;
+    // The single pass needs up to ~98 KB of shared memory per block (sm_80 and newer
+    // offer 163-227 KB; Turing's 64 KB takes the general path), and one block per tile
+    // (more tiles than a grid holds would be a tensor of over 100 TB).
+    int shared_limit = 0;
+    BLADE_CUDA_TRY(cudaDeviceGetAttribute(
+        &shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, self->device));
+    self->single_pass =
+        blade_tile::plan_tiling(g.rows, g.T, g.P, g.N, &self->tiling) &&
+        self->tiling.tiles <= 0x7fffffff &&
+        blade_tile::shared_bytes(self->tiling.log2n,
+                                 blade_tile::kCapacity >> self->tiling.log2n) <=
+            static_cast<size_t>(shared_limit);
     if (self->single_pass) {
         std::vector<float2> twiddles(static_cast<size_t>(g.N));
         blade_tile::make_twiddles(g.N, twiddles.data());
