@@ -81,8 +81,8 @@
  * transforms. CUDA uses a single-pass shared-memory FFT kernel for power-of-two
  * N <= 8192 with a power-of-two P (on GPUs of compute capability 8.0 and newer,
  * which have the ~100 KB of shared memory per block it needs), and otherwise a
- * planarizing kernel, cuFFT (loaded at run time) and a reordering kernel. Both agree to float32 FFT
- * accuracy: differences stay below 1e-6 * log2(N) of the output RMS.
+ * planarizing kernel, cuFFT (loaded at run time) and a reordering kernel. Both agree to
+ * float32 FFT accuracy: differences stay below 1e-6 * log2(N) of the output RMS.
  */
 #ifndef BLADE_CHANNELIZER_H
 #define BLADE_CHANNELIZER_H
