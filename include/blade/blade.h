@@ -20,5 +20,9 @@
 #include <blade/status.h>
 #include <blade/tensor.h>
 #include <blade/version.h>
+#include <blade/astrometry.h>
+#include <blade/modules/phasor.h>
+#include <blade/formats/bfr5.h>
+#include <blade/modules/beamformer.h>
 
 #endif /* BLADE_BLADE_H */
