@@ -53,5 +53,6 @@ void bench_register_beamformer(bench_case** cases, int* count);
 void bench_register_polarizer(bench_case** cases, int* count);
 void bench_register_detector(bench_case** cases, int* count);
 void bench_register_gather(bench_case** cases, int* count);
+void bench_register_channelizer(bench_case** cases, int* count);
 
 #endif

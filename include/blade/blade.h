@@ -13,6 +13,7 @@
 #define BLADE_BLADE_H
 
 #include <blade/modules/cast.h>
+#include <blade/modules/channelizer.h>
 #include <blade/device.h>
 #include <blade/dtype.h>
 #include <blade/memory.h>

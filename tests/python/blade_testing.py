@@ -420,6 +420,15 @@ def run_chunks_via_files(chain, chunks, dtype_in, shape_out, dtype_out):
     import tempfile
 
     shape_in = chunks.shape[1:-1] if blade.DTYPES[dtype_in][1] > 1 else chunks.shape[1:]
+
+
+def run_chunks_through_files(chain, chunks, shape_in, dtype_in, shape_out, dtype_out):
+    """
+    Like run_chunks, for large chunks: the items travel through temporary files
+    (file_source / file_sink) instead of Python lists. No tags.
+    """
+    import tempfile
+
     with tempfile.TemporaryDirectory() as folder:
         source_path, sink_path = os.path.join(folder, "in"), os.path.join(folder, "out")
         blade.pack(chunks, dtype_in).tofile(source_path)
@@ -431,3 +440,8 @@ def run_chunks_via_files(chain, chunks, dtype_in, shape_out, dtype_out):
         tb.run()
         sink.close()
         return blade.unpack(numpy.fromfile(sink_path, dtype=numpy.uint8), shape_out, dtype_out)
+        sink = blocks.file_sink(blade.item_size(list(shape_out), dtype_out), sink_path, False)
+        tb.connect(source, *chain, sink)
+        tb.run()
+        sink.close()
+        return blade.unpack(numpy.fromfile(sink_path, numpy.uint8), shape_out, dtype_out)

@@ -35,6 +35,7 @@ namespace py = pybind11;
     void bind_polarizer(py::module& m);
     void bind_detector(py::module& m);
     void bind_gather(py::module& m);
+    void bind_channelizer(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -77,5 +78,6 @@ PYBIND11_MODULE(blade_python, m)
     bind_polarizer(m);
     bind_detector(m);
     bind_gather(m);
+    bind_channelizer(m);
     // ) END BINDING_FUNCTION_CALLS
 }
