@@ -414,21 +414,16 @@ def tags_by_offset(tags):
     return out
 
 
-def run_chunks_via_files(chain, chunks, dtype_in, shape_out, dtype_out):
-    """Like run_chunks() for chunks too large for a vector source: the items pass
-    through temporary files (file_source -> chain -> file_sink)."""
-    import tempfile
-
-    shape_in = chunks.shape[1:-1] if blade.DTYPES[dtype_in][1] > 1 else chunks.shape[1:]
-
-
 def run_chunks_through_files(chain, chunks, shape_in, dtype_in, shape_out, dtype_out):
     """
     Like run_chunks, for large chunks: the items travel through temporary files
-    (file_source / file_sink) instead of Python lists. No tags.
+    (file_source / file_sink) instead of Python lists. No tags. `shape_in` None:
+    the shape of the chunks.
     """
     import tempfile
 
+    if shape_in is None:
+        shape_in = chunks.shape[1:-1] if blade.DTYPES[dtype_in][1] > 1 else chunks.shape[1:]
     with tempfile.TemporaryDirectory() as folder:
         source_path, sink_path = os.path.join(folder, "in"), os.path.join(folder, "out")
         blade.pack(chunks, dtype_in).tofile(source_path)
@@ -440,8 +435,8 @@ def run_chunks_through_files(chain, chunks, shape_in, dtype_in, shape_out, dtype
         tb.run()
         sink.close()
         return blade.unpack(numpy.fromfile(sink_path, dtype=numpy.uint8), shape_out, dtype_out)
-        sink = blocks.file_sink(blade.item_size(list(shape_out), dtype_out), sink_path, False)
-        tb.connect(source, *chain, sink)
-        tb.run()
-        sink.close()
-        return blade.unpack(numpy.fromfile(sink_path, numpy.uint8), shape_out, dtype_out)
+
+
+def run_chunks_via_files(chain, chunks, dtype_in, shape_out, dtype_out):
+    """run_chunks_through_files() with the input shape taken from the chunks."""
+    return run_chunks_through_files(chain, chunks, None, dtype_in, shape_out, dtype_out)
