@@ -120,6 +120,8 @@ public:
      * \param delays "geometry" (compute from the recipe's array and beams),
      *        "recipe" (interpolate /delayinfo/delays linearly in time) or
      *        "recipe_rates" (nearest row plus /delayinfo/rates times the offset).
+     * \param beams Recipe beams to form, by index in /beaminfo (empty: all, in
+     *        recipe order).
      * Other parameters as in make().
      */
     static sptr make_from_recipe(const std::string& recipe,
@@ -134,7 +136,8 @@ public:
                                  int64_t schan = 0,
                                  int64_t reference_antenna = 0,
                                  const std::string& delays = "geometry",
-                                 const std::string& device = "auto");
+                                 const std::string& device = "auto",
+                                 const std::vector<int64_t>& beams = {});
 
     /*! \brief The device actually used ("cpu", "cuda:0", "emulated"). */
     virtual std::string device() const = 0;
