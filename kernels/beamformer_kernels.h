@@ -81,6 +81,17 @@ blade_status launch_direct(const blade_beamformer_job& job,
                            bool incoherent,
                            cudaStream_t stream);
 
+// The CUDA-core kernel with the phasors staged in shared memory
+// (beamformer_staged.cu): the same sums as launch_direct, bit for bit, for all beams
+// of the job (and the incoherent beam if the job asks), with 1 or 2 slots (pairs of
+// elements sharing a phasor) per thread. It needs T*P even, slot-aligned tensors and
+// the phasors of all antennas for at least 8 beams in shared memory; otherwise it
+// sets *launched to false and queues nothing (the dispatcher runs launch_direct).
+blade_status launch_staged(const blade_beamformer_job& job,
+                           int slots_per_thread,
+                           cudaStream_t stream,
+                           bool* launched);
+
 // The tensor-core kernels (sm_80 and newer): bytes of packed phasors they need, and
 // the launch (phasor packing, then the matrix products). `split` selects tf32x3.
 size_t tensor_workspace_bytes(const blade_beamformer_job& job);
