@@ -211,23 +211,18 @@ __global__ void __launch_bounds__(kMaxThreads, min_blocks<BT, NT>()) staged_kern
     const int first_slot =
         first_span * span_slots + (warp / args.warps_beam) * 32 * NT + static_cast<int>(threadIdx.x % 32);
 
-    // Slots of the span being computed (`slot`) and of the next one (`next`), clamped
-    // into the channel: a thread past the channel's end reads a valid slot and stores
-    // nothing.
+    // Slot k of this thread in the span being computed is span_slot + 32 k (in the next
+    // span, span_slot + span_slots + 32 k); a slot past the channel's end is neither
+    // loaded nor stored (its ring entry keeps an older, finite value).
     const Raw<In>* const x0 = static_cast<const Raw<In>*>(args.x) + static_cast<int64_t>(channel) * args.slots;
-    int slot[NT], next[NT];
-    auto clamp = [&](int value) { return min(value, args.slots - 1); };
-#pragma unroll
-    for (int k = 0; k < NT; k++) {
-        slot[k] = clamp(first_slot + 32 * k);
-        next[k] = clamp(first_slot + span_slots + 32 * k);
-    }
-    auto load = [&](Raw<In> (&out)[NT], int antenna, const int (&slots)[NT]) {
-        const Raw<In>* row = x0 + static_cast<int64_t>(antenna) * args.row_slots;
+    auto load = [&](Raw<In> (&out)[NT], int antenna, int first) {
+        const Raw<In>* row = x0 + static_cast<int64_t>(antenna) * args.row_slots + first;
 #pragma unroll
         for (int k = 0; k < NT; k++)
-            out[k] = __ldg(row + slots[k]);
+            if (first + 32 * k < args.slots)
+                out[k] = __ldg(row + 32 * k);
     };
+    int span_slot = first_slot;
 
     // The antenna loop runs in steps of D over A rounded up to a multiple of D, so that
     // antenna a always sits in ring[a % D]; the load issued at step a is for step a + D,
@@ -238,8 +233,13 @@ __global__ void __launch_bounds__(kMaxThreads, min_blocks<BT, NT>()) staged_kern
     Raw<In> ring[D][NT];
 #pragma unroll
     for (int u = 0; u < D; u++)
+#pragma unroll
+        for (int k = 0; k < NT; k++)
+            ring[u][k] = Raw<In>{};
+#pragma unroll
+    for (int u = 0; u < D; u++)
         if (u < A)
-            load(ring[u], u, slot);
+            load(ring[u], u, span_slot);
     {
         const int64_t group_beam0 = static_cast<int64_t>(group) * args.group_beams;
         stage_phasors(args, stage, columns, group_beam0, min(args.beam_end, group_beam0 + args.group_beams), channel);
@@ -251,8 +251,6 @@ __global__ void __launch_bounds__(kMaxThreads, min_blocks<BT, NT>()) staged_kern
     const int64_t beam0 = group_beam0 + warp_beam * BT;
     // Beams of this warp that exist (<= 0: a warp of absent beams in the last group).
     const int beams_here = static_cast<int>(max(int64_t{ -1 }, min(int64_t{ BT }, min(args.beam_end, group_beam0 + args.group_beams) - beam0)));
-    int span_slot = first_slot; // this thread's first slot of the span being computed
-
     for (int span = 0; span < spans; span++) {
         const bool last_span = span + 1 == spans;
         float2 acc[BT][NT][2];
@@ -277,9 +275,9 @@ __global__ void __launch_bounds__(kMaxThreads, min_blocks<BT, NT>()) staged_kern
                 // The load for step a + D (block-uniform branches).
                 const int ahead = a + D;
                 if (ahead < A)
-                    load(ring[u], ahead, slot);
+                    load(ring[u], ahead, span_slot);
                 else if (ahead >= padded && ahead - padded < A && !last_span)
-                    load(ring[u], ahead - padded, next);
+                    load(ring[u], ahead - padded, span_slot + span_slots);
                 if (a >= A)
                     continue;
 
@@ -330,11 +328,6 @@ __global__ void __launch_bounds__(kMaxThreads, min_blocks<BT, NT>()) staged_kern
             }
         }
         span_slot += span_slots;
-#pragma unroll
-        for (int k = 0; k < NT; k++) {
-            slot[k] = next[k];
-            next[k] = clamp(span_slot + span_slots + 32 * k);
-        }
     }
 }
 
