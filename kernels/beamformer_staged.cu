@@ -27,35 +27,39 @@
 // Latency hiding. Voltage loads run D antennas ahead of the arithmetic through a
 // register ring (D groups of NT slots in flight per thread); the pipeline flows over
 // antennas and on across the block's consecutive spans of time, so a block never
-// drains it. D is 4 (cf32, NT = 1), 2 (cf32, NT = 2), 8 (ci8, NT = 1), 6 (ci8, NT = 2).
+// drains it. D (prefetch_depth) is 4 for cf32 with NT = 1 (6 with 8 beams), 2 for cf32
+// with NT = 2, 8 for ci8 with NT = 1 and 6 for ci8 with NT = 2.
 //
-// The two benchmark cases the variants were sized for (H200: 132 SMs, 4.2 TB/s copy,
-// 67 TFLOP/s FP32 = 33.4 T FMA/s; F = 192, T = 8192, P = 2 -> 1.57 M slots per antenna):
+// The benchmark cases the variants were sized for (H200: 132 SMs, 4.2 TB/s copy, 67
+// TFLOP/s FP32 = 33.4 T FMA/s, 4 schedulers per SM each issuing one warp instruction
+// per clock; F = 192, T = 8192, P = 2 -> 1.57 M slots per antenna). Registers are
+// ptxas's (CUDA 13, sm_90); instruction counts from the SASS of one antenna step.
 //
-// (B, A) = (8, 20), cf32 voltages, staged1 (NT = 1, BT = 8, 256 threads, __launch_bounds__
-//   (256, 3)): bytes 503 MB voltages + 25 MB x 8 beams = 704 MB -> 167 us at 4.2 TB/s;
-//   2.0 G FMA -> 60 us: memory bound, FMA pipe ~36 % busy at the memory time. Per warp
-//   and antenna: 1 LDG.128, 8 LDS.128 (broadcast), 64 FFMA, ~8 other. Registers ~80
-//   (32 accumulators, 16 ring, 8 phasors, addressing) -> 3 blocks = 24 warps per SM.
-//   Bytes in flight: 768 threads x D = 4 x 16 B = 48 KB per SM, against the 4.2 TB/s x
-//   ~1.2 us / 132 = 38 KB that Little's law asks at full bandwidth. Expect ~0.18 ms
-//   (85-90 % of copy bandwidth; it only reads, which DRAM does better than a copy).
+// (B, A) = (8, 20), cf32 voltages, staged1 (NT = 1, BT = 8): bytes 503 MB voltages +
+//   25 MB x 8 beams = 704 MB -> 167 us at 4.2 TB/s; 2.0 G FMA -> 60 us: memory bound,
+//   the FMA pipe ~36 % busy at the memory time. Per warp and antenna: 1 LDG.128
+//   (512 consecutive bytes), 8 LDS.128 (broadcast), 64 FFMA, ~25 other (address, ring,
+//   branches): 70 % FMAs, 83 us if issue bound. 108 registers (32 accumulators, 24
+//   ring, phasors loaded ahead, addressing) -> 2 blocks = 16 warps per SM. Bytes in
+//   flight: 512 threads x D = 6 x 16 B = 48 KB per SM, against 4.2 TB/s x ~1.2 us /
+//   132 = 38 KB that Little's law asks at full bandwidth. Expect ~0.18 ms (3.9 TB/s:
+//   a kernel that mostly reads can approach the copy rate), against 0.666 ms direct.
 //
 // (B, A) = (8, 28), ci8 voltages, staged2 (NT = 2, BT = 8, __launch_bounds__(256, 2)):
 //   bytes 176 MB voltages + 201 MB beams = 377 MB -> 90 us; 2.82 G FMA -> 84 us: both.
 //   Per warp and antenna: 2 LDG.32, 18 conversion instructions (byte permutes and
-//   subtractions, beamformer_kernels.h), 8 LDS.128, 128 FFMA, ~8 other: 79 % of the
-//   issue slots are FMAs, so 107 us if issue bound. Registers ~120 (64 accumulators,
+//   subtractions, beamformer_kernels.h), 8 LDS.128, 128 FFMA, ~20 other: 73 % of the
+//   issue slots are FMAs, so 115 us if issue bound. 128 registers (64 accumulators,
 //   12 ring) -> 2 blocks = 16 warps per SM, 4 per scheduler, each with 128 independent
 //   FMAs per antenna to cover a ~30-cycle shared load: the FMA pipe stays fed. Bytes
 //   in flight: 512 threads x D = 6 x 8 B = 24 KB per SM (2.6 TB/s x 1.2 us / 132 = 24 KB).
-//   Expect 0.12-0.15 ms (60-75 % of the roofline), against 0.875 ms for the direct kernel.
+//   Expect 0.12-0.15 ms (60-75 % of the roofline), against 0.875 ms direct.
 //
 // (B, A) = (64, 64): WB = 8 warps of 8 beams each share the voltages (one L2 pass per
 //   group of 64 beams); the 64 KB of phasor pairs of a block stay resident for all its
 //   spans. Per warp and antenna (staged2): 2 LDG.128 (L1 hits after the first warp),
-//   8 LDS.128, 128 FFMA: ~88 % FMAs; at 60-75 % of the FP32 pipe that is 5-6 T complex
-//   MAC/s (2.1-2.6 ms), against 0.68 T for the direct kernel.
+//   8 LDS.128, 128 FFMA, ~20 other: ~80 % FMAs; at 75-85 % of the issue rate that is
+//   5-5.6 T complex MAC/s (2.3-2.6 ms), against 0.68 T direct.
 //
 // Requirements (else the dispatcher runs the direct kernel): T * P even, voltages
 // aligned to a slot (16 B cf32, 4 B ci8), beams to 16 B (cf32) or 8 B (cf16).
