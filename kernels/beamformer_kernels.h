@@ -40,6 +40,22 @@ __device__ __forceinline__ float2 ci8_to_float2(uint16_t packed)
     return make_float2(v.x, v.y);
 }
 
+// ---------------------------------------------------------------------------------
+// Arithmetic of the CUDA-core kernels, shared so that they give the same bits
+
+// acc + w x, as four fused multiply-adds in this order.
+__device__ __forceinline__ float2 cmac(float2 acc, float2 w, float2 x)
+{
+    acc.x = fmaf(w.x, x.x, acc.x);
+    acc.x = fmaf(-w.y, x.y, acc.x);
+    acc.y = fmaf(w.x, x.y, acc.y);
+    acc.y = fmaf(w.y, x.x, acc.y);
+    return acc;
+}
+
+// |x|^2
+__device__ __forceinline__ float power_of(float2 x) { return fmaf(x.x, x.x, x.y * x.y); }
+
 // NaN is written as the canonical quiet NaN, as the CPU backend (and Cast) do.
 __device__ __forceinline__ __half canonical_half(float value)
 {

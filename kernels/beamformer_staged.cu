@@ -134,17 +134,6 @@ struct StagedArgs {
     bool incoherent_sqrt;
 };
 
-__device__ __forceinline__ float2 cmac(float2 acc, float2 w, float2 x)
-{
-    acc.x = fmaf(w.x, x.x, acc.x);
-    acc.x = fmaf(-w.y, x.y, acc.x);
-    acc.y = fmaf(w.x, x.y, acc.y);
-    acc.y = fmaf(w.y, x.x, acc.y);
-    return acc;
-}
-
-__device__ __forceinline__ float power_of(float2 x) { return fmaf(x.x, x.x, x.y * x.y); }
-
 // The two complex elements of a slot.
 __device__ __forceinline__ void convert_slot(float4 raw, float2 (&v)[2])
 {

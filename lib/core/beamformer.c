@@ -59,13 +59,22 @@ const char* blade_beamformer_path_name(blade_beamformer_path path)
     return path_names[path];
 }
 
+/* Index of `name` (case-insensitive) in names[0 .. count), or -1. */
+static int find_name(const char* const* names, int count, const char* name)
+{
+    for (int i = 0; name != NULL && i < count; i++)
+        if (strcasecmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
 blade_status blade_beamformer_path_parse(const char* name, blade_beamformer_path* path)
 {
-    for (int i = 0; name != NULL && i < BLADE_BEAMFORMER_PATH_COUNT; i++)
-        if (strcasecmp(name, path_names[i]) == 0) {
-            *path = (blade_beamformer_path)i;
-            return BLADE_OK;
-        }
+    const int found = find_name(path_names, BLADE_BEAMFORMER_PATH_COUNT, name);
+    if (found >= 0) {
+        *path = (blade_beamformer_path)found;
+        return BLADE_OK;
+    }
     return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                       "beamformer: unknown path '%s' (expected auto, fp32, tf32 or tf32x3)",
                       name ? name : "(null)");
@@ -80,11 +89,11 @@ const char* blade_beamformer_kernel_name(blade_beamformer_kernel kernel)
 
 blade_status blade_beamformer_kernel_parse(const char* name, blade_beamformer_kernel* kernel)
 {
-    for (int i = 0; name != NULL && i < BLADE_BEAMFORMER_KERNEL_COUNT; i++)
-        if (strcasecmp(name, kernel_names[i]) == 0) {
-            *kernel = (blade_beamformer_kernel)i;
-            return BLADE_OK;
-        }
+    const int found = find_name(kernel_names, BLADE_BEAMFORMER_KERNEL_COUNT, name);
+    if (found >= 0) {
+        *kernel = (blade_beamformer_kernel)found;
+        return BLADE_OK;
+    }
     return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                       "beamformer: unknown kernel '%s' (expected default, direct, staged1, staged2 "
                       "or tensor)",
