@@ -382,6 +382,9 @@ BOOST_AUTO_TEST_CASE(benchmark_shapes)
     ci8_large.input_type = BLADE_CI8;
     check_all_paths(ci8_large, 14);
     check_all_paths(problem{ 64, 4, 2048, 2, 256 }, 15);
+    // enough time spans that a block of the staged kernels computes several in a row
+    // (its voltage prefetch runs on across spans)
+    check_all_paths(problem{ 2, 64, 65536, 2, 3 }, 16);
 }
 
 bool init_unit_test() { return true; }
