@@ -19,6 +19,10 @@
 static const bench_register_fn registries[] = {
     bench_register_cast,
     bench_register_beamformer,
+    bench_register_polarizer,
+    bench_register_detector,
+    bench_register_gather,
+    bench_register_channelizer,
 };
 
 void bench_add(bench_case** cases, int* count, const bench_case* one)

@@ -74,12 +74,12 @@ BLADE_CORE_API void blade_enu_to_ecef_offset(double longitude,
  * Julian date of the preceding midnight, `fraction` the fraction of the day. Two
  * parts keep ~10 ns of resolution where one double keeps ~40 us.
  */
-BLADE_CORE_API void blade_unix_to_jd(double unix_time, double* day, double* fraction);
+BLADE_CORE_API void blade_unix_to_jd_split(double unix_time, double* day, double* fraction);
 
 /**
  * Observed hour angle and declination of `count` ICRS directions, seen from the
  * geodetic position (`longitude`, `latitude`, `altitude`) at the UTC Julian date
- * `jd_day` + `jd_fraction` (split anywhere; blade_unix_to_jd() splits at
+ * `jd_day` + `jd_fraction` (split anywhere; blade_unix_to_jd_split() splits at
  * midnight) with UT1 - UTC = `dut1` seconds.
  *
  * @param dubious_year set to true when ERFA flags the date as dubious (beyond its

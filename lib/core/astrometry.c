@@ -69,7 +69,7 @@ void blade_enu_to_ecef_offset(double longitude,
     ecef_offset[2] = cp * n + sp * u;
 }
 
-void blade_unix_to_jd(double unix_time, double* day, double* fraction)
+void blade_unix_to_jd_split(double unix_time, double* day, double* fraction)
 {
     const double days = floor(unix_time / 86400.0);
     *day = BLADE_UNIX_EPOCH_JD + days;

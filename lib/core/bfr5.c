@@ -8,7 +8,7 @@
 #include "internal.h"
 
 #include <blade/astrometry.h>
-#include <blade/formats/bfr5.h>
+#include <blade/io/bfr5.h>
 
 #include <hdf5.h>
 

@@ -69,7 +69,10 @@ double blade_frequency_axis_centre(const blade_frequency_axis* axis, int64_t cha
     const double coarse_centre =
         axis->observation_frequency +
         ((double)(axis->first_channel + coarse) - centre) * axis->channel_width;
-    return coarse_centre + (double)(fine - rate / 2) * axis->channel_width / (double)rate;
+    if (rate == 1) /* no channelizer: the coarse channel itself */
+        return coarse_centre;
+    /* (k - N/2) exactly, as the channelizer defines its fine channels (odd N too) */
+    return coarse_centre + ((double)fine - (double)rate / 2.0) * axis->channel_width / (double)rate;
 }
 
 blade_status blade_frequency_axis_validate(const blade_frequency_axis* axis)
@@ -445,7 +448,7 @@ static blade_status geometry_delays(blade_phasor* plan, double unix_time, double
     memcpy(ra + 1, plan->beam_ra, (size_t)B * sizeof(double));
     memcpy(dec + 1, plan->beam_dec, (size_t)B * sizeof(double));
     double jd_day, jd_fraction;
-    blade_unix_to_jd(unix_time, &jd_day, &jd_fraction);
+    blade_unix_to_jd_split(unix_time, &jd_day, &jd_fraction);
     if (blade_observed_hadec(plan->longitude,
                              plan->latitude,
                              plan->altitude,

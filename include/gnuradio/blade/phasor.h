@@ -44,7 +44,8 @@ namespace blade {
  * c, centred at observation_frequency + (first_channel + c - (observation_channels
  * - 1) / 2) * channel_width; with a channelizer of rate N upstream of the
  * beamformer, F = channels * N and fine channel k of coarse channel c is centred
- * (k - N / 2, rounded down) * channel_width / N from it. Calibration rows are
+ * (k - N / 2) * channel_width / N from it (for odd N too, as the channelizer
+ * defines it). Calibration rows are
  * absolute F-engine channels: coarse channel c uses row schan + first_channel + c
  * for all its fine channels.
  *

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(phasor.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(9569bc25b9039056e432de7e3aa831a9)                     */
+/* BINDTOOL_HEADER_FILE_HASH(fccde6598dea85a84fbb7887b4320c51)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

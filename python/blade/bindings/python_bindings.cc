@@ -28,6 +28,14 @@ namespace py = pybind11;
     void bind_delays(py::module& m);
     void bind_recipe(py::module& m);
     void bind_beamformer(py::module& m);
+    void bind_guppi_recording(py::module& m);
+    void bind_guppi_source(py::module& m);
+    void bind_guppi_sink(py::module& m);
+    void bind_filterbank_sink(py::module& m);
+    void bind_polarizer(py::module& m);
+    void bind_detector(py::module& m);
+    void bind_gather(py::module& m);
+    void bind_channelizer(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -63,5 +71,13 @@ PYBIND11_MODULE(blade_python, m)
     bind_delays(m);
     bind_recipe(m);
     bind_beamformer(m);
+    bind_guppi_recording(m);
+    bind_guppi_source(m);
+    bind_guppi_sink(m);
+    bind_filterbank_sink(m);
+    bind_polarizer(m);
+    bind_detector(m);
+    bind_gather(m);
+    bind_channelizer(m);
     // ) END BINDING_FUNCTION_CALLS
 }

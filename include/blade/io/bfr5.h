@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /**
- * @file formats/bfr5.h
+ * @file io/bfr5.h
  * @brief BFR5 beamformer recipes (HDF5): reader and phasor configuration.
  *
  * A BFR5 file describes an observation for a beamformer: the array (antenna
