@@ -172,6 +172,51 @@ extern "C" blade_status blade_cuda_memcpy(
     return BLADE_OK;
 }
 
+extern "C" blade_status blade_cuda_memcpy_2d(int index,
+                                             void* destination,
+                                             size_t destination_pitch,
+                                             const void* source,
+                                             size_t source_pitch,
+                                             size_t row_bytes,
+                                             size_t rows,
+                                             blade_copy_kind kind,
+                                             void* stream)
+{
+    static const cudaMemcpyKind kinds[4] = { cudaMemcpyHostToHost,
+                                             cudaMemcpyHostToDevice,
+                                             cudaMemcpyDeviceToHost,
+                                             cudaMemcpyDeviceToDevice };
+    auto* cuda_stream = static_cast<cudaStream_t>(stream);
+    if (rows == 1 || (destination_pitch == row_bytes && source_pitch == row_bytes)) {
+        BLADE_CUDA_TRY(cudaMemcpyAsync(
+            destination, source, row_bytes * rows, kinds[kind], cuda_stream));
+        return BLADE_OK;
+    }
+    // cudaMemcpy2DAsync refuses pitches beyond the device's limit (about 2 GiB):
+    // copy such runs one by one (each is then large enough to stream at full rate).
+    int max_pitch = 0;
+    BLADE_CUDA_TRY(cudaDeviceGetAttribute(&max_pitch, cudaDevAttrMaxPitch, index));
+    if (destination_pitch > static_cast<size_t>(max_pitch) ||
+        source_pitch > static_cast<size_t>(max_pitch)) {
+        for (size_t row = 0; row < rows; row++)
+            BLADE_CUDA_TRY(cudaMemcpyAsync(static_cast<char*>(destination) + row * destination_pitch,
+                                           static_cast<const char*>(source) + row * source_pitch,
+                                           row_bytes,
+                                           kinds[kind],
+                                           cuda_stream));
+        return BLADE_OK;
+    }
+    BLADE_CUDA_TRY(cudaMemcpy2DAsync(destination,
+                                     destination_pitch,
+                                     source,
+                                     source_pitch,
+                                     row_bytes,
+                                     rows,
+                                     kinds[kind],
+                                     cuda_stream));
+    return BLADE_OK;
+}
+
 extern "C" blade_status blade_cuda_memset_zero(void* destination, size_t bytes, void* stream)
 {
     BLADE_CUDA_TRY(cudaMemsetAsync(destination, 0, bytes, static_cast<cudaStream_t>(stream)));

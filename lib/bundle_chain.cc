@@ -5,6 +5,8 @@
 #include "device_block.h"
 
 #include <gnuradio/blade/cast.h>
+#include <gnuradio/blade/channel_merge.h>
+#include <gnuradio/blade/channel_split.h>
 #include <gnuradio/blade/channelizer.h>
 #include <gnuradio/blade/detector.h>
 #include <gnuradio/blade/gather.h>
@@ -79,6 +81,48 @@ chain_end bundle_chain::gather_time(const chain_end& in, int64_t multiplier)
     auto block = gr::blade::gather::make(in.shape, 2, multiplier, in.dtype, d_device);
     connect(in, block, 0);
     return chain_end{ block, 0, block->output_shape(), in.dtype, in.chunks_per_item * multiplier };
+}
+
+chain_end build_across_devices(gr::hier_block2& hier,
+                               const std::string& name,
+                               const std::vector<std::string>& devices,
+                               const std::vector<int64_t>& shape,
+                               const std::string& dtype,
+                               bool with_times,
+                               const subchain_builder& build)
+{
+    if (shape.size() != 4)
+        throw std::invalid_argument("blade." + name + " shape: expected [A, F, T, P], got " +
+                                    std::to_string(shape.size()) + " axes");
+    const int64_t parts = static_cast<int64_t>(devices.size());
+    if (shape[1] % parts != 0)
+        throw std::invalid_argument(
+            "blade." + name + ": " + std::to_string(shape[1]) + " channels cannot be split " +
+            "evenly across " + std::to_string(parts) + " devices (" + join_devices(devices) +
+            "); give a number of devices that divides the channel count");
+    auto split = gr::blade::channel_split::make(shape, dtype, parts, devices);
+    hier.connect(hier.self(), 0, split, 0);
+    std::vector<chain_end> ends;
+    for (int64_t n = 0; n < parts; n++) {
+        bundle_chain chain(hier, name, devices[n]);
+        const chain_end voltages{ split, static_cast<int>(n), split->output_shape(), dtype, 1 };
+        const chain_end times = with_times ? chain.input(1, {}, "chunk_time") : chain_end{};
+        ends.push_back(build(chain, voltages, times, n));
+    }
+    std::vector<int64_t> whole = ends[0].shape;
+    whole[1] *= parts;
+    auto merge = gr::blade::channel_merge::make(whole, ends[0].dtype, parts, devices);
+    for (int64_t n = 0; n < parts; n++)
+        hier.connect(ends[n].block, ends[n].port, merge, static_cast<int>(n));
+    return chain_end{ merge, 0, whole, ends[0].dtype, ends[0].chunks_per_item };
+}
+
+std::string join_devices(const std::vector<std::string>& devices)
+{
+    std::string joined;
+    for (const auto& device : devices)
+        joined += (joined.empty() ? "" : ",") + device;
+    return joined;
 }
 
 void check_detector_mode(const std::string& mode, bool voltages_ok, const std::string& what)

@@ -12,6 +12,7 @@
 #include <gnuradio/hier_block2.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,33 @@ private:
     std::string d_name;
     std::string d_device;
 };
+
+/*!
+ * Builds sub-chain `subband` on the device of `chain`: from its voltages (a
+ * sub-band of the bundle's input) and, for bundles with a chunk-time input, the
+ * bundle's chunk times; returns where the sub-chain ends.
+ */
+using subchain_builder = std::function<chain_end(
+    bundle_chain& chain, const chain_end& voltages, const chain_end& times, int64_t subband)>;
+
+/*!
+ * A bundle spread over several devices: input 0 (chunks `shape` of `dtype`) is
+ * split by channel into one sub-band per device (channel_split: each device
+ * fetches its own channels from pinned host memory), `build` makes one sub-chain
+ * per device, and their outputs are merged by channel (channel_merge) into pinned
+ * host memory. Input 1 (chunk times), when `with_times`, reaches every sub-chain.
+ * Returns the merged end, whose chunks are what one device would have produced.
+ */
+chain_end build_across_devices(gr::hier_block2& hier,
+                               const std::string& name,
+                               const std::vector<std::string>& devices,
+                               const std::vector<int64_t>& shape,
+                               const std::string& dtype,
+                               bool with_times,
+                               const subchain_builder& build);
+
+/*! Devices joined by commas, as bundles report them ("cuda:0,cuda:1"). */
+std::string join_devices(const std::vector<std::string>& devices);
 
 /*! Validate a detector mode name for a bundle ("none" allowed when `voltages_ok`). */
 void check_detector_mode(const std::string& mode, bool voltages_ok, const std::string& what);

@@ -159,9 +159,23 @@ void device_block::check_neighbours(gr::block& self) const
                                      d_inputs[port].str() + " chunks of " +
                                      std::to_string(d_inputs[port].item_size()) + " bytes");
         }
-        if (source == nullptr)
-            continue; // a host block: only the item size can be checked
-        for (size_t out = 0; out < source->d_outputs.size(); out++) {
+        // GNU Radio 3.10 replaces a host block's output buffer once per GPU reader:
+        // with two GPU readers the first one is left reading a buffer that nobody
+        // writes any more, and would wait forever.
+        bool written = false;
+        for (int out = 0; out < upstream->detail()->noutputs(); out++)
+            written = written || upstream->detail()->output(out) == buffer;
+        if (!written) {
+            // Nobody will ever write this buffer or mark it done: mark it, so this
+            // block's thread ends instead of waiting for items forever.
+            buffer->set_done(true);
+            throw std::runtime_error(
+                where.str() + ": the upstream output also feeds another GPU block, and GNU "
+                              "Radio gives a host block's output to one GPU reader only; put "
+                              "a blocks.copy in front of each GPU block it feeds");
+        }
+        // A host upstream block: only the item size and the memory can be checked.
+        for (size_t out = 0; source != nullptr && out < source->d_outputs.size(); out++) {
             if (upstream->detail()->output(out) != buffer)
                 continue;
             const tensor_spec& produced = source->d_outputs[out];
@@ -169,16 +183,34 @@ void device_block::check_neighbours(gr::block& self) const
                 throw std::runtime_error(where.str() + ": upstream produces " +
                                          produced.str() + " but this block expects " +
                                          d_inputs[port].str());
-            const bool both_gpu = blade_device_is_gpu_like(source->d_device) &&
-                                  blade_device_is_gpu_like(d_device);
-            if (both_gpu && !blade_device_equal(source->d_device, d_device))
-                throw std::runtime_error(
-                    where.str() + ": upstream runs on " + source->device_name() +
-                    " and this block on " + device_name() +
-                    "; blocks on different GPUs cannot share device memory (put a "
-                    "blade.download or a channel split between them)");
         }
+        check_memory(buffer, where.str());
     }
+}
+
+void device_block::check_memory(const gr::buffer_sptr& buffer, const std::string& where) const
+{
+    // A GPU block reads its input where the buffer keeps it: that must be its own
+    // device's memory (a buffer on another GPU, or pinned host memory that a
+    // channel merge wrote, is not).
+    if (!blade_device_is_gpu_like(d_device))
+        return;
+    const auto* blade_buffer = dynamic_cast<const device_buffer*>(buffer.get());
+    if (blade_buffer == nullptr)
+        return;
+    const blade_device memory = blade_buffer->read_side();
+    char text[32];
+    const std::string memory_name = blade_device_format(memory, text, sizeof text);
+    if (memory.kind == BLADE_DEVICE_CPU)
+        throw std::runtime_error(
+            where + ": the upstream block writes host memory (a channel merge's output), "
+                    "but a block on " + device_name() + " reads device memory; put a host "
+                    "block between them (e.g. blocks.copy) so the chunks are uploaded");
+    if (!blade_device_equal(memory, d_device))
+        throw std::runtime_error(
+            where + ": upstream runs on " + memory_name + " and this block on " +
+            device_name() + "; blocks on different GPUs cannot share device memory (put a "
+                            "channel split, or a host block, between them)");
 }
 
 void device_block::fail(const gr::logger_ptr& logger, const std::string& message)

@@ -10,6 +10,7 @@
 
 #include <blade/blade.h>
 #include <gnuradio/block.h>
+#include <gnuradio/buffer.h>
 #include <gnuradio/io_signature.h>
 #include <gnuradio/logger.h>
 
@@ -89,6 +90,13 @@ public:
     std::string device_name() const;
     blade_stream stream() const { return d_stream; }
 
+    /*!
+     * Where GNU Radio places the buffer of an upstream host block when it replaces
+     * it for one of this block's inputs: this block's device (a GPU block uploads
+     * its input). A channel split answers the host (pinned memory, read in place).
+     */
+    virtual blade_device input_buffer_device() const { return d_device; }
+
     const tensor_spec& input_spec(size_t port) const { return d_inputs.at(port); }
     const tensor_spec& output_spec(size_t port) const { return d_outputs.at(port); }
     size_t ninput_specs() const { return d_inputs.size(); }
@@ -100,6 +108,9 @@ protected:
 
     /*! Throw a descriptive error if a neighbour does not fit. */
     void check_neighbours(gr::block& self) const;
+
+    /*! Throw unless this block can read `buffer`'s memory (GPU blocks: own device). */
+    void check_memory(const gr::buffer_sptr& buffer, const std::string& where) const;
 
     /*!
      * Call from start(): check the neighbours; a misfit is logged, recorded in

@@ -8,6 +8,9 @@
 #include <gnuradio/block.h>
 
 #include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
@@ -19,17 +22,80 @@ gr::buffer_type device_buffer::type(gr::buftype<device_buffer, device_buffer>{})
 
 namespace {
 
-blade_device owner_device(const gr::block_sptr& owner)
+device_block& owner_block(const gr::block_sptr& owner)
 {
     auto* blade_block = dynamic_cast<device_block*>(owner.get());
     if (blade_block == nullptr)
         throw std::runtime_error(
             "blade device buffer: block " + (owner ? owner->identifier() : "(none)") +
             " is not a gr-blade block; only gr-blade GPU blocks can own device buffers");
-    return blade_block->blade_device_id();
+    return *blade_block;
+}
+
+// Where a buffer goes. GNU Radio makes a block's own output buffers with
+// link == owner; it makes a buffer with another writer (link) only to replace a
+// host block's output that feeds one of the owner's inputs: the owner decides
+// where its inputs live.
+blade_device placement_of(const gr::block_sptr& link,
+                          const gr::block_sptr& owner,
+                          const blade_device* output_placement)
+{
+    device_block& block = owner_block(owner);
+    if (link != owner)
+        return block.input_buffer_device();
+    return output_placement != nullptr ? *output_placement : block.blade_device_id();
+}
+
+// A device_buffer type that places its owner's outputs on a given device. Its
+// name is device_buffer::type's, so GNU Radio connects it to any GPU block's ports
+// without copies or replacement.
+class placed_buffer_type : public gr::buffer_type_base
+{
+public:
+    placed_buffer_type(const std::string& name, const blade_device& placement)
+        : gr::buffer_type_base(name), d_placement(placement)
+    {
+    }
+
+    gr::buffer_sptr make_buffer(int nitems,
+                                size_t sizeof_item,
+                                uint64_t downstream_lcm_nitems,
+                                uint32_t downstream_max_out_mult,
+                                gr::block_sptr link,
+                                gr::block_sptr buf_owner) const override
+    {
+        return device_buffer::make_placed(nitems,
+                                          sizeof_item,
+                                          downstream_lcm_nitems,
+                                          downstream_max_out_mult,
+                                          link,
+                                          buf_owner,
+                                          d_placement);
+    }
+
+private:
+    blade_device d_placement;
+};
+
+// Pinned when a CUDA GPU exists (any GPU can DMA from it under unified
+// addressing), ordinary aligned memory otherwise.
+blade_device host_memory_device()
+{
+    return blade_gpu_count() > 0 ? blade_device{ BLADE_DEVICE_CUDA, 0 } : blade_device_cpu();
 }
 
 } // namespace
+
+gr::buffer_type device_buffer::type_on(const blade_device& placement)
+{
+    static std::mutex registry_mutex;
+    static std::map<std::pair<int, int>, std::unique_ptr<placed_buffer_type>> registry;
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    auto& entry = registry[{ static_cast<int>(placement.kind), placement.index }];
+    if (!entry)
+        entry = std::make_unique<placed_buffer_type>(type.name(), placement);
+    return *entry;
+}
 
 gr::buffer_sptr device_buffer::make_buffer(int nitems,
                                            size_t sizeof_item,
@@ -44,7 +110,24 @@ gr::buffer_sptr device_buffer::make_buffer(int nitems,
                                              downstream_max_out_mult,
                                              link,
                                              buf_owner,
-                                             owner_device(buf_owner)));
+                                             placement_of(link, buf_owner, nullptr)));
+}
+
+gr::buffer_sptr device_buffer::make_placed(int nitems,
+                                           size_t sizeof_item,
+                                           uint64_t downstream_lcm_nitems,
+                                           uint32_t downstream_max_out_mult,
+                                           gr::block_sptr link,
+                                           gr::block_sptr buf_owner,
+                                           const blade_device& placement)
+{
+    return gr::buffer_sptr(new device_buffer(nitems,
+                                             sizeof_item,
+                                             downstream_lcm_nitems,
+                                             downstream_max_out_mult,
+                                             link,
+                                             buf_owner,
+                                             placement_of(link, buf_owner, &placement)));
 }
 
 device_buffer::device_buffer(int nitems,
@@ -71,7 +154,10 @@ device_buffer::device_buffer(int nitems,
 
 device_buffer::~device_buffer()
 {
-    blade_device_free(d_device, d_device_base);
+    if (host_resident())
+        blade_host_free(d_host_memory_device, d_device_base);
+    else
+        blade_device_free(d_device, d_device_base);
     blade_host_free(d_device, d_host_base);
     blade_stream_destroy(d_device, d_stream);
 }
@@ -107,10 +193,16 @@ bool device_buffer::do_allocate_buffer(size_t final_nitems, size_t sizeof_item)
 {
     d_allocated_bytes = final_nitems * sizeof_item;
     void* memory = nullptr;
-    throw_on_error(blade_device_alloc(d_device, d_allocated_bytes, &memory),
-                   "device buffer of " + link()->identifier() + " (" +
-                       std::to_string(final_nitems) + " chunks of " +
-                       std::to_string(sizeof_item) + " bytes)");
+    const std::string what = "buffer of " + link()->identifier() + " (" +
+                             std::to_string(final_nitems) + " chunks of " +
+                             std::to_string(sizeof_item) + " bytes)";
+    if (host_resident()) {
+        d_host_memory_device = host_memory_device();
+        throw_on_error(blade_host_alloc(d_host_memory_device, d_allocated_bytes, &memory),
+                       "pinned host " + what);
+    } else {
+        throw_on_error(blade_device_alloc(d_device, d_allocated_bytes, &memory), "device " + what);
+    }
     d_device_base = static_cast<char*>(memory);
     d_base = d_device_base;
     return true;
@@ -140,12 +232,11 @@ void device_buffer::copy(void* destination, const void* source, size_t bytes, in
 }
 
 void device_buffer::move_within(
-    char* base, size_t destination, size_t source, size_t bytes, bool on_device)
+    char* base, size_t destination, size_t source, size_t bytes, int kind)
 {
     // GNU Radio realigns single-mapped buffers by moving data towards the start.
     // Copy in pieces no longer than the distance, so no piece overlaps itself
     // (CUDA copies must not overlap).
-    const int kind = on_device ? BLADE_COPY_DEVICE_TO_DEVICE : BLADE_COPY_HOST_TO_HOST;
     if (destination == source || bytes == 0)
         return;
     const size_t distance =
@@ -164,9 +255,23 @@ void device_buffer::move_within(
     }
 }
 
+blade_device device_buffer::write_side() const
+{
+    if (host_resident() || d_transfer_type == gr::transfer_type::HOST_TO_DEVICE)
+        return blade_device_cpu();
+    return d_device;
+}
+
+blade_device device_buffer::read_side() const
+{
+    if (host_resident() || d_transfer_type == gr::transfer_type::DEVICE_TO_HOST)
+        return blade_device_cpu();
+    return d_device;
+}
+
 void device_buffer::post_work(int nitems)
 {
-    if (nitems <= 0)
+    if (nitems <= 0 || host_resident())
         return;
     const size_t offset = static_cast<size_t>(d_write_index) * d_sizeof_item;
     const size_t bytes = static_cast<size_t>(nitems) * d_sizeof_item;
@@ -188,7 +293,7 @@ void device_buffer::post_work(int nitems)
 void* device_buffer::write_pointer()
 {
     const size_t offset = static_cast<size_t>(d_write_index) * d_sizeof_item;
-    if (d_transfer_type == gr::transfer_type::HOST_TO_DEVICE)
+    if (d_transfer_type == gr::transfer_type::HOST_TO_DEVICE && !host_resident())
         return host_staging() + offset;
     return d_device_base + offset;
 }
@@ -196,12 +301,17 @@ void* device_buffer::write_pointer()
 const void* device_buffer::_read_pointer(unsigned int read_index)
 {
     const size_t offset = static_cast<size_t>(read_index) * d_sizeof_item;
-    if (d_transfer_type == gr::transfer_type::DEVICE_TO_HOST)
+    if (d_transfer_type == gr::transfer_type::DEVICE_TO_HOST && !host_resident())
         return host_staging() + offset;
     return d_device_base + offset;
 }
 
-char* device_buffer::reader_side() { return d_transfer_type == gr::transfer_type::DEVICE_TO_HOST ? host_staging() : d_device_base; }
+char* device_buffer::reader_side()
+{
+    if (d_transfer_type == gr::transfer_type::DEVICE_TO_HOST && !host_resident())
+        return host_staging();
+    return d_device_base;
+}
 
 // Realignment moves data that readers have not consumed yet, so it happens in the
 // memory readers read: host staging for a device-to-host edge, device memory
@@ -209,13 +319,14 @@ char* device_buffer::reader_side() { return d_transfer_type == gr::transfer_type
 // chunk to the reader side at the (adjusted) write index.
 gr::mem_func_t device_buffer::mover(char* base)
 {
-    const bool on_device = base == d_device_base;
-    return [this, base, on_device](void* destination, const void* source, std::size_t bytes) {
+    const int kind = base == d_device_base && !host_resident() ? BLADE_COPY_DEVICE_TO_DEVICE
+                                                                 : BLADE_COPY_HOST_TO_HOST;
+    return [this, base, kind](void* destination, const void* source, std::size_t bytes) {
         move_within(base,
                     static_cast<char*>(destination) - base,
                     static_cast<const char*>(source) - base,
                     bytes,
-                    on_device);
+                    kind);
         return destination;
     };
 }
@@ -233,6 +344,18 @@ bool device_buffer::output_blocked_callback(int output_multiple, bool force)
 {
     char* base = reader_side();
     return output_blocked_callback_logic(output_multiple, force, base, mover(base));
+}
+
+blade_device buffer_write_side(const gr::buffer_sptr& buffer)
+{
+    const auto* blade_buffer = dynamic_cast<const device_buffer*>(buffer.get());
+    return blade_buffer != nullptr ? blade_buffer->write_side() : blade_device_cpu();
+}
+
+blade_device buffer_read_side(const gr::buffer_sptr& buffer)
+{
+    const auto* blade_buffer = dynamic_cast<const device_buffer*>(buffer.get());
+    return blade_buffer != nullptr ? blade_buffer->read_side() : blade_device_cpu();
 }
 
 } // namespace blade

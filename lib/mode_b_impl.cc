@@ -14,13 +14,17 @@
 namespace gr {
 namespace blade {
 
-chain_end beamform(bundle_chain& chain, const beamforming_options& o, int64_t& beams)
+chain_end beamform(bundle_chain& chain,
+                   const beamforming_options& o,
+                   const chain_end& input_voltages,
+                   const chain_end& times,
+                   int64_t& beams)
 {
     if (o.shape.size() != 4)
         throw std::invalid_argument("blade bundle shape: expected [A, F, T, P], got " +
                                     std::to_string(o.shape.size()) + " axes");
     const int64_t antennas = o.shape[0], channels = o.shape[1], pols = o.shape[3];
-    chain_end voltages = chain.input(0, o.shape, o.input_type);
+    chain_end voltages = input_voltages;
     // The beamformer converts ci8 itself while it loads; a channelizer or a
     // polarizer needs cf32 first.
     const bool fused_cast = o.input_type == "ci8" && o.channelizer_rate == 1 && o.taps == 1 &&
@@ -44,7 +48,7 @@ chain_end beamform(bundle_chain& chain, const beamforming_options& o, int64_t& b
                                                        o.delays,
                                                        chain.device(),
                                                        o.beams);
-    chain.connect(chain.input(1, {}, "chunk_time"), phasors, 0);
+    chain.connect(times, phasors, 0);
 
     auto beamformer = gr::blade::beamformer::make(voltages.shape,
                                                   phasors->output_shape(),
@@ -58,6 +62,36 @@ chain_end beamform(bundle_chain& chain, const beamforming_options& o, int64_t& b
     chain.connect(chain_end{ phasors, 0, phasors->output_shape(), "cf32", 1 }, beamformer, 1);
     beams = beamformer->beams();
     return chain_end{ beamformer, 0, beamformer->output_shape(), o.voltage_type, voltages.chunks_per_item };
+}
+
+chain_end build_beamforming_bundle(gr::hier_block2& hier,
+                                   const std::string& name,
+                                   const beamforming_options& options,
+                                   const std::vector<std::string>& devices,
+                                   const beamforming_stages& stages)
+{
+    if (devices.size() == 1) {
+        bundle_chain chain(hier, name, devices[0]);
+        return stages(chain,
+                      options,
+                      chain.input(0, options.shape, options.input_type),
+                      chain.input(1, {}, "chunk_time"));
+    }
+    // Sub-band n is recorded channels first_channel + n F/parts onwards: its phasor
+    // block places its channels, and looks up their calibration rows, from there.
+    return build_across_devices(
+        hier,
+        name,
+        devices,
+        options.shape,
+        options.input_type,
+        true,
+        [&](bundle_chain& chain, const chain_end& voltages, const chain_end& times, int64_t subband) {
+            beamforming_options part = options;
+            part.shape = voltages.shape;
+            part.first_channel = options.first_channel + subband * voltages.shape[1];
+            return stages(chain, part, voltages, times);
+        });
 }
 
 mode_b::sptr mode_b::make(const std::vector<int64_t>& shape,
@@ -79,7 +113,8 @@ mode_b::sptr mode_b::make(const std::vector<int64_t>& shape,
                           const std::vector<int64_t>& beams,
                           const std::string& delays,
                           const std::string& beamformer_path,
-                          const std::string& device)
+                          const std::string& device,
+                          const std::vector<std::string>& devices)
 {
     check_detector_mode(detector, true, "blade.mode_b");
     if (detector == "none" && integration != 1)
@@ -111,13 +146,16 @@ mode_b::sptr mode_b::make(const std::vector<int64_t>& shape,
     options.delays = delays;
     options.beamformer_path = beamformer_path;
     return gnuradio::make_block_sptr<mode_b_impl>(
-        options, detector, integration, gr::blade::resolve_device(device));
+        options,
+        detector,
+        integration,
+        gr::blade::resolve_devices(device, devices, shape.size() > 1 ? shape[1] : 0));
 }
 
 mode_b_impl::mode_b_impl(const beamforming_options& options,
                          const std::string& detector,
                          int64_t integration,
-                         const std::string& device)
+                         const std::vector<std::string>& devices)
     : gr::hier_block2(
           "mode_b",
           gr::io_signature::makev(
@@ -127,16 +165,23 @@ mode_b_impl::mode_b_impl(const beamforming_options& options,
                 static_cast<int>(sizeof(chunk_time)) }),
           gr::io_signature::make(1, 1, sizeof(float))), // item size set once built
       d_options(options),
-      d_device(device)
+      d_devices(devices)
 {
-    bundle_chain chain(*this, "mode_b", device);
-    chain_end end = beamform(chain, options, d_beams);
-    if (detector != "none")
-        end = chain.detect(end, detector, integration);
+    const chain_end end = build_beamforming_bundle(
+        *this,
+        "mode_b",
+        options,
+        devices,
+        [&](bundle_chain& chain, const beamforming_options& o, const chain_end& voltages, const chain_end& times) {
+            chain_end beams = beamform(chain, o, voltages, times, d_beams);
+            if (detector != "none")
+                beams = chain.detect(beams, detector, integration);
+            return beams;
+        });
     d_output = end;
     set_output_signature(gr::io_signature::make(
         1, 1, static_cast<int>(bundle_item_size(end.shape, end.dtype))));
-    chain.output(end, 0);
+    connect(end.block, end.port, self(), 0);
 }
 
 } // namespace blade

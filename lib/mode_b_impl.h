@@ -33,11 +33,29 @@ struct beamforming_options {
 };
 
 /*!
- * Voltages (input 0) and chunk times (input 1) -> [channelizer] -> [polarizer]
- * -> beamformer fed by a phasor block. Returns the beams' end of the stream and
- * the number of coherent beams.
+ * Voltages (chunks of options.shape, options.first_channel their first recorded
+ * channel) and chunk times -> [channelizer] -> [polarizer] -> beamformer fed by a
+ * phasor block. Returns the beams' end of the stream and the number of coherent
+ * beams.
  */
-chain_end beamform(bundle_chain& chain, const beamforming_options& options, int64_t& beams);
+chain_end beamform(bundle_chain& chain,
+                   const beamforming_options& options,
+                   const chain_end& voltages,
+                   const chain_end& times,
+                   int64_t& beams);
+
+/*!
+ * Build `stages` (voltages, times -> end) on the bundle's one device, or across
+ * several: one sub-band per device, with options.shape and options.first_channel
+ * set to the sub-band's before `stages` runs.
+ */
+using beamforming_stages = std::function<chain_end(
+    bundle_chain& chain, const beamforming_options& options, const chain_end& voltages, const chain_end& times)>;
+chain_end build_beamforming_bundle(gr::hier_block2& hier,
+                                   const std::string& name,
+                                   const beamforming_options& options,
+                                   const std::vector<std::string>& devices,
+                                   const beamforming_stages& stages);
 
 class mode_b_impl : public mode_b
 {
@@ -45,7 +63,7 @@ public:
     mode_b_impl(const beamforming_options& options,
                 const std::string& detector,
                 int64_t integration,
-                const std::string& device);
+                const std::vector<std::string>& devices);
 
     std::vector<int64_t> output_shape() const override { return d_output.shape; }
     std::string output_type() const override { return d_output.dtype; }
@@ -59,11 +77,12 @@ public:
     }
     int64_t chunks_per_output() const override { return d_output.chunks_per_item; }
     int64_t beams() const override { return d_beams; }
-    std::string device() const override { return d_device; }
+    std::string device() const override { return join_devices(d_devices); }
+    std::vector<std::string> devices() const override { return d_devices; }
 
 private:
     beamforming_options d_options;
-    std::string d_device;
+    std::vector<std::string> d_devices;
     chain_end d_output;
     int64_t d_beams = 0;
 };

@@ -31,7 +31,8 @@ mode_bh::sptr mode_bh::make(const std::vector<int64_t>& shape,
                             const std::vector<int64_t>& beams,
                             const std::string& delays,
                             const std::string& beamformer_path,
-                            const std::string& device)
+                            const std::string& device,
+                            const std::vector<std::string>& devices)
 {
     check_detector_mode(detector, false, "blade.mode_bh");
     if (gather < 1)
@@ -62,7 +63,8 @@ mode_bh::sptr mode_bh::make(const std::vector<int64_t>& shape,
                                                    window,
                                                    detector,
                                                    integration,
-                                                   gr::blade::resolve_device(device));
+                                                   gr::blade::resolve_devices(
+                                                       device, devices, shape.size() > 1 ? shape[1] : 0));
 }
 
 mode_bh_impl::mode_bh_impl(const beamforming_options& options,
@@ -72,7 +74,7 @@ mode_bh_impl::mode_bh_impl(const beamforming_options& options,
                            const std::string& window,
                            const std::string& detector,
                            int64_t integration,
-                           const std::string& device)
+                           const std::vector<std::string>& devices)
     : gr::hier_block2(
           "mode_bh",
           gr::io_signature::makev(
@@ -82,18 +84,24 @@ mode_bh_impl::mode_bh_impl(const beamforming_options& options,
                 static_cast<int>(sizeof(chunk_time)) }),
           gr::io_signature::make(1, 1, sizeof(float))), // item size set once built
       d_options(options),
-      d_device(device)
+      d_devices(devices)
 {
-    bundle_chain chain(*this, "mode_bh", device);
-    chain_end end = beamform(chain, options, d_beams);
-    end = chain.gather_time(end, gather);
-    const int64_t rate = channelizer_rate == 0 ? end.shape[2] : channelizer_rate;
-    end = chain.channelize(end, rate, taps, window);
-    end = chain.detect(end, detector, integration);
+    const chain_end end = build_beamforming_bundle(
+        *this,
+        "mode_bh",
+        options,
+        devices,
+        [&](bundle_chain& chain, const beamforming_options& o, const chain_end& voltages, const chain_end& times) {
+            chain_end spectra = beamform(chain, o, voltages, times, d_beams);
+            spectra = chain.gather_time(spectra, gather);
+            const int64_t rate = channelizer_rate == 0 ? spectra.shape[2] : channelizer_rate;
+            spectra = chain.channelize(spectra, rate, taps, window);
+            return chain.detect(spectra, detector, integration);
+        });
     d_output = end;
     set_output_signature(
         gr::io_signature::make(1, 1, static_cast<int>(bundle_item_size(end.shape, "f32"))));
-    chain.output(end, 0);
+    connect(end.block, end.port, self(), 0);
 }
 
 } // namespace blade

@@ -20,7 +20,7 @@ public:
                  const std::string& window,
                  const std::string& detector,
                  int64_t integration,
-                 const std::string& device);
+                 const std::vector<std::string>& devices);
 
     std::vector<int64_t> output_shape() const override { return d_output.shape; }
     size_t input_item_size() const override
@@ -30,11 +30,12 @@ public:
     size_t output_item_size() const override { return bundle_item_size(d_output.shape, "f32"); }
     int64_t chunks_per_output() const override { return d_output.chunks_per_item; }
     int64_t beams() const override { return d_beams; }
-    std::string device() const override { return d_device; }
+    std::string device() const override { return join_devices(d_devices); }
+    std::vector<std::string> devices() const override { return d_devices; }
 
 private:
     beamforming_options d_options;
-    std::string d_device;
+    std::vector<std::string> d_devices;
     chain_end d_output;
     int64_t d_beams = 0;
 };

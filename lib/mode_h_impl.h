@@ -21,18 +21,19 @@ public:
                 bool circular,
                 const std::string& detector,
                 int64_t integration,
-                const std::string& device);
+                const std::vector<std::string>& devices);
 
     std::vector<int64_t> output_shape() const override { return d_output.shape; }
     size_t input_item_size() const override { return bundle_item_size(d_input_shape, d_input_type); }
     size_t output_item_size() const override { return bundle_item_size(d_output.shape, "f32"); }
     int64_t chunks_per_output() const override { return d_output.chunks_per_item; }
-    std::string device() const override { return d_device; }
+    std::string device() const override { return join_devices(d_devices); }
+    std::vector<std::string> devices() const override { return d_devices; }
 
 private:
     std::vector<int64_t> d_input_shape;
     std::string d_input_type;
-    std::string d_device;
+    std::vector<std::string> d_devices;
     chain_end d_output;
 };
 

@@ -5,6 +5,7 @@
 #include <gnuradio/blade/runtime.h>
 
 #include <mutex>
+#include <stdexcept>
 
 namespace gr {
 namespace blade {
@@ -47,6 +48,59 @@ std::string resolve_device(const std::string& device)
 {
     char text[32];
     return blade_device_format(resolve_device(device, "resolve_device"), text, sizeof text);
+}
+
+std::vector<std::string> resolve_devices(const std::string& device,
+                                         const std::vector<std::string>& devices,
+                                         int64_t channels)
+{
+    std::vector<std::string> resolved;
+    if (!devices.empty()) {
+        if (!device.empty() && device != "auto")
+            throw std::invalid_argument("give either device ('" + device +
+                                        "') or devices (a list), not both");
+        for (const auto& name : devices) {
+            if (name == "all")
+                throw std::invalid_argument("devices: 'all' stands alone (device=\"all\"), "
+                                            "not inside a list");
+            resolved.push_back(resolve_device(name));
+        }
+        return resolved;
+    }
+    if (device != "all")
+        return { resolve_device(device) };
+    int64_t count = blade_gpu_count();
+    if (count == 0)
+        return { "cpu" };
+    if (channels > 0)
+        while (count > 1 && channels % count != 0)
+            count--;
+    for (int64_t index = 0; index < count; index++)
+        resolved.push_back("cuda:" + std::to_string(index));
+    return resolved;
+}
+
+double measure_transfer(const std::vector<std::string>& devices,
+                        size_t bytes,
+                        int repeats,
+                        const std::string& direction)
+{
+    if (direction != "upload" && direction != "download")
+        throw std::invalid_argument("measure_transfer direction: '" + direction +
+                                    "' (\"upload\" or \"download\")");
+    std::vector<blade_device> parsed;
+    for (const auto& name : devices)
+        parsed.push_back(resolve_device(name, "measure_transfer"));
+    double rate = 0;
+    throw_on_error(blade_measure_transfer(parsed.data(),
+                                          static_cast<int>(parsed.size()),
+                                          bytes,
+                                          repeats,
+                                          direction == "upload" ? BLADE_COPY_HOST_TO_DEVICE
+                                                                : BLADE_COPY_DEVICE_TO_HOST,
+                                          &rate),
+                   "measure_transfer");
+    return rate;
 }
 
 size_t item_size(const std::vector<int64_t>& shape, const std::string& dtype)

@@ -32,5 +32,6 @@
 #include <blade/modules/polarizer.h>
 #include <blade/modules/detector.h>
 #include <blade/modules/gather.h>
+#include <blade/modules/subband.h>
 
 #endif /* BLADE_BLADE_H */

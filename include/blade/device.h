@@ -33,7 +33,7 @@ typedef enum blade_device_kind {
 /** A device: kind plus index (the CUDA ordinal; 0 otherwise). */
 typedef struct blade_device {
     blade_device_kind kind; /**< CPU, CUDA or emulated */
-    int index;              /**< GPU ordinal for CUDA, else 0 */
+    int index;              /**< GPU ordinal for CUDA, emulated device number, else 0 */
 } blade_device;
 
 /** An asynchronous work queue: a `cudaStream_t` for CUDA, NULL (synchronous) otherwise. */
@@ -69,12 +69,17 @@ BLADE_CORE_API blade_status blade_gpu_info_get(int index, blade_gpu_info* info);
 
 /**
  * Parse a device name: "auto" (GPU 0 when present, else CPU), "cpu", "cuda"
- * (= "cuda:0"), "cuda:N", "emulated". A CUDA device that is not present gives
+ * (= "cuda:0"), "cuda:N", "emulated" (= "emulated:0"), "emulated:N" (distinct
+ * emulated devices, for testing multi-device chains). A CUDA device that is not
+ * present gives
  * ::BLADE_ERROR_NO_DEVICE with a message saying how many GPUs were found.
  */
 BLADE_CORE_API blade_status blade_device_parse(const char* text, blade_device* device);
 
-/** Canonical name of a device ("cpu", "cuda:1", "emulated") into `text`; returns `text`. */
+/**
+ * Canonical name of a device ("cpu", "cuda:1", "emulated", "emulated:1") into
+ * `text`; returns `text`.
+ */
 BLADE_CORE_API const char* blade_device_format(blade_device device, char* text, size_t size);
 
 /** True if the device keeps its data in separate device memory (CUDA or emulated). */

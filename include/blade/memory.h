@@ -67,11 +67,45 @@ BLADE_CORE_API blade_status blade_memcpy(blade_device device,
                                          blade_copy_kind kind,
                                          blade_stream stream);
 
+/**
+ * Copy a 2-D region: `rows` runs of `row_bytes` each, consecutive runs
+ * `source_pitch` bytes apart in the source and `destination_pitch` bytes apart in
+ * the destination (both at least `row_bytes`). Direction, stream and accounting as
+ * blade_memcpy(); it counts as one copy of rows x row_bytes bytes. On CUDA one
+ * cudaMemcpy2DAsync moves every run, so a strided slice of pinned host memory goes
+ * to the GPU in one DMA transfer. Regions must not overlap.
+ */
+BLADE_CORE_API blade_status blade_memcpy_2d(blade_device device,
+                                            void* destination,
+                                            size_t destination_pitch,
+                                            const void* source,
+                                            size_t source_pitch,
+                                            size_t row_bytes,
+                                            size_t rows,
+                                            blade_copy_kind kind,
+                                            blade_stream stream);
+
 /** Fill `bytes` of device memory with zero bytes, asynchronously on `stream`. */
 BLADE_CORE_API blade_status blade_memset_zero(blade_device device,
                                               void* destination,
                                               size_t bytes,
                                               blade_stream stream);
+
+/**
+ * Measure the transfer bandwidth between pinned host memory and `count` devices
+ * used at once: every device moves its own `bytes` (::BLADE_COPY_HOST_TO_DEVICE or
+ * ::BLADE_COPY_DEVICE_TO_HOST), all devices concurrently, `repeats` times after one
+ * warm-up round. `bytes_per_second` is the total over all devices: the ceiling a
+ * chain split across these GPUs works against (two GPUs behind one PCIe switch
+ * share its uplink; two on separate root ports add up). CPU and emulated devices
+ * measure host memory copies. The copies are not counted in blade_copy_stats.
+ */
+BLADE_CORE_API blade_status blade_measure_transfer(const blade_device* devices,
+                                                   int count,
+                                                   size_t bytes,
+                                                   int repeats,
+                                                   blade_copy_kind kind,
+                                                   double* bytes_per_second);
 
 /** Read the process-wide copy counters. */
 BLADE_CORE_API void blade_copy_stats_get(blade_copy_stats* stats);

@@ -67,6 +67,27 @@ blade_status blade_cuda_memcpy(
     (void)stream;
     return no_cuda();
 }
+blade_status blade_cuda_memcpy_2d(int index,
+                                  void* destination,
+                                  size_t destination_pitch,
+                                  const void* source,
+                                  size_t source_pitch,
+                                  size_t row_bytes,
+                                  size_t rows,
+                                  blade_copy_kind kind,
+                                  void* stream)
+{
+    (void)index;
+    (void)destination;
+    (void)destination_pitch;
+    (void)source;
+    (void)source_pitch;
+    (void)row_bytes;
+    (void)rows;
+    (void)kind;
+    (void)stream;
+    return no_cuda();
+}
 blade_status blade_cuda_memset_zero(void* destination, size_t bytes, void* stream)
 {
     (void)destination;

@@ -35,6 +35,15 @@ blade_status blade_cuda_malloc_host(size_t bytes, void** pointer);
 void blade_cuda_free_host(void* pointer);
 blade_status blade_cuda_memcpy(
     void* destination, const void* source, size_t bytes, blade_copy_kind kind, void* stream);
+blade_status blade_cuda_memcpy_2d(int index,
+                                  void* destination,
+                                  size_t destination_pitch,
+                                  const void* source,
+                                  size_t source_pitch,
+                                  size_t row_bytes,
+                                  size_t rows,
+                                  blade_copy_kind kind,
+                                  void* stream);
 blade_status blade_cuda_memset_zero(void* destination, size_t bytes, void* stream);
 blade_status blade_cuda_event_create(int index, void** event);
 blade_status blade_cuda_event_record(void* event, void* stream);

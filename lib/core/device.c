@@ -79,6 +79,17 @@ blade_status blade_device_parse(const char* text, blade_device* device)
         device->kind = BLADE_DEVICE_EMULATED;
         return BLADE_OK;
     }
+    /* "emulated:N": several distinct stand-in GPUs, so tests without a GPU can
+     * check that multi-device chains never share memory across devices. */
+    if (strncasecmp(text, "emulated:", 9) == 0 && text[9] != '\0') {
+        char* end = NULL;
+        long index = strtol(text + 9, &end, 10);
+        if (*end == '\0' && index >= 0 && index < 1024) {
+            device->kind = BLADE_DEVICE_EMULATED;
+            device->index = (int)index;
+            return BLADE_OK;
+        }
+    }
     if (strcasecmp(text, "cuda") == 0 || strcasecmp(text, "gpu") == 0)
         return cuda_device(0, device);
     if (strncasecmp(text, "cuda:", 5) == 0 && text[5] != '\0') {
@@ -88,8 +99,8 @@ blade_status blade_device_parse(const char* text, blade_device* device)
             return cuda_device((int)index, device);
     }
     return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                      "unknown device '%s' (expected 'auto', 'cpu', 'cuda', 'cuda:N' or "
-                      "'emulated')",
+                      "unknown device '%s' (expected 'auto', 'cpu', 'cuda', 'cuda:N', "
+                      "'emulated' or 'emulated:N')",
                       text);
 }
 
@@ -100,7 +111,10 @@ const char* blade_device_format(blade_device device, char* text, size_t size)
         snprintf(text, size, "cuda:%d", device.index);
         break;
     case BLADE_DEVICE_EMULATED:
-        snprintf(text, size, "emulated");
+        if (device.index == 0)
+            snprintf(text, size, "emulated");
+        else
+            snprintf(text, size, "emulated:%d", device.index);
         break;
     default:
         snprintf(text, size, "cpu");
@@ -116,7 +130,7 @@ bool blade_device_is_gpu_like(blade_device device)
 
 bool blade_device_equal(blade_device a, blade_device b)
 {
-    return a.kind == b.kind && (a.kind != BLADE_DEVICE_CUDA || a.index == b.index);
+    return a.kind == b.kind && (a.kind == BLADE_DEVICE_CPU || a.index == b.index);
 }
 
 blade_status blade_device_activate(blade_device device)

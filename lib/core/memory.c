@@ -89,6 +89,50 @@ blade_status blade_memcpy(blade_device device,
     return BLADE_OK;
 }
 
+blade_status blade_memcpy_2d(blade_device device,
+                             void* destination,
+                             size_t destination_pitch,
+                             const void* source,
+                             size_t source_pitch,
+                             size_t row_bytes,
+                             size_t rows,
+                             blade_copy_kind kind,
+                             blade_stream stream)
+{
+    if ((int)kind < 0 || (int)kind > 3)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "unknown copy kind %d", (int)kind);
+    if (destination_pitch < row_bytes || source_pitch < row_bytes)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "2-D copy: pitches (destination %zu, source %zu bytes) must be at "
+                          "least the run length (%zu bytes)",
+                          destination_pitch,
+                          source_pitch,
+                          row_bytes);
+    if (row_bytes == 0 || rows == 0)
+        return BLADE_OK;
+    if (destination == NULL || source == NULL)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "2-D copy: null pointer");
+    if (device.kind == BLADE_DEVICE_CUDA) {
+        BLADE_TRY(blade_cuda_memcpy_2d(device.index,
+                                       destination,
+                                       destination_pitch,
+                                       source,
+                                       source_pitch,
+                                       row_bytes,
+                                       rows,
+                                       kind,
+                                       stream));
+    } else {
+        char* to = (char*)destination;
+        const char* from = (const char*)source;
+        for (size_t row = 0; row < rows; row++)
+            memmove(to + row * destination_pitch, from + row * source_pitch, row_bytes);
+    }
+    atomic_fetch_add(&copy_count[kind], 1);
+    atomic_fetch_add(&copy_bytes[kind], (uint64_t)(row_bytes * rows));
+    return BLADE_OK;
+}
+
 blade_status blade_memset_zero(blade_device device,
                                void* destination,
                                size_t bytes,

@@ -148,7 +148,13 @@ def run(args):
         record["figures"] += figures
         record["limits"].update(limits)
     for suite in args.suite:
-        if suite != "modules":
+        if suite == "multigpu":
+            from . import bench_multigpu
+
+            figures, limits = bench_multigpu.run_suite(suite, device, args.quick)
+            record["figures"] += figures
+            record["limits"].update(limits)
+        elif suite != "modules":
             from . import bench_flowgraphs
 
             figures, limits = bench_flowgraphs.run_suite(suite, device, args.quick)

@@ -41,6 +41,16 @@ namespace blade {
  * Device: every block runs on one device; on a GPU the chain uploads the voltages
  * once per chunk (the phasors too, a few hundred kB), keeps every intermediate in
  * device memory, and downloads the result once.
+ *
+ * Several devices (devices ["cuda:0", "cuda:1"], or device "all"): the channels
+ * are split into one equal sub-band per device (channel_split), each device runs
+ * its own copy of the chain on its sub-band, uploading its channels straight from
+ * the pinned input buffer, and the outputs are merged by channel (channel_merge)
+ * into pinned host memory: the output is what one device gives, bit for bit.
+ * The upstream block must then be a host block (guppi_source, a ZeroMQ source),
+ * and so must the downstream block. The number of devices must divide F.
+ * Each device's phasor block computes the phasors of its own channels (calibration
+ * rows by absolute channel), from the same chunk times.
  */
 class BLADE_API mode_b : virtual public gr::hier_block2
 {
@@ -69,7 +79,11 @@ public:
      * \param beams Recipe beams to form, by index (empty: all).
      * \param delays "geometry", "recipe" or "recipe_rates" (see blade.phasor).
      * \param beamformer_path "auto", "fp32", "tf32" or "tf32x3".
-     * \param device "auto", "cpu", "cuda", "cuda:N" or "emulated".
+     * \param device "auto", "cpu", "cuda", "cuda:N", "emulated", or "all" (every
+     *        GPU, as many as divide F; the CPU without a GPU).
+     * \param devices Several devices, one sub-band each (e.g. ["cuda:0",
+     *        "cuda:1"]; the same device may repeat); empty: the device parameter
+     *        alone. With devices given, leave device at "auto".
      */
     static sptr make(const std::vector<int64_t>& shape,
                      const std::string& recipe,
@@ -90,7 +104,8 @@ public:
                      const std::vector<int64_t>& beams = std::vector<int64_t>(),
                      const std::string& delays = "geometry",
                      const std::string& beamformer_path = "auto",
-                     const std::string& device = "auto");
+                     const std::string& device = "auto",
+                     const std::vector<std::string>& devices = std::vector<std::string>());
 
     /*! \brief Shape of the output chunks. */
     virtual std::vector<int64_t> output_shape() const = 0;
@@ -110,8 +125,11 @@ public:
     /*! \brief Coherent beams formed (B, without the incoherent one). */
     virtual int64_t beams() const = 0;
 
-    /*! \brief The device the chain runs on ("cpu", "cuda:0", ...). */
+    /*! \brief The device the chain runs on ("cpu", "cuda:0", or "cuda:0,cuda:1" for several). */
     virtual std::string device() const = 0;
+
+    /*! \brief The devices the chain runs on, one sub-band each (one entry for one device). */
+    virtual std::vector<std::string> devices() const = 0;
 };
 
 } // namespace blade

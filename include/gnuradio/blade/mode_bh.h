@@ -29,6 +29,14 @@ namespace blade {
  * chunks (per M*K with an integration over K gathered groups). The incoherent
  * beam, when asked for, is power (real) before the channelizer, so its "spectrum"
  * shows the fluctuations of the total power rather than a sky spectrum.
+ *
+ * Device: every block runs on one device. Several devices (devices ["cuda:0",
+ * "cuda:1"], or device "all"): the channels are split into one equal sub-band per
+ * device (channel_split), each device runs the whole chain on its sub-band,
+ * uploading its channels straight from the pinned input buffer, and the spectra
+ * are merged by channel (channel_merge) into pinned host memory: the output is
+ * what one device gives. The upstream and downstream blocks must then be host
+ * blocks. The number of devices must divide F.
  */
 class BLADE_API mode_bh : virtual public gr::hier_block2
 {
@@ -57,7 +65,11 @@ public:
      * \param beams Recipe beams to form, by index (empty: all).
      * \param delays "geometry", "recipe" or "recipe_rates".
      * \param beamformer_path "auto", "fp32", "tf32" or "tf32x3".
-     * \param device "auto", "cpu", "cuda", "cuda:N" or "emulated".
+     * \param device "auto", "cpu", "cuda", "cuda:N", "emulated", or "all" (every
+     *        GPU, as many as divide F; the CPU without a GPU).
+     * \param devices Several devices, one sub-band each (e.g. ["cuda:0",
+     *        "cuda:1"]; the same device may repeat); empty: the device parameter
+     *        alone. With devices given, leave device at "auto".
      */
     static sptr make(const std::vector<int64_t>& shape,
                      const std::string& recipe,
@@ -78,7 +90,8 @@ public:
                      const std::vector<int64_t>& beams = std::vector<int64_t>(),
                      const std::string& delays = "geometry",
                      const std::string& beamformer_path = "auto",
-                     const std::string& device = "auto");
+                     const std::string& device = "auto",
+                     const std::vector<std::string>& devices = std::vector<std::string>());
 
     /*! \brief Shape of the output chunks. */
     virtual std::vector<int64_t> output_shape() const = 0;
@@ -95,8 +108,11 @@ public:
     /*! \brief Coherent beams formed. */
     virtual int64_t beams() const = 0;
 
-    /*! \brief The device the chain runs on. */
+    /*! \brief The device the chain runs on ("cpu", "cuda:0", or "cuda:0,cuda:1" for several). */
     virtual std::string device() const = 0;
+
+    /*! \brief The devices the chain runs on, one sub-band each (one entry for one device). */
+    virtual std::vector<std::string> devices() const = 0;
 };
 
 } // namespace blade

@@ -33,6 +33,14 @@ namespace blade {
  * Device: all blocks of the chain run on one device; on a GPU the chunk is
  * uploaded once, stays in device memory through every stage, and the spectra are
  * downloaded once.
+ *
+ * Several devices (devices ["cuda:0", "cuda:1"], or device "all"): the channels
+ * are split into one equal sub-band per device (channel_split), each device runs
+ * its own copy of the chain on its sub-band, uploading its channels straight from
+ * the pinned input buffer, and the outputs are merged by channel (channel_merge)
+ * into pinned host memory: the output is what one device gives, bit for bit.
+ * The upstream block must then be a host block (guppi_source, a ZeroMQ source),
+ * and so must the downstream block. The number of devices must divide F.
  */
 class BLADE_API mode_h : virtual public gr::hier_block2
 {
@@ -51,7 +59,11 @@ public:
      * \param detector Detector mode: "I", "XXYY", "cross" or "IQUV".
      * \param integration Fine time samples summed per output spectrum (a divisor of
      *        T/N, or a multiple of it to integrate across chunks).
-     * \param device "auto", "cpu", "cuda", "cuda:N" or "emulated".
+     * \param device "auto", "cpu", "cuda", "cuda:N", "emulated", or "all" (every
+     *        GPU, as many as divide F; the CPU without a GPU).
+     * \param devices Several devices, one sub-band each (e.g. ["cuda:0",
+     *        "cuda:1"]; the same device may repeat); empty: the device parameter
+     *        alone. With devices given, leave device at "auto".
      */
     static sptr make(const std::vector<int64_t>& shape,
                      const std::string& input_type = "ci8",
@@ -61,7 +73,8 @@ public:
                      bool circular = false,
                      const std::string& detector = "I",
                      int64_t integration = 1,
-                     const std::string& device = "auto");
+                     const std::string& device = "auto",
+                     const std::vector<std::string>& devices = std::vector<std::string>());
 
     /*! \brief Shape of the output chunks: [A, F*N, T/(N*I) or 1, Pout]. */
     virtual std::vector<int64_t> output_shape() const = 0;
@@ -75,8 +88,11 @@ public:
     /*! \brief Input chunks per output chunk. */
     virtual int64_t chunks_per_output() const = 0;
 
-    /*! \brief The device the chain runs on ("cpu", "cuda:0", ...). */
+    /*! \brief The device the chain runs on ("cpu", "cuda:0", or "cuda:0,cuda:1" for several). */
     virtual std::string device() const = 0;
+
+    /*! \brief The devices the chain runs on, one sub-band each (one entry for one device). */
+    virtual std::vector<std::string> devices() const = 0;
 };
 
 } // namespace blade

@@ -50,6 +50,36 @@ BLADE_API std::vector<gpu_info> gpus();
 BLADE_API std::string resolve_device(const std::string& device);
 
 /*!
+ * \brief The devices a bundle spreads over, one sub-band each.
+ * \ingroup blade
+ *
+ * With an empty list: device "all" gives every CUDA GPU ("cuda:0", "cuda:1", ...;
+ * ["cpu"] without one), and when channels is above 0, only as many of them as
+ * divide channels evenly (the largest such count); any other device gives a list
+ * of that one device, resolved. With a list: each entry resolved ("auto" included,
+ * "all" not), repeats allowed (two sub-chains on one device), and device must be
+ * left at "auto". Throws std::invalid_argument or std::runtime_error (absent GPU).
+ */
+BLADE_API std::vector<std::string> resolve_devices(const std::string& device,
+                                                   const std::vector<std::string>& devices = {},
+                                                   int64_t channels = 0);
+
+/*!
+ * \brief Transfer bandwidth between pinned host memory and these devices used
+ * at once, bytes/s in total.
+ * \ingroup blade
+ *
+ * Each device moves its own bytes ("upload": host to device, "download": device
+ * to host), all concurrently, repeats times after a warm-up. This is the limit a
+ * chain split across the devices works against: GPUs on separate PCIe root ports
+ * add up, GPUs behind one switch share its uplink.
+ */
+BLADE_API double measure_transfer(const std::vector<std::string>& devices,
+                                  size_t bytes,
+                                  int repeats = 10,
+                                  const std::string& direction = "upload");
+
+/*!
  * \brief Bytes of one GNU Radio item carrying a tensor of this shape and type:
  * the tensor's bytes rounded up to a multiple of 4096.
  * \ingroup blade

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(mode_b.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(e3477d381d6ee14c0fd6ae3d55eac148)                     */
+/* BINDTOOL_HEADER_FILE_HASH(652261568ba27b2ffa3ac35d51d05c4a)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -56,6 +56,7 @@ void bind_mode_b(py::module& m)
              py::arg("delays") = "geometry",
              py::arg("beamformer_path") = "auto",
              py::arg("device") = "auto",
+             py::arg("devices") = std::vector<std::string>(),
              D(mode_b, make))
 
 
@@ -79,6 +80,9 @@ void bind_mode_b(py::module& m)
 
 
         .def("device", &mode_b::device, D(mode_b, device))
+
+
+        .def("devices", &mode_b::devices, D(mode_b, devices))
 
         ;
 }

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(mode_bh.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(b3da9e275710994c61be22ff98a16969)                     */
+/* BINDTOOL_HEADER_FILE_HASH(6366afcc6b8e41e6925af60c8f433c85)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -57,6 +57,7 @@ void bind_mode_bh(py::module& m)
              py::arg("delays") = "geometry",
              py::arg("beamformer_path") = "auto",
              py::arg("device") = "auto",
+             py::arg("devices") = std::vector<std::string>(),
              D(mode_bh, make))
 
 
@@ -78,6 +79,9 @@ void bind_mode_bh(py::module& m)
 
 
         .def("device", &mode_bh::device, D(mode_bh, device))
+
+
+        .def("devices", &mode_bh::devices, D(mode_bh, devices))
 
         ;
 }

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(mode_h.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(cfd6dcd4544837a3ac86f8aaf685df2f)                     */
+/* BINDTOOL_HEADER_FILE_HASH(d903213844a4d1992ec778dcbd081877)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -45,6 +45,7 @@ void bind_mode_h(py::module& m)
              py::arg("detector") = "I",
              py::arg("integration") = 1,
              py::arg("device") = "auto",
+             py::arg("devices") = std::vector<std::string>(),
              D(mode_h, make))
 
 
@@ -62,6 +63,9 @@ void bind_mode_h(py::module& m)
 
 
         .def("device", &mode_h::device, D(mode_h, device))
+
+
+        .def("devices", &mode_h::devices, D(mode_h, devices))
 
         ;
 }

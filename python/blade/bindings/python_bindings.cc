@@ -39,6 +39,9 @@ namespace py = pybind11;
     void bind_detector(py::module& m);
     void bind_gather(py::module& m);
     void bind_channelizer(py::module& m);
+    void bind_channel_split(py::module& m);
+    void bind_channel_merge(py::module& m);
+    void bind_chunk_time_from_tags(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -85,5 +88,8 @@ PYBIND11_MODULE(blade_python, m)
     bind_mode_b(m);
     bind_mode_h(m);
     bind_mode_bh(m);
+    bind_channel_split(m);
+    bind_channel_merge(m);
+    bind_chunk_time_from_tags(m);
     // ) END BINDING_FUNCTION_CALLS
 }

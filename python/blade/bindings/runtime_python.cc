@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(runtime.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(b2c0baaced7381df6684890d2149d268)                     */
+/* BINDTOOL_HEADER_FILE_HASH(5559f98d34b44017a81aba48b5d29b0e)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -72,6 +72,24 @@ void bind_runtime(py::module& m)
           &::gr::blade::resolve_device,
           py::arg("device"),
           D(resolve_device));
+
+
+    m.def("resolve_devices",
+          &::gr::blade::resolve_devices,
+          py::arg("device"),
+          py::arg("devices") = std::vector<std::string>(),
+          py::arg("channels") = 0,
+          D(resolve_devices));
+
+
+    m.def("measure_transfer",
+          &::gr::blade::measure_transfer,
+          py::arg("devices"),
+          py::arg("bytes"),
+          py::arg("repeats") = 10,
+          py::arg("direction") = "upload",
+          py::call_guard<py::gil_scoped_release>(),
+          D(measure_transfer));
 
 
     m.def("item_size",

@@ -46,3 +46,6 @@ static const char* __doc_gr_blade_mode_b_beams = R"doc()doc";
 
 
 static const char* __doc_gr_blade_mode_b_device = R"doc()doc";
+
+
+static const char* __doc_gr_blade_mode_b_devices = R"doc()doc";

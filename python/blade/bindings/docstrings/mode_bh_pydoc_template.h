@@ -43,3 +43,6 @@ static const char* __doc_gr_blade_mode_bh_beams = R"doc()doc";
 
 
 static const char* __doc_gr_blade_mode_bh_device = R"doc()doc";
+
+
+static const char* __doc_gr_blade_mode_bh_devices = R"doc()doc";

@@ -40,3 +40,6 @@ static const char* __doc_gr_blade_mode_h_chunks_per_output = R"doc()doc";
 
 
 static const char* __doc_gr_blade_mode_h_device = R"doc()doc";
+
+
+static const char* __doc_gr_blade_mode_h_devices = R"doc()doc";

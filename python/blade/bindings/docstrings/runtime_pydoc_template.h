@@ -39,6 +39,12 @@ static const char* __doc_gr_blade_gpus = R"doc()doc";
 static const char* __doc_gr_blade_resolve_device = R"doc()doc";
 
 
+static const char* __doc_gr_blade_resolve_devices = R"doc()doc";
+
+
+static const char* __doc_gr_blade_measure_transfer = R"doc()doc";
+
+
 static const char* __doc_gr_blade_item_size = R"doc()doc";
 
 

@@ -1,0 +1,54 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: MIT */
+
+#ifndef INCLUDED_BLADE_CHANNEL_MERGE_IMPL_H
+#define INCLUDED_BLADE_CHANNEL_MERGE_IMPL_H
+
+#include "device_block.h"
+#include "subband_ports.h"
+#include <gnuradio/blade/channel_merge.h>
+
+namespace gr {
+namespace blade {
+
+class channel_merge_impl : public channel_merge, public device_block
+{
+public:
+    channel_merge_impl(const tensor_spec& whole,
+                       const tensor_spec& part,
+                       int64_t parts,
+                       const std::vector<blade_device>& devices);
+
+    int64_t parts() const override { return d_parts; }
+    std::vector<int64_t> input_shape() const override
+    {
+        return shape_to_vector(input_spec(0).shape);
+    }
+    size_t input_item_size() const override { return input_spec(0).item_size(); }
+    size_t output_item_size() const override { return output_spec(0).item_size(); }
+    std::vector<std::string> devices() const override
+    {
+        return device_names(d_devices, d_parts);
+    }
+
+    bool start() override;
+    int work(int noutput_items,
+             gr_vector_const_void_star& input_items,
+             gr_vector_void_star& output_items) override;
+
+private:
+    void check_input_devices();
+    void copy_tags(int noutput_items);
+
+    int64_t d_parts;
+    std::vector<blade_device> d_devices;
+    device_streams d_streams;
+    subband_axis d_axis;
+    std::vector<blade_device> d_input_memory;
+    blade_device d_output_memory = {};
+};
+
+} // namespace blade
+} // namespace gr
+
+#endif
