@@ -82,6 +82,7 @@ class reader(gr.top_block):
             "chunk_shape": shape,
             "input_type": "ci8",
             "tsamp": self.source.tsamp(),
+            "unix_start": description["unix_start"],
             # OBSFREQ from the centre of channel 0 (the reader's own axis), so the
             # workers place channels exactly where the recording's tags say.
             "observation_frequency": description["freq_first"] + (nchan - 1) / 2 * chan_bw,
@@ -137,6 +138,7 @@ class worker(gr.top_block):
             self.sink = _core.filterbank_sink(output or f"subband{subband}", output_shape)
         self.connect(self.bundle, self.sink)
         self.expected_outputs = plan["chunks"] // self.bundle.chunks_per_output()
+        self.plan = plan
 
     def outputs_done(self):
         return self.sink.nitems_read(0)
@@ -153,11 +155,21 @@ class worker(gr.top_block):
             if isinstance(value, tuple):
                 value = list(value)
             tags.setdefault(str(tag.offset), {})[pmt.symbol_to_string(tag.key)] = value
+        # Account for every chunk of the plan: received, missing between two
+        # received ones (gaps), or missing before the first or after the last
+        # (a worker that joined late or was stopped early).
+        duration = self.plan["chunk_shape"][2] * self.plan["tsamp"]
+        missing_at_start = missing_at_end = 0
+        if len(times) and duration > 0:
+            missing_at_start = int(round((float(times["unix_start"][0]) - self.plan["unix_start"]) / duration))
+            missing_at_end = max(self.plan["chunks"] - 1 - missing_at_start - int(times["step"][-1]), 0)
         return {
             "subband": self.subband,
             "chunks": self.times.chunks(),
             "gaps": self.times.gaps(),
             "missing_chunks": self.times.missing_chunks(),
+            "missing_at_start": missing_at_start,
+            "missing_at_end": missing_at_end,
             "outputs": self.outputs_done(),
             "steps": [int(s) for s in times["step"]],
             "unix_start": [float(t) for t in times["unix_start"]],
@@ -232,9 +244,11 @@ def _worker_main(args):
     if args.report:
         with open(args.report, "w") as out:
             out.write(text + "\n")
-    print(f"worker {args.subband}: {report['chunks']} chunks, {report['outputs']} outputs, "
-          f"{report['gaps']} gaps ({report['missing_chunks']} chunks missing)", file=sys.stderr)
-    return 1 if report["failures"] else 0
+    lost = report["missing_chunks"] + report["missing_at_start"] + report["missing_at_end"]
+    print(f"worker {args.subband}: {report['chunks']} of {plan['chunks']} chunks, {report['outputs']} outputs; "
+          f"missing: {report['missing_at_start']} at the start, {report['missing_chunks']} in "
+          f"{report['gaps']} gaps, {report['missing_at_end']} at the end", file=sys.stderr)
+    return 1 if report["failures"] else (3 if lost else 0)
 
 
 def build_parser():

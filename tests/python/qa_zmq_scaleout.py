@@ -119,6 +119,7 @@ class qa_zmq_scaleout(gr_unittest.TestCase):
                 report = json.load(source)
             # Every chunk once, in order, none missing.
             self.assertEqual((report["chunks"], report["gaps"], report["missing_chunks"]), (chunks, 0, 0))
+            self.assertEqual((report["missing_at_start"], report["missing_at_end"]), (0, 0))
             self.assertEqual(report["steps"], list(range(chunks)))
             self.assertEqual(report["unix_start"], [float(t) for t in times["unix_start"]])
             self.assertEqual(report["failures"], [])
