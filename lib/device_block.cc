@@ -159,6 +159,20 @@ void device_block::check_neighbours(gr::block& self) const
                                      d_inputs[port].str() + " chunks of " +
                                      std::to_string(d_inputs[port].item_size()) + " bytes");
         }
+        // GNU Radio lets a GPU block replace a host writer's buffer with its own
+        // device buffer. A second GPU block reading the same host output replaces it
+        // again, and the first one's buffer is orphaned: it would wait forever.
+        bool attached = false;
+        for (int out = 0; out < upstream->detail()->noutputs(); out++)
+            attached = attached || upstream->detail()->output(out) == buffer;
+        if (!attached) {
+            buffer->set_done(true); // nothing will ever arrive: let this block finish
+            throw std::runtime_error(
+                where.str() + ": this host output also feeds another gr-blade GPU block, which "
+                              "took over its buffer; a host output can feed only one GPU block. "
+                              "Put one blade.duplicate after it and feed each GPU block from its "
+                              "own output");
+        }
         if (source == nullptr)
             continue; // a host block: only the item size can be checked
         for (size_t out = 0; out < source->d_outputs.size(); out++) {

@@ -49,5 +49,7 @@ typedef void (*bench_register_fn)(bench_case** cases, int* count);
 void bench_add(bench_case** cases, int* count, const bench_case* one);
 
 void bench_register_cast(bench_case** cases, int* count);
+void bench_register_duplicate(bench_case** cases, int* count);
+void bench_register_permutation(bench_case** cases, int* count);
 
 #endif

@@ -18,6 +18,8 @@
 
 static const bench_register_fn registries[] = {
     bench_register_cast,
+    bench_register_duplicate,
+    bench_register_permutation,
 };
 
 void bench_add(bench_case** cases, int* count, const bench_case* one)

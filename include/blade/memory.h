@@ -79,6 +79,17 @@ BLADE_CORE_API void blade_copy_stats_get(blade_copy_stats* stats);
 /** Reset the process-wide copy counters to zero. */
 BLADE_CORE_API void blade_copy_stats_reset(void);
 
+/**
+ * Page-lock `bytes` of existing host memory at `pointer` (e.g. a GNU Radio buffer)
+ * so that copies between it and `device` run at pinned speed (55 GB/s rather than
+ * 8 GB/s on PCIe Gen5). CUDA only; a no-op returning ::BLADE_OK otherwise. A failure
+ * (::BLADE_ERROR_DEVICE) leaves the memory usable, just slower to copy.
+ */
+BLADE_CORE_API blade_status blade_host_register(blade_device device, void* pointer, size_t bytes);
+
+/** Undo blade_host_register() (NULL is ignored). */
+BLADE_CORE_API void blade_host_unregister(blade_device device, void* pointer);
+
 #ifdef __cplusplus
 }
 #endif

@@ -117,3 +117,16 @@ void blade_copy_stats_reset(void)
         atomic_store(&copy_bytes[i], 0);
     }
 }
+
+blade_status blade_host_register(blade_device device, void* pointer, size_t bytes)
+{
+    if (device.kind != BLADE_DEVICE_CUDA || pointer == NULL || bytes == 0)
+        return BLADE_OK;
+    return blade_cuda_host_register(pointer, bytes);
+}
+
+void blade_host_unregister(blade_device device, void* pointer)
+{
+    if (device.kind == BLADE_DEVICE_CUDA && pointer != NULL)
+        blade_cuda_host_unregister(pointer);
+}

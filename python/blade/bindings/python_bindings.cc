@@ -24,6 +24,11 @@ namespace py = pybind11;
     void bind_cast(py::module& m);
     void bind_runtime(py::module& m);
     void bind_metadata(py::module& m);
+    void bind_duplicate(py::module& m);
+    void bind_permutation(py::module& m);
+    void bind_download(py::module& m);
+    void bind_stream_to_tensor(py::module& m);
+    void bind_tensor_to_stream(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -55,5 +60,10 @@ PYBIND11_MODULE(blade_python, m)
     bind_cast(m);
     bind_runtime(m);
     bind_metadata(m);
+    bind_duplicate(m);
+    bind_permutation(m);
+    bind_download(m);
+    bind_stream_to_tensor(m);
+    bind_tensor_to_stream(m);
     // ) END BINDING_FUNCTION_CALLS
 }
