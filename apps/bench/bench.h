@@ -49,6 +49,11 @@ typedef void (*bench_register_fn)(bench_case** cases, int* count);
 void bench_add(bench_case** cases, int* count, const bench_case* one);
 
 void bench_register_cast(bench_case** cases, int* count);
+void bench_register_beamformer(bench_case** cases, int* count);
+void bench_register_polarizer(bench_case** cases, int* count);
+void bench_register_detector(bench_case** cases, int* count);
+void bench_register_gather(bench_case** cases, int* count);
+void bench_register_channelizer(bench_case** cases, int* count);
 void bench_register_duplicate(bench_case** cases, int* count);
 void bench_register_permutation(bench_case** cases, int* count);
 

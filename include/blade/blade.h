@@ -13,6 +13,7 @@
 #define BLADE_BLADE_H
 
 #include <blade/modules/cast.h>
+#include <blade/modules/channelizer.h>
 #include <blade/modules/duplicate.h>
 #include <blade/modules/permutation.h>
 #include <blade/modules/stream_adapter.h>
@@ -22,5 +23,17 @@
 #include <blade/status.h>
 #include <blade/tensor.h>
 #include <blade/version.h>
+#include <blade/astrometry.h>
+#include <blade/modules/phasor.h>
+#include <blade/io/bfr5.h>
+#include <blade/modules/beamformer.h>
+#include <blade/io/observation.h>
+#include <blade/io/guppi_header.h>
+#include <blade/io/guppi_reader.h>
+#include <blade/io/guppi_writer.h>
+#include <blade/io/filterbank_writer.h>
+#include <blade/modules/polarizer.h>
+#include <blade/modules/detector.h>
+#include <blade/modules/gather.h>
 
 #endif /* BLADE_BLADE_H */

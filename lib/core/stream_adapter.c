@@ -6,20 +6,12 @@
  */
 #include "internal.h"
 
+#include <blade/io/observation.h>
 #include <blade/modules/stream_adapter.h>
 
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-
-/* Julian date of the unix epoch, 1970-01-01T00:00:00 UTC. */
-#define JD_UNIX_EPOCH 2440587.5
-#define SECONDS_PER_DAY 86400.0
-
-double blade_unix_to_jd(double unix_seconds)
-{
-    return unix_seconds / SECONDS_PER_DAY + JD_UNIX_EPOCH;
-}
 
 blade_status blade_stream_adapter_check(const blade_shape* shape, int64_t nstreams)
 {

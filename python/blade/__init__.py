@@ -17,3 +17,5 @@ except ModuleNotFoundError:
 
 # import any pure python here
 from .tensor import pack, unpack, numpy_dtype, DTYPES, CHUNK_TIME_DTYPE
+from .bfr5 import write_bfr5
+from . import guppi

@@ -6,11 +6,14 @@
 #include <blade/blade.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <unistd.h> // mkdtemp
 
 namespace blade_test {
 
@@ -69,6 +72,19 @@ inline std::vector<uint8_t> random_elements(blade_dtype type, int64_t count, uin
     }
     return bytes;
 }
+
+// A temporary folder for tests that write files, removed with everything in it.
+struct temp_dir {
+    std::string path;
+    temp_dir()
+    {
+        char name[] = "/tmp/blade_testXXXXXX";
+        path = mkdtemp(name);
+    }
+    ~temp_dir() { std::system(("rm -rf '" + path + "'").c_str()); }
+    temp_dir(const temp_dir&) = delete;
+    temp_dir& operator=(const temp_dir&) = delete;
+};
 
 } // namespace blade_test
 

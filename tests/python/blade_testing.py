@@ -171,6 +171,277 @@ def chunk_time_items(times):
     return items.view(numpy.uint8)
 
 
+# --- array geometry (phasor, beamformer and demo tests) --------------------------
+
+WGS84_A = 6378137.0
+WGS84_F = 1 / 298.257223563
+
+
+def geodetic_to_ecef(lon, lat, alt):
+    """WGS84 geodetic (rad, rad, m) -> ECEF metres, the textbook formula."""
+    e2 = WGS84_F * (2 - WGS84_F)
+    n = WGS84_A / numpy.sqrt(1 - e2 * numpy.sin(lat) ** 2)
+    return numpy.array(
+        [(n + alt) * numpy.cos(lat) * numpy.cos(lon), (n + alt) * numpy.cos(lat) * numpy.sin(lon),
+         (n * (1 - e2) + alt) * numpy.sin(lat)]
+    )
+
+
+def enu_to_ecef_rotation(lon, lat):
+    """Matrix whose columns are the local east, north, up unit vectors in ECEF."""
+    sl, cl, sp, cp = numpy.sin(lon), numpy.cos(lon), numpy.sin(lat), numpy.cos(lat)
+    return numpy.array([[-sl, -sp * cl, cp * cl], [cl, -sp * sl, cp * sl], [0.0, cp, sp]])
+
+
+def _array(name, lon_deg, lat_deg, alt, enu, ra, dec):
+    lon, lat = numpy.radians(lon_deg), numpy.radians(lat_deg)
+    enu = numpy.asarray(enu, numpy.float64)
+    positions = geodetic_to_ecef(lon, lat, alt) + enu @ enu_to_ecef_rotation(lon, lat).T
+    return {"name": name, "reference": (lon, lat, alt), "enu": enu, "positions": positions, "ra": ra, "dec": dec}
+
+
+def ata_like_array(antennas=12, seed=7):
+    """Hat Creek-like reference, antennas within ~300 m (ECEF positions [A, 3])."""
+    rng = numpy.random.default_rng(seed)
+    enu = numpy.column_stack([rng.uniform(-150, 150, antennas), rng.uniform(-150, 150, antennas),
+                              rng.uniform(-3, 3, antennas)])
+    return _array("ata", -121.4733, 40.8173, 1019.2, enu, ra=1.4596, dec=0.3842)
+
+
+def meerkat_like_array(antennas=16, seed=11):
+    """Karoo-like reference, a dense core plus arms out to ~8 km."""
+    rng = numpy.random.default_rng(seed)
+    radius = numpy.concatenate([rng.uniform(20, 500, antennas - 4), [2000.0, 4000.0, 6000.0, 8000.0]])
+    angle = rng.uniform(0, 2 * numpy.pi, antennas)
+    enu = numpy.column_stack([radius * numpy.cos(angle), radius * numpy.sin(angle), rng.uniform(-20, 20, antennas)])
+    return _array("meerkat", 21.4430, -30.7130, 1038.0, enu, ra=4.6487, dec=-0.5059)
+
+
+def run_graph_chain(first, rest, items, in_item_size, out_item_size):
+    """source -> first -> *rest -> sink; returns [(bytes, tags)] like run_graph."""
+    tb = gr.top_block()
+    source = blocks.vector_source_b(numpy.asarray(items, numpy.uint8).tolist(), False, in_item_size)
+    sink = blocks.vector_sink_b(out_item_size)
+    tb.connect(source, first, *rest, sink)
+    tb.run()
+    return [(numpy.array(sink.data(), dtype=numpy.uint8), sink.tags())]
+
+
+# --- beamformer references (spec: modules.md, Beamformer) -----------------------
+
+
+def random_complex(rng, shape, scale=1.0):
+    """complex64 values with normal real and imaginary parts."""
+    return (scale * (rng.normal(size=shape) + 1j * rng.normal(size=shape))).astype(numpy.complex64)
+
+
+def broadcast_phasors(phasors, antennas, channels, pols):
+    """Phasor chunks [n, B, A, F, 1, P] or [n, B, A] (one weight per beam and antenna)
+    as complex128 [n, B, A, F, P]."""
+    w = numpy.asarray(phasors, numpy.complex128)
+    if w.ndim == 3:
+        return numpy.broadcast_to(w[:, :, :, None, None], w.shape + (channels, pols))
+    return w[:, :, :, :, 0, :]
+
+
+def beamform_reference(voltages, phasors, incoherent=False, incoherent_sqrt=False):
+    """
+    y[b, f, t, p] = sum_a x[a, f, t, p] w[b, a, f, 0, p] for chunks x [n, A, F, T, P] and
+    w [n, B, A, F, 1, P] (or [n, B, A]), in complex128; with the incoherent beam
+    sum_a |w[0, a, f, 0, p]|^2 |x|^2 (or its square root) appended as aspect B.
+    """
+    x = numpy.asarray(voltages, numpy.complex128)
+    n, A, F, T, P = x.shape
+    w = broadcast_phasors(phasors, A, F, P)
+    beams = numpy.einsum("nafTp,nbafp->nbfTp", x, w)
+    if not incoherent:
+        return beams
+    power = numpy.einsum("nafTp,nafp->nfTp", numpy.abs(x) ** 2, numpy.abs(w[:, 0]) ** 2)
+    if incoherent_sqrt:
+        power = numpy.sqrt(power)
+    return numpy.concatenate([beams, power[:, None].astype(numpy.complex128)], axis=1)
+
+
+def beamform_magnitude(voltages, phasors, incoherent=False):
+    """sum_a |x||w| for every output element: the scale of its rounding errors (a plain
+    relative tolerance fails where the coherent sum cancels)."""
+    x = numpy.abs(numpy.asarray(voltages, numpy.complex128))
+    n, A, F, T, P = x.shape
+    w = numpy.abs(broadcast_phasors(phasors, A, F, P))
+    scale = numpy.einsum("nafTp,nbafp->nbfTp", x, w)
+    if incoherent:
+        power = numpy.einsum("nafTp,nafp->nfTp", x**2, w[:, 0] ** 2)
+        scale = numpy.concatenate([scale, power[:, None]], axis=1)
+    return scale
+
+
+def beamformer_error(got, voltages, phasors, incoherent=False, incoherent_sqrt=False):
+    """|got - reference| / sum_a |x||w| per element (for the incoherent beam: relative
+    to its own value)."""
+    expected = beamform_reference(voltages, phasors, incoherent, incoherent_sqrt)
+    scale = beamform_magnitude(voltages, phasors, incoherent)
+    if incoherent and incoherent_sqrt:
+        scale[:, -1] = numpy.sqrt(scale[:, -1])
+    return numpy.abs(numpy.asarray(got, numpy.complex128) - expected) / numpy.maximum(scale, 1e-30)
+
+
+def run_beamformer(block, voltages, phasors, input_type="cf32", output_type="cf32", voltage_tags=(), phasor_tags=()):
+    """Run `block` (two input ports) on voltage and phasor chunks; return (beams, tags)."""
+    shape = list(block.output_shape())
+    (data, tags), = run_graph(
+        block,
+        [(blade.pack(voltages, input_type), block.input_item_size()),
+         (blade.pack(phasors, "cf32"), block.phasor_item_size())],
+        [block.output_item_size()],
+        [list(voltage_tags), list(phasor_tags)],
+    )
+    return blade.unpack(data, shape, output_type), tags
+
+
+def run_chain_into_beamformer(chain, block, voltages, phasors, input_type="cf32"):
+    """
+    voltages -> chain blocks -> block port 0, phasors (from the host) -> block port 1.
+    Returns (beams as cf32 chunks, blade.copy_stats() of the run).
+    """
+    tb = gr.top_block()
+    first = chain[0] if chain else block
+    vsource = blocks.vector_source_b(blade.pack(voltages, input_type).tolist(), False, first.input_item_size())
+    psource = blocks.vector_source_b(blade.pack(phasors, "cf32").tolist(), False, block.phasor_item_size())
+    sink = blocks.vector_sink_b(block.output_item_size())
+    tb.connect(vsource, *chain, (block, 0))
+    tb.connect(psource, (block, 1))
+    tb.connect(block, sink)
+    blade.reset_copy_stats()
+    tb.run()
+    return blade.unpack(sink.data(), block.output_shape(), "cf32"), blade.copy_stats()
+
+
+def coarse_channel_centres(obsfreq, chan_bw, nchan, first, count):
+    """Centres (Hz) of recorded channels first .. first + count - 1 (formats.md:
+    f_c = OBSFREQ + (c - (NCHAN - 1) / 2) * CHAN_BW)."""
+    return obsfreq + (first + numpy.arange(count) - (nchan - 1) / 2) * chan_bw
+# --- third-party readers in their own virtual environments ----------------------
+# tools/make-reader-venvs creates BUILD/reader-venvs/{blimpy,sigpyproc}; tests that
+# need one skip (with the reason) where it is missing.
+
+
+def reader_venv_python(name):
+    """The python of reader venv `name` ("blimpy" also has your), or None."""
+    roots = [os.environ.get("BLADE_READER_VENVS", "")]
+    roots.append(os.path.join(os.path.dirname(__file__), "..", "..", "build", "reader-venvs"))
+    for root in roots:
+        python = os.path.join(root, name, "bin", "python")
+        if root and os.access(python, os.X_OK):
+            return python
+    return None
+
+
+def run_in_reader_venv(testcase, name, script, *args):
+    """
+    Run `script` (Python source) with `args` in reader venv `name` and return what it
+    printed as JSON. Skips the test when the venv is missing.
+    """
+    import json
+    import subprocess
+
+    python = reader_venv_python(name)
+    if python is None:
+        testcase.skipTest(f"reader venv '{name}' missing: run tools/make-reader-venvs")
+    result = subprocess.run(
+        [python, "-c", script, *[str(a) for a in args]],
+        capture_output=True, text=True, timeout=300,
+        env=dict(os.environ, PYTHONPATH="", MPLBACKEND="Agg"),
+    )
+    if result.returncode != 0:
+        raise AssertionError(f"{name} reader failed ({result.returncode}):\n{result.stderr[-3000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+# --- tests that write files ------------------------------------------------------
+
+
+class FileTestCase:
+    """
+    Mix-in for gr_unittest.TestCase suites that write files: a fresh temporary
+    folder per test (self.dir, self.path(name)), removed afterwards; a seeded
+    random generator (self.rng); blade.failures() cleared.
+    """
+
+    seed = 0
+
+    def setUp(self):
+        import tempfile
+
+        self.dir = tempfile.mkdtemp(prefix=type(self).__name__)
+        self.rng = numpy.random.default_rng(self.seed)
+        blade.clear_failures()
+
+    def tearDown(self):
+        import shutil
+
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+# --- tags and large chunks (polarizer, detector, gather) ------------------------
+
+
+def blade_tags(offset, **fields):
+    """Stream tags on item `offset` with blade metadata keys given by short name
+    (tsamp=..., time_mid_unix=...; see blade.tag_keys()); floats become doubles."""
+    import pmt
+
+    keys = blade.tag_keys()
+    tags = []
+    for name, value in fields.items():
+        if isinstance(value, str):
+            pmt_value = pmt.intern(value)
+        elif isinstance(value, int):
+            pmt_value = pmt.from_long(value)
+        else:
+            pmt_value = pmt.from_double(float(value))
+        tags.append(gr.tag_utils.python_to_tag((offset, pmt.intern(keys[name]), pmt_value)))
+    return tags
+
+
+def tags_by_offset(tags):
+    """Received tags as {offset: {key: python value}}."""
+    import pmt
+
+    out = {}
+    for tag in tags:
+        out.setdefault(tag.offset, {})[pmt.symbol_to_string(tag.key)] = pmt.to_python(tag.value)
+    return out
+
+
+def run_chunks_through_files(chain, chunks, shape_in, dtype_in, shape_out, dtype_out):
+    """
+    Like run_chunks, for large chunks: the items travel through temporary files
+    (file_source / file_sink) instead of Python lists. No tags. `shape_in` None:
+    the shape of the chunks.
+    """
+    import tempfile
+
+    if shape_in is None:
+        shape_in = chunks.shape[1:-1] if blade.DTYPES[dtype_in][1] > 1 else chunks.shape[1:]
+    with tempfile.TemporaryDirectory() as folder:
+        source_path, sink_path = os.path.join(folder, "in"), os.path.join(folder, "out")
+        blade.pack(chunks, dtype_in).tofile(source_path)
+        tb = gr.top_block()
+        source = blocks.file_source(blade.item_size(list(shape_in), dtype_in), source_path, False)
+        sink = blocks.file_sink(blade.item_size(list(shape_out), dtype_out), sink_path)
+        sink.set_unbuffered(False)
+        tb.connect(source, *chain, sink)
+        tb.run()
+        sink.close()
+        return blade.unpack(numpy.fromfile(sink_path, dtype=numpy.uint8), shape_out, dtype_out)
+
+
+def run_chunks_via_files(chain, chunks, dtype_in, shape_out, dtype_out):
+    """run_chunks_through_files() with the input shape taken from the chunks."""
+    return run_chunks_through_files(chain, chunks, None, dtype_in, shape_out, dtype_out)
+
+
 def run_chain_files(chain, data, in_item_size, out_item_size, ports=(0,)):
     """
     Like run_blocks, through files rather than Python lists, for chunks of hundreds

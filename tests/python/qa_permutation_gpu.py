@@ -18,9 +18,7 @@ class qa_permutation_gpu(gr_unittest.TestCase):
     def check(self, shape, axes, dtype, chunks, device="cuda:0"):
         block = blade.permutation(shape, list(axes), dtype, device)
         out_shape = [shape[a] for a in axes]
-        (data,) = bt.run_chain_files([block], blade.pack(chunks, dtype), blade.item_size(shape, dtype),
-                                     block.output_item_size())
-        got = blade.unpack(data, out_shape, dtype)
+        got = bt.run_chunks_through_files([block], chunks, shape, dtype, out_shape, dtype)
         extra = [len(shape) + 1] if chunks.ndim == len(shape) + 2 else []
         expected = numpy.ascontiguousarray(numpy.transpose(chunks, [0] + [1 + a for a in axes] + extra))
         self.assertTrue(bt.same_bits(got, expected), f"{dtype} {shape} axes {axes}")

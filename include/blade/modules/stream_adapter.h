@@ -33,9 +33,6 @@
 extern "C" {
 #endif
 
-/** Unix seconds to the UTC Julian date: unix / 86400 + 2440587.5. */
-BLADE_CORE_API double blade_unix_to_jd(double unix_seconds);
-
 /**
  * Check that `shape` is a valid [A, F, T, P] chunk for the adapters (rank 4, every
  * extent >= 1) and that `nstreams` = A * F * P.
@@ -104,7 +101,7 @@ BLADE_CORE_API double blade_sample_clock_unix(const blade_sample_clock* clock, i
 typedef struct blade_chunk_times {
     double unix_start; /**< unix seconds of the first sample */
     double unix_mid;   /**< unix_start + samples / rate / 2: the middle of the chunk */
-    double jd_start;   /**< UTC Julian date of unix_start */
+    double jd_start;   /**< UTC Julian date of unix_start (blade_unix_to_jd()) */
     double jd_mid;     /**< UTC Julian date of unix_mid */
     double tsamp;      /**< seconds per sample, 1 / rate */
 } blade_chunk_times;

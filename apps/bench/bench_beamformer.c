@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Beamformer cases: (B, A) in {(1, 20), (2, 20), (8, 20), (1, 42), (8, 28), (32, 28),
+ * (64, 64), (256, 64)} at F = 192, T = 8192, P = 2 (performance.md), each with the
+ * bytes it must move (voltages read, phasors read, beams written), its complex MACs
+ * and flops (8 per complex MAC), and the bound that applies: memory where the
+ * memory time exceeds the FP32 time at the nominal H200 rates, FP32 otherwise; the
+ * tensor-core paths are memory bound at these sizes.
+ *
+ * Targets (H200): (1, 20) <= 0.15 ms and (8, 20) <= 0.21 ms with cf32 voltages;
+ * (8, 28) with ci8 voltages >= 60 % of its roofline; (64, 64) >= 5 T complex MAC/s on
+ * FP32 and >= 10 T on tensor cores; B = 32 ... 256: time per beam not growing.
+ */
+#include "bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { CHANNELS = 192, TIMES = 8192, POLS = 2 };
+
+/* Nominal H200 rates, only to say which limit a case is bound by. */
+#define NOMINAL_BANDWIDTH 4.28e12
+#define NOMINAL_FP32 67e12
+
+typedef struct beamformer_state {
+    blade_beamformer* plan;
+    blade_tensor input, phasors, output;
+} beamformer_state;
+
+/* Device memory holding `count` reproducible floats in [-scale, scale) (random bytes
+ * would be NaNs and denormals, which slow a CPU down). */
+static blade_status random_floats(blade_device device, size_t count, float scale, unsigned seed, void** out)
+{
+    *out = NULL;
+    float* host = malloc(count * sizeof *host);
+    if (host == NULL)
+        return BLADE_ERROR_OUT_OF_MEMORY;
+    unsigned state = seed * 2654435761u + 1;
+    for (size_t i = 0; i < count; i++) {
+        state = state * 1664525u + 1013904223u;
+        host[i] = scale * ((float)(state >> 8) / 8388608.0f - 1.0f);
+    }
+    blade_status status = blade_device_alloc(device, count * sizeof *host, out);
+    if (status == BLADE_OK)
+        status = blade_memcpy(device, *out, host, count * sizeof *host,
+                              device.kind == BLADE_DEVICE_CUDA ? BLADE_COPY_HOST_TO_DEVICE : BLADE_COPY_HOST_TO_HOST,
+                              NULL);
+    if (status == BLADE_OK)
+        status = blade_stream_synchronize(device, NULL);
+    free(host);
+    return status;
+}
+
+static blade_status beamformer_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
+{
+    (void)stream;
+    beamformer_state* state = calloc(1, sizeof *state);
+    if (state == NULL)
+        return BLADE_ERROR_OUT_OF_MEMORY;
+    self->state = state;
+    const int64_t B = self->p[0], A = self->p[1];
+    blade_beamformer_config config = blade_beamformer_config_default();
+    config.input_type = (blade_dtype)self->p[2];
+    config.path = (blade_beamformer_path)self->p[3];
+    config.incoherent = self->p[4] != 0;
+    const blade_shape input = blade_shape_aftp(A, CHANNELS, TIMES / shrink, POLS);
+    const int64_t dims[5] = { B, A, CHANNELS, 1, POLS };
+    blade_shape phasors;
+    blade_status status = blade_shape_make(dims, 5, &phasors);
+    if (status == BLADE_OK)
+        status = blade_beamformer_create(&state->plan, &config, &input, &phasors, device);
+    if (status != BLADE_OK)
+        return status;
+    const blade_shape output = blade_beamformer_output_shape(state->plan);
+    const int64_t samples = blade_shape_count(&input);
+    self->samples = (double)samples;
+    self->macs = (double)samples * (double)B;
+    self->flops = 8.0 * self->macs;
+    self->bytes = (double)(blade_tensor_bytes(config.input_type, &input) + blade_tensor_bytes(BLADE_CF32, &phasors) +
+                           blade_tensor_bytes(BLADE_CF32, &output));
+    const bool tensor_cores = blade_beamformer_path_used(state->plan) == BLADE_BEAMFORMER_TF32 ||
+                              blade_beamformer_path_used(state->plan) == BLADE_BEAMFORMER_TF32X3;
+    self->bound = !tensor_cores && self->flops / NOMINAL_FP32 > self->bytes / NOMINAL_BANDWIDTH ? BENCH_FP32
+                                                                                                 : BENCH_MEMORY;
+
+    void *x = NULL, *w = NULL, *y = NULL;
+    if (config.input_type == BLADE_CI8)
+        status = bench_random_device(device, blade_tensor_bytes(BLADE_CI8, &input), 21, &x);
+    else
+        status = random_floats(device, 2 * (size_t)samples, 100.0f, 21, &x);
+    if (status == BLADE_OK)
+        status = random_floats(device, 2 * (size_t)blade_shape_count(&phasors), 1.0f, 22, &w);
+    if (status == BLADE_OK)
+        status = blade_device_alloc(device, blade_tensor_bytes(BLADE_CF32, &output), &y);
+    state->input = blade_tensor_make(config.input_type, &input, device, x);
+    state->phasors = blade_tensor_make(BLADE_CF32, &phasors, device, w);
+    state->output = blade_tensor_make(BLADE_CF32, &output, device, y);
+    return status;
+}
+
+static blade_status beamformer_run(bench_case* self, blade_stream stream)
+{
+    beamformer_state* state = self->state;
+    return blade_beamformer_process(state->plan, &state->input, &state->phasors, &state->output, stream);
+}
+
+static void beamformer_teardown(bench_case* self, blade_device device)
+{
+    beamformer_state* state = self->state;
+    if (state == NULL)
+        return;
+    blade_beamformer_destroy(state->plan);
+    blade_device_free(device, state->input.data);
+    blade_device_free(device, state->phasors.data);
+    blade_device_free(device, state->output.data);
+    free(state);
+    self->state = NULL;
+}
+
+/* Bytes of a full-size case, for targets stated as a fraction of the roofline. */
+static double full_bytes(int64_t B, int64_t A, blade_dtype input_type, bool incoherent)
+{
+    const double samples = (double)A * CHANNELS * TIMES * POLS;
+    const double esize = input_type == BLADE_CI8 ? 2.0 : 8.0;
+    return samples * esize + (double)B * A * CHANNELS * POLS * 8.0 +
+           (double)(B + (incoherent ? 1 : 0)) * CHANNELS * TIMES * POLS * 8.0;
+}
+
+void bench_register_beamformer(bench_case** cases, int* count)
+{
+    static const struct {
+        int beams, antennas;
+        blade_dtype input_type;
+        blade_beamformer_path path;
+        bool incoherent;
+        double upstream_ms, target_ms;
+        double target_roofline;  /* target as a fraction of the memory roofline */
+        double target_macs;      /* target in complex MAC/s */
+    } shapes[] = {
+        { 1, 20, BLADE_CF32, BLADE_BEAMFORMER_FP32, false, 0.162, 0.15, 0, 0 },
+        { 2, 20, BLADE_CF32, BLADE_BEAMFORMER_FP32, false, 0, 0, 0, 0 },
+        { 8, 20, BLADE_CF32, BLADE_BEAMFORMER_FP32, false, 0.250, 0.21, 0, 0 },
+        { 8, 20, BLADE_CF32, BLADE_BEAMFORMER_FP32, true, 0, 0, 0, 0 },
+        { 8, 20, BLADE_CI8, BLADE_BEAMFORMER_FP32, true, 0, 0, 0, 0 },
+        { 1, 42, BLADE_CF32, BLADE_BEAMFORMER_FP32, false, 0, 0, 0, 0 },
+        { 8, 28, BLADE_CF32, BLADE_BEAMFORMER_FP32, false, 0, 0, 0, 0 },
+        { 8, 28, BLADE_CI8, BLADE_BEAMFORMER_FP32, false, 0, 0, 0.6, 0 },
+        { 32, 28, BLADE_CI8, BLADE_BEAMFORMER_FP32, false, 0, 0, 0, 0 },
+        { 64, 28, BLADE_CI8, BLADE_BEAMFORMER_FP32, false, 0, 0, 0, 0 },
+        { 128, 28, BLADE_CI8, BLADE_BEAMFORMER_FP32, false, 0, 0, 0, 0 },
+        { 256, 28, BLADE_CI8, BLADE_BEAMFORMER_FP32, false, 0, 0, 0, 0 },
+        { 64, 64, BLADE_CF32, BLADE_BEAMFORMER_FP32, false, 0, 0, 0, 5e12 },
+        { 64, 64, BLADE_CF32, BLADE_BEAMFORMER_TF32, false, 0, 0, 0, 10e12 },
+        { 64, 64, BLADE_CF32, BLADE_BEAMFORMER_TF32X3, false, 0, 0, 0, 10e12 },
+        { 64, 64, BLADE_CI8, BLADE_BEAMFORMER_TF32X3, false, 0, 0, 0, 10e12 },
+        { 256, 64, BLADE_CF32, BLADE_BEAMFORMER_FP32, false, 0, 0, 0, 0 },
+        { 256, 64, BLADE_CF32, BLADE_BEAMFORMER_TF32, false, 0, 0, 0, 10e12 },
+        { 256, 64, BLADE_CF32, BLADE_BEAMFORMER_TF32X3, false, 0, 0, 0, 10e12 },
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        bench_case one = { 0 };
+        one.module = "beamformer";
+        snprintf(one.label, sizeof one.label, "(B, A) = (%d, %d) %s %s%s", shapes[i].beams, shapes[i].antennas,
+                 blade_dtype_name(shapes[i].input_type), blade_beamformer_path_name(shapes[i].path),
+                 shapes[i].incoherent ? " +inc" : "");
+        one.upstream_ms = shapes[i].upstream_ms;
+        one.target_ms = shapes[i].target_ms;
+        const double macs = (double)shapes[i].beams * shapes[i].antennas * CHANNELS * TIMES * POLS;
+        if (shapes[i].target_roofline > 0)
+            one.target_ms = 1e3 * full_bytes(shapes[i].beams, shapes[i].antennas, shapes[i].input_type,
+                                             shapes[i].incoherent) /
+                            (shapes[i].target_roofline * NOMINAL_BANDWIDTH);
+        if (shapes[i].target_macs > 0)
+            one.target_ms = 1e3 * macs / shapes[i].target_macs;
+        one.setup = beamformer_setup;
+        one.run = beamformer_run;
+        one.teardown = beamformer_teardown;
+        one.p[0] = shapes[i].beams;
+        one.p[1] = shapes[i].antennas;
+        one.p[2] = shapes[i].input_type;
+        one.p[3] = shapes[i].path;
+        one.p[4] = shapes[i].incoherent;
+        bench_add(cases, count, &one);
+    }
+}

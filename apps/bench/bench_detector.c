@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Detector cases (performance.md): (A, I, Pout) in {(2, 8, 4), (16, 8, 4), (16, 64, 1)}
+ * on cf32 [A, 192, 8192, 2] (Pout = 4 as Stokes IQUV, Pout = 1 as Stokes I), plus an
+ * integration across chunks (I = 4 T) where one run is one step of the group.
+ */
+#include "bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct detector_state {
+    blade_detector* plan;
+    blade_tensor input, output;
+} detector_state;
+
+static blade_status detector_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
+{
+    (void)stream;
+    detector_state* state = calloc(1, sizeof *state);
+    if (state == NULL)
+        return BLADE_ERROR_OUT_OF_MEMORY;
+    self->state = state;
+    const int64_t samples = 8192 / shrink;
+    const blade_shape shape = blade_shape_aftp(self->p[0], 192, samples, 2);
+    /* p[1] > 0: integration in samples; p[1] < 0: -p[1] whole chunks */
+    const int64_t integration = self->p[1] > 0 ? self->p[1] : -self->p[1] * samples;
+    const blade_detector_config config = { (blade_detector_mode)self->p[2], integration };
+    void *in = NULL, *out = NULL;
+    blade_status status = blade_detector_create(&state->plan, &config, &shape, device);
+    if (status != BLADE_OK)
+        return status;
+    const blade_shape out_shape = blade_detector_output_shape(state->plan);
+    const size_t in_bytes = blade_tensor_bytes(BLADE_CF32, &shape);
+    const size_t out_bytes = blade_tensor_bytes(BLADE_F32, &out_shape);
+    self->samples = (double)blade_shape_count(&shape);
+    /* Every step reads its chunk; the output (or the accumulator) is written once */
+    self->bytes = (double)(in_bytes + out_bytes);
+    self->flops = self->samples * 4; /* about 4 flops per complex sample and product */
+    status = bench_random_device(device, in_bytes, 21, &in);
+    if (status == BLADE_OK)
+        status = blade_device_alloc(device, out_bytes, &out);
+    if (status == BLADE_OK) /* touch it, so the host timing sees no page faults */
+        status = blade_memset_zero(device, out, out_bytes, NULL);
+    state->input = blade_tensor_make(BLADE_CF32, &shape, device, in);
+    state->output = blade_tensor_make(BLADE_F32, &out_shape, device, out);
+    return status;
+}
+
+static blade_status detector_run(bench_case* self, blade_stream stream)
+{
+    detector_state* state = self->state;
+    return blade_detector_process(state->plan, &state->input, &state->output, stream);
+}
+
+static void detector_teardown(bench_case* self, blade_device device)
+{
+    detector_state* state = self->state;
+    if (state == NULL)
+        return;
+    blade_detector_destroy(state->plan);
+    blade_device_free(device, state->input.data);
+    blade_device_free(device, state->output.data);
+    free(state);
+    self->state = NULL;
+}
+
+void bench_register_detector(bench_case** cases, int* count)
+{
+    static const struct {
+        int antennas;
+        long long integration; /* negative: whole chunks */
+        blade_detector_mode mode;
+        double upstream_ms, target_ms;
+    } shapes[] = {
+        { 2, 8, BLADE_DETECT_IQUV, 0, 0 },
+        { 16, 8, BLADE_DETECT_IQUV, 1.012, 0.15 },
+        { 16, 64, BLADE_DETECT_I, 0.974, 0.13 },
+        { 16, 8, BLADE_DETECT_CROSS, 0, 0 },
+        { 16, -4, BLADE_DETECT_IQUV, 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        bench_case one = { 0 };
+        one.module = "detector";
+        if (shapes[i].integration > 0)
+            snprintf(one.label, sizeof one.label, "%s I=%lld [%d, 192, 8192, 2]",
+                     blade_detector_mode_name(shapes[i].mode), shapes[i].integration, shapes[i].antennas);
+        else
+            snprintf(one.label, sizeof one.label, "%s I=%lldT step [%d, 192, 8192, 2]",
+                     blade_detector_mode_name(shapes[i].mode), -shapes[i].integration, shapes[i].antennas);
+        one.bound = BENCH_MEMORY;
+        one.upstream_ms = shapes[i].upstream_ms;
+        one.target_ms = shapes[i].target_ms;
+        one.setup = detector_setup;
+        one.run = detector_run;
+        one.teardown = detector_teardown;
+        one.p[0] = shapes[i].antennas;
+        one.p[1] = shapes[i].integration;
+        one.p[2] = shapes[i].mode;
+        bench_add(cases, count, &one);
+    }
+}

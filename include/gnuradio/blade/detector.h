@@ -1,0 +1,92 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: MIT */
+
+#ifndef INCLUDED_BLADE_DETECTOR_H
+#define INCLUDED_BLADE_DETECTOR_H
+
+#include <gnuradio/blade/api.h>
+#include <gnuradio/sync_decimator.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace blade {
+
+/*!
+ * \brief Voltages to power, summed over time, within and across chunks (CPU or GPU).
+ * \ingroup blade
+ *
+ * \details
+ * Reads cf32 voltage chunks [A, F, T, P] (X at polarization index 0, Y at 1) and
+ * writes f32 power chunks [A, F, T/I, Pout], the products summed (not averaged) over
+ * I consecutive time samples. Modes: "I" (Stokes I, Pout 1: sum of |X|^2 + |Y|^2),
+ * "XXYY" (Pout 2: sum |X|^2, sum |Y|^2), "cross" (Pout 4: sum |X|^2, sum |Y|^2,
+ * sum Re(X Y*), sum Im(X Y*), upstream BLADE's 4-pol output), "IQUV" (Pout 4: IAU
+ * Stokes for linear feeds, I = XX + YY, Q = XX - YY, U = 2 Re(X Y*),
+ * V = -2 Im(X Y*)). With P = 1 only mode I is accepted (total power sum |X|^2).
+ *
+ * Integration: I (in time samples) either divides T, and each chunk gives T/I
+ * output samples, or is a multiple of T, and K = I/T consecutive chunks give one
+ * output chunk [A, F, 1, Pout]: the block then decimates items by K (K chunks in,
+ * one out) and chunks_per_output() returns K. The sums are deterministic: the same
+ * input gives the same bits on every run.
+ *
+ * Tags: the blade_tsamp tag is multiplied by I. When K > 1 only the tags of the
+ * first chunk of each group travel (to that group's output chunk), and the
+ * mid-chunk times (blade_time_mid_unix, blade_jd_mid) are moved to the middle of
+ * the group when that chunk also carries blade_tsamp.
+ *
+ * Items: one item is one chunk padded to a multiple of 4096 bytes. The upstream
+ * buffer holds 2 K input chunks when K > 1 (GNU Radio hands a decimator whole
+ * groups).
+ *
+ * Device: "auto" (the first GPU if any, else the CPU), "cpu", "cuda", "cuda:N", or
+ * "emulated" (GPU-style device buffers in host memory, for testing without a GPU).
+ */
+class BLADE_API detector : virtual public gr::sync_decimator
+{
+public:
+    typedef std::shared_ptr<detector> sptr;
+
+    /*!
+     * \brief Make a detector block.
+     *
+     * \param shape Voltage chunk shape [A, F, T, P], P = 2 (or 1 for mode I).
+     * \param mode "I", "XXYY", "cross" or "IQUV" (case-insensitive).
+     * \param integration Time samples summed per output: a divisor of T, or a
+     *        multiple of T to integrate across chunks.
+     * \param device "auto", "cpu", "cuda", "cuda:N" or "emulated".
+     */
+    static sptr make(const std::vector<int64_t>& shape,
+                     const std::string& mode = "I",
+                     int64_t integration = 1,
+                     const std::string& device = "auto");
+
+    /*! \brief The device actually used ("cpu", "cuda:0", "emulated"). */
+    virtual std::string device() const = 0;
+
+    /*! \brief The mode ("I", "XXYY", "cross" or "IQUV"). */
+    virtual std::string mode() const = 0;
+
+    /*! \brief Time samples summed per output sample. */
+    virtual int64_t integration() const = 0;
+
+    /*! \brief Input chunks per output chunk (I / T when I > T, else 1). */
+    virtual int64_t chunks_per_output() const = 0;
+
+    /*! \brief Shape of the output chunks, [A, F, T/I (or 1), Pout]. */
+    virtual std::vector<int64_t> output_shape() const = 0;
+
+    /*! \brief Bytes of one input item (the chunk padded to 4096 bytes). */
+    virtual size_t input_item_size() const = 0;
+
+    /*! \brief Bytes of one output item. */
+    virtual size_t output_item_size() const = 0;
+};
+
+} // namespace blade
+} // namespace gr
+
+#endif /* INCLUDED_BLADE_DETECTOR_H */

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+//
+// The beamformer's CUDA entry points: the path chosen at plan creation picks the
+// CUDA-core kernel (beamformer_direct.cu) or the tensor-core matrix products
+// (beamformer_tensor.cu). The incoherent beam is a by-product of the CUDA-core
+// kernel's pass over the voltages; on the tensor-core path it costs one extra
+// read of the voltages (the CUDA-core kernel with no coherent beams).
+
+#include "beamformer_kernels.h"
+#include "cuda_check.h"
+
+using namespace beamformer_cuda;
+
+namespace {
+
+bool uses_tensor_cores(blade_beamformer_path path)
+{
+    return path == BLADE_BEAMFORMER_TF32 || path == BLADE_BEAMFORMER_TF32X3;
+}
+
+} // namespace
+
+extern "C" size_t blade_cuda_beamformer_workspace(const blade_beamformer_job* job)
+{
+    return uses_tensor_cores(job->path) ? tensor_workspace_bytes(*job) : 0;
+}
+
+extern "C" blade_status blade_cuda_beamformer(const blade_beamformer_job* job, void* stream_handle)
+{
+    cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
+    // An output not aligned for the tensor kernel's vector stores (possible only with
+    // hand-made tensors) takes the exact CUDA-core path rather than failing.
+    if (uses_tensor_cores(job->path) && tensor_output_aligned(*job)) {
+        BLADE_TRY(launch_tensor(*job, job->path == BLADE_BEAMFORMER_TF32X3, stream));
+        if (job->incoherent)
+            BLADE_TRY(launch_direct(*job, 0, 0, true, stream));
+        return BLADE_OK;
+    }
+    return launch_direct(*job, 0, job->beams, job->incoherent, stream);
+}

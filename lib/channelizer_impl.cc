@@ -1,0 +1,146 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: MIT */
+
+#include "channelizer_impl.h"
+#include <gnuradio/blade/metadata.h>
+#include <gnuradio/io_signature.h>
+
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+namespace gr {
+namespace blade {
+
+channelizer::sptr channelizer::make(const std::vector<int64_t>& shape,
+                                    int64_t rate,
+                                    const std::string& device,
+                                    int taps,
+                                    const std::string& window)
+{
+    const tensor_spec input(BLADE_CF32, parse_shape(shape, "blade.channelizer shape"));
+    blade_channelizer_config config = { BLADE_CF32, rate, taps, BLADE_WINDOW_HAMMING };
+    throw_on_error(blade_channelizer_window_parse(window.c_str(), &config.window),
+                   "blade.channelizer window");
+    return gnuradio::make_block_sptr<channelizer_impl>(
+        input, config, device, resolve_device(device, "channelizer"));
+}
+
+channelizer_impl::channelizer_impl(const tensor_spec& input,
+                                   const blade_channelizer_config& config,
+                                   const std::string& requested_device,
+                                   const blade_device& device)
+    : gr::sync_block("channelizer",
+                     device_signature(device, 1, input.item_size()),
+                     device_signature(device, 1, input.item_size())),
+      device_block("channelizer", requested_device, device),
+      d_config(config)
+{
+    check(blade_channelizer_create(
+              &d_channelizer, &d_config, &input.shape, blade_device_id()),
+          "configuration");
+    const tensor_spec output(BLADE_CF32, blade_channelizer_output_shape(d_channelizer));
+    set_port_specs({ input }, { output });
+    set_tag_propagation_policy(TPP_DONT); // forward_tags() rewrites and copies them
+    log_device_choice(d_logger);
+}
+
+channelizer_impl::~channelizer_impl() { blade_channelizer_destroy(d_channelizer); }
+
+std::vector<double> channelizer_impl::prototype() const
+{
+    std::vector<double> taps(static_cast<size_t>(d_config.taps * d_config.rate));
+    check(blade_channelizer_prototype(
+              d_config.rate, d_config.taps, d_config.window, taps.data()),
+          "prototype");
+    return taps;
+}
+
+bool channelizer_impl::start()
+{
+    check_neighbours_at_start(*this, d_logger);
+    return gr::sync_block::start();
+}
+
+int channelizer_impl::work(int noutput_items,
+                           gr_vector_const_void_star& input_items,
+                           gr_vector_void_star& output_items)
+{
+    return guarded_work(d_logger, [&]() {
+        const auto* in = static_cast<const char*>(input_items[0]);
+        auto* out = static_cast<char*>(output_items[0]);
+        const size_t in_size = input_item_size(), out_size = output_item_size();
+        for (int i = 0; i < noutput_items; i++) {
+            const blade_tensor input = tensor(input_spec(0), in + i * in_size);
+            blade_tensor output = tensor(output_spec(0), out + i * out_size);
+            check(blade_channelizer_process(d_channelizer, &input, &output, stream()),
+                  "channelizer");
+        }
+        synchronize();
+        forward_tags(noutput_items);
+        return noutput_items;
+    });
+}
+
+void channelizer_impl::forward_tags(int nitems)
+{
+    const uint64_t first_in = nitems_read(0), first_out = nitems_written(0);
+    std::vector<gr::tag_t> tags;
+    get_tags_in_range(tags, 0, first_in, first_in + static_cast<uint64_t>(nitems));
+    std::map<uint64_t, std::vector<gr::tag_t>> by_chunk;
+    for (auto& tag : tags)
+        by_chunk[tag.offset].push_back(tag);
+
+    const pmt::pmt_t chan_bw = pmt::intern(tag::chan_bw),
+                     freq_first = pmt::intern(tag::freq_first);
+    const pmt::pmt_t tsamp = pmt::intern(tag::tsamp), nfpc = pmt::intern(tag::nfpc);
+    const int64_t n = d_config.rate;
+    for (auto& [offset, chunk_tags] : by_chunk) {
+        // chan_bw first: freq_first of the same chunk is shifted by half of it
+        for (const auto& t : chunk_tags)
+            if (pmt::eq(t.key, chan_bw) && pmt::is_number(t.value)) {
+                d_chan_bw = pmt::to_double(t.value);
+                d_have_chan_bw = true;
+            }
+        bool axis = false, has_nfpc = false;
+        for (auto t : chunk_tags) {
+            const bool numeric = pmt::is_number(t.value) && !pmt::is_complex(t.value);
+            if (numeric && pmt::eq(t.key, chan_bw)) {
+                double first, width;
+                blade_channelizer_fine_axis(
+                    n, 0.0, pmt::to_double(t.value), &first, &width);
+                t.value = pmt::from_double(width);
+                axis = true;
+            } else if (numeric && pmt::eq(t.key, freq_first)) {
+                axis = true;
+                if (d_have_chan_bw) {
+                    double first, width;
+                    blade_channelizer_fine_axis(
+                        n, pmt::to_double(t.value), d_chan_bw, &first, &width);
+                    t.value = pmt::from_double(first);
+                } else if (n > 1 && !d_warned_freq) {
+                    d_logger->warn(
+                        "{} tag without a {} tag: passed on unchanged, as the centre "
+                        "of the first fine channel cannot be known",
+                        tag::freq_first,
+                        tag::chan_bw);
+                    d_warned_freq = true;
+                }
+            } else if (numeric && pmt::eq(t.key, tsamp)) {
+                t.value =
+                    pmt::from_double(pmt::to_double(t.value) * static_cast<double>(n));
+            } else if (numeric && pmt::eq(t.key, nfpc)) {
+                t.value = pmt::from_long(std::lround(pmt::to_double(t.value)) * n);
+                has_nfpc = true;
+            }
+            t.offset = offset - first_in + first_out;
+            add_item_tag(0, t);
+        }
+        if (axis && !has_nfpc) // no nfpc means one channel per coarse channel so far
+            add_item_tag(
+                0, offset - first_in + first_out, nfpc, pmt::from_long(n), alias_pmt());
+    }
+}
+
+} // namespace blade
+} // namespace gr

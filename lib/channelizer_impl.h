@@ -1,0 +1,57 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: MIT */
+
+#ifndef INCLUDED_BLADE_CHANNELIZER_IMPL_H
+#define INCLUDED_BLADE_CHANNELIZER_IMPL_H
+
+#include "device_block.h"
+#include <gnuradio/blade/channelizer.h>
+
+namespace gr {
+namespace blade {
+
+class channelizer_impl : public channelizer, public device_block
+{
+public:
+    channelizer_impl(const tensor_spec& input,
+                     const blade_channelizer_config& config,
+                     const std::string& requested_device,
+                     const blade_device& device);
+    ~channelizer_impl() override;
+
+    std::string device() const override { return device_name(); }
+    std::vector<int64_t> output_shape() const override
+    {
+        return shape_to_vector(output_spec(0).shape);
+    }
+    size_t input_item_size() const override { return input_spec(0).item_size(); }
+    size_t output_item_size() const override { return output_spec(0).item_size(); }
+    int64_t rate() const override { return d_config.rate; }
+    int taps() const override { return d_config.taps; }
+    std::string window() const override
+    {
+        return blade_channelizer_window_name(d_config.window);
+    }
+    std::vector<double> prototype() const override;
+
+    bool start() override;
+    int work(int noutput_items,
+             gr_vector_const_void_star& input_items,
+             gr_vector_void_star& output_items) override;
+
+private:
+    // Copy the tags of the items just consumed to the items produced, with the
+    // frequency and time axis rewritten for the fine channels.
+    void forward_tags(int nitems);
+
+    blade_channelizer_config d_config;
+    blade_channelizer* d_channelizer = nullptr;
+    double d_chan_bw = 0; // the last coarse chan_bw seen (for a lone freq_first)
+    bool d_have_chan_bw = false;
+    bool d_warned_freq = false;
+};
+
+} // namespace blade
+} // namespace gr
+
+#endif /* INCLUDED_BLADE_CHANNELIZER_IMPL_H */

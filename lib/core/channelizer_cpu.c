@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Channelizer on the CPU: the reference backend, written to follow the formula of
+ * include/blade/modules/channelizer.h literally.
+ *
+ * The work is cut into units of one (a, f) row and a run of `block` consecutive
+ * output samples s. For each unit one thread
+ *   1. gathers the unit's input into its scratch, planar [p][s][n], multiplying by
+ *      (-1)^n (and, with a polyphase filter, summing the M taps of each branch),
+ *   2. transforms all P*block blocks in place with one FFTW plan (in cache),
+ *   3. scatters the spectra to y[a, f*N + k, s, p], whose runs over (s, p) are
+ *      contiguous in memory.
+ * So main memory sees one read of x and one write of y. The plan is made once, at
+ * creation, with FFTW_ESTIMATE: the same algorithm every run, so results do not
+ * depend on timing (FFTW_MEASURE may pick different algorithms run to run) nor on
+ * the thread count (units are fixed by the shape). Units are shared among OpenMP
+ * threads, each with its own scratch (all from fftwf_malloc, so they have the
+ * alignment the plan was made for).
+ */
+#include "channelizer_backend.h"
+#include "fftw_planner.h"
+#include "internal.h"
+
+#include <fftw3.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Complex values per scratch (256 KiB: stays in a core's L2 during the FFTs). */
+#define SCRATCH_TARGET (1 << 15)
+/* Below this many samples per call threads cost more than they save. */
+#define PARALLEL_THRESHOLD (1 << 16)
+
+struct blade_cpu_channelizer {
+    blade_channelizer_geometry g;
+    float* filter;  /* M*N taps, NULL for the plain FFT */
+    float* history; /* [rows][P][H] complex (interleaved re, im), NULL if M = 1 */
+    int64_t block;  /* output samples per unit; divides S */
+    int64_t units_per_row;
+    int nscratch;
+    fftwf_complex** scratch; /* per thread: P*block*N values */
+    fftwf_plan plan;         /* P*block in-place N-point forward transforms */
+};
+
+/* The largest divisor of s with p*divisor*n <= SCRATCH_TARGET (at least 1). */
+static int64_t unit_block(int64_t s, int64_t p, int64_t n)
+{
+    int64_t best = 1;
+    for (int64_t d = 1; d <= s && p * d * n <= SCRATCH_TARGET; d++)
+        if (s % d == 0)
+            best = d;
+    return best;
+}
+
+blade_status blade_cpu_channelizer_create(const blade_channelizer_geometry* geometry,
+                                          const float* filter,
+                                          blade_cpu_channelizer** backend)
+{
+    *backend = NULL;
+    blade_cpu_channelizer* self;
+    BLADE_TRY(blade_alloc_object(sizeof *self, "channelizer (CPU)", (void**)&self));
+    self->g = *geometry;
+    const blade_channelizer_geometry* g = &self->g;
+    blade_status status = BLADE_OK;
+
+    if (g->M > 1) {
+        self->filter = malloc((size_t)(g->M * g->N) * sizeof(float));
+        self->history = calloc((size_t)(g->rows * g->P * g->H) * 2, sizeof(float));
+        if (self->filter == NULL || self->history == NULL)
+            status =
+                blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
+                           "channelizer: no memory for the filter history (%lld bytes)",
+                           (long long)(g->rows * g->P * g->H * 8));
+        else
+            memcpy(self->filter, filter, (size_t)(g->M * g->N) * sizeof(float));
+    }
+    if (status == BLADE_OK && g->N > 1) {
+        self->block = unit_block(g->S, g->P, g->N);
+        self->units_per_row = g->S / self->block;
+#ifdef _OPENMP
+        self->nscratch = omp_get_max_threads();
+#else
+        self->nscratch = 1;
+#endif
+        const int64_t values = g->P * self->block * g->N;
+        self->scratch = calloc((size_t)self->nscratch, sizeof *self->scratch);
+        if (self->scratch == NULL)
+            status = blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
+                                "channelizer: no memory for scratch");
+        for (int i = 0; status == BLADE_OK && i < self->nscratch; i++) {
+            self->scratch[i] = fftwf_malloc((size_t)values * sizeof(fftwf_complex));
+            if (self->scratch[i] == NULL)
+                status =
+                    blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
+                               "channelizer: no memory for %lld bytes of FFT scratch",
+                               (long long)values * 8);
+        }
+        if (status == BLADE_OK) {
+            const int n = (int)g->N;
+            blade_fftw_planner_lock();
+            self->plan = fftwf_plan_many_dft(1,
+                                             &n,
+                                             (int)(g->P * self->block),
+                                             self->scratch[0],
+                                             NULL,
+                                             1,
+                                             n,
+                                             self->scratch[0],
+                                             NULL,
+                                             1,
+                                             n,
+                                             FFTW_FORWARD,
+                                             FFTW_ESTIMATE);
+            blade_fftw_planner_unlock();
+            if (self->plan == NULL)
+                status = blade_fail(BLADE_ERROR_UNSUPPORTED,
+                                    "channelizer: FFTW could not plan %lld transforms of "
+                                    "length %d",
+                                    (long long)(g->P * self->block),
+                                    n);
+        }
+    }
+    if (status != BLADE_OK) {
+        blade_cpu_channelizer_destroy(self);
+        return status;
+    }
+    *backend = self;
+    return BLADE_OK;
+}
+
+/* Step 1 of a unit: work[p][sl][n] = (-1)^n * (x or the filtered x) at t = (s0+sl)*N + n.
+ */
+static void gather(const blade_cpu_channelizer* self,
+                   const float* row_in,
+                   const float* row_history,
+                   int64_t s0,
+                   float* work)
+{
+    const blade_channelizer_geometry* g = &self->g;
+    const int64_t N = g->N, P = g->P, H = g->H, block = self->block;
+    for (int64_t sl = 0; sl < block; sl++)
+        for (int64_t n = 0; n < N; n++) {
+            const int64_t t = (s0 + sl) * N + n;
+            const float sign = (n & 1) ? -1.0f : 1.0f;
+            for (int64_t p = 0; p < P; p++) {
+                float re, im;
+                if (self->filter == NULL) {
+                    re = row_in[2 * (t * P + p)];
+                    im = row_in[2 * (t * P + p) + 1];
+                } else {
+                    /* tap m weighs the sample (M-1-m) blocks before t */
+                    re = im = 0.0f;
+                    for (int m = 0; m < g->M; m++) {
+                        const int64_t tau = t - (int64_t)(g->M - 1 - m) * N;
+                        const float* x = tau >= 0 ? row_in + 2 * (tau * P + p)
+                                                  : row_history + 2 * (p * H + H + tau);
+                        const float h = self->filter[m * N + n];
+                        re += h * x[0];
+                        im += h * x[1];
+                    }
+                }
+                float* out = work + 2 * ((p * block + sl) * N + n);
+                out[0] = sign * re;
+                out[1] = sign * im;
+            }
+        }
+}
+
+/* Step 3 of a unit: y[row][k][s0+sl][p] = work[p][sl][k]. */
+static void
+scatter(const blade_cpu_channelizer* self, const float* work, int64_t s0, float* row_out)
+{
+    const blade_channelizer_geometry* g = &self->g;
+    const int64_t N = g->N, P = g->P, S = g->S, block = self->block;
+    for (int64_t k = 0; k < N; k++)
+        for (int64_t sl = 0; sl < block; sl++)
+            for (int64_t p = 0; p < P; p++) {
+                const float* from = work + 2 * ((p * block + sl) * N + k);
+                float* to = row_out + 2 * ((k * S + s0 + sl) * P + p);
+                to[0] = from[0];
+                to[1] = from[1];
+            }
+}
+
+/* After a chunk: history[row][p][j] = xs[T - H + j], the last H samples of the stream. */
+static void update_history(blade_cpu_channelizer* self, const float* input)
+{
+    const blade_channelizer_geometry* g = &self->g;
+    const int64_t T = g->T, P = g->P, H = g->H;
+    const int64_t series = g->rows * P;
+#pragma omp parallel for schedule(static) if (series * H >= PARALLEL_THRESHOLD)
+    for (int64_t rp = 0; rp < series; rp++) {
+        const int64_t row = rp / P, p = rp % P;
+        float* history = self->history + 2 * rp * H;
+        const float* row_in = input + 2 * row * T * P;
+        int64_t kept = 0; /* history samples that stay history (chunk shorter than H) */
+        if (T < H) {
+            kept = H - T;
+            memmove(history, history + 2 * T, (size_t)kept * 2 * sizeof(float));
+        }
+        for (int64_t j = kept; j < H; j++) {
+            const int64_t t = T - H + j;
+            history[2 * j] = row_in[2 * (t * P + p)];
+            history[2 * j + 1] = row_in[2 * (t * P + p) + 1];
+        }
+    }
+}
+
+void blade_cpu_channelizer_process(blade_cpu_channelizer* self,
+                                   const float* input,
+                                   float* output)
+{
+    const blade_channelizer_geometry* g = &self->g;
+    const int64_t row_values = g->T * g->P; /* complex values per row, in and out */
+    if (g->N == 1) {
+        if (input != output)
+            memcpy(output, input, (size_t)(g->rows * row_values) * 2 * sizeof(float));
+        return;
+    }
+    const int64_t units = g->rows * self->units_per_row;
+#pragma omp parallel for schedule(static) \
+    num_threads(self->nscratch) if (g->rows * row_values >= PARALLEL_THRESHOLD)
+    for (int64_t u = 0; u < units; u++) {
+#ifdef _OPENMP
+        fftwf_complex* work = self->scratch[omp_get_thread_num()];
+#else
+        fftwf_complex* work = self->scratch[0];
+#endif
+        const int64_t row = u / self->units_per_row;
+        const int64_t s0 = (u % self->units_per_row) * self->block;
+        const float* history =
+            self->history ? self->history + 2 * row * g->P * g->H : NULL;
+        gather(self, input + 2 * row * row_values, history, s0, (float*)work);
+        fftwf_execute_dft(self->plan, work, work);
+        scatter(self, (const float*)work, s0, output + 2 * row * row_values);
+    }
+    if (self->history != NULL)
+        update_history(self, input);
+}
+
+void blade_cpu_channelizer_reset(blade_cpu_channelizer* self)
+{
+    if (self != NULL && self->history != NULL)
+        memset(self->history,
+               0,
+               (size_t)(self->g.rows * self->g.P * self->g.H) * 2 * sizeof(float));
+}
+
+void blade_cpu_channelizer_destroy(blade_cpu_channelizer* self)
+{
+    if (self == NULL)
+        return;
+    if (self->plan != NULL) {
+        blade_fftw_planner_lock();
+        fftwf_destroy_plan(self->plan);
+        blade_fftw_planner_unlock();
+    }
+    for (int i = 0; self->scratch != NULL && i < self->nscratch; i++)
+        fftwf_free(self->scratch[i]);
+    free(self->scratch);
+    free(self->filter);
+    free(self->history);
+    free(self);
+}

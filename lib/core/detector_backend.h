@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* The two backends of Detector: detector_cpu.c and kernels/detector.cu. Not installed. */
+#ifndef BLADE_CORE_DETECTOR_BACKEND_H
+#define BLADE_CORE_DETECTOR_BACKEND_H
+
+#include <stdint.h>
+
+#include <blade/modules/detector.h>
+#include <blade/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One detection pass over a chunk seen as `rows` runs of `integration` consecutive
+ * time samples (row r starts at sample r * integration; a sample is `polarizations`
+ * cf32 values). For each row and each of the mode's Pout outputs:
+ *
+ *     total = (previous ? previous[r * Pout + c] : 0) + Σ over the row
+ *
+ * is written to accumulator[r * Pout + c] when `accumulator` is given (a step that
+ * does not end its group), else rounded to float into output[r * Pout + c]. The
+ * CPU sums sequentially in double precision. `previous` and `accumulator` may be
+ * the same memory. */
+void blade_cpu_detect(const float* input,
+                      int64_t rows,
+                      int64_t integration,
+                      int polarizations,
+                      blade_detector_mode mode,
+                      const double* previous,
+                      double* accumulator,
+                      float* output);
+
+#ifdef BLADE_HAVE_CUDA
+/* The same on the GPU in single precision, queued on `stream` (a cudaStream_t):
+ * destination[r * Pout + c] = (previous ? previous[...] : 0) + Σ over the row, where
+ * destination is the plan's accumulator or the output. `previous` and
+ * `destination` may be the same memory. */
+blade_status blade_cuda_detect(const float* input,
+                               int64_t rows,
+                               int64_t integration,
+                               int polarizations,
+                               blade_detector_mode mode,
+                               const float* previous,
+                               float* destination,
+                               void* stream);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

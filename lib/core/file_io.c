@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE /* POSIX files, threads, strdup, M_PI under -std=c11 */
+#include "file_io.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+/* One system call moves at most this much (Linux caps a call near 2 GiB). */
+#define MOST_PER_CALL ((size_t)1 << 30)
+
+blade_status
+blade_read_fully(int fd, void* buffer, size_t bytes, int64_t offset, const char* name)
+{
+    char* out = buffer;
+    size_t done = 0;
+    while (done < bytes) {
+        const size_t want = bytes - done < MOST_PER_CALL ? bytes - done : MOST_PER_CALL;
+        const ssize_t got = pread(fd, out + done, want, (off_t)(offset + (int64_t)done));
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            return blade_fail(BLADE_ERROR_IO,
+                              "%s: read failed at byte offset %lld: %s",
+                              name,
+                              (long long)(offset + (int64_t)done),
+                              strerror(errno));
+        }
+        if (got == 0)
+            return blade_fail(
+                BLADE_ERROR_IO,
+                "%s: the file ends at byte %lld, but %zu bytes were expected "
+                "from byte offset %lld (did the file shrink?)",
+                name,
+                (long long)(offset + (int64_t)done),
+                bytes,
+                (long long)offset);
+        done += (size_t)got;
+    }
+    return BLADE_OK;
+}
+
+blade_status blade_write_fully(
+    int fd, const void* buffer, size_t bytes, int64_t offset, const char* name)
+{
+    const char* in = buffer;
+    size_t done = 0;
+    while (done < bytes) {
+        const size_t want = bytes - done < MOST_PER_CALL ? bytes - done : MOST_PER_CALL;
+        const ssize_t put = write(fd, in + done, want);
+        if (put < 0) {
+            if (errno == EINTR)
+                continue;
+            return blade_fail(BLADE_ERROR_IO,
+                              "%s: write failed at byte offset %lld: %s",
+                              name,
+                              (long long)(offset + (int64_t)done),
+                              strerror(errno));
+        }
+        if (put == 0)
+            return blade_fail(
+                BLADE_ERROR_IO,
+                "%s: nothing could be written at byte offset %lld (disk full?)",
+                name,
+                (long long)(offset + (int64_t)done));
+        done += (size_t)put;
+    }
+    return BLADE_OK;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* Whole reads and writes of file ranges with errors that name the file and offset.
+ * Not installed. */
+#ifndef BLADE_CORE_FILE_IO_H
+#define BLADE_CORE_FILE_IO_H
+
+#include "internal.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Read exactly `bytes` at `offset` (retrying short reads); a file that ends early
+ * or a failing read is ::BLADE_ERROR_IO naming `name` and the offset. */
+blade_status
+blade_read_fully(int fd, void* buffer, size_t bytes, int64_t offset, const char* name);
+
+/* Append exactly `bytes` at the file position (retrying short writes); a full disk
+ * or any other failure is ::BLADE_ERROR_IO naming `name`, the offset and the reason. */
+blade_status blade_write_fully(
+    int fd, const void* buffer, size_t bytes, int64_t offset, const char* name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Filterbank writer: validates the header values once, then turns each [F, T, P]
+ * slice into spectra (data[t][p][f]) for the SIGPROC or FBH5 file behind it.
+ */
+#define _GNU_SOURCE /* POSIX files, threads, strdup, M_PI under -std=c11 */
+#include "file_io.h"
+#include "filterbank_backend.h"
+
+#include <blade/io/filterbank_writer.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* your refuses header strings longer than this. */
+#define SIGPROC_STRING_MOST 80
+
+struct blade_filterbank_writer {
+    blade_filterbank_format format;
+    char* path;
+    int64_t nchans, nifs;
+    int fd;                /* .fil */
+    int64_t offset;        /* .fil bytes written */
+    blade_fbh5_file* fbh5; /* .h5 */
+    float* spectra;        /* transposition buffer */
+    size_t capacity;       /* floats */
+    int64_t count;
+    bool closed;
+};
+
+bool blade_filterbank_fbh5_available(void) { return blade_fbh5_supported(); }
+
+void blade_filterbank_file_name(const char* stem,
+                                const char* label,
+                                int64_t index,
+                                blade_filterbank_format format,
+                                char* name,
+                                size_t size)
+{
+    snprintf(name,
+             size,
+             "%s.%s%04lld.%s",
+             stem,
+             label,
+             (long long)index,
+             format == BLADE_FILTERBANK_FBH5 ? "h5" : "fil");
+}
+
+static blade_status derive_values(const blade_filterbank_config* c, filterbank_values* v)
+{
+    const blade_observation* obs = &c->observation;
+    const char* path = c->path;
+    if (c->nchans < 1 || c->nchans > INT32_MAX || c->nifs < 1 || c->nifs > 1024)
+        return blade_fail(
+            BLADE_ERROR_INVALID_ARGUMENT,
+            "%s: nchans (%lld) must be 1 .. 2^31-1 and nifs (%lld) 1 .. 1024",
+            path,
+            (long long)c->nchans,
+            (long long)c->nifs);
+    if (c->nbeams < 1 || c->ibeam < 0 || c->ibeam >= c->nbeams)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "%s: beam %lld of %lld is not a beam of the set",
+                          path,
+                          (long long)c->ibeam,
+                          (long long)c->nbeams);
+    if (!(obs->tsamp > 0) || !isfinite(obs->tsamp))
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "%s: the sample time must be positive (tsamp = %g s)",
+                          path,
+                          obs->tsamp);
+    if (obs->chan_bw == 0 || !isfinite(obs->chan_bw) || !isfinite(obs->freq_first))
+        return blade_fail(
+            BLADE_ERROR_INVALID_ARGUMENT,
+            "%s: the frequency axis is not valid (first channel %g Hz, channel "
+            "width %g Hz)",
+            path,
+            obs->freq_first,
+            obs->chan_bw);
+    if (!isfinite(obs->unix_start))
+        return blade_fail(
+            BLADE_ERROR_INVALID_ARGUMENT, "%s: the start time is not finite", path);
+    if (c->format == BLADE_FILTERBANK_FBH5 && c->nchans < BLADE_FBH5_BLIMPY_MINIMUM)
+        return blade_fail(
+            BLADE_ERROR_INVALID_ARGUMENT,
+            "%s: %lld channels: blimpy refuses FBH5 files with fewer than %d "
+            "channels; write .fil, or keep more channels",
+            path,
+            (long long)c->nchans,
+            BLADE_FBH5_BLIMPY_MINIMUM);
+    if (c->rawdatafile != NULL && strlen(c->rawdatafile) > SIGPROC_STRING_MOST)
+        return blade_fail(
+            BLADE_ERROR_INVALID_ARGUMENT,
+            "%s: rawdatafile has %zu characters; SIGPROC readers (your) accept "
+            "at most %d",
+            path,
+            strlen(c->rawdatafile),
+            SIGPROC_STRING_MOST);
+    if (c->format != BLADE_FILTERBANK_FIL && c->format != BLADE_FILTERBANK_FBH5)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "%s: unknown filterbank format %d",
+                          path,
+                          (int)c->format);
+    memset(v, 0, sizeof *v);
+    v->source_name = obs->source_name[0] ? obs->source_name : "unknown";
+    v->rawdatafile = c->rawdatafile;
+    v->telescope_id = c->telescope_id >= 0 ? c->telescope_id
+                                           : blade_sigproc_telescope_id(obs->telescope);
+    v->machine_id = c->machine_id;
+    v->has_position = obs->has_position;
+    v->ra_hours = obs->ra * 12.0 / M_PI;
+    v->dec_degrees = obs->dec * 180.0 / M_PI;
+    v->tstart_mjd = blade_unix_to_mjd(obs->unix_start);
+    v->tsamp = obs->tsamp;
+    v->fch1_mhz = obs->freq_first / 1e6;
+    v->foff_mhz = obs->chan_bw / 1e6;
+    v->nchans = c->nchans;
+    v->nifs = c->nifs;
+    v->nbeams = c->nbeams;
+    v->ibeam = c->ibeam;
+    v->nfpc = obs->nfpc > 0 ? obs->nfpc : 1;
+    return BLADE_OK;
+}
+
+blade_status blade_filterbank_writer_create(blade_filterbank_writer** writer,
+                                            const blade_filterbank_config* config)
+{
+    *writer = NULL;
+    if (config == NULL || config->path == NULL || config->path[0] == '\0')
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "filterbank writer: no file name given");
+    filterbank_values values;
+    BLADE_TRY(derive_values(config, &values));
+    blade_filterbank_writer* w;
+    BLADE_TRY(blade_alloc_object(sizeof *w, "filterbank writer", (void**)&w));
+    w->fd = -1;
+    w->format = config->format;
+    w->nchans = config->nchans;
+    w->nifs = config->nifs;
+    w->path = strdup(config->path);
+    blade_status status =
+        w->path ? BLADE_OK : blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "filterbank writer");
+    if (status == BLADE_OK) {
+        if (w->format == BLADE_FILTERBANK_FIL)
+            status = blade_sigproc_create(w->path, &values, &w->fd, &w->offset);
+        else
+            status = blade_fbh5_create(w->path, &values, &w->fbh5);
+    }
+    if (status != BLADE_OK) {
+        blade_filterbank_writer_destroy(w);
+        return status;
+    }
+    *writer = w;
+    return BLADE_OK;
+}
+
+blade_status blade_filterbank_writer_write(blade_filterbank_writer* w,
+                                           const blade_tensor* slice)
+{
+    if (w->closed)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "%s: already closed", w->path);
+    if (slice == NULL || slice->data == NULL || slice->dtype != BLADE_F32 ||
+        slice->shape.rank != 3 || slice->shape.dims[0] != w->nchans ||
+        slice->shape.dims[2] != w->nifs || slice->shape.dims[1] < 1 ||
+        slice->device.kind == BLADE_DEVICE_CUDA) {
+        char text[128] = "none";
+        if (slice != NULL)
+            blade_shape_format(&slice->shape, text, sizeof text);
+        return blade_fail(
+            BLADE_ERROR_INVALID_ARGUMENT,
+            "%s: expected f32 spectra [%lld, T, %lld] in host memory, got %s %s",
+            w->path,
+            (long long)w->nchans,
+            (long long)w->nifs,
+            slice ? blade_dtype_name(slice->dtype) : "",
+            text);
+    }
+    const int64_t F = w->nchans, T = slice->shape.dims[1], P = w->nifs;
+    const size_t floats = (size_t)(F * T * P);
+    if (floats > w->capacity) {
+        float* grown = realloc(w->spectra, floats * sizeof *grown);
+        if (grown == NULL)
+            return blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "%s: spectra buffer", w->path);
+        w->spectra = grown;
+        w->capacity = floats;
+    }
+    /* [F, T, P] -> [T, P, F]: reads run along memory, writes stride by F. */
+    const float* in = slice->data;
+    for (int64_t f = 0; f < F; f++)
+        for (int64_t t = 0; t < T; t++)
+            for (int64_t p = 0; p < P; p++)
+                w->spectra[(t * P + p) * F + f] = in[(f * T + t) * P + p];
+    if (w->format == BLADE_FILTERBANK_FIL) {
+        BLADE_TRY(blade_write_fully(
+            w->fd, w->spectra, floats * sizeof(float), w->offset, w->path));
+        w->offset += (int64_t)(floats * sizeof(float));
+    } else {
+        BLADE_TRY(blade_fbh5_append(w->fbh5, w->spectra, T));
+    }
+    w->count += T;
+    return BLADE_OK;
+}
+
+int64_t blade_filterbank_writer_spectra(const blade_filterbank_writer* w)
+{
+    return w->count;
+}
+
+const char* blade_filterbank_writer_path(const blade_filterbank_writer* w)
+{
+    return w->path;
+}
+
+blade_status blade_filterbank_writer_close(blade_filterbank_writer* w)
+{
+    if (w->closed)
+        return BLADE_OK;
+    w->closed = true;
+    blade_status status = BLADE_OK;
+    if (w->fd >= 0) {
+        if (close(w->fd) != 0)
+            status = blade_fail(
+                BLADE_ERROR_IO, "%s: closing failed: %s", w->path, strerror(errno));
+        w->fd = -1;
+    }
+    if (w->fbh5 != NULL) {
+        status = blade_fbh5_close(w->fbh5);
+        w->fbh5 = NULL;
+    }
+    return status;
+}
+
+void blade_filterbank_writer_destroy(blade_filterbank_writer* w)
+{
+    if (w == NULL)
+        return;
+    blade_filterbank_writer_close(w);
+    free(w->spectra);
+    free(w->path);
+    free(w);
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Gather on the CPU: memcpy per row. Large copies are cut into pieces of at most
+ * PIECE bytes that OpenMP threads share, so one huge row (gathering along axis 0)
+ * and many small rows both use every core.
+ */
+#include "gather_backend.h"
+
+#include <string.h>
+
+#define PIECE ((int64_t)1 << 20)
+
+void blade_cpu_place_rows(const void* input,
+                          void* output,
+                          int64_t rows,
+                          int64_t row_bytes,
+                          int64_t output_pitch)
+{
+    const char* in = input;
+    char* out = output;
+    if (rows * row_bytes < 4 * PIECE) {
+        for (int64_t r = 0; r < rows; r++)
+            memcpy(out + r * output_pitch, in + r * row_bytes, (size_t)row_bytes);
+        return;
+    }
+    const int64_t pieces_per_row = (row_bytes + PIECE - 1) / PIECE;
+    const int64_t piece = (row_bytes + pieces_per_row - 1) / pieces_per_row;
+#pragma omp parallel for schedule(static)
+    for (int64_t p = 0; p < rows * pieces_per_row; p++) {
+        const int64_t r = p / pieces_per_row;
+        const int64_t begin = (p % pieces_per_row) * piece;
+        const int64_t end = begin + piece < row_bytes ? begin + piece : row_bytes;
+        if (begin < end)
+            memcpy(out + r * output_pitch + begin, in + r * row_bytes + begin, (size_t)(end - begin));
+    }
+}

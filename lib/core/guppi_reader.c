@@ -1,0 +1,1046 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * GUPPI RAW reader: scan at open, read ahead on a thread, assemble chunks.
+ *
+ * Opening reads every block header of every file once and builds an index of the
+ * blocks (file, data offset, PKTIDX). Everything that can be wrong with a
+ * recording is therefore found before the first sample is delivered, and the
+ * stream's length, gaps and time axis are known up front.
+ *
+ * The stream is a sequence of "stream blocks" numbered by PKTIDX: real blocks, and
+ * (with zero-fill) the blocks missing between them.
+ *
+ * Reading costs memory bandwidth, not parsing: a block is one contiguous run of
+ * [antenna][channel] rows of [time][pol] samples. The caller's thread reads each
+ * row it needs straight from the file into the chunk (one copy, from the page
+ * cache), or through a small staging row when the type changes. A read-ahead
+ * thread asks the kernel for the next readahead_blocks blocks ahead of the caller
+ * (posix_fadvise WILLNEED), so that when the disk is the limit its reads overlap
+ * the caller's copies. The thread never runs behind the caller: it skips what was
+ * consumed.
+ */
+#define _GNU_SOURCE /* POSIX files, threads, strdup, M_PI under -std=c11 */
+#include "cast_backend.h"
+#include "file_io.h"
+#include "guppi_files.h"
+#include "internal.h"
+#include "string_list.h"
+
+#include <blade/io/guppi_reader.h>
+#include <blade/memory.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Largest believable run of missing blocks: beyond this, two recordings were
+ * probably put together, and zero-filling would emit absurd amounts of zeros. */
+#define MAX_MISSING_BLOCKS (1 << 20)
+/* First guess of a header's size; real headers are 10 to 30 KiB. */
+#define HEADER_READ_BYTES 32768
+/* Elements converted per call (below the cast's threading threshold). */
+#define CAST_PIECE ((int64_t)1 << 15)
+/* Default read-ahead budget. */
+#define READAHEAD_BYTES (512LL << 20)
+
+typedef struct block_entry {
+    int64_t file;          /* index into files */
+    int64_t header_offset; /* byte offset of the header */
+    int64_t data_offset;   /* byte offset of the data */
+    int64_t pktidx;
+    int64_t stream_block; /* (pktidx - first pktidx) / piperblk */
+} block_entry;
+
+typedef struct geometry {
+    int64_t blocsize, nants, obsnchan, npol, nbits, ntime, piperblk, pktidx;
+    bool has_pktidx, directio;
+    blade_dtype type;
+} geometry;
+
+
+struct blade_guppi_reader {
+    blade_guppi_reader_config config;
+    blade_string_list files;
+    blade_string_list warnings;
+    blade_guppi_header* header; /* first block's */
+    blade_guppi_recording rec;
+    geometry first;
+    blade_shape shape;
+    int64_t channel_start, channel_count, chunk_samples;
+
+    block_entry* blocks;
+    int64_t capacity;
+    int64_t readable_blocks; /* real blocks inside the stream */
+    double time_base;        /* unix seconds at PKTIDX 0 */
+    double obsfreq_hz;
+
+    /* caller's side */
+    int64_t cursor;          /* first real block not yet finished */
+    int64_t last_zero_block; /* last zero-filled stream block counted */
+    blade_status failure;    /* sticky run-time failure */
+    char failure_message[1024];
+    int fd; /* open file of the caller, or -1 */
+    int64_t fd_file;
+    char* staging;           /* one row segment of the file type (conversions) */
+    int64_t bytes_read_here; /* bytes read by the caller, not yet in stats */
+    size_t staging_bytes;
+
+    /* read-ahead thread */
+    int ahead; /* blocks kept ahead of the caller */
+    bool thread_started;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    bool stopping;
+    blade_guppi_reader_stats stats; /* under lock */
+};
+
+/* ---- small helpers ---------------------------------------------------------- */
+
+static int64_t round_up_512(int64_t bytes) { return (bytes + 511) / 512 * 512; }
+
+/* Read and parse the header at `offset`, growing the read until END is found. */
+static blade_status read_header_at(int fd,
+                                   const char* name,
+                                   int64_t offset,
+                                   int64_t file_size,
+                                   blade_guppi_header** header,
+                                   size_t* consumed)
+{
+    size_t want = HEADER_READ_BYTES;
+    const size_t most =
+        (size_t)BLADE_GUPPI_MAX_CARDS * BLADE_GUPPI_CARD_BYTES + BLADE_GUPPI_CARD_BYTES;
+    for (;;) {
+        const int64_t left = file_size - offset;
+        size_t bytes = want < (size_t)left ? want : (size_t)left;
+        char* buffer = malloc(bytes);
+        if (buffer == NULL)
+            return blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "%s: reading a header", name);
+        blade_status status = blade_read_fully(fd, buffer, bytes, offset, name);
+        if (status == BLADE_OK)
+            status =
+                blade_guppi_header_parse(buffer, bytes, name, offset, header, consumed);
+        free(buffer);
+        if (status != BLADE_ERROR_END_OF_DATA || bytes == (size_t)left || want >= most)
+            return status;
+        want *= 4;
+    }
+}
+
+/* Note something the caller should log; reading goes on. */
+#define warn(reader, ...) blade_string_list_append(&(reader)->warnings, __VA_ARGS__)
+
+/* ---- header interpretation -------------------------------------------------- */
+
+/* Prefix the current message with the block's place. */
+static blade_status at_block(blade_status status, const char* name, int64_t offset)
+{
+    return blade_fail_context(
+        status, "%s: block header at byte offset %lld", name, (long long)offset);
+}
+
+static blade_status positive_int(const blade_guppi_header* h,
+                                 const char* key,
+                                 int64_t fallback,
+                                 int64_t largest,
+                                 int64_t* value)
+{
+    if (!blade_guppi_header_has(h, key) && fallback > 0) {
+        *value = fallback;
+        return BLADE_OK;
+    }
+    BLADE_TRY(blade_guppi_header_get_int(h, key, value));
+    if (*value < 1 || *value > largest)
+        return blade_fail(BLADE_ERROR_FORMAT,
+                          "%s = %lld is out of range (1 .. %lld)",
+                          key,
+                          (long long)*value,
+                          (long long)largest);
+    return BLADE_OK;
+}
+
+static blade_status read_geometry(const blade_guppi_header* h, geometry* g)
+{
+    memset(g, 0, sizeof *g);
+    BLADE_TRY(positive_int(h, "BLOCSIZE", 0, (int64_t)1 << 40, &g->blocsize));
+    BLADE_TRY(positive_int(h, "OBSNCHAN", 0, (int64_t)1 << 24, &g->obsnchan));
+    BLADE_TRY(positive_int(h, "NANTS", 1, (int64_t)1 << 16, &g->nants));
+    int64_t npol, nbits;
+    BLADE_TRY(blade_guppi_header_get_int(h, "NPOL", &npol));
+    BLADE_TRY(blade_guppi_header_get_int(h, "NBITS", &nbits));
+    if (g->obsnchan % g->nants != 0)
+        return blade_fail(
+            BLADE_ERROR_FORMAT,
+            "OBSNCHAN = %lld is not a multiple of NANTS = %lld (OBSNCHAN counts "
+            "the channels of all antennas together)",
+            (long long)g->obsnchan,
+            (long long)g->nants);
+    if (npol != 1 && npol != 2 && npol != 4)
+        return blade_fail(
+            BLADE_ERROR_FORMAT,
+            "NPOL = %lld is not supported (1, 2, or 4 meaning two polarizations "
+            "of re and im)",
+            (long long)npol);
+    g->npol = npol == 1 ? 1 : 2;
+    const char* datatype = "";
+    if (blade_guppi_header_has(h, "DATATYPE"))
+        BLADE_TRY(blade_guppi_header_get_string(h, "DATATYPE", &datatype));
+    const bool is_float = strcmp(datatype, "FLOAT") == 0;
+    switch (nbits) {
+    case 4:
+        g->type = BLADE_CI4;
+        break;
+    case 8:
+        g->type = BLADE_CI8;
+        break;
+    case 16:
+        g->type = BLADE_CI16;
+        break;
+    case 32:
+        g->type = BLADE_CF32;
+        break;
+    default:
+        return blade_fail(BLADE_ERROR_FORMAT,
+                          "NBITS = %lld is not supported (4, 8, 16 or 32)",
+                          (long long)nbits);
+    }
+    if (is_float != (nbits == 32))
+        return blade_fail(
+            BLADE_ERROR_FORMAT,
+            "NBITS = %lld with DATATYPE = '%s' is not supported (integers of 4, "
+            "8 or 16 bits, or 32-bit floats with DATATYPE = 'FLOAT')",
+            (long long)nbits,
+            datatype);
+    g->nbits = nbits;
+    /* Bytes of one time sample of every channel and polarization. */
+    const int64_t sample_bytes = g->obsnchan * g->npol * 2 * nbits / 8;
+    if (g->blocsize % sample_bytes != 0)
+        return blade_fail(
+            BLADE_ERROR_FORMAT,
+            "BLOCSIZE = %lld is not a whole number of time samples of %lld bytes "
+            "(OBSNCHAN %lld x NPOL %lld x 2 x NBITS %lld / 8)",
+            (long long)g->blocsize,
+            (long long)sample_bytes,
+            (long long)g->obsnchan,
+            (long long)g->npol,
+            (long long)nbits);
+    g->ntime = g->blocsize / sample_bytes;
+    BLADE_TRY(positive_int(h, "PIPERBLK", g->ntime, (int64_t)1 << 40, &g->piperblk));
+    int64_t directio = 0;
+    if (blade_guppi_header_has(h, "DIRECTIO"))
+        BLADE_TRY(blade_guppi_header_get_int(h, "DIRECTIO", &directio));
+    g->directio = directio != 0;
+    g->has_pktidx = blade_guppi_header_has(h, "PKTIDX");
+    if (g->has_pktidx)
+        BLADE_TRY(blade_guppi_header_get_int(h, "PKTIDX", &g->pktidx));
+    return BLADE_OK;
+}
+
+static bool same_geometry(const geometry* a, const geometry* b)
+{
+    return a->blocsize == b->blocsize && a->obsnchan == b->obsnchan &&
+           a->nants == b->nants && a->npol == b->npol && a->nbits == b->nbits &&
+           a->piperblk == b->piperblk;
+}
+
+static blade_status
+optional_real(const blade_guppi_header* h, const char* key, double* value, bool* found)
+{
+    *found = blade_guppi_header_has(h, key);
+    if (*found)
+        BLADE_TRY(blade_guppi_header_get_real(h, key, value));
+    return BLADE_OK;
+}
+
+static void copy_name(char* out, const blade_guppi_header* h, const char* key)
+{
+    const char* text = "";
+    if (blade_guppi_header_has(h, key))
+        blade_guppi_header_get_string(h, key, &text);
+    snprintf(out, BLADE_OBSERVATION_NAME_SIZE, "%s", text);
+}
+
+/* Axes and pointing from the first block's header. */
+static blade_status read_observation(blade_guppi_reader* r, const char* name)
+{
+    const blade_guppi_header* h = r->header;
+    blade_guppi_recording* rec = &r->rec;
+    blade_observation* obs = &rec->observation;
+    bool found;
+    double obsfreq = 0, chan_bw = 0, obsbw = 0, tbin = 0;
+    BLADE_TRY(optional_real(h, "OBSFREQ", &obsfreq, &found));
+    if (!found)
+        BLADE_TRY(warn(
+            r, "%s: no OBSFREQ in the header: frequencies are offsets from 0 Hz", name));
+    bool has_chan_bw, has_obsbw, has_tbin;
+    BLADE_TRY(optional_real(h, "CHAN_BW", &chan_bw, &has_chan_bw));
+    BLADE_TRY(optional_real(h, "OBSBW", &obsbw, &has_obsbw));
+    BLADE_TRY(optional_real(h, "TBIN", &tbin, &has_tbin));
+    if (!has_chan_bw && has_obsbw)
+        chan_bw = obsbw / (double)rec->nchan;
+    if (!has_chan_bw && !has_obsbw && has_tbin && tbin > 0)
+        chan_bw = 1e-6 / tbin;
+    if (!has_tbin && chan_bw != 0)
+        tbin = 1e-6 / fabs(chan_bw);
+    if (chan_bw == 0 || !(tbin > 0) || !isfinite(chan_bw) || !isfinite(tbin))
+        return blade_fail(
+            BLADE_ERROR_FORMAT,
+            "the header needs TBIN (s per sample) or CHAN_BW (MHz per channel); "
+            "found TBIN %s, CHAN_BW %s, OBSBW %s",
+            has_tbin ? "invalid" : "absent",
+            has_chan_bw ? "invalid" : "absent",
+            has_obsbw ? "present" : "absent");
+    if (!has_tbin)
+        BLADE_TRY(warn(r,
+                       "%s: no TBIN in the header: assuming critically sampled channels, "
+                       "TBIN = 1/|CHAN_BW|",
+                       name));
+    rec->tbin = tbin;
+    r->obsfreq_hz = obsfreq * 1e6;
+    obs->tsamp = tbin;
+    obs->chan_bw = chan_bw * 1e6;
+    obs->nfpc = 1;
+
+    double synctime = 0, imjd = 0, smjd = 0, offs = 0, dut1 = 0;
+    bool has_sync, has_imjd, has_smjd, has_offs, has_dut1;
+    BLADE_TRY(optional_real(h, "SYNCTIME", &synctime, &has_sync));
+    BLADE_TRY(optional_real(h, "STT_IMJD", &imjd, &has_imjd));
+    BLADE_TRY(optional_real(h, "STT_SMJD", &smjd, &has_smjd));
+    BLADE_TRY(optional_real(h, "STT_OFFS", &offs, &has_offs));
+    BLADE_TRY(optional_real(h, "DUT1", &dut1, &has_dut1));
+    rec->has_time = true;
+    if (has_sync)
+        r->time_base = synctime;
+    else if (has_imjd)
+        r->time_base = (imjd - BLADE_MJD_OF_UNIX_EPOCH) * 86400.0 + smjd + offs;
+    else {
+        rec->has_time = false;
+        r->time_base = 0;
+        BLADE_TRY(
+            warn(r,
+                 "%s: neither SYNCTIME nor STT_IMJD in the header: times count from 0",
+                 name));
+    }
+    obs->dut1 = dut1;
+
+    int64_t schan = 0;
+    if (blade_guppi_header_has(h, "SCHAN"))
+        BLADE_TRY(blade_guppi_header_get_int(h, "SCHAN", &schan));
+    obs->coarse_first = schan;
+    copy_name(obs->source_name, h, "SRC_NAME");
+    copy_name(obs->telescope, h, "TELESCOP");
+
+    const char *ra_text, *dec_text;
+    double ra_hours, dec_degrees;
+    if (blade_guppi_header_has(h, "RA_STR") && blade_guppi_header_has(h, "DEC_STR")) {
+        blade_guppi_header_get_string(h, "RA_STR", &ra_text);
+        blade_guppi_header_get_string(h, "DEC_STR", &dec_text);
+        BLADE_TRY(blade_parse_sexagesimal(ra_text, &ra_hours));
+        BLADE_TRY(blade_parse_sexagesimal(dec_text, &dec_degrees));
+        obs->ra = ra_hours * M_PI / 12.0;
+        obs->dec = dec_degrees * M_PI / 180.0;
+        obs->has_position = true;
+    } else {
+        double ra_deg, dec_deg;
+        bool has_ra, has_dec;
+        BLADE_TRY(optional_real(h, "RA", &ra_deg, &has_ra));
+        BLADE_TRY(optional_real(h, "DEC", &dec_deg, &has_dec));
+        if (has_ra && has_dec) {
+            obs->ra = ra_deg * M_PI / 180.0;
+            obs->dec = dec_deg * M_PI / 180.0;
+            obs->has_position = true;
+        }
+    }
+    return BLADE_OK;
+}
+
+/* ---- scanning ------------------------------------------------------------- */
+
+static blade_status append_block(blade_guppi_reader* r, const block_entry* entry)
+{
+    if (r->rec.nblocks == r->capacity) {
+        const int64_t capacity = r->capacity ? 2 * r->capacity : 64;
+        block_entry* grown = realloc(r->blocks, (size_t)capacity * sizeof *grown);
+        if (grown == NULL)
+            return blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "GUPPI reader: block index");
+        r->blocks = grown;
+        r->capacity = capacity;
+    }
+    r->blocks[r->rec.nblocks++] = *entry;
+    return BLADE_OK;
+}
+
+/* Take the first block's header and geometry as the recording's. */
+static blade_status adopt_first_block(blade_guppi_reader* r,
+                                      blade_guppi_header* h,
+                                      const geometry* g,
+                                      const char* name,
+                                      int64_t offset)
+{
+    r->header = h;
+    r->first = *g;
+    blade_guppi_recording* rec = &r->rec;
+    rec->nants = g->nants;
+    rec->nchan = g->obsnchan / g->nants;
+    rec->npol = g->npol;
+    rec->nbits = g->nbits;
+    rec->file_type = g->type;
+    rec->blocsize = g->blocsize;
+    rec->ntime = g->ntime;
+    rec->piperblk = g->piperblk;
+    const blade_status status = read_observation(r, name);
+    return status == BLADE_OK ? BLADE_OK : at_block(status, name, offset);
+}
+
+static blade_status scan_blocks(blade_guppi_reader* r, int64_t file, int fd, int64_t size)
+{
+    const char* name = r->files.items[file];
+    int64_t offset = 0;
+    while (offset < size) {
+        if (size - offset < BLADE_GUPPI_CARD_BYTES) {
+            BLADE_TRY(warn(r,
+                           "%s: %lld bytes after the last block (from byte offset %lld) "
+                           "are too few for a header: ignored",
+                           name,
+                           (long long)(size - offset),
+                           (long long)offset));
+            return BLADE_OK;
+        }
+        blade_guppi_header* h = NULL;
+        size_t consumed = 0;
+        blade_status status = read_header_at(fd, name, offset, size, &h, &consumed);
+        if (status == BLADE_ERROR_END_OF_DATA) {
+            if (r->rec.nblocks == 0) {
+                char message[1024];
+                snprintf(message, sizeof message, "%s", blade_last_error());
+                return blade_fail(
+                    BLADE_ERROR_FORMAT, "%s (is the END card missing?)", message);
+            }
+            return warn(r,
+                        "%s: the header at byte offset %lld is cut off by the end of the "
+                        "file: ignored (a truncated last block)",
+                        name,
+                        (long long)offset);
+        }
+        BLADE_TRY(status);
+        geometry g;
+        status = read_geometry(h, &g);
+        if (status != BLADE_OK) {
+            blade_guppi_header_destroy(h);
+            return at_block(status, name, offset);
+        }
+        if (r->header == NULL) {
+            BLADE_TRY(adopt_first_block(r, h, &g, name, offset));
+        } else {
+            blade_guppi_header_destroy(h);
+            if (!same_geometry(&g, &r->first))
+                return blade_fail(
+                    BLADE_ERROR_FORMAT,
+                    "%s: block header at byte offset %lld: the block geometry "
+                    "changed (BLOCSIZE %lld, OBSNCHAN %lld, NANTS %lld, NPOL %lld, "
+                    "NBITS %lld, PIPERBLK %lld; the first block has %lld, %lld, "
+                    "%lld, %lld, %lld, %lld)",
+                    name,
+                    (long long)offset,
+                    (long long)g.blocsize,
+                    (long long)g.obsnchan,
+                    (long long)g.nants,
+                    (long long)g.npol,
+                    (long long)g.nbits,
+                    (long long)g.piperblk,
+                    (long long)r->first.blocsize,
+                    (long long)r->first.obsnchan,
+                    (long long)r->first.nants,
+                    (long long)r->first.npol,
+                    (long long)r->first.nbits,
+                    (long long)r->first.piperblk);
+        }
+        const int64_t header_bytes =
+            g.directio ? round_up_512((int64_t)consumed) : (int64_t)consumed;
+        const int64_t data_offset = offset + header_bytes;
+        if (data_offset + g.blocsize > size) {
+            if (r->rec.nblocks == 0)
+                return blade_fail(
+                    BLADE_ERROR_FORMAT,
+                    "%s: block header at byte offset %lld: BLOCSIZE = %lld needs "
+                    "data up to byte %lld, but the file has only %lld bytes",
+                    name,
+                    (long long)offset,
+                    (long long)g.blocsize,
+                    (long long)(data_offset + g.blocsize),
+                    (long long)size);
+            return warn(r,
+                        "%s: the last block (header at byte offset %lld) is truncated: "
+                        "%lld of its %lld data bytes are present; it is ignored",
+                        name,
+                        (long long)offset,
+                        (long long)(size - data_offset > 0 ? size - data_offset : 0),
+                        (long long)g.blocsize);
+        }
+        block_entry entry = { file, offset, data_offset, g.pktidx, 0 };
+        if (!g.has_pktidx) /* no counter: blocks follow each other */
+            entry.pktidx = r->rec.nblocks == 0
+                               ? 0
+                               : r->blocks[r->rec.nblocks - 1].pktidx + g.piperblk;
+        BLADE_TRY(append_block(r, &entry));
+        offset = data_offset + (g.directio ? round_up_512(g.blocsize) : g.blocsize);
+    }
+    return BLADE_OK;
+}
+
+static blade_status scan_file(blade_guppi_reader* r, int64_t file)
+{
+    const char* name = r->files.items[file];
+    const int fd = open(name, O_RDONLY);
+    if (fd < 0)
+        return blade_fail(BLADE_ERROR_IO, "%s: cannot open: %s", name, strerror(errno));
+    struct stat info;
+    if (fstat(fd, &info) != 0) {
+        const int error = errno;
+        close(fd);
+        return blade_fail(BLADE_ERROR_IO, "%s: cannot stat: %s", name, strerror(error));
+    }
+    blade_status status;
+    if (info.st_size == 0)
+        status =
+            blade_fail(BLADE_ERROR_FORMAT,
+                       "%s: byte offset 0: the file is empty, not a GUPPI RAW recording",
+                       name);
+    else
+        status = scan_blocks(r, file, fd, (int64_t)info.st_size);
+    close(fd);
+    return status;
+}
+
+/* Place blocks in the stream by PKTIDX; find gaps; size the stream. */
+static blade_status place_blocks(blade_guppi_reader* r)
+{
+    blade_guppi_recording* rec = &r->rec;
+    const int64_t step = rec->piperblk;
+    rec->first_pktidx = r->blocks[0].pktidx;
+    r->readable_blocks = rec->nblocks;
+    bool stopped = false;
+    for (int64_t i = 1; i < rec->nblocks; i++) {
+        const block_entry* before = &r->blocks[i - 1];
+        block_entry* block = &r->blocks[i];
+        const int64_t delta = block->pktidx - before->pktidx;
+        if (delta <= 0 || delta % step != 0)
+            return blade_fail(
+                BLADE_ERROR_FORMAT,
+                "%s: block header at byte offset %lld: PKTIDX = %lld follows "
+                "PKTIDX = %lld (%s, byte offset %lld); expected %lld, or a later "
+                "multiple of PIPERBLK = %lld after dropped blocks",
+                r->files.items[block->file],
+                (long long)block->header_offset,
+                (long long)block->pktidx,
+                (long long)before->pktidx,
+                r->files.items[before->file],
+                (long long)before->header_offset,
+                (long long)(before->pktidx + step),
+                (long long)step);
+        const int64_t missing = delta / step - 1;
+        if (missing > MAX_MISSING_BLOCKS)
+            return blade_fail(
+                BLADE_ERROR_FORMAT,
+                "%s: block header at byte offset %lld: PKTIDX jumps from %lld to "
+                "%lld, %lld missing blocks: more than %d, so probably not one "
+                "recording",
+                r->files.items[block->file],
+                (long long)block->header_offset,
+                (long long)before->pktidx,
+                (long long)block->pktidx,
+                (long long)missing,
+                MAX_MISSING_BLOCKS);
+        block->stream_block = before->stream_block + delta / step;
+        if (missing > 0) {
+            rec->gaps++;
+            rec->missing_blocks += missing;
+            char what[64];
+            snprintf(what,
+                     sizeof what,
+                     "%s",
+                     r->config.gap_policy == BLADE_GUPPI_GAP_STOP
+                         ? (stopped ? "after the stop" : "the stream stops here")
+                         : "zero-filled");
+            BLADE_TRY(blade_string_list_append(&r->warnings,
+                                               "%s: %lld blocks missing before the block "
+                                               "at byte offset %lld (PKTIDX jumps "
+                                               "from %lld to %lld): %s",
+                                               r->files.items[block->file],
+                                               (long long)missing,
+                                               (long long)block->header_offset,
+                                               (long long)before->pktidx,
+                                               (long long)block->pktidx,
+                                               what));
+            if (r->config.gap_policy == BLADE_GUPPI_GAP_STOP && !stopped) {
+                stopped = true;
+                r->readable_blocks = i;
+            }
+        }
+    }
+    rec->stream_blocks = r->blocks[r->readable_blocks - 1].stream_block + 1;
+    rec->stream_samples = rec->stream_blocks * rec->ntime;
+    return BLADE_OK;
+}
+
+/* ---- configuration -------------------------------------------------------- */
+
+/* Output types that hold every value of the file's type exactly. */
+static bool lossless(blade_dtype from, blade_dtype to)
+{
+    switch (from) {
+    case BLADE_CI4:
+        return to == BLADE_CI4 || to == BLADE_CI8 || to == BLADE_CI16 ||
+               to == BLADE_CF16 || to == BLADE_CF32;
+    case BLADE_CI8:
+        return to == BLADE_CI8 || to == BLADE_CI16 || to == BLADE_CF16 ||
+               to == BLADE_CF32;
+    case BLADE_CI16:
+        return to == BLADE_CI16 || to == BLADE_CF32;
+    case BLADE_CF32:
+        return to == BLADE_CF32;
+    default:
+        return false;
+    }
+}
+
+static blade_status configure_chunks(blade_guppi_reader* r)
+{
+    const blade_guppi_reader_config* c = &r->config;
+    blade_guppi_recording* rec = &r->rec;
+    const char* name = r->files.items[0];
+    if (c->channel_start < 0 || c->channel_start >= rec->nchan)
+        return blade_fail(
+            BLADE_ERROR_INVALID_ARGUMENT,
+            "%s: channel_start %lld is outside the recording's %lld channels "
+            "per antenna",
+            name,
+            (long long)c->channel_start,
+            (long long)rec->nchan);
+    r->channel_start = c->channel_start;
+    r->channel_count =
+        c->channel_count == 0 ? rec->nchan - c->channel_start : c->channel_count;
+    if (r->channel_count < 1 || r->channel_start + r->channel_count > rec->nchan)
+        return blade_fail(
+            BLADE_ERROR_INVALID_ARGUMENT,
+            "%s: channels %lld .. %lld (channel_start %lld, channel_count %lld) "
+            "are not within the recording's %lld channels per antenna",
+            name,
+            (long long)c->channel_start,
+            (long long)(c->channel_start + r->channel_count - 1),
+            (long long)c->channel_start,
+            (long long)c->channel_count,
+            (long long)rec->nchan);
+    if (c->chunk_samples < 0)
+        return blade_fail(
+            BLADE_ERROR_INVALID_ARGUMENT,
+            "GUPPI reader: chunk_samples must be >= 1 (or 0 for one block), got %lld",
+            (long long)c->chunk_samples);
+    r->chunk_samples = c->chunk_samples == 0 ? rec->ntime : c->chunk_samples;
+    if (!lossless(rec->file_type, c->output_type))
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "%s: cannot deliver %d-bit samples (%s) as %s without losing "
+                          "values; choose %s",
+                          name,
+                          (int)rec->nbits,
+                          blade_dtype_name(rec->file_type),
+                          blade_dtype_name(c->output_type),
+                          rec->file_type == BLADE_CI4    ? "ci4, ci8, ci16, cf16 or cf32"
+                          : rec->file_type == BLADE_CI8  ? "ci8, ci16, cf16 or cf32"
+                          : rec->file_type == BLADE_CI16 ? "ci16 or cf32"
+                                                         : "cf32");
+    if (c->readahead_blocks < 0)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "GUPPI reader: readahead_blocks must be >= 0, got %d",
+                          c->readahead_blocks);
+    const int64_t dims[4] = { rec->nants, r->channel_count, r->chunk_samples, rec->npol };
+    BLADE_TRY(blade_shape_make(dims, 4, &r->shape));
+    rec->chunks = rec->stream_samples / r->chunk_samples;
+
+    int64_t ahead = c->readahead_blocks;
+    if (ahead == 0) {
+        ahead = READAHEAD_BYTES / rec->blocsize;
+        ahead = ahead < 2 ? 2 : (ahead > 8 ? 8 : ahead);
+    }
+    r->ahead = (int)(ahead > 64 ? 64 : ahead);
+
+    /* Axes of the whole recording: channel 0, first sample. */
+    blade_observation* obs = &rec->observation;
+    obs->freq_first = r->obsfreq_hz - 0.5 * (double)(rec->nchan - 1) * obs->chan_bw;
+    obs->unix_start = r->time_base + (double)rec->first_pktidx * rec->tbin *
+                                         (double)rec->ntime / (double)rec->piperblk;
+    return BLADE_OK;
+}
+
+blade_status blade_guppi_reader_open(blade_guppi_reader** reader,
+                                     const blade_guppi_reader_config* config)
+{
+    *reader = NULL;
+    if (config == NULL)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "GUPPI reader: no configuration given");
+    if (config->gap_policy != BLADE_GUPPI_GAP_ZERO_FILL &&
+        config->gap_policy != BLADE_GUPPI_GAP_STOP)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "GUPPI reader: unknown gap policy %d (zero-fill or stop)",
+                          (int)config->gap_policy);
+    blade_guppi_reader* r;
+    BLADE_TRY(blade_alloc_object(sizeof *r, "GUPPI reader", (void**)&r));
+    r->config = *config;
+    r->config.path = NULL; /* not kept: the caller owns it */
+    r->last_zero_block = -1;
+    r->fd = -1;
+    r->fd_file = -1;
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_cond_init(&r->changed, NULL);
+
+    blade_status status = blade_guppi_find_files(
+        config->path, config->single_file, &r->files, &r->warnings);
+    r->rec.nfiles = r->files.count;
+    for (int64_t f = 0; status == BLADE_OK && f < r->files.count; f++)
+        status = scan_file(r, f);
+    if (status == BLADE_OK && r->rec.nblocks == 0)
+        status = blade_fail(
+            BLADE_ERROR_FORMAT, "%s: no complete block found", r->files.items[0]);
+    if (status == BLADE_OK)
+        status = place_blocks(r);
+    if (status == BLADE_OK)
+        status = configure_chunks(r);
+    if (status != BLADE_OK) {
+        blade_guppi_reader_close(r);
+        return status;
+    }
+    *reader = r;
+    return BLADE_OK;
+}
+
+/* ---- queries -------------------------------------------------------------- */
+
+const blade_guppi_recording*
+blade_guppi_reader_recording(const blade_guppi_reader* reader)
+{
+    return &reader->rec;
+}
+
+blade_shape blade_guppi_reader_output_shape(const blade_guppi_reader* reader)
+{
+    return reader->shape;
+}
+
+const char* blade_guppi_reader_file_name(const blade_guppi_reader* reader, int64_t index)
+{
+    return index >= 0 && index < reader->files.count ? reader->files.items[index] : NULL;
+}
+
+const blade_guppi_header* blade_guppi_reader_header(const blade_guppi_reader* reader)
+{
+    return reader->header;
+}
+
+int64_t blade_guppi_reader_warning_count(const blade_guppi_reader* reader)
+{
+    return reader->warnings.count;
+}
+
+const char* blade_guppi_reader_warning(const blade_guppi_reader* reader, int64_t index)
+{
+    return index >= 0 && index < reader->warnings.count ? reader->warnings.items[index]
+                                                        : NULL;
+}
+
+blade_status blade_guppi_reader_block_header(const blade_guppi_reader* reader,
+                                             int64_t block,
+                                             blade_guppi_header** header)
+{
+    *header = NULL;
+    if (block < 0 || block >= reader->rec.nblocks)
+        return blade_fail(
+            BLADE_ERROR_INVALID_ARGUMENT,
+            "GUPPI reader: block %lld does not exist (the recording has %lld "
+            "complete blocks)",
+            (long long)block,
+            (long long)reader->rec.nblocks);
+    const block_entry* entry = &reader->blocks[block];
+    const char* name = reader->files.items[entry->file];
+    const int fd = open(name, O_RDONLY);
+    if (fd < 0)
+        return blade_fail(BLADE_ERROR_IO, "%s: cannot open: %s", name, strerror(errno));
+    struct stat info;
+    blade_status status = BLADE_OK;
+    if (fstat(fd, &info) != 0)
+        status = blade_fail(BLADE_ERROR_IO, "%s: cannot stat: %s", name, strerror(errno));
+    size_t consumed;
+    if (status == BLADE_OK)
+        status = read_header_at(
+            fd, name, entry->header_offset, (int64_t)info.st_size, header, &consumed);
+    close(fd);
+    return status;
+}
+
+blade_guppi_reader_stats blade_guppi_reader_get_stats(const blade_guppi_reader* reader)
+{
+    blade_guppi_reader* r = (blade_guppi_reader*)reader;
+    pthread_mutex_lock(&r->lock);
+    const blade_guppi_reader_stats stats = r->stats;
+    pthread_mutex_unlock(&r->lock);
+    return stats;
+}
+
+/* ---- read-ahead thread ---------------------------------------------------- */
+
+static void* read_ahead(void* argument)
+{
+    blade_guppi_reader* r = argument;
+    int fd = -1;
+    int64_t open_file = -1;
+    for (int64_t b = 0; b < r->readable_blocks; b++) {
+        pthread_mutex_lock(&r->lock);
+        while (!r->stopping && b >= r->cursor + r->ahead)
+            pthread_cond_wait(&r->changed, &r->lock);
+        if (b < r->cursor) /* the caller got there first */
+            b = r->cursor;
+        const bool stopping = r->stopping || b >= r->readable_blocks;
+        pthread_mutex_unlock(&r->lock);
+        if (stopping)
+            break;
+        const block_entry* entry = &r->blocks[b];
+        if (entry->file != open_file) {
+            if (fd >= 0)
+                close(fd);
+            open_file = entry->file;
+            fd = open(r->files.items[entry->file], O_RDONLY | O_CLOEXEC);
+#ifdef POSIX_FADV_SEQUENTIAL
+            if (fd >= 0)
+                posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+        }
+        if (fd < 0)
+            continue; /* the caller's own open reports the problem */
+        /* The kernel reads the block into the page cache in the background while
+         * the caller copies earlier blocks. (Reading it here as well would make
+         * sure, but costs a pass over memory that slows a cached recording.) */
+        posix_fadvise(
+            fd, (off_t)entry->data_offset, (off_t)r->rec.blocsize, POSIX_FADV_WILLNEED);
+    }
+    if (fd >= 0)
+        close(fd);
+    return NULL;
+}
+
+static blade_status start_thread(blade_guppi_reader* r)
+{
+    const int error = pthread_create(&r->thread, NULL, read_ahead, r);
+    if (error != 0)
+        return blade_fail(BLADE_ERROR_IO,
+                          "GUPPI reader: cannot start the read-ahead thread: %s",
+                          strerror(error));
+    r->thread_started = true;
+    return BLADE_OK;
+}
+
+/* The caller finished real block `cursor`: let the thread go further. */
+static void advance_cursor(blade_guppi_reader* r)
+{
+    pthread_mutex_lock(&r->lock);
+    r->cursor++;
+    r->stats.blocks_read++;
+    pthread_cond_broadcast(&r->changed);
+    pthread_mutex_unlock(&r->lock);
+}
+
+/* ---- chunk assembly ------------------------------------------------------- */
+
+static blade_status open_for_caller(blade_guppi_reader* r, int64_t file)
+{
+    if (r->fd_file == file && r->fd >= 0)
+        return BLADE_OK;
+    if (r->fd >= 0)
+        close(r->fd);
+    r->fd_file = file;
+    r->fd = open(r->files.items[file], O_RDONLY | O_CLOEXEC);
+    if (r->fd < 0)
+        return blade_fail(
+            BLADE_ERROR_IO, "%s: cannot open: %s", r->files.items[file], strerror(errno));
+    posix_fadvise(
+        r->fd, 0, 0, POSIX_FADV_SEQUENTIAL); /* a larger kernel read-ahead window */
+    return BLADE_OK;
+}
+
+/* Copy `count` samples from `first` on of every selected row of real block `b`
+ * into the chunk at sample `at`; b < 0: zeros. */
+static blade_status copy_rows(
+    blade_guppi_reader* r, int64_t b, int64_t first, int64_t count, char* out, int64_t at)
+{
+    const int64_t F = r->rec.nchan, Fs = r->channel_count, P = r->rec.npol;
+    const int64_t NT = r->rec.ntime, T = r->chunk_samples;
+    const blade_dtype from = r->rec.file_type, to = r->config.output_type;
+    const size_t row_bytes = blade_bytes(from, count * P);
+    if (b >= 0) {
+        BLADE_TRY(open_for_caller(r, r->blocks[b].file));
+        if (from != to && row_bytes > r->staging_bytes) {
+            char* grown = realloc(r->staging, row_bytes);
+            if (grown == NULL)
+                return blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "GUPPI reader: staging row");
+            r->staging = grown;
+            r->staging_bytes = row_bytes;
+        }
+    }
+    for (int64_t a = 0; a < r->rec.nants; a++) {
+        for (int64_t f = 0; f < Fs; f++) {
+            char* target = out + blade_bytes(to, ((a * Fs + f) * T + at) * P);
+            if (b < 0) {
+                memset(target, 0, blade_bytes(to, count * P));
+                continue;
+            }
+            const int64_t sample = ((a * F + r->channel_start + f) * NT + first) * P;
+            const int64_t offset =
+                r->blocks[b].data_offset + (int64_t)blade_bytes(from, sample);
+            char* landing = from == to ? target : r->staging;
+            BLADE_TRY(blade_read_fully(
+                r->fd, landing, row_bytes, offset, r->files.items[r->blocks[b].file]));
+            r->bytes_read_here += (int64_t)row_bytes;
+            /* Pieces small enough that the cast stays on this thread: a thread team
+             * per row costs more than the conversion. */
+            for (int64_t done = 0; from != to && done < count * P; done += CAST_PIECE) {
+                const int64_t n =
+                    count * P - done < CAST_PIECE ? count * P - done : CAST_PIECE;
+                blade_cpu_cast(landing + blade_bytes(from, done),
+                               from,
+                               target + blade_bytes(to, done),
+                               to,
+                               n);
+            }
+        }
+    }
+    return BLADE_OK;
+}
+
+static double
+sample_time(const blade_guppi_reader* r, int64_t stream_block, int64_t sample)
+{
+    const blade_guppi_recording* rec = &r->rec;
+    const int64_t pktidx = rec->first_pktidx + stream_block * rec->piperblk;
+    return r->time_base +
+           (double)pktidx * (rec->tbin * (double)rec->ntime / (double)rec->piperblk) +
+           (double)sample * rec->tbin;
+}
+
+static void describe_chunk(blade_guppi_reader* r, int64_t index, blade_guppi_chunk* chunk)
+{
+    const blade_guppi_recording* rec = &r->rec;
+    const int64_t start = index * r->chunk_samples;
+    const int64_t block = start / rec->ntime, sample = start % rec->ntime;
+    memset(chunk, 0, sizeof *chunk);
+    chunk->index = index;
+    chunk->unix_start = sample_time(r, block, sample);
+    chunk->unix_mid = chunk->unix_start + 0.5 * (double)r->chunk_samples * rec->tbin;
+    chunk->jd_start = blade_unix_to_jd(chunk->unix_start);
+    chunk->jd_mid = blade_unix_to_jd(chunk->unix_mid);
+    chunk->block_index = block;
+    int64_t real = r->cursor < r->readable_blocks ? r->cursor : r->readable_blocks - 1;
+    while (real + 1 < r->readable_blocks && r->blocks[real].stream_block < block)
+        real++;
+    chunk->file_index = r->blocks[real].file;
+    chunk->observation = rec->observation;
+    chunk->observation.unix_start = chunk->unix_start;
+    chunk->observation.freq_first += (double)r->channel_start * rec->observation.chan_bw;
+    chunk->observation.coarse_first += r->channel_start;
+}
+
+blade_status blade_guppi_reader_read(blade_guppi_reader* r,
+                                     blade_tensor* output,
+                                     blade_guppi_chunk* chunk)
+{
+    BLADE_TRY(blade_check_tensor(
+        "GUPPI reader", "output", output, r->config.output_type, &r->shape));
+    if (output->device.kind == BLADE_DEVICE_CUDA)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "GUPPI reader: the output chunk must be in host memory");
+    if (r->failure != BLADE_OK)
+        return blade_fail(r->failure, "%s", r->failure_message);
+    const blade_guppi_recording* rec = &r->rec;
+    const int64_t index = r->stats.chunks; /* only this thread writes it */
+    if (index >= rec->chunks) {
+        pthread_mutex_lock(&r->lock);
+        r->stats.samples_left = rec->stream_samples - rec->chunks * r->chunk_samples;
+        r->stats.stopped_at_gap = r->readable_blocks < rec->nblocks;
+        pthread_mutex_unlock(&r->lock);
+        return blade_fail(BLADE_ERROR_END_OF_DATA, "the end of the recording");
+    }
+    if (!r->thread_started)
+        BLADE_TRY(start_thread(r));
+
+    blade_guppi_chunk info;
+    describe_chunk(r, index, &info);
+    const int64_t NT = rec->ntime, T = r->chunk_samples;
+    int64_t position = index * T, filled = 0;
+    int64_t zero_blocks = 0, zero_samples = 0, new_zero_blocks = 0;
+    while (filled < T) {
+        const int64_t block = position / NT, sample = position % NT;
+        const int64_t take = T - filled < NT - sample ? T - filled : NT - sample;
+        const bool real =
+            r->cursor < r->readable_blocks && r->blocks[r->cursor].stream_block == block;
+        const blade_status status =
+            copy_rows(r, real ? r->cursor : -1, sample, take, output->data, filled);
+        if (status != BLADE_OK) {
+            r->failure = status;
+            snprintf(
+                r->failure_message, sizeof r->failure_message, "%s", blade_last_error());
+            return status;
+        }
+        if (real && sample + take == NT)
+            advance_cursor(r);
+        if (!real) {
+            zero_blocks++;
+            zero_samples += take;
+            if (block != r->last_zero_block) {
+                r->last_zero_block = block;
+                new_zero_blocks++;
+            }
+        }
+        filled += take;
+        position += take;
+    }
+    info.zero_filled_blocks = zero_blocks;
+    info.zero_filled_samples = zero_samples;
+    pthread_mutex_lock(&r->lock);
+    r->stats.bytes_read += r->bytes_read_here;
+    r->bytes_read_here = 0;
+    r->stats.chunks++;
+    r->stats.zero_filled_blocks += new_zero_blocks;
+    pthread_mutex_unlock(&r->lock);
+    if (chunk != NULL)
+        *chunk = info;
+    return BLADE_OK;
+}
+
+/* ---- closing -------------------------------------------------------------- */
+
+void blade_guppi_reader_close(blade_guppi_reader* r)
+{
+    if (r == NULL)
+        return;
+    if (r->thread_started) {
+        pthread_mutex_lock(&r->lock);
+        r->stopping = true;
+        pthread_cond_broadcast(&r->changed);
+        pthread_mutex_unlock(&r->lock);
+        pthread_join(r->thread, NULL);
+    }
+    if (r->fd >= 0)
+        close(r->fd);
+    free(r->staging);
+    free(r->blocks);
+    blade_guppi_header_destroy(r->header);
+    blade_string_list_clear(&r->files);
+    blade_string_list_clear(&r->warnings);
+    pthread_mutex_destroy(&r->lock);
+    pthread_cond_destroy(&r->changed);
+    free(r);
+}

@@ -1,0 +1,113 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: MIT */
+
+#include "detector_impl.h"
+#include "chunk_group_tags.h"
+
+#include <gnuradio/blade/metadata.h>
+#include <gnuradio/io_signature.h>
+
+#include <limits>
+#include <stdexcept>
+
+namespace gr {
+namespace blade {
+
+detector::sptr detector::make(const std::vector<int64_t>& shape,
+                              const std::string& mode,
+                              int64_t integration,
+                              const std::string& device)
+{
+    const tensor_spec input(BLADE_CF32, parse_shape(shape, "blade.detector shape"));
+    blade_detector_config config;
+    if (blade_detector_mode_parse(mode.c_str(), &config.mode) != BLADE_OK)
+        throw std::invalid_argument(std::string("blade.detector mode: ") + blade_last_error());
+    config.integration = integration;
+    // Validate with the core first: the output shape and the decimation (chunks per
+    // output) must be known before the block exists.
+    blade_detector* probe = nullptr;
+    throw_on_error(blade_detector_create(&probe, &config, &input.shape, blade_device_cpu()),
+                   "blade.detector");
+    const tensor_spec output(BLADE_F32, blade_detector_output_shape(probe));
+    const int64_t steps = blade_detector_steps(probe);
+    blade_detector_destroy(probe);
+    if (steps > std::numeric_limits<int>::max())
+        throw std::invalid_argument("blade.detector: integration " + std::to_string(integration) +
+                                    " spans more chunks than GNU Radio's decimation allows");
+    return gnuradio::make_block_sptr<detector_impl>(
+        input, output, config, steps, device, resolve_device(device, "detector"));
+}
+
+detector_impl::detector_impl(const tensor_spec& input,
+                             const tensor_spec& output,
+                             const blade_detector_config& config,
+                             int64_t steps,
+                             const std::string& requested_device,
+                             const blade_device& device)
+    : gr::sync_decimator("detector",
+                         device_signature(device, 1, input.item_size()),
+                         device_signature(device, 1, output.item_size()),
+                         static_cast<unsigned>(steps)),
+      device_block("detector", requested_device, device),
+      d_config(config),
+      d_steps(steps)
+{
+    set_port_specs({ input }, { output });
+    check(blade_detector_create(&d_detector, &config, &input.shape, blade_device_id()),
+          "configuration");
+    // Tags are forwarded by hand: tsamp changes, and a group keeps only its first
+    // chunk's tags.
+    set_tag_propagation_policy(TPP_DONT);
+    log_device_choice(d_logger);
+}
+
+detector_impl::~detector_impl() { blade_detector_destroy(d_detector); }
+
+bool detector_impl::start()
+{
+    blade_detector_reset(d_detector); // a restarted flowgraph begins a new group
+    check_neighbours_at_start(*this, d_logger);
+    return gr::sync_decimator::start();
+}
+
+void detector_impl::forward_tags(int noutput_items)
+{
+    const uint64_t first = nitems_read(0);
+    std::vector<gr::tag_t> tags;
+    get_tags_in_range(tags, 0, first, first + static_cast<uint64_t>(noutput_items) * d_steps);
+    const int64_t samples = input_spec(0).shape.dims[2];
+    const double integration = static_cast<double>(d_config.integration);
+    const int64_t steps = d_steps;
+    for (const auto& tag : first_chunk_tags(tags, d_steps, [&](std::vector<gr::tag_t>& chunk) {
+             const auto tsamp = find_double(chunk, tag::tsamp);
+             if (tsamp && steps > 1) // the output spans K chunks: its middle moves
+                 shift_mid_times(chunk, (steps - 1) * samples * *tsamp / 2);
+             scale_double(chunk, tag::tsamp, integration);
+         }))
+        add_item_tag(0, tag);
+}
+
+int detector_impl::work(int noutput_items,
+                        gr_vector_const_void_star& input_items,
+                        gr_vector_void_star& output_items)
+{
+    return guarded_work(d_logger, [&]() {
+        const auto* in = static_cast<const char*>(input_items[0]);
+        auto* out = static_cast<char*>(output_items[0]);
+        const size_t in_size = input_item_size(), out_size = output_item_size();
+        for (int o = 0; o < noutput_items; o++) {
+            blade_tensor output = tensor(output_spec(0), out + o * out_size);
+            for (int64_t step = 0; step < d_steps; step++) {
+                const blade_tensor input =
+                    tensor(input_spec(0), in + (o * d_steps + step) * in_size);
+                check(blade_detector_process(d_detector, &input, &output, stream()), "detector");
+            }
+        }
+        synchronize();
+        forward_tags(noutput_items);
+        return noutput_items;
+    });
+}
+
+} // namespace blade
+} // namespace gr

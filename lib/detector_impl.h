@@ -1,0 +1,51 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: MIT */
+
+#ifndef INCLUDED_BLADE_DETECTOR_IMPL_H
+#define INCLUDED_BLADE_DETECTOR_IMPL_H
+
+#include "device_block.h"
+#include <gnuradio/blade/detector.h>
+
+namespace gr {
+namespace blade {
+
+class detector_impl : public detector, public device_block
+{
+public:
+    detector_impl(const tensor_spec& input,
+                  const tensor_spec& output,
+                  const blade_detector_config& config,
+                  int64_t steps,
+                  const std::string& requested_device,
+                  const blade_device& device);
+    ~detector_impl() override;
+
+    std::string device() const override { return device_name(); }
+    std::string mode() const override { return blade_detector_mode_name(d_config.mode); }
+    int64_t integration() const override { return d_config.integration; }
+    int64_t chunks_per_output() const override { return d_steps; }
+    std::vector<int64_t> output_shape() const override
+    {
+        return shape_to_vector(output_spec(0).shape);
+    }
+    size_t input_item_size() const override { return input_spec(0).item_size(); }
+    size_t output_item_size() const override { return output_spec(0).item_size(); }
+
+    bool start() override;
+    int work(int noutput_items,
+             gr_vector_const_void_star& input_items,
+             gr_vector_void_star& output_items) override;
+
+private:
+    void forward_tags(int noutput_items);
+
+    blade_detector_config d_config;
+    int64_t d_steps;
+    blade_detector* d_detector = nullptr;
+};
+
+} // namespace blade
+} // namespace gr
+
+#endif /* INCLUDED_BLADE_DETECTOR_IMPL_H */

@@ -1,0 +1,48 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: MIT */
+
+#ifndef INCLUDED_BLADE_GATHER_IMPL_H
+#define INCLUDED_BLADE_GATHER_IMPL_H
+
+#include "device_block.h"
+#include <gnuradio/blade/gather.h>
+
+namespace gr {
+namespace blade {
+
+class gather_impl : public gather, public device_block
+{
+public:
+    gather_impl(const tensor_spec& input,
+                const tensor_spec& output,
+                const blade_gather_config& config,
+                const std::string& requested_device,
+                const blade_device& device);
+    ~gather_impl() override;
+
+    std::string device() const override { return device_name(); }
+    int axis() const override { return d_config.axis; }
+    int64_t multiplier() const override { return d_config.multiplier; }
+    std::vector<int64_t> output_shape() const override
+    {
+        return shape_to_vector(output_spec(0).shape);
+    }
+    size_t input_item_size() const override { return input_spec(0).item_size(); }
+    size_t output_item_size() const override { return output_spec(0).item_size(); }
+
+    bool start() override;
+    int work(int noutput_items,
+             gr_vector_const_void_star& input_items,
+             gr_vector_void_star& output_items) override;
+
+private:
+    void forward_tags(int noutput_items);
+
+    blade_gather_config d_config;
+    blade_gather* d_gather = nullptr;
+};
+
+} // namespace blade
+} // namespace gr
+
+#endif /* INCLUDED_BLADE_GATHER_IMPL_H */

@@ -1,0 +1,98 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: MIT */
+
+#include "observation_tags.h"
+
+#include <gnuradio/blade/metadata.h>
+#include <pmt/pmt.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace gr {
+namespace blade {
+
+namespace {
+
+void copy_name(char* out, const std::string& text)
+{
+    std::snprintf(out, BLADE_OBSERVATION_NAME_SIZE, "%s", text.c_str());
+}
+
+} // namespace
+
+tagged_observation observation_from_tags(const std::vector<gr::tag_t>& tags)
+{
+    tagged_observation result;
+    blade_observation& obs = result.observation;
+    obs.nfpc = 1;
+    bool has_freq = false, has_bw = false, has_ra = false, has_dec = false;
+    for (const gr::tag_t& tag : tags) {
+        if (!pmt::is_symbol(tag.key))
+            continue;
+        const std::string key = pmt::symbol_to_string(tag.key);
+        const pmt::pmt_t& value = tag.value;
+        const bool number = pmt::is_number(value);
+        const double real = number ? pmt::to_double(value) : 0.0;
+        if (key == tag::time_start_unix && number) {
+            obs.unix_start = real;
+            result.has_time = true;
+        } else if (key == tag::tsamp && number) {
+            obs.tsamp = real;
+            result.has_tsamp = true;
+        } else if (key == tag::freq_first && number) {
+            obs.freq_first = real;
+            has_freq = true;
+        } else if (key == tag::chan_bw && number) {
+            obs.chan_bw = real;
+            has_bw = true;
+        } else if (key == tag::nfpc && number) {
+            obs.nfpc = static_cast<int64_t>(real);
+        } else if (key == tag::coarse_first && number) {
+            obs.coarse_first = static_cast<int64_t>(real);
+        } else if (key == tag::dut1 && number) {
+            obs.dut1 = real;
+        } else if (key == tag::ra && number) {
+            obs.ra = real;
+            has_ra = true;
+        } else if (key == tag::dec && number) {
+            obs.dec = real;
+            has_dec = true;
+        } else if (key == tag::source_name && pmt::is_symbol(value)) {
+            copy_name(obs.source_name, pmt::symbol_to_string(value));
+        } else if (key == tag::telescope && pmt::is_symbol(value)) {
+            copy_name(obs.telescope, pmt::symbol_to_string(value));
+        } else if (key == tag::aspect && pmt::is_symbol(value)) {
+            result.aspect = pmt::symbol_to_string(value);
+        } else if (key == tag::dropped && number) {
+            result.dropped_blocks = static_cast<int64_t>(real);
+        }
+    }
+    result.has_frequency = has_freq && has_bw;
+    obs.has_position = has_ra && has_dec;
+    return result;
+}
+
+std::vector<std::pair<std::string, pmt::pmt_t>>
+observation_tag_values(const blade_observation& obs)
+{
+    std::vector<std::pair<std::string, pmt::pmt_t>> tags = {
+        { tag::time_start_unix, pmt::from_double(obs.unix_start) },
+        { tag::tsamp, pmt::from_double(obs.tsamp) },
+        { tag::freq_first, pmt::from_double(obs.freq_first) },
+        { tag::chan_bw, pmt::from_double(obs.chan_bw) },
+        { tag::nfpc, pmt::from_long(static_cast<long>(obs.nfpc)) },
+        { tag::coarse_first, pmt::from_long(static_cast<long>(obs.coarse_first)) },
+        { tag::dut1, pmt::from_double(obs.dut1) },
+        { tag::source_name, pmt::intern(obs.source_name) },
+        { tag::telescope, pmt::intern(obs.telescope) },
+    };
+    if (obs.has_position) {
+        tags.emplace_back(tag::ra, pmt::from_double(obs.ra));
+        tags.emplace_back(tag::dec, pmt::from_double(obs.dec));
+    }
+    return tags;
+}
+
+} // namespace blade
+} // namespace gr

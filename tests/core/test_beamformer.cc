@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+// Beamformer on the CPU: values worked out by hand from the spec, the equivalences the
+// spec promises (ci8 = cast then beamform, [B, A] = broadcast phasors), and every
+// refusal with its message.
+#define BOOST_TEST_MODULE beamformer
+#include <boost/test/unit_test.hpp>
+
+#include "test_support.h"
+
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using blade_test::ok;
+using cf = std::complex<float>;
+
+namespace {
+
+blade_shape shape_of(std::initializer_list<int64_t> dims)
+{
+    blade_shape shape;
+    ok(blade_shape_make(dims.begin(), static_cast<int>(dims.size()), &shape), "shape");
+    return shape;
+}
+
+struct plan {
+    blade_beamformer* bf = nullptr;
+    blade_beamformer_config config = blade_beamformer_config_default();
+    blade_shape input, phasors;
+    plan(blade_shape in, blade_shape w, bool incoherent = false, bool root = false,
+         blade_dtype input_type = BLADE_CF32, blade_dtype output_type = BLADE_CF32)
+        : input(in), phasors(w)
+    {
+        config.input_type = input_type;
+        config.output_type = output_type;
+        config.incoherent = incoherent;
+        config.incoherent_sqrt = root;
+        ok(blade_beamformer_create(&bf, &config, &input, &phasors, blade_device_cpu()), "create");
+    }
+    ~plan() { blade_beamformer_destroy(bf); }
+
+    int64_t output_count() const
+    {
+        const blade_shape out = blade_beamformer_output_shape(bf);
+        return blade_shape_count(&out);
+    }
+
+    template <typename In, typename Out>
+    void run(const std::vector<In>& x, const std::vector<cf>& w, std::vector<Out>& y)
+    {
+        const blade_shape out = blade_beamformer_output_shape(bf);
+        y.assign(static_cast<size_t>(blade_shape_count(&out)) * (sizeof(cf) / sizeof(Out) == 1 ? 1 : 2), Out{});
+        blade_tensor xt = blade_tensor_make(config.input_type, &input, blade_device_cpu(), const_cast<In*>(x.data()));
+        blade_tensor wt = blade_tensor_make(BLADE_CF32, &phasors, blade_device_cpu(), const_cast<cf*>(w.data()));
+        blade_tensor yt = blade_tensor_make(config.output_type, &out, blade_device_cpu(), y.data());
+        ok(blade_beamformer_process(bf, &xt, &wt, &yt, nullptr), "process");
+    }
+};
+
+std::vector<cf> random_values(size_t count, uint32_t seed, float scale)
+{
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal(0.0f, scale);
+    std::vector<cf> values(count);
+    for (auto& v : values)
+        v = cf(normal(rng), normal(rng));
+    return values;
+}
+
+std::string create_error(blade_shape input, blade_shape phasors, blade_beamformer_config config)
+{
+    blade_beamformer* bf = nullptr;
+    const blade_status status = blade_beamformer_create(&bf, &config, &input, &phasors, blade_device_cpu());
+    BOOST_TEST(status == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(bf == nullptr);
+    return blade_last_error();
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(hand_worked_beam_and_incoherent_power)
+{
+    // x[a, t] = [[1+2i, 3-i], [i, -2]], w[0, a] = [1+i, -i] (no conjugation):
+    // y = (1+2i)(1+i) + i(-i) = 3i and (3-i)(1+i) + (-2)(-i) = 4+4i;
+    // incoherent: |1+i|^2 |x_0|^2 + |-i|^2 |x_1|^2 = 2*5 + 1 = 11 and 2*10 + 4 = 24.
+    const std::vector<cf> x = { { 1, 2 }, { 3, -1 }, { 0, 1 }, { -2, 0 } };
+    const std::vector<cf> w = { { 1, 1 }, { 0, -1 } };
+    for (bool root : { false, true }) {
+        plan p(blade_shape_aftp(2, 1, 2, 1), shape_of({ 1, 2, 1, 1, 1 }), true, root);
+        std::vector<cf> y;
+        p.run(x, w, y);
+        BOOST_TEST(y.size() == 4u);
+        BOOST_TEST(y[0] == cf(0, 3));
+        BOOST_TEST(y[1] == cf(4, 4));
+        BOOST_TEST(y[2] == cf(root ? std::sqrt(11.0f) : 11.0f, 0));
+        BOOST_TEST(y[3] == cf(root ? std::sqrt(24.0f) : 24.0f, 0));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(each_polarization_and_channel_uses_its_own_phasor)
+{
+    // One antenna, x = 1 everywhere: y[b, f, t, p] is exactly w[b, 0, f, 0, p].
+    const int64_t F = 3, T = 5, P = 2, B = 2;
+    const std::vector<cf> x(F * T * P, cf(1, 0));
+    std::vector<cf> w(B * F * P);
+    for (size_t i = 0; i < w.size(); i++)
+        w[i] = cf(static_cast<float>(i + 1), -static_cast<float>(i));
+    plan p(blade_shape_aftp(1, F, T, P), shape_of({ B, 1, F, 1, P }));
+    std::vector<cf> y;
+    p.run(x, w, y);
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t f = 0; f < F; f++)
+            for (int64_t t = 0; t < T; t++)
+                for (int64_t q = 0; q < P; q++)
+                    BOOST_TEST(y[((b * F + f) * T + t) * P + q] == w[(b * F + f) * P + q]);
+}
+
+BOOST_AUTO_TEST_CASE(meerkat_weights_equal_broadcast_phasors)
+{
+    const int64_t A = 5, F = 3, T = 17, P = 2, B = 11;
+    const auto x = random_values(A * F * T * P, 1, 20.0f);
+    const auto w = random_values(B * A, 2, 1.0f);
+    std::vector<cf> full(B * A * F * P);
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t a = 0; a < A; a++)
+            for (int64_t i = 0; i < F * P; i++)
+                full[(b * A + a) * F * P + i] = w[b * A + a];
+    plan meerkat(blade_shape_aftp(A, F, T, P), shape_of({ B, A }), true);
+    plan general(blade_shape_aftp(A, F, T, P), shape_of({ B, A, F, 1, P }), true);
+    std::vector<cf> y1, y2;
+    meerkat.run(x, w, y1);
+    general.run(x, full, y2);
+    BOOST_TEST(std::memcmp(y1.data(), y2.data(), y1.size() * sizeof(cf)) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(ci8_voltages_give_the_bits_of_cast_then_beamform)
+{
+    const int64_t A = 7, F = 2, T = 129, P = 2, B = 9;
+    const auto raw = blade_test::random_elements(BLADE_CI8, A * F * T * P, 3);
+    std::vector<int8_t> x8(raw.begin(), raw.end());
+    std::vector<cf> x32(A * F * T * P);
+    for (size_t i = 0; i < x32.size(); i++)
+        x32[i] = cf(x8[2 * i], x8[2 * i + 1]);
+    const auto w = random_values(B * A * F * P, 4, 1.0f);
+    plan fused(blade_shape_aftp(A, F, T, P), shape_of({ B, A, F, 1, P }), true, false, BLADE_CI8);
+    plan plain(blade_shape_aftp(A, F, T, P), shape_of({ B, A, F, 1, P }), true, false, BLADE_CF32);
+    std::vector<cf> y1, y2;
+    fused.run(x8, w, y1);
+    plain.run(x32, w, y2);
+    BOOST_TEST(std::memcmp(y1.data(), y2.data(), y1.size() * sizeof(cf)) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(output_shapes_and_paths)
+{
+    plan p(blade_shape_aftp(4, 3, 8, 2), shape_of({ 6, 4, 3, 1, 2 }), true);
+    const blade_shape out = blade_beamformer_output_shape(p.bf);
+    BOOST_TEST(out.rank == 4);
+    BOOST_TEST(out.dims[0] == 7);
+    BOOST_TEST(out.dims[3] == 2);
+    BOOST_TEST(blade_beamformer_beams(p.bf) == 6);
+    BOOST_TEST(blade_beamformer_path_used(p.bf) == BLADE_BEAMFORMER_FP32);
+    blade_beamformer_path path;
+    ok(blade_beamformer_path_parse("TF32x3", &path), "parse");
+    BOOST_TEST(path == BLADE_BEAMFORMER_TF32X3);
+    BOOST_TEST(std::string(blade_beamformer_path_name(BLADE_BEAMFORMER_TF32)) == "tf32");
+    BOOST_TEST(blade_beamformer_path_parse("fast", &path) == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(contains(blade_last_error(), "unknown path 'fast' (expected auto, fp32, tf32 or tf32x3)"));
+    blade_beamformer_destroy(nullptr);
+}
+
+BOOST_AUTO_TEST_CASE(phasor_shapes_that_do_not_fit_are_refused_by_axis)
+{
+    const blade_shape input = blade_shape_aftp(20, 192, 64, 2);
+    const blade_beamformer_config config = blade_beamformer_config_default();
+    struct {
+        blade_shape phasors;
+        const char* reason;
+    } cases[] = {
+        { shape_of({ 8, 21, 192, 1, 2 }),
+          "phasors [8, 21, 192, 1, 2] do not fit the voltages [20, 192, 64, 2]: A (antennas) (axis 1) is 21, "
+          "expected 20" },
+        { shape_of({ 8, 20, 96, 1, 2 }), "F (channels) (axis 2) is 96, expected 192" },
+        { shape_of({ 8, 20, 192, 64, 2 }), "the time axis (one phasor per chunk) (axis 3) is 64, expected 1" },
+        { shape_of({ 8, 20, 192, 1, 1 }), "P (polarizations) (axis 4) is 1, expected 2" },
+        { shape_of({ 8, 2 }), "A (antennas) (axis 1) is 2, expected 20" },
+        { shape_of({ 8, 20, 192 }), "phasors must be [B, A, F, 1, P] = [B, 20, 192, 1, 2] or, one weight per "
+                                    "beam and antenna, [B, A] = [B, 20]; given [8, 20, 192] (rank 3)" },
+    };
+    for (const auto& c : cases) {
+        const std::string message = create_error(input, c.phasors, config);
+        BOOST_TEST(contains(message, c.reason), message);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(bad_voltages_types_and_options_are_refused)
+{
+    const blade_shape w = shape_of({ 2, 4, 3, 1, 2 });
+    blade_beamformer_config config = blade_beamformer_config_default();
+    BOOST_TEST(contains(create_error(shape_of({ 4, 3, 8 }), w, config),
+                        "voltages must be [A, F, T, P] (rank 4), given [4, 3, 8] (rank 3)"));
+    BOOST_TEST(contains(create_error(blade_shape_aftp(4, 3, 8, 4), shape_of({ 2, 4, 3, 1, 4 }), config),
+                        "P (polarizations, axis 3 of the voltages [4, 3, 8, 4]) must be 1 or 2, given 4"));
+    config.input_type = BLADE_CI16;
+    BOOST_TEST(contains(create_error(blade_shape_aftp(4, 3, 8, 2), w, config), "voltages must be cf32 or ci8"));
+    config = blade_beamformer_config_default();
+    config.output_type = BLADE_F32;
+    BOOST_TEST(contains(create_error(blade_shape_aftp(4, 3, 8, 2), w, config),
+                        "beams are written as cf32 or cf16, given f32"));
+    config = blade_beamformer_config_default();
+    config.incoherent_sqrt = true;
+    BOOST_TEST(contains(create_error(blade_shape_aftp(4, 3, 8, 2), w, config), "set incoherent too"));
+    config = blade_beamformer_config_default();
+    config.path = static_cast<blade_beamformer_path>(17);
+    BOOST_TEST(contains(create_error(blade_shape_aftp(4, 3, 8, 2), w, config), "unknown path code 17"));
+}
+
+BOOST_AUTO_TEST_CASE(tensors_that_differ_from_the_plan_are_refused)
+{
+    const int64_t A = 4, F = 3, T = 8, P = 2, B = 8;
+    plan p(blade_shape_aftp(A, F, T, P), shape_of({ B, A, F, 1, P }));
+    std::vector<cf> x(A * F * T * P), w(16 * A * F * P), y(B * F * T * P);
+    const blade_shape out = blade_beamformer_output_shape(p.bf);
+    const blade_shape four_beams = shape_of({ 4, A, F, 1, P });
+    blade_tensor xt = blade_tensor_make(BLADE_CF32, &p.input, blade_device_cpu(), x.data());
+    blade_tensor wt = blade_tensor_make(BLADE_CF32, &four_beams, blade_device_cpu(), w.data());
+    blade_tensor yt = blade_tensor_make(BLADE_CF32, &out, blade_device_cpu(), y.data());
+    BOOST_TEST(blade_beamformer_process(p.bf, &xt, &wt, &yt, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(contains(blade_last_error(),
+                        "beamformer: phasor tensor has shape [4, 4, 3, 1, 2] but the plan was made for "
+                        "[8, 4, 3, 1, 2]"));
+    wt = blade_tensor_make(BLADE_CF16, &p.phasors, blade_device_cpu(), w.data());
+    BOOST_TEST(blade_beamformer_process(p.bf, &xt, &wt, &yt, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(contains(blade_last_error(), "phasor tensor is cf16 but the plan was made for cf32"));
+    // In place: the beams would overwrite voltages still to be read.
+    wt = blade_tensor_make(BLADE_CF32, &p.phasors, blade_device_cpu(), w.data());
+    std::vector<cf> shared(B * F * T * P);
+    xt.data = shared.data();
+    yt.data = shared.data();
+    BOOST_TEST(blade_beamformer_process(p.bf, &xt, &wt, &yt, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(contains(blade_last_error(), "the output tensor overlaps the voltage tensor"));
+}
+
+BOOST_AUTO_TEST_CASE(a_gpu_that_is_absent_is_a_clear_error)
+{
+    if (blade_gpu_count() > 0)
+        return;
+    blade_device gpu;
+    BOOST_TEST(blade_device_parse("cuda:0", &gpu) == BLADE_ERROR_NO_DEVICE);
+    blade_beamformer* bf = nullptr;
+    const blade_beamformer_config config = blade_beamformer_config_default();
+    const blade_shape input = blade_shape_aftp(2, 2, 2, 2), w = shape_of({ 1, 2 });
+    const blade_status status = blade_beamformer_create(&bf, &config, &input, &w, blade_device{ BLADE_DEVICE_CUDA, 0 });
+    BOOST_TEST(status != BLADE_OK);
+    BOOST_TEST(bf == nullptr);
+}

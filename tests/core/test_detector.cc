@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+// Detector on the CPU: products worked out by hand, integration within and across
+// chunks with distinct data per chunk, and the validation messages.
+#define BOOST_TEST_MODULE detector
+#include <boost/test/unit_test.hpp>
+
+#include "device_memory.h"
+
+#include <cmath>
+#include <complex>
+
+using blade_test::ok;
+using cf = std::complex<float>;
+
+namespace {
+
+struct plan {
+    blade_detector* detector = nullptr;
+    blade_shape shape, out_shape;
+    plan(blade_shape s, blade_detector_mode mode, int64_t integration) : shape(s)
+    {
+        const blade_detector_config config = { mode, integration };
+        ok(blade_detector_create(&detector, &config, &shape, blade_device_cpu()), "create");
+        out_shape = blade_detector_output_shape(detector);
+    }
+    ~plan() { blade_detector_destroy(detector); }
+    int64_t outputs() const { return blade_shape_count(&out_shape); }
+    void run(const cf* in, float* out)
+    {
+        blade_tensor input = blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), const_cast<cf*>(in));
+        blade_tensor output = blade_tensor_make(BLADE_F32, &out_shape, blade_device_cpu(), out);
+        ok(blade_detector_process(detector, &input, &output, nullptr), "process");
+    }
+    std::vector<float> run(const std::vector<cf>& in)
+    {
+        std::vector<float> out(outputs(), -1.0f);
+        run(in.data(), out.data());
+        return out;
+    }
+};
+
+// (X, Y) = (1+2i, 3+4i): |X|^2 = 5, |Y|^2 = 25, X Y* = (1+2i)(3-4i) = 11 + 2i
+// (X, Y) = (-1, i):      |X|^2 = 1, |Y|^2 = 1,  X Y* = (-1)(-i) = i
+const std::vector<cf> two_samples = { { 1, 2 }, { 3, 4 }, { -1, 0 }, { 0, 1 } };
+
+void expect(const std::vector<float>& got, const std::vector<float>& expected)
+{
+    BOOST_TEST(got == expected, boost::test_tools::per_element());
+}
+
+std::string error_of(blade_detector_mode mode, int64_t integration, blade_shape shape)
+{
+    blade_detector* detector = reinterpret_cast<blade_detector*>(0x1);
+    const blade_detector_config config = { mode, integration };
+    const blade_status status = blade_detector_create(&detector, &config, &shape, blade_device_cpu());
+    BOOST_TEST(status == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(detector == nullptr);
+    return blade_last_error();
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(every_mode_by_hand_without_integration)
+{
+    const blade_shape shape = blade_shape_aftp(1, 1, 2, 2);
+    expect(plan(shape, BLADE_DETECT_I, 1).run(two_samples), { 30, 2 });
+    expect(plan(shape, BLADE_DETECT_XXYY, 1).run(two_samples), { 5, 25, 1, 1 });
+    expect(plan(shape, BLADE_DETECT_CROSS, 1).run(two_samples), { 5, 25, 11, 2, 1, 1, 0, 1 });
+    // I = XX + YY, Q = XX - YY, U = 2 Re(XY*), V = -2 Im(XY*)
+    expect(plan(shape, BLADE_DETECT_IQUV, 1).run(two_samples), { 30, -20, 22, -4, 2, 0, 0, -2 });
+}
+
+BOOST_AUTO_TEST_CASE(every_mode_by_hand_summed_over_two_samples)
+{
+    const blade_shape shape = blade_shape_aftp(1, 1, 2, 2);
+    plan p(shape, BLADE_DETECT_CROSS, 2);
+    BOOST_TEST(p.out_shape.dims[2] == 1);
+    BOOST_TEST(p.out_shape.dims[3] == 4);
+    expect(p.run(two_samples), { 6, 26, 11, 3 });
+    expect(plan(shape, BLADE_DETECT_I, 2).run(two_samples), { 32 });
+    expect(plan(shape, BLADE_DETECT_XXYY, 2).run(two_samples), { 6, 26 });
+    expect(plan(shape, BLADE_DETECT_IQUV, 2).run(two_samples), { 32, -20, 22, -6 });
+}
+
+BOOST_AUTO_TEST_CASE(one_polarization_total_power)
+{
+    // [1, 2, 3, 1]: channel 0 = 3+4i, 1, i; channel 1 = 2, 0, -1-i; I = 3
+    const std::vector<cf> in = { { 3, 4 }, { 1, 0 }, { 0, 1 }, { 2, 0 }, { 0, 0 }, { -1, -1 } };
+    plan p(blade_shape_aftp(1, 2, 3, 1), BLADE_DETECT_I, 3);
+    BOOST_TEST(p.out_shape.dims[3] == 1);
+    expect(p.run(in), { 27, 6 });
+}
+
+BOOST_AUTO_TEST_CASE(output_shapes_follow_the_integration)
+{
+    const blade_shape shape = blade_shape_aftp(3, 5, 12, 2);
+    const struct {
+        blade_detector_mode mode;
+        int64_t integration, samples, outputs, steps;
+    } cases[] = {
+        { BLADE_DETECT_I, 1, 12, 1, 1 },    { BLADE_DETECT_XXYY, 4, 3, 2, 1 },
+        { BLADE_DETECT_CROSS, 12, 1, 4, 1 }, { BLADE_DETECT_IQUV, 36, 1, 4, 3 },
+        { BLADE_DETECT_I, 120, 1, 1, 10 },
+    };
+    for (const auto& c : cases) {
+        plan p(shape, c.mode, c.integration);
+        BOOST_TEST(p.out_shape.rank == 4);
+        BOOST_TEST(p.out_shape.dims[0] == 3);
+        BOOST_TEST(p.out_shape.dims[1] == 5);
+        BOOST_TEST(p.out_shape.dims[2] == c.samples);
+        BOOST_TEST(p.out_shape.dims[3] == c.outputs);
+        BOOST_TEST(blade_detector_steps(p.detector) == c.steps);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(random_data_against_a_direct_double_sum)
+{
+    // Odd and prime extents, every mode, several integrations.
+    const blade_shape shape = blade_shape_aftp(3, 7, 30, 2);
+    const int64_t samples = 3 * 7 * 30;
+    const auto bytes = blade_test::random_cf32(2 * samples, 21);
+    const std::vector<cf> in(reinterpret_cast<const cf*>(bytes.data()),
+                             reinterpret_cast<const cf*>(bytes.data()) + 2 * samples);
+    for (int64_t integration : { 1, 2, 3, 5, 15, 30 }) {
+        const int64_t per_row = 30 / integration, rows = 21 * per_row;
+        for (int mode = 0; mode < 4; mode++) {
+            plan p(shape, static_cast<blade_detector_mode>(mode), integration);
+            const auto got = p.run(in);
+            const int outputs = blade_detector_mode_outputs(static_cast<blade_detector_mode>(mode));
+            for (int64_t r = 0; r < rows; r++) {
+                double xx = 0, yy = 0, re = 0, im = 0;
+                for (int64_t t = 0; t < integration; t++) {
+                    const std::complex<double> x = in[2 * (r * integration + t)], y = in[2 * (r * integration + t) + 1];
+                    xx += std::norm(x);
+                    yy += std::norm(y);
+                    re += (x * std::conj(y)).real();
+                    im += (x * std::conj(y)).imag();
+                }
+                const double modes[4][4] = { { xx + yy }, { xx, yy }, { xx, yy, re, im },
+                                             { xx + yy, xx - yy, 2 * re, -2 * im } };
+                for (int c = 0; c < outputs; c++) {
+                    const double want = modes[mode][c], have = got[r * outputs + c];
+                    if (std::abs(have - want) > 1e-6 * (xx + yy))
+                        BOOST_FAIL("mode " << mode << " I " << integration << " row " << r << " output " << c
+                                           << ": " << have << " != " << want);
+                }
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(integration_across_chunks_sums_distinct_chunks_in_groups)
+{
+    // T = 2, I = 6: three chunks per output. Chunk k of group g holds X = 10g + k + 1,
+    // Y = 0 in both samples, so XX of the group = 2 * sum over k of (10g + k + 1)^2.
+    const blade_shape shape = blade_shape_aftp(1, 1, 2, 2);
+    plan p(shape, BLADE_DETECT_XXYY, 6);
+    BOOST_TEST(blade_detector_steps(p.detector) == 3);
+    for (int group = 0; group < 2; group++) {
+        std::vector<float> out = { -7.0f, -7.0f };
+        double want = 0;
+        for (int k = 0; k < 3; k++) {
+            BOOST_TEST(blade_detector_position(p.detector) == k);
+            const float x = static_cast<float>(10 * group + k + 1);
+            const std::vector<cf> chunk = { { x, 0 }, { 0, 0 }, { x, 0 }, { 0, 0 } };
+            p.run(chunk.data(), out.data());
+            want += 2.0 * x * x;
+            if (k < 2) // only the last step of a group writes the output
+                expect(out, { -7.0f, -7.0f });
+        }
+        // group 0: 2 (1 + 4 + 9) = 28; group 1: 2 (121 + 144 + 169) = 868 (not 896:
+        // the second group starts afresh)
+        expect(out, { static_cast<float>(want), 0.0f });
+        BOOST_TEST(want == (group == 0 ? 28.0 : 868.0));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(reset_starts_a_new_group)
+{
+    const blade_shape shape = blade_shape_aftp(1, 1, 1, 2);
+    plan p(shape, BLADE_DETECT_I, 2);
+    std::vector<float> out = { 0 };
+    const std::vector<cf> big = { { 100, 0 }, { 0, 0 } }, one = { { 1, 0 }, { 0, 0 } };
+    p.run(big.data(), out.data());
+    blade_detector_reset(p.detector);
+    BOOST_TEST(blade_detector_position(p.detector) == 0);
+    p.run(one.data(), out.data());
+    p.run(one.data(), out.data());
+    expect(out, { 2.0f });
+}
+
+BOOST_AUTO_TEST_CASE(repeated_runs_give_identical_bits)
+{
+    const blade_shape shape = blade_shape_aftp(4, 33, 512, 2); // above the threaded threshold
+    const auto bytes = blade_test::random_cf32(2 * 4 * 33 * 512, 8);
+    const std::vector<cf> in(reinterpret_cast<const cf*>(bytes.data()),
+                             reinterpret_cast<const cf*>(bytes.data()) + 2 * 4 * 33 * 512);
+    plan p(shape, BLADE_DETECT_IQUV, 64);
+    const auto first = p.run(in), second = p.run(in);
+    BOOST_TEST(std::memcmp(first.data(), second.data(), first.size() * 4) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(bad_configurations_are_refused_with_reasons)
+{
+    std::string message = error_of(BLADE_DETECT_I, 3, blade_shape_aftp(2, 4, 8, 2));
+    BOOST_TEST(message.find("integration 3 does not divide the T = 8") != std::string::npos, message);
+    message = error_of(BLADE_DETECT_I, 12, blade_shape_aftp(2, 4, 8, 2));
+    BOOST_TEST(message.find("not a multiple of T") != std::string::npos, message);
+    BOOST_TEST(message.find("use 8 or 16") != std::string::npos, message);
+    message = error_of(BLADE_DETECT_I, 0, blade_shape_aftp(2, 4, 8, 2));
+    BOOST_TEST(message.find("at least 1") != std::string::npos, message);
+    for (auto mode : { BLADE_DETECT_XXYY, BLADE_DETECT_CROSS, BLADE_DETECT_IQUV }) {
+        message = error_of(mode, 1, blade_shape_aftp(2, 4, 8, 1));
+        BOOST_TEST(message.find("needs two polarizations") != std::string::npos, message);
+        BOOST_TEST(message.find(blade_detector_mode_name(mode)) != std::string::npos, message);
+    }
+    message = error_of(BLADE_DETECT_I, 1, blade_shape_aftp(2, 4, 8, 3));
+    BOOST_TEST(message.find("P = 3") != std::string::npos, message);
+    int64_t dims[3] = { 2, 8, 2 };
+    blade_shape rank3;
+    ok(blade_shape_make(dims, 3, &rank3), "shape");
+    message = error_of(BLADE_DETECT_I, 1, rank3);
+    BOOST_TEST(message.find("[A, F, T, P] (rank 4)") != std::string::npos, message);
+    message = error_of(static_cast<blade_detector_mode>(9), 1, blade_shape_aftp(2, 4, 8, 2));
+    BOOST_TEST(message.find("unknown mode code 9") != std::string::npos, message);
+}
+
+BOOST_AUTO_TEST_CASE(mode_names_parse_case_insensitively)
+{
+    blade_detector_mode mode;
+    ok(blade_detector_mode_parse("iquv", &mode), "parse");
+    BOOST_TEST(mode == BLADE_DETECT_IQUV);
+    ok(blade_detector_mode_parse("Cross", &mode), "parse");
+    BOOST_TEST(mode == BLADE_DETECT_CROSS);
+    ok(blade_detector_mode_parse("i", &mode), "parse");
+    BOOST_TEST(mode == BLADE_DETECT_I);
+    BOOST_TEST(blade_detector_mode_parse("AABB", &mode) == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(std::string(blade_last_error()).find("'AABB'") != std::string::npos);
+    BOOST_TEST(blade_detector_mode_outputs(BLADE_DETECT_XXYY) == 2);
+}
+
+BOOST_AUTO_TEST_CASE(process_refuses_tensors_the_plan_was_not_made_for)
+{
+    plan p(blade_shape_aftp(1, 1, 4, 2), BLADE_DETECT_I, 2);
+    std::vector<cf> in(8);
+    std::vector<float> out(2);
+    blade_tensor input = blade_tensor_make(BLADE_CF32, &p.shape, blade_device_cpu(), in.data());
+    blade_tensor output = blade_tensor_make(BLADE_F32, &p.shape, blade_device_cpu(), out.data());
+    BOOST_TEST(blade_detector_process(p.detector, &input, &output, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(std::string(blade_last_error()).find("[1, 1, 2, 1]") != std::string::npos);
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+// Phasors for a CUDA device are computed on the host and uploaded by the core:
+// the device copy must hold exactly the CPU plan's bits, after one counted upload
+// per step, also when steps follow each other on one stream (the staging memory
+// is reused only after the previous upload). Exits 77 (skipped) without a GPU.
+#define BOOST_TEST_NO_MAIN
+#include <boost/test/unit_test.hpp>
+
+#include "test_support.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+using blade_test::ok;
+
+BOOST_AUTO_TEST_CASE(uploaded_phasors_equal_the_cpu_plan_bit_for_bit)
+{
+    const blade_device gpu{ BLADE_DEVICE_CUDA, 0 };
+    const int A = 16, B = 8;
+    const double lon = 21.443 * BLADE_PI / 180, lat = -30.713 * BLADE_PI / 180, alt = 1038;
+    double reference[3];
+    ok(blade_geodetic_to_ecef(lon, lat, alt, reference), "reference");
+    std::vector<double> positions, ra, dec;
+    for (int a = 0; a < A; a++)
+        for (int i = 0; i < 3; i++)
+            positions.push_back(reference[i] + std::sin(3.1 * a + i) * 400.0);
+    for (int b = 0; b < B; b++) {
+        ra.push_back(4.65 + 0.001 * b);
+        dec.push_back(-0.5 - 0.0007 * b);
+    }
+    blade_phasor_config config{};
+    config.longitude = lon;
+    config.latitude = lat;
+    config.altitude = alt;
+    config.antennas = A;
+    config.antenna_positions = positions.data();
+    config.boresight_ra = 4.65;
+    config.boresight_dec = -0.5;
+    config.beams = B;
+    config.beam_ra = ra.data();
+    config.beam_dec = dec.data();
+    config.frequency = { 1.42e9, 64, 0.5e6, 8, 16, 64, 100 };
+    config.polarizations = 2;
+
+    blade_phasor *cpu = nullptr, *cuda = nullptr;
+    ok(blade_phasor_create(&cpu, &config, blade_device_cpu()), "cpu plan");
+    ok(blade_phasor_create(&cuda, &config, gpu), "cuda plan");
+    const blade_shape shape = blade_phasor_output_shape(cuda);
+    const size_t bytes = blade_tensor_bytes(BLADE_CF32, &shape);
+    void* device_memory[3] = { nullptr, nullptr, nullptr };
+    for (auto& memory : device_memory)
+        ok(blade_device_alloc(gpu, bytes, &memory), "device alloc");
+    blade_stream stream = nullptr;
+    ok(blade_stream_create(gpu, &stream), "stream");
+
+    blade_copy_stats before, after;
+    blade_copy_stats_get(&before);
+    const double t0 = 1.7e9;
+    for (int step = 0; step < 3; step++) { // queued back to back on one stream
+        blade_tensor out = blade_tensor_make(BLADE_CF32, &shape, gpu, device_memory[step]);
+        ok(blade_phasor_compute(cuda, t0 + 600.0 * step, 0.1, nullptr, &out, stream), "cuda step");
+    }
+    ok(blade_stream_synchronize(gpu, stream), "sync");
+    blade_copy_stats_get(&after);
+    BOOST_TEST(after.count[BLADE_COPY_HOST_TO_DEVICE] - before.count[BLADE_COPY_HOST_TO_DEVICE] == 3u);
+
+    std::vector<uint8_t> expected(bytes), got(bytes);
+    for (int step = 0; step < 3; step++) {
+        blade_tensor host = blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), expected.data());
+        ok(blade_phasor_compute(cpu, t0 + 600.0 * step, 0.1, nullptr, &host, nullptr), "cpu step");
+        ok(blade_memcpy(gpu, got.data(), device_memory[step], bytes, BLADE_COPY_DEVICE_TO_HOST, stream),
+           "download");
+        ok(blade_stream_synchronize(gpu, stream), "sync");
+        BOOST_TEST(std::memcmp(expected.data(), got.data(), bytes) == 0, "step " << step);
+    }
+    blade_phasor_destroy(cpu);
+    blade_phasor_destroy(cuda); // after the stream's last synchronize
+    for (auto& memory : device_memory)
+        blade_device_free(gpu, memory);
+    blade_stream_destroy(gpu, stream);
+}
+
+bool init_unit_test() { return true; }
+
+int main(int argc, char* argv[])
+{
+    if (blade_gpu_count() == 0) {
+        std::printf("no CUDA GPU: skipped\n");
+        return 77;
+    }
+    return boost::unit_test::unit_test_main(&init_unit_test, argc, argv);
+}

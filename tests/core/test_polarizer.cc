@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+// Polarizer on the CPU: values worked out by hand from L = X + iY, R = X - iY, and
+// the plan contract.
+#define BOOST_TEST_MODULE polarizer
+#include <boost/test/unit_test.hpp>
+
+#include "device_memory.h"
+
+#include <complex>
+
+using blade_test::ok;
+using cf = std::complex<float>;
+
+namespace {
+
+struct plan {
+    blade_polarizer* polarizer = nullptr;
+    blade_shape shape;
+    plan(blade_shape s, blade_basis basis = BLADE_BASIS_CIRCULAR) : shape(s)
+    {
+        const blade_polarizer_config config = { basis };
+        ok(blade_polarizer_create(&polarizer, &config, &shape, blade_device_cpu()), "create");
+    }
+    ~plan() { blade_polarizer_destroy(polarizer); }
+    void run(const cf* in, cf* out)
+    {
+        blade_tensor input = blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), const_cast<cf*>(in));
+        blade_tensor output = blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), out);
+        ok(blade_polarizer_process(polarizer, &input, &output, nullptr), "process");
+    }
+};
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(left_is_x_plus_i_y_and_right_is_x_minus_i_y)
+{
+    // (X, Y) = (1+2i, 3+4i): L = 1+2i + i(3+4i) = -3+5i, R = 1+2i - i(3+4i) = 5-i
+    // (X, Y) = (1, 0): L = R = 1;  (X, Y) = (0, 1): L = i, R = -i
+    const cf in[6] = { { 1, 2 }, { 3, 4 }, { 1, 0 }, { 0, 0 }, { 0, 0 }, { 1, 0 } };
+    const cf expected[6] = { { -3, 5 }, { 5, -1 }, { 1, 0 }, { 1, 0 }, { 0, 1 }, { 0, -1 } };
+    cf out[6];
+    plan p(blade_shape_aftp(1, 1, 3, 2));
+    p.run(in, out);
+    for (int i = 0; i < 6; i++)
+        BOOST_TEST(out[i] == expected[i], "element " << i << ": " << out[i] << " != " << expected[i]);
+}
+
+BOOST_AUTO_TEST_CASE(total_power_doubles_and_every_axis_is_covered)
+{
+    // An odd shape above the threaded threshold: check every element against the
+    // formula, and the power identity |L|^2 + |R|^2 = 2 (|X|^2 + |Y|^2).
+    const blade_shape shape = blade_shape_aftp(3, 7, 6257, 2); // 131397 pairs, odd, prime T
+    const int64_t pairs = blade_shape_count(&shape) / 2;
+    const auto bytes = blade_test::random_cf32(2 * pairs, 3);
+    const auto* in = reinterpret_cast<const cf*>(bytes.data());
+    std::vector<cf> out(2 * pairs);
+    plan p(shape);
+    p.run(in, out.data());
+    const cf i(0, 1);
+    double power_in = 0, power_out = 0;
+    for (int64_t k = 0; k < pairs; k++) {
+        const cf x = in[2 * k], y = in[2 * k + 1];
+        if (out[2 * k] != x + i * y || out[2 * k + 1] != x - i * y)
+            BOOST_FAIL("pair " << k << " differs from X + iY, X - iY");
+        power_in += std::norm(std::complex<double>(x)) + std::norm(std::complex<double>(y));
+        power_out += std::norm(std::complex<double>(out[2 * k])) + std::norm(std::complex<double>(out[2 * k + 1]));
+    }
+    BOOST_TEST(power_out == 2 * power_in, boost::test_tools::tolerance(1e-6)); // float rounding of L, R
+}
+
+BOOST_AUTO_TEST_CASE(in_place_conversion_gives_the_same_result)
+{
+    const blade_shape shape = blade_shape_aftp(2, 3, 5, 2);
+    const auto bytes = blade_test::random_cf32(60, 4);
+    std::vector<cf> in(reinterpret_cast<const cf*>(bytes.data()), reinterpret_cast<const cf*>(bytes.data()) + 60);
+    std::vector<cf> separate(60), inplace = in;
+    plan p(shape);
+    p.run(in.data(), separate.data());
+    p.run(inplace.data(), inplace.data());
+    BOOST_TEST(inplace == separate, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(linear_output_basis_is_a_pass_through)
+{
+    const blade_shape shape = blade_shape_aftp(1, 2, 3, 2);
+    const auto bytes = blade_test::random_cf32(12, 5);
+    const auto* in = reinterpret_cast<const cf*>(bytes.data());
+    std::vector<cf> out(12);
+    plan p(shape, BLADE_BASIS_LINEAR);
+    p.run(in, out.data());
+    BOOST_TEST(std::memcmp(out.data(), in, 96) == 0);
+    std::vector<cf> same(in, in + 12);
+    p.run(same.data(), same.data()); // nothing to do, nothing changes
+    BOOST_TEST(std::memcmp(same.data(), in, 96) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(anything_but_two_polarizations_is_refused_at_creation)
+{
+    const blade_polarizer_config config = { BLADE_BASIS_CIRCULAR };
+    for (int64_t polarizations : { 1, 3, 4 }) {
+        blade_polarizer* polarizer = reinterpret_cast<blade_polarizer*>(0x1);
+        const blade_shape shape = blade_shape_aftp(2, 3, 4, polarizations);
+        BOOST_TEST(blade_polarizer_create(&polarizer, &config, &shape, blade_device_cpu()) ==
+                   BLADE_ERROR_INVALID_ARGUMENT);
+        BOOST_TEST(polarizer == nullptr);
+        const std::string message = blade_last_error();
+        BOOST_TEST(message.find("2 polarizations") != std::string::npos, message);
+        BOOST_TEST(message.find("[2, 3, 4, " + std::to_string(polarizations) + "]") != std::string::npos, message);
+    }
+    // The pass-through is checked just the same: a polarizer of P = 1 is a mistake.
+    blade_polarizer* polarizer;
+    const blade_polarizer_config linear = { BLADE_BASIS_LINEAR };
+    const blade_shape single = blade_shape_aftp(2, 3, 4, 1);
+    BOOST_TEST(blade_polarizer_create(&polarizer, &linear, &single, blade_device_cpu()) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
+    const blade_polarizer_config unknown = { static_cast<blade_basis>(7) };
+    const blade_shape fine = blade_shape_aftp(2, 3, 4, 2);
+    BOOST_TEST(blade_polarizer_create(&polarizer, &unknown, &fine, blade_device_cpu()) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(std::string(blade_last_error()).find("basis code 7") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(basis_names_parse_both_ways)
+{
+    blade_basis basis;
+    ok(blade_basis_parse("Circular", &basis), "parse");
+    BOOST_TEST(basis == BLADE_BASIS_CIRCULAR);
+    ok(blade_basis_parse("linear", &basis), "parse");
+    BOOST_TEST(basis == BLADE_BASIS_LINEAR);
+    BOOST_TEST(std::string(blade_basis_name(BLADE_BASIS_CIRCULAR)) == "circular");
+    BOOST_TEST(blade_basis_parse("elliptical", &basis) == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(std::string(blade_last_error()).find("'elliptical'") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(process_refuses_tensors_the_plan_was_not_made_for)
+{
+    plan p(blade_shape_aftp(2, 3, 4, 2));
+    std::vector<cf> buffer(48);
+    const blade_shape other = blade_shape_aftp(2, 4, 3, 2);
+    blade_tensor input = blade_tensor_make(BLADE_CF32, &other, blade_device_cpu(), buffer.data());
+    blade_tensor output = blade_tensor_make(BLADE_CF32, &p.shape, blade_device_cpu(), buffer.data());
+    BOOST_TEST(blade_polarizer_process(p.polarizer, &input, &output, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(std::string(blade_last_error()).find("[2, 4, 3, 2]") != std::string::npos);
+    input = blade_tensor_make(BLADE_CF16, &p.shape, blade_device_cpu(), buffer.data());
+    BOOST_TEST(blade_polarizer_process(p.polarizer, &input, &output, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(std::string(blade_last_error()).find("cf16") != std::string::npos);
+}
