@@ -2,10 +2,7 @@
 /* SPDX-License-Identifier: MIT */
 
 #include "stream_to_tensor_impl.h"
-
-#include <gnuradio/gr_complex.h>
-#include <gnuradio/io_signature.h>
-#include <pmt/pmt.h>
+#include "stream_chunk.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,22 +12,6 @@ namespace gr {
 namespace blade {
 
 namespace {
-
-const pmt::pmt_t rx_time = pmt::intern("rx_time");
-const pmt::pmt_t rx_rate = pmt::intern("rx_rate");
-const pmt::pmt_t rx_freq = pmt::intern("rx_freq");
-
-tensor_spec chunk_spec(const std::vector<int64_t>& shape, const std::string& block)
-{
-    const tensor_spec spec(BLADE_CF32, parse_shape(shape, block + " shape"));
-    throw_on_error(blade_stream_adapter_check(&spec.shape,
-                                              spec.shape.rank == 4 ? spec.shape.dims[0] *
-                                                                         spec.shape.dims[1] *
-                                                                         spec.shape.dims[3]
-                                                                   : 0),
-                   block);
-    return spec;
-}
 
 /* A tag value as a double, if it is a number of any pmt kind. */
 bool number_of(const pmt::pmt_t& value, double& number)
@@ -55,7 +36,7 @@ stream_to_tensor::sptr stream_to_tensor::make(const std::vector<int64_t>& shape,
                                               double start_time,
                                               double dut1)
 {
-    const tensor_spec chunk = chunk_spec(shape, "blade.stream_to_tensor");
+    const tensor_spec chunk = stream_chunk_spec(shape, "blade.stream_to_tensor");
     blade_sample_clock clock;
     throw_on_error(blade_sample_clock_init(&clock, sample_rate, start_time),
                    "blade.stream_to_tensor");
@@ -73,16 +54,12 @@ stream_to_tensor_impl::stream_to_tensor_impl(const tensor_spec& chunk,
                                              double dut1)
     : gr::sync_decimator(
           "stream_to_tensor",
-          gr::io_signature::make(static_cast<int>(chunk.shape.dims[0] * chunk.shape.dims[1] *
-                                                  chunk.shape.dims[3]),
-                                 static_cast<int>(chunk.shape.dims[0] * chunk.shape.dims[1] *
-                                                  chunk.shape.dims[3]),
-                                 sizeof(gr_complex)),
+          stream_signature(chunk),
           gr::io_signature::makev(
               1, 2, { static_cast<int>(chunk.item_size()), static_cast<int>(sizeof(chunk_time)) }),
           static_cast<unsigned>(chunk.shape.dims[2])),
       device_block("stream_to_tensor", "cpu", blade_device_cpu()),
-      d_nstreams(static_cast<int>(chunk.shape.dims[0] * chunk.shape.dims[1] * chunk.shape.dims[3])),
+      d_nstreams(stream_count(chunk)),
       d_samples(chunk.shape.dims[2]),
       d_clock(clock),
       d_freq_first(freq_first),
@@ -111,7 +88,7 @@ bool stream_to_tensor_impl::start()
 bool stream_to_tensor_impl::apply_receiver_tag(const gr::tag_t& tag)
 {
     const auto sample = static_cast<int64_t>(tag.offset);
-    if (pmt::eq(tag.key, rx_time)) {
+    if (pmt::eq(tag.key, rx_time_key())) {
         // UHD: (uint64 whole seconds, double fraction); also accepted: plain seconds.
         const bool pair = pmt::is_tuple(tag.value) && pmt::length(tag.value) == 2;
         const pmt::pmt_t whole = pair ? pmt::tuple_ref(tag.value, 0) : pmt::PMT_NIL;
@@ -132,14 +109,14 @@ bool stream_to_tensor_impl::apply_receiver_tag(const gr::tag_t& tag)
         }
         return true;
     }
-    if (pmt::eq(tag.key, rx_rate)) {
+    if (pmt::eq(tag.key, rx_rate_key())) {
         double rate = 0;
         number_of(tag.value, rate);
         if (blade_sample_clock_set_rate(&d_clock, sample, rate) != BLADE_OK)
             d_logger->warn("rx_rate tag at sample {}: {}; ignored", tag.offset, blade_last_error());
         return true;
     }
-    if (pmt::eq(tag.key, rx_freq)) {
+    if (pmt::eq(tag.key, rx_freq_key())) {
         if (double frequency; number_of(tag.value, frequency)) {
             d_freq_first = frequency;
             d_freq_known = true;
@@ -190,7 +167,7 @@ int stream_to_tensor_impl::work(int noutput_items,
                     add_item_tag(0, tags[next_tag].offset / d_samples, tags[next_tag].key,
                                  tags[next_tag].value, tags[next_tag].srcid);
             for (size_t k = next_tag; k < tags.size() && tags[k].offset < start + d_samples; k++)
-                if (pmt::eq(tags[k].key, rx_time))
+                if (pmt::eq(tags[k].key, rx_time_key()))
                     d_logger->debug("rx_time inside chunk {} (sample {}): the chunk keeps the "
                                     "time of its first sample; the new time applies from the "
                                     "next chunk",

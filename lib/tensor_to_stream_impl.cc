@@ -2,11 +2,9 @@
 /* SPDX-License-Identifier: MIT */
 
 #include "tensor_to_stream_impl.h"
+#include "stream_chunk.h"
 
 #include <gnuradio/blade/metadata.h>
-#include <gnuradio/gr_complex.h>
-#include <gnuradio/io_signature.h>
-#include <pmt/pmt.h>
 
 #include <cmath>
 #include <cstring>
@@ -15,10 +13,6 @@ namespace gr {
 namespace blade {
 
 namespace {
-
-const pmt::pmt_t rx_time = pmt::intern("rx_time");
-const pmt::pmt_t rx_rate = pmt::intern("rx_rate");
-const pmt::pmt_t rx_freq = pmt::intern("rx_freq");
 
 // Keys turned into rx_* tags, or dropped because rx_time says the same.
 bool is_converted(const pmt::pmt_t& key)
@@ -34,25 +28,18 @@ bool is_converted(const pmt::pmt_t& key)
 
 tensor_to_stream::sptr tensor_to_stream::make(const std::vector<int64_t>& shape)
 {
-    const tensor_spec chunk(BLADE_CF32, parse_shape(shape, "blade.tensor_to_stream shape"));
-    const int64_t streams =
-        chunk.shape.rank == 4 ? chunk.shape.dims[0] * chunk.shape.dims[1] * chunk.shape.dims[3] : 0;
-    throw_on_error(blade_stream_adapter_check(&chunk.shape, streams), "blade.tensor_to_stream");
-    return gnuradio::make_block_sptr<tensor_to_stream_impl>(chunk);
+    return gnuradio::make_block_sptr<tensor_to_stream_impl>(
+        stream_chunk_spec(shape, "blade.tensor_to_stream"));
 }
 
 tensor_to_stream_impl::tensor_to_stream_impl(const tensor_spec& chunk)
     : gr::sync_interpolator(
           "tensor_to_stream",
           gr::io_signature::make(1, 1, static_cast<int>(chunk.item_size())),
-          gr::io_signature::make(static_cast<int>(chunk.shape.dims[0] * chunk.shape.dims[1] *
-                                                  chunk.shape.dims[3]),
-                                 static_cast<int>(chunk.shape.dims[0] * chunk.shape.dims[1] *
-                                                  chunk.shape.dims[3]),
-                                 sizeof(gr_complex)),
+          stream_signature(chunk),
           static_cast<unsigned>(chunk.shape.dims[2])),
       device_block("tensor_to_stream", "cpu", blade_device_cpu()),
-      d_nstreams(static_cast<int>(chunk.shape.dims[0] * chunk.shape.dims[1] * chunk.shape.dims[3])),
+      d_nstreams(stream_count(chunk)),
       d_samples(chunk.shape.dims[2]),
       d_streams(d_nstreams)
 {
@@ -88,13 +75,13 @@ void tensor_to_stream_impl::convert_chunk_tags(const std::vector<gr::tag_t>& tag
             const double seconds = pmt::to_double(t.value);
             const double whole = std::floor(seconds);
             tag_every_port(sample,
-                           rx_time,
+                           rx_time_key(),
                            pmt::make_tuple(pmt::from_uint64(static_cast<uint64_t>(whole)),
                                            pmt::from_double(seconds - whole)));
         } else if (pmt::eq(t.key, pmt::intern(tag::tsamp)) && number) {
             const double tsamp = pmt::to_double(t.value);
             if (tsamp > 0 && tsamp != d_tsamp)
-                tag_every_port(sample, rx_rate, pmt::from_double(1.0 / tsamp));
+                tag_every_port(sample, rx_rate_key(), pmt::from_double(1.0 / tsamp));
             d_tsamp = tsamp;
         } else if (pmt::eq(t.key, pmt::intern(tag::freq_first)) && number) {
             d_freq_first = pmt::to_double(t.value);
@@ -117,7 +104,7 @@ void tensor_to_stream_impl::convert_chunk_tags(const std::vector<gr::tag_t>& tag
     for (int64_t a = 0; a < shape.dims[0]; a++)
         for (int64_t f = 0; f < shape.dims[1]; f++)
             for (int64_t p = 0; p < shape.dims[3]; p++)
-                add_item_tag(port(a, f, p), sample, rx_freq, pmt::from_double(freqs[f]));
+                add_item_tag(port(a, f, p), sample, rx_freq_key(), pmt::from_double(freqs[f]));
     d_sent_freqs = freqs;
 }
 

@@ -21,7 +21,7 @@ blade_status blade_stream_adapter_check(const blade_shape* shape, int64_t nstrea
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "stream adapter: chunks are [A, F, T, P] (rank 4), got %s",
                           blade_shape_format(shape, text, sizeof text));
-    const int64_t expected = shape->dims[0] * shape->dims[1] * shape->dims[3];
+    const int64_t expected = blade_stream_count(shape);
     if (nstreams != expected)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "stream adapter: a %s chunk takes A*F*P = %lld streams "
@@ -30,6 +30,11 @@ blade_status blade_stream_adapter_check(const blade_shape* shape, int64_t nstrea
                           (long long)expected,
                           (long long)nstreams);
     return BLADE_OK;
+}
+
+int64_t blade_stream_count(const blade_shape* shape)
+{
+    return shape->rank == 4 ? shape->dims[0] * shape->dims[1] * shape->dims[3] : 0;
 }
 
 int64_t blade_stream_port(const blade_shape* shape, int64_t a, int64_t f, int64_t p)

@@ -11,16 +11,10 @@
 #include <string>
 #include <vector>
 
+using blade_test::make_shape;
 using blade_test::ok;
 
 namespace {
-
-blade_shape make_shape(const std::vector<int64_t>& dims)
-{
-    blade_shape shape;
-    ok(blade_shape_make(dims.data(), static_cast<int>(dims.size()), &shape), "shape");
-    return shape;
-}
 
 // Output of numpy.transpose(x, axes), written from the definition: output element
 // (i0, i1, ...) is input element j with j[axes[k]] = ik.

@@ -13,18 +13,12 @@
 #include <string>
 #include <vector>
 
+using blade_test::make_shape;
 using blade_test::ok;
 
 namespace {
 
 blade_device gpu() { return blade_device{ BLADE_DEVICE_CUDA, 0 }; }
-
-blade_shape make_shape(const std::vector<int64_t>& dims)
-{
-    blade_shape shape;
-    ok(blade_shape_make(dims.data(), static_cast<int>(dims.size()), &shape), "shape");
-    return shape;
-}
 
 // Permute on `device`; offsets shift the device pointers off their 256-byte alignment.
 std::vector<uint8_t> permute_on(blade_device device,

@@ -38,6 +38,11 @@ BOOST_AUTO_TEST_CASE(port_order_is_polarization_fastest)
     BOOST_TEST(blade_stream_port(&shape, 0, 1, 0) == 2);
     BOOST_TEST(blade_stream_port(&shape, 1, 0, 0) == 6);
     BOOST_TEST(blade_stream_port(&shape, 1, 2, 1) == 11);
+    BOOST_TEST(blade_stream_count(&shape) == 12);
+    blade_shape three;
+    const int64_t dims[3] = { 2, 16, 2 };
+    ok(blade_shape_make(dims, 3, &three), "shape");
+    BOOST_TEST(blade_stream_count(&three) == 0);
 }
 
 BOOST_AUTO_TEST_CASE(packing_by_hand)

@@ -40,6 +40,9 @@ extern "C" {
  */
 BLADE_CORE_API blade_status blade_stream_adapter_check(const blade_shape* shape, int64_t nstreams);
 
+/** Number of streams of an [A, F, T, P] chunk: A * F * P (0 if the rank is not 4). */
+BLADE_CORE_API int64_t blade_stream_count(const blade_shape* shape);
+
 /** Stream number of (a, f, p) in an [A, F, T, P] chunk: (a * F + f) * P + p. */
 BLADE_CORE_API int64_t blade_stream_port(const blade_shape* shape, int64_t a, int64_t f, int64_t p);
 
