@@ -15,5 +15,5 @@ extern "C" blade_status blade_cuda_host_register(void* pointer, size_t bytes)
 extern "C" void blade_cuda_host_unregister(void* pointer)
 {
     if (cudaHostUnregister(pointer) != cudaSuccess)
-        (void)cudaGetLastError(); // not registered (registration had failed): nothing to undo
+        (void)cudaGetLastError(); // it was never registered: nothing to undo
 }

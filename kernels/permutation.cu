@@ -31,12 +31,28 @@ constexpr int kSlots = kTileElements / kThreads; // elements per thread per tile
 constexpr int kMaxBatch = BLADE_MAX_RANK + 1;
 
 // Element types by width. 16-byte elements are uint4 (cf32 pairs, cf64).
-template <int Bytes> struct element_of;
-template <> struct element_of<1> { using type = uint8_t; };
-template <> struct element_of<2> { using type = uint16_t; };
-template <> struct element_of<4> { using type = uint32_t; };
-template <> struct element_of<8> { using type = uint2; };
-template <> struct element_of<16> { using type = uint4; };
+template <int Bytes>
+struct element_of;
+template <>
+struct element_of<1> {
+    using type = uint8_t;
+};
+template <>
+struct element_of<2> {
+    using type = uint16_t;
+};
+template <>
+struct element_of<4> {
+    using type = uint32_t;
+};
+template <>
+struct element_of<8> {
+    using type = uint2;
+};
+template <>
+struct element_of<16> {
+    using type = uint4;
+};
 
 struct tiled_params {
     int64_t extent_a, extent_b;
@@ -50,7 +66,8 @@ struct tiled_params {
     int64_t batch_out_strides[kMaxBatch];
 };
 
-__device__ inline void batch_offsets(const tiled_params& p, int64_t index, int64_t& in, int64_t& out)
+__device__ inline void
+batch_offsets(const tiled_params& p, int64_t index, int64_t& in, int64_t& out)
 {
     in = 0;
     out = 0;
@@ -62,9 +79,12 @@ __device__ inline void batch_offsets(const tiled_params& p, int64_t index, int64
     }
 }
 
+// At most 64 registers a thread, so that 4 blocks of 256 threads fit on an SM.
 template <typename E>
-__global__ void __launch_bounds__(kThreads, 4) // <= 64 registers: 4 resident blocks per SM
-    permute_tiled_kernel(const E* __restrict__ input, E* __restrict__ output, tiled_params p)
+__global__ void __launch_bounds__(kThreads, 4)
+    permute_tiled_kernel(const E* __restrict__ input,
+                         E* __restrict__ output,
+                         tiled_params p)
 {
     extern __shared__ unsigned char shared_bytes[];
     E* tile = reinterpret_cast<E*>(shared_bytes);
@@ -114,13 +134,15 @@ __global__ void __launch_bounds__(kThreads, 4) // <= 64 registers: 4 resident bl
 
 struct gather_params {
     int rank;
-    int64_t out_dims[kMaxBatch];       // output extents, outermost first
+    int64_t out_dims[kMaxBatch];          // output extents, outermost first
     int64_t in_strides_by_out[kMaxBatch]; // input stride of output axis i
-    int64_t count;                     // output elements
+    int64_t count;                        // output elements
 };
 
 template <typename E, typename Index>
-__global__ void permute_gather_kernel(const E* __restrict__ input, E* __restrict__ output, gather_params p)
+__global__ void permute_gather_kernel(const E* __restrict__ input,
+                                      E* __restrict__ output,
+                                      gather_params p)
 {
     const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
     for (Index o = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -175,12 +197,14 @@ blade_status launch_tiled(const blade_permutation_layout& layout,
         batches *= layout.dims[k];
     }
     p.tiles = p.tiles_a * p.tiles_b * batches;
-    const size_t shared = static_cast<size_t>((1 << log2_b) * ((1 << log2_a) + 1)) * sizeof(E);
+    const size_t shared =
+        static_cast<size_t>((1 << log2_b) * ((1 << log2_a) + 1)) * sizeof(E);
     if (shared > 48 * 1024)
         BLADE_CUDA_TRY(cudaFuncSetAttribute(permute_tiled_kernel<E>,
                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(shared)));
-    const unsigned blocks = blade_grid_size(p.tiles, 1, 8u * blade_cuda_multiprocessors());
+    const unsigned blocks =
+        blade_grid_size(p.tiles, 1, 8u * blade_cuda_multiprocessors());
     permute_tiled_kernel<E><<<blocks, kThreads, shared, stream>>>(
         static_cast<const E*>(input), static_cast<E*>(output), p);
     BLADE_CUDA_CHECK_LAUNCH("permute_tiled_kernel");
@@ -202,7 +226,8 @@ blade_status launch_gather(const blade_permutation_layout& layout,
         p.in_strides_by_out[i] = layout.in_strides[layout.axes[i]];
         p.count *= p.out_dims[i];
     }
-    const unsigned blocks = blade_grid_size(p.count, kThreads, 32u * blade_cuda_multiprocessors());
+    const unsigned blocks =
+        blade_grid_size(p.count, kThreads, 32u * blade_cuda_multiprocessors());
     if (p.count <= INT32_MAX) // 32-bit index arithmetic is several times cheaper
         permute_gather_kernel<E, uint32_t><<<blocks, kThreads, 0, stream>>>(
             static_cast<const E*>(input), static_cast<E*>(output), p);
@@ -247,8 +272,8 @@ extern "C" blade_status blade_cuda_permutation(const blade_permutation_layout* l
         return BLADE_OK;
     if (layout->kind == BLADE_PERMUTATION_COPY) {
         if (input != output)
-            BLADE_CUDA_TRY(
-                cudaMemcpyAsync(output, input, layout->bytes, cudaMemcpyDeviceToDevice, stream));
+            BLADE_CUDA_TRY(cudaMemcpyAsync(
+                output, input, layout->bytes, cudaMemcpyDeviceToDevice, stream));
         return BLADE_OK;
     }
     switch (layout->element_bytes) {

@@ -30,8 +30,8 @@ permutation::sptr permutation::make(const std::vector<int64_t>& shape,
     // Owned here until the block exists (its constructor may still throw).
     std::unique_ptr<blade_permutation, void (*)(blade_permutation*)> plan(
         created, blade_permutation_destroy);
-    auto block =
-        gnuradio::make_block_sptr<permutation_impl>(input, axes, device, resolved, plan.get());
+    auto block = gnuradio::make_block_sptr<permutation_impl>(
+        input, axes, device, resolved, plan.get());
     plan.release();
     return block;
 }
@@ -44,10 +44,10 @@ permutation_impl::permutation_impl(const tensor_spec& input,
     : gr::sync_block(
           "permutation",
           device_signature(device, 1, input.item_size()),
-          device_signature(
-              device,
-              1,
-              tensor_spec(input.dtype, blade_permutation_output_shape(plan)).item_size())),
+          device_signature(device,
+                           1,
+                           tensor_spec(input.dtype, blade_permutation_output_shape(plan))
+                               .item_size())),
       device_block("permutation", requested_device, device),
       d_axes(axes),
       d_plan(plan)
@@ -76,7 +76,8 @@ int permutation_impl::work(int noutput_items,
         for (int i = 0; i < noutput_items; i++) {
             const blade_tensor input = tensor(input_spec(0), in + i * in_size);
             blade_tensor output = tensor(output_spec(0), out + i * out_size);
-            check(blade_permutation_process(d_plan, &input, &output, stream()), "permutation");
+            check(blade_permutation_process(d_plan, &input, &output, stream()),
+                  "permutation");
         }
         synchronize();
         return noutput_items;

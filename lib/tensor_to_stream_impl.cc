@@ -1,8 +1,8 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: MIT */
 
-#include "tensor_to_stream_impl.h"
 #include "stream_chunk.h"
+#include "tensor_to_stream_impl.h"
 
 #include <gnuradio/blade/metadata.h>
 
@@ -17,8 +17,13 @@ namespace {
 // Keys turned into rx_* tags, or dropped because rx_time says the same.
 bool is_converted(const pmt::pmt_t& key)
 {
-    for (const char* name : { tag::time_start_unix, tag::time_mid_unix, tag::jd_start,
-                              tag::jd_mid, tag::tsamp, tag::freq_first, tag::chan_bw })
+    for (const char* name : { tag::time_start_unix,
+                              tag::time_mid_unix,
+                              tag::jd_start,
+                              tag::jd_mid,
+                              tag::tsamp,
+                              tag::freq_first,
+                              tag::chan_bw })
         if (pmt::eq(key, pmt::intern(name)))
             return true;
     return false;
@@ -58,13 +63,16 @@ bool tensor_to_stream_impl::start()
     return gr::sync_interpolator::start();
 }
 
-void tensor_to_stream_impl::tag_every_port(uint64_t sample, const pmt::pmt_t& key, const pmt::pmt_t& value)
+void tensor_to_stream_impl::tag_every_port(uint64_t sample,
+                                           const pmt::pmt_t& key,
+                                           const pmt::pmt_t& value)
 {
     for (int s = 0; s < d_nstreams; s++)
         add_item_tag(s, sample, key, value);
 }
 
-void tensor_to_stream_impl::convert_chunk_tags(const std::vector<gr::tag_t>& tags, uint64_t chunk)
+void tensor_to_stream_impl::convert_chunk_tags(const std::vector<gr::tag_t>& tags,
+                                               uint64_t chunk)
 {
     const uint64_t sample = chunk * static_cast<uint64_t>(d_samples);
     for (const gr::tag_t& t : tags) {
@@ -104,7 +112,8 @@ void tensor_to_stream_impl::convert_chunk_tags(const std::vector<gr::tag_t>& tag
     for (int64_t a = 0; a < shape.dims[0]; a++)
         for (int64_t f = 0; f < shape.dims[1]; f++)
             for (int64_t p = 0; p < shape.dims[3]; p++)
-                add_item_tag(port(a, f, p), sample, rx_freq_key(), pmt::from_double(freqs[f]));
+                add_item_tag(
+                    port(a, f, p), sample, rx_freq_key(), pmt::from_double(freqs[f]));
     d_sent_freqs = freqs;
 }
 
@@ -122,7 +131,8 @@ int tensor_to_stream_impl::work(int noutput_items,
         for (int i = 0; i < chunks; i++) {
             for (int s = 0; s < d_nstreams; s++)
                 d_streams[s] = static_cast<gr_complex*>(output_items[s]) + i * d_samples;
-            check(blade_chunk_to_streams(in + i * size, &input_spec(0).shape, d_streams.data(), d_nstreams),
+            check(blade_chunk_to_streams(
+                      in + i * size, &input_spec(0).shape, d_streams.data(), d_nstreams),
                   "unpacking");
             convert_chunk_tags(tags, first_chunk + i);
         }

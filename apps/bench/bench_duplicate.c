@@ -13,7 +13,8 @@ typedef struct duplicate_state {
     int copies;
 } duplicate_state;
 
-static blade_status duplicate_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
+static blade_status
+duplicate_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
 {
     (void)stream;
     duplicate_state* state = calloc(1, sizeof *state);
@@ -44,7 +45,8 @@ static blade_status duplicate_setup(bench_case* self, blade_device device, blade
 static blade_status duplicate_run(bench_case* self, blade_stream stream)
 {
     duplicate_state* state = self->state;
-    return blade_duplicate_process(state->plan, &state->input, state->outputs, state->copies, stream);
+    return blade_duplicate_process(
+        state->plan, &state->input, state->outputs, state->copies, stream);
 }
 
 static void duplicate_teardown(bench_case* self, blade_device device)
@@ -69,7 +71,10 @@ void bench_register_duplicate(bench_case** cases, int* count)
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         bench_case one = { 0 };
         one.module = "duplicate";
-        snprintf(one.label, sizeof one.label, "cf32 [%d, 192, 8192, 2] x%d", shapes[i].antennas,
+        snprintf(one.label,
+                 sizeof one.label,
+                 "cf32 [%d, 192, 8192, 2] x%d",
+                 shapes[i].antennas,
                  shapes[i].copies);
         one.bound = BENCH_MEMORY;
         one.upstream_ms = shapes[i].upstream_ms;

@@ -11,7 +11,8 @@ typedef struct permutation_state {
     blade_tensor input, output;
 } permutation_state;
 
-static blade_status permutation_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
+static blade_status
+permutation_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
 {
     (void)stream;
     permutation_state* state = calloc(1, sizeof *state);
@@ -76,7 +77,10 @@ void bench_register_permutation(bench_case** cases, int* count)
     for (size_t i = 0; i < sizeof orders / sizeof orders[0]; i++) {
         bench_case one = { 0 };
         one.module = "permutation";
-        snprintf(one.label, sizeof one.label, "cf32 [%d, 192, 8192, 2] -> %s", orders[i].antennas,
+        snprintf(one.label,
+                 sizeof one.label,
+                 "cf32 [%d, 192, 8192, 2] -> %s",
+                 orders[i].antennas,
                  orders[i].order);
         one.bound = BENCH_MEMORY;
         one.upstream_ms = orders[i].upstream_ms;

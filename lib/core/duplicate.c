@@ -2,8 +2,8 @@
 /*
  * Duplicate plan: validation at creation, dispatch to the CPU or CUDA backend.
  */
-#include "duplicate_backend.h"
 #include "cuda_backend.h"
+#include "duplicate_backend.h"
 #include "internal.h"
 
 #include <blade/modules/duplicate.h>
@@ -24,7 +24,8 @@ blade_status blade_duplicate_create(blade_duplicate** duplicate,
 {
     *duplicate = NULL;
     if (config == NULL)
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "duplicate: no configuration given");
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "duplicate: no configuration given");
     BLADE_TRY(blade_shape_validate(input_shape, "duplicate input"));
     if (blade_dtype_bits(config->dtype) == 0)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
@@ -64,11 +65,13 @@ blade_status blade_duplicate_process(blade_duplicate* duplicate,
 {
     const blade_duplicate_config* config = &duplicate->config;
     if (count != config->copies || outputs == NULL)
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "duplicate: the plan writes %d copies but %d outputs were given",
-                          config->copies,
-                          outputs == NULL ? 0 : count);
-    BLADE_TRY(blade_check_tensor("duplicate", "input", input, config->dtype, &duplicate->shape));
+        return blade_fail(
+            BLADE_ERROR_INVALID_ARGUMENT,
+            "duplicate: the plan writes %d copies but %d outputs were given",
+            config->copies,
+            outputs == NULL ? 0 : count);
+    BLADE_TRY(blade_check_tensor(
+        "duplicate", "input", input, config->dtype, &duplicate->shape));
     const size_t bytes = blade_tensor_bytes(config->dtype, &duplicate->shape);
     void* destinations[BLADE_DUPLICATE_MAX_COPIES];
     for (int c = 0; c < count; c++) {
@@ -78,7 +81,8 @@ blade_status blade_duplicate_process(blade_duplicate* duplicate,
          * a duplicate promises not to do. */
         if (overlaps(outputs[c].data, input->data, bytes))
             return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                              "duplicate: output %d overlaps the input", c);
+                              "duplicate: output %d overlaps the input",
+                              c);
         for (int other = 0; other < c; other++)
             if (overlaps(outputs[c].data, outputs[other].data, bytes))
                 return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,

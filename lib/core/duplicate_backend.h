@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The two backends of Duplicate: duplicate_cpu.c and kernels/duplicate.cu. Not installed. */
+/* Duplicate's backends: duplicate_cpu.c and kernels/duplicate.cu. Not installed. */
 #ifndef BLADE_CORE_DUPLICATE_BACKEND_H
 #define BLADE_CORE_DUPLICATE_BACKEND_H
 
@@ -12,7 +12,10 @@ extern "C" {
 #endif
 
 /* Copy `bytes` from `input` to each of the `count` `outputs` (none overlapping). */
-void blade_cpu_duplicate(const void* input, void* const* outputs, int count, size_t bytes);
+void blade_cpu_duplicate(const void* input,
+                         void* const* outputs,
+                         int count,
+                         size_t bytes);
 
 #ifdef BLADE_HAVE_CUDA
 /* The same on the GPU, queued on `stream` (a cudaStream_t). */

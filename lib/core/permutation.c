@@ -3,9 +3,9 @@
  * Permutation plan: validation, the reduction of a permutation to COPY / ROWS /
  * TILED (see permutation_backend.h), and dispatch to the CPU or CUDA backend.
  */
-#include "permutation_backend.h"
 #include "cuda_backend.h"
 #include "internal.h"
+#include "permutation_backend.h"
 
 #include <blade/modules/permutation.h>
 
@@ -143,7 +143,8 @@ blade_status blade_permutation_create(blade_permutation** permutation,
 {
     *permutation = NULL;
     if (config == NULL)
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "permutation: no configuration given");
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "permutation: no configuration given");
     BLADE_TRY(blade_shape_validate(input_shape, "permutation input"));
     if (blade_dtype_bits(config->dtype) == 0)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
@@ -171,7 +172,8 @@ blade_status blade_permutation_create(blade_permutation** permutation,
     if (device.kind == BLADE_DEVICE_CUDA)
         BLADE_TRY(blade_device_activate(device));
 
-    BLADE_TRY(blade_alloc_object(sizeof **permutation, "permutation", (void**)permutation));
+    BLADE_TRY(
+        blade_alloc_object(sizeof **permutation, "permutation", (void**)permutation));
     blade_permutation* plan = *permutation;
     plan->config = *config;
     plan->input_shape = *input_shape;
@@ -202,7 +204,8 @@ static int alignment_of(const void* pointer)
 {
     const uintptr_t address = (uintptr_t)pointer;
     int alignment = 1;
-    while (alignment < BLADE_PERMUTATION_MAX_ELEMENT && address % (uintptr_t)(alignment * 2) == 0)
+    while (alignment < BLADE_PERMUTATION_MAX_ELEMENT &&
+           address % (uintptr_t)(alignment * 2) == 0)
         alignment *= 2;
     return alignment;
 }

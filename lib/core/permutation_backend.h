@@ -41,13 +41,13 @@ typedef enum blade_permutation_kind {
 
 typedef struct blade_permutation_layout {
     blade_permutation_kind kind;
-    int rank;                              /* reduced rank (0 for COPY) */
-    int64_t dims[BLADE_MAX_RANK + 1];      /* input extents, in elements */
-    int axes[BLADE_MAX_RANK + 1];          /* output axis i is input axis axes[i] */
+    int rank;                                /* reduced rank (0 for COPY) */
+    int64_t dims[BLADE_MAX_RANK + 1];        /* input extents, in elements */
+    int axes[BLADE_MAX_RANK + 1];            /* output axis i is input axis axes[i] */
     int64_t in_strides[BLADE_MAX_RANK + 1];  /* elements between input neighbours */
     int64_t out_strides[BLADE_MAX_RANK + 1]; /* output stride of each *input* axis */
-    int element_bytes;                     /* 1, 2, 4, 8 or 16 */
-    size_t bytes;                          /* bytes of the whole tensor */
+    int element_bytes;                       /* 1, 2, 4, 8 or 16 */
+    size_t bytes;                            /* bytes of the whole tensor */
 } blade_permutation_layout;
 
 /* Reduce a permutation of `shape` (elements of `element_size` bytes; axes already

@@ -28,7 +28,8 @@
  *   blade_shape shape = blade_shape_aftp(2, 192, 8192, 2);
  *   if (blade_permutation_create(&permutation, &config, &shape, device) != BLADE_OK)
  *       fprintf(stderr, "%s\n", blade_last_error());
- *   blade_shape out_shape = blade_permutation_output_shape(permutation); // [2, 8192, 2, 192]
+ *   // output shape: [2, 8192, 2, 192]
+ *   blade_shape out_shape = blade_permutation_output_shape(permutation);
  *   blade_permutation_process(permutation, &input, &output, stream);
  *   blade_permutation_destroy(permutation);
  * @endcode
@@ -48,9 +49,9 @@ extern "C" {
 
 /** Configuration of a permutation. */
 typedef struct blade_permutation_config {
-    blade_dtype dtype;         /**< element type (input and output) */
-    int naxes;                 /**< entries used in `axes`: the input's rank */
-    int axes[BLADE_MAX_RANK];  /**< output axis i is input axis axes[i] */
+    blade_dtype dtype;        /**< element type (input and output) */
+    int naxes;                /**< entries used in `axes`: the input's rank */
+    int axes[BLADE_MAX_RANK]; /**< output axis i is input axis axes[i] */
 } blade_permutation_config;
 
 /** An opaque permutation plan. */
@@ -62,13 +63,15 @@ typedef struct blade_permutation blade_permutation;
  *         from the shape's rank, or `axes` is not a permutation of 0 .. rank-1;
  *         ::BLADE_ERROR_NO_DEVICE for a CUDA device in a build or host without one.
  */
-BLADE_CORE_API blade_status blade_permutation_create(blade_permutation** permutation,
-                                                     const blade_permutation_config* config,
-                                                     const blade_shape* input_shape,
-                                                     blade_device device);
+BLADE_CORE_API blade_status
+blade_permutation_create(blade_permutation** permutation,
+                         const blade_permutation_config* config,
+                         const blade_shape* input_shape,
+                         blade_device device);
 
 /** Output shape: (shape[axes[0]], shape[axes[1]], ...). */
-BLADE_CORE_API blade_shape blade_permutation_output_shape(const blade_permutation* permutation);
+BLADE_CORE_API blade_shape
+blade_permutation_output_shape(const blade_permutation* permutation);
 
 /** True when the permutation leaves the memory layout unchanged (a plain copy). */
 BLADE_CORE_API bool blade_permutation_is_identity(const blade_permutation* permutation);

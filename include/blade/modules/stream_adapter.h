@@ -38,13 +38,17 @@ extern "C" {
  * extent >= 1) and that `nstreams` = A * F * P.
  * @return ::BLADE_ERROR_INVALID_ARGUMENT naming what was expected and given.
  */
-BLADE_CORE_API blade_status blade_stream_adapter_check(const blade_shape* shape, int64_t nstreams);
+BLADE_CORE_API blade_status blade_stream_adapter_check(const blade_shape* shape,
+                                                       int64_t nstreams);
 
 /** Number of streams of an [A, F, T, P] chunk: A * F * P (0 if the rank is not 4). */
 BLADE_CORE_API int64_t blade_stream_count(const blade_shape* shape);
 
 /** Stream number of (a, f, p) in an [A, F, T, P] chunk: (a * F + f) * P + p. */
-BLADE_CORE_API int64_t blade_stream_port(const blade_shape* shape, int64_t a, int64_t f, int64_t p);
+BLADE_CORE_API int64_t blade_stream_port(const blade_shape* shape,
+                                         int64_t a,
+                                         int64_t f,
+                                         int64_t p);
 
 /**
  * Pack one chunk: sample t of `streams[port(a, f, p)]` (T cf32 values each) goes to
@@ -55,21 +59,24 @@ BLADE_CORE_API blade_status blade_streams_to_chunk(const void* const* streams,
                                                    const blade_shape* shape,
                                                    void* chunk);
 
-/** The inverse: element [a, f, t, p] of `chunk` to sample t of `streams[port(a, f, p)]`. */
+/** The inverse: element [a, f, t, p] of `chunk` to sample t of stream port(a, f, p). */
 BLADE_CORE_API blade_status blade_chunk_to_streams(const void* chunk,
                                                    const blade_shape* shape,
                                                    void* const* streams,
                                                    int64_t nstreams);
 
-/** A stream's sample clock: sample `anchor_sample` is at anchor_seconds + anchor_fraction. */
+/** A stream's sample clock: anchor_sample is at anchor_seconds + anchor_fraction. */
 typedef struct blade_sample_clock {
-    double rate;             /**< samples per second (> 0) */
-    int64_t anchor_sample;   /**< a sample whose time is known */
-    int64_t anchor_seconds;  /**< its whole unix seconds */
-    double anchor_fraction;  /**< and fraction of a second, in [0, 1) */
+    double rate;            /**< samples per second (> 0) */
+    int64_t anchor_sample;  /**< a sample whose time is known */
+    int64_t anchor_seconds; /**< its whole unix seconds */
+    double anchor_fraction; /**< and fraction of a second, in [0, 1) */
 } blade_sample_clock;
 
-/** A clock at `rate` with sample 0 at `unix_seconds`. ::BLADE_ERROR_INVALID_ARGUMENT if rate <= 0. */
+/**
+ * A clock at `rate` with sample 0 at `unix_seconds`.
+ * @return ::BLADE_ERROR_INVALID_ARGUMENT unless rate is positive and both are finite.
+ */
 BLADE_CORE_API blade_status blade_sample_clock_init(blade_sample_clock* clock,
                                                     double rate,
                                                     double unix_seconds);
@@ -97,8 +104,9 @@ BLADE_CORE_API void blade_sample_clock_time(const blade_sample_clock* clock,
                                             int64_t* whole_seconds,
                                             double* fraction);
 
-/** Unix time of `sample` in seconds (a double: about 0.2 microsecond resolution today). */
-BLADE_CORE_API double blade_sample_clock_unix(const blade_sample_clock* clock, int64_t sample);
+/** Unix time of `sample` in seconds (as a double: about 0.24 us resolution today). */
+BLADE_CORE_API double blade_sample_clock_unix(const blade_sample_clock* clock,
+                                              int64_t sample);
 
 /** When a chunk of samples was observed (the gr-blade time tags of a chunk). */
 typedef struct blade_chunk_times {
