@@ -38,15 +38,20 @@ __global__ void duplicate_fanout_kernel(const uint4* __restrict__ input,
 #pragma unroll
         for (int u = 0; u < kUnroll; u++)
             v[u] = __ldcs(&input[i + u * stride]);
-        for (int c = 0; c < targets.count; c++)
+            // (constant indices into the parameter arrays keep them out of local memory)
 #pragma unroll
-            for (int u = 0; u < kUnroll; u++)
-                __stcs(&targets.vectors[c][i + u * stride], v[u]);
+        for (int c = 0; c < kFanout; c++)
+            if (c < targets.count)
+#pragma unroll
+                for (int u = 0; u < kUnroll; u++)
+                    __stcs(&targets.vectors[c][i + u * stride], v[u]);
     }
     for (; i < vectors; i += stride) {
         const uint4 v = __ldcs(&input[i]);
-        for (int c = 0; c < targets.count; c++)
-            __stcs(&targets.vectors[c][i], v);
+#pragma unroll
+        for (int c = 0; c < kFanout; c++)
+            if (c < targets.count)
+                __stcs(&targets.vectors[c][i], v);
     }
     // The last (bytes mod 16) bytes, by one thread.
     if (blockIdx.x == 0 && threadIdx.x == 0)

@@ -71,7 +71,11 @@ batch_offsets(const tiled_params& p, int64_t index, int64_t& in, int64_t& out)
 {
     in = 0;
     out = 0;
-    for (int k = p.batch_count - 1; k >= 0; k--) {
+    // (unrolled: constant indices keep the parameter arrays out of local memory)
+#pragma unroll
+    for (int k = kMaxBatch - 1; k >= 0; k--) {
+        if (k >= p.batch_count)
+            continue;
         const int64_t coordinate = index % p.batch_dims[k];
         index /= p.batch_dims[k];
         in += coordinate * p.batch_in_strides[k];
@@ -150,7 +154,10 @@ __global__ void permute_gather_kernel(const E* __restrict__ input,
          o += stride) {
         Index rest = o;
         int64_t in = 0;
-        for (int k = p.rank - 1; k >= 0; k--) {
+#pragma unroll
+        for (int k = kMaxBatch - 1; k >= 0; k--) {
+            if (k >= p.rank)
+                continue;
             const Index extent = static_cast<Index>(p.out_dims[k]);
             in += static_cast<int64_t>(rest % extent) * p.in_strides_by_out[k];
             rest /= extent;
