@@ -134,6 +134,12 @@ bool stream_to_tensor_impl::apply_receiver_tag(const gr::tag_t& tag)
     return false;
 }
 
+void stream_to_tensor_impl::take_tag(const gr::tag_t& tag)
+{
+    if (!apply_receiver_tag(tag)) // any other tag moves to the chunk holding its sample
+        add_item_tag(0, tag.offset / d_samples, tag.key, tag.value, tag.srcid);
+}
+
 void stream_to_tensor_impl::tag_chunk(uint64_t item, const blade_chunk_times& times)
 {
     auto put = [&](const char* key, double value) {
@@ -170,15 +176,9 @@ int stream_to_tensor_impl::work(int noutput_items,
 
         for (int i = 0; i < noutput_items; i++) {
             const uint64_t start = first_sample + static_cast<uint64_t>(i * d_samples);
-            // Receiver tags up to the chunk's first sample date it; other tags of
-            // input 0 move to the chunk that holds their sample.
+            // Receiver tags up to the chunk's first sample date it.
             for (; next_tag < tags.size() && tags[next_tag].offset <= start; next_tag++)
-                if (!apply_receiver_tag(tags[next_tag]))
-                    add_item_tag(0,
-                                 tags[next_tag].offset / d_samples,
-                                 tags[next_tag].key,
-                                 tags[next_tag].value,
-                                 tags[next_tag].srcid);
+                take_tag(tags[next_tag]);
             for (size_t k = next_tag;
                  k < tags.size() && tags[k].offset < start + d_samples;
                  k++)
@@ -213,14 +213,9 @@ int stream_to_tensor_impl::work(int noutput_items,
                 t.flags = 0;
             }
         }
-        // Tags after the last chunk's first sample belong to the next call.
+        // Tags inside the last chunk date the chunks of the next call.
         for (; next_tag < tags.size(); next_tag++)
-            if (!apply_receiver_tag(tags[next_tag]))
-                add_item_tag(0,
-                             tags[next_tag].offset / d_samples,
-                             tags[next_tag].key,
-                             tags[next_tag].value,
-                             tags[next_tag].srcid);
+            take_tag(tags[next_tag]);
         return noutput_items;
     });
 }

@@ -32,6 +32,8 @@ public:
 private:
     /* Apply an rx_time, rx_rate or rx_freq tag; false for any other key. */
     bool apply_receiver_tag(const gr::tag_t& tag);
+    /* Apply a receiver tag, or move any other tag to the chunk holding its sample. */
+    void take_tag(const gr::tag_t& tag);
     void tag_chunk(uint64_t item, const blade_chunk_times& times);
 
     int d_nstreams;
