@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: MIT */
 
 #include "beamformer_impl.h"
+#include <gnuradio/blade/metadata.h>
 #include <gnuradio/io_signature.h>
 
 #include <stdexcept>
@@ -105,8 +106,13 @@ int beamformer_impl::work(int noutput_items,
         synchronize();
         std::vector<gr::tag_t> tags;
         get_tags_in_range(tags, 0, nitems_read(0), nitems_read(0) + noutput_items);
-        for (const auto& tag : tags) // one output chunk per voltage chunk: same offset
+        static const pmt::pmt_t aspect = pmt::intern(tag::aspect);
+        static const pmt::pmt_t beam = pmt::intern("beam");
+        for (auto tag : tags) { // one output chunk per voltage chunk: same offset
+            if (pmt::eq(tag.key, aspect))
+                tag.value = beam; // axis A now counts beams, not antennas
             add_item_tag(0, tag);
+        }
         return noutput_items;
     });
 }

@@ -18,7 +18,8 @@ namespace {
 
 const char* const override_keys[] = { "source_name", "rawdatafile", "telescope_id",
                                       "machine_id",  "fch1",        "foff",
-                                      "tstart",      "tsamp",       "nfpc" };
+                                      "tstart",      "tsamp",       "nfpc",
+                                      "ra",          "dec" };
 
 double number(const std::map<std::string, std::string>& values, const std::string& key)
 {
@@ -32,6 +33,25 @@ double number(const std::map<std::string, std::string>& values, const std::strin
     }
     throw std::invalid_argument("blade.filterbank_sink overrides: " + key + " = '" +
                                 text + "' is not a number");
+}
+
+/* Refuse unknown keys (SIGPROC readers misread files with keys they do not know)
+ * and values that are not numbers where numbers are due. */
+void check_overrides(const std::map<std::string, std::string>& overrides, const std::string& what)
+{
+    for (const auto& entry : overrides) {
+        bool known = false;
+        for (const char* key : override_keys)
+            known = known || entry.first == key;
+        if (!known)
+            throw std::invalid_argument(what + ": unknown key '" + entry.first +
+                                        "' (known: source_name, rawdatafile, "
+                                        "telescope_id, machine_id, fch1, foff, "
+                                        "tstart, tsamp, nfpc, ra, dec; other keys would "
+                                        "make SIGPROC readers misread the file)");
+        if (entry.first != "source_name" && entry.first != "rawdatafile")
+            number(overrides, entry.first);
+    }
 }
 
 std::string directory_of(const std::string& stem)
@@ -49,7 +69,8 @@ filterbank_sink::make(const std::string& stem,
                       const std::vector<int64_t>& shape,
                       const std::string& format,
                       const std::string& aspect,
-                      const std::map<std::string, std::string>& overrides)
+                      const std::map<std::string, std::string>& overrides,
+                      const std::vector<std::map<std::string, std::string>>& file_overrides)
 {
     const blade_shape extents = parse_shape(shape, "blade.filterbank_sink shape");
     if (extents.rank != 4)
@@ -79,26 +100,21 @@ filterbank_sink::make(const std::string& stem,
     if (aspect != "auto" && aspect != "beam" && aspect != "antenna")
         throw std::invalid_argument("blade.filterbank_sink aspect: '" + aspect +
                                     "' is not \"auto\", \"beam\" or \"antenna\"");
-    for (const auto& entry : overrides) {
-        bool known = false;
-        for (const char* key : override_keys)
-            known = known || entry.first == key;
-        if (!known)
-            throw std::invalid_argument("blade.filterbank_sink overrides: unknown key '" +
-                                        entry.first +
-                                        "' (known: source_name, rawdatafile, "
-                                        "telescope_id, machine_id, fch1, foff, "
-                                        "tstart, tsamp, nfpc; other keys would make "
-                                        "SIGPROC readers misread the file)");
-        if (entry.first != "source_name" && entry.first != "rawdatafile")
-            number(overrides, entry.first);
-    }
+    check_overrides(overrides, "blade.filterbank_sink overrides");
+    if (static_cast<int64_t>(file_overrides.size()) > extents.dims[0])
+        throw std::invalid_argument("blade.filterbank_sink file_overrides: " +
+                                    std::to_string(file_overrides.size()) +
+                                    " entries for " + std::to_string(extents.dims[0]) +
+                                    " files");
+    for (size_t b = 0; b < file_overrides.size(); b++)
+        check_overrides(file_overrides[b],
+                        "blade.filterbank_sink file_overrides[" + std::to_string(b) + "]");
     const std::string directory = directory_of(stem);
     if (access(directory.c_str(), W_OK) != 0)
         throw std::runtime_error("blade.filterbank_sink: cannot write files in '" +
                                  directory + "' (" + stem + ")");
     return gnuradio::make_block_sptr<filterbank_sink_impl>(
-        stem, tensor_spec(BLADE_F32, extents), file_format, aspect, overrides);
+        stem, tensor_spec(BLADE_F32, extents), file_format, aspect, overrides, file_overrides);
 }
 
 filterbank_sink_impl::filterbank_sink_impl(
@@ -106,7 +122,8 @@ filterbank_sink_impl::filterbank_sink_impl(
     const tensor_spec& input,
     blade_filterbank_format format,
     const std::string& aspect,
-    const std::map<std::string, std::string>& overrides)
+    const std::map<std::string, std::string>& overrides,
+    const std::vector<std::map<std::string, std::string>>& file_overrides)
     : gr::sync_block("filterbank_sink",
                      gr::io_signature::make(1, 1, static_cast<int>(input.item_size())),
                      gr::io_signature::make(0, 0, 0)),
@@ -114,7 +131,8 @@ filterbank_sink_impl::filterbank_sink_impl(
       d_stem(stem),
       d_format(format),
       d_aspect(aspect),
-      d_overrides(overrides)
+      d_overrides(overrides),
+      d_file_overrides(file_overrides)
 {
     set_port_specs({ input }, {});
 }
@@ -173,6 +191,21 @@ void filterbank_sink_impl::close_files()
                        blade_filterbank_writer_path(d_writers[0]));
 }
 
+/* Source name and coordinates from an override map (they may differ per file). */
+void filterbank_sink_impl::apply_identity(blade_observation& obs,
+                                          const std::map<std::string, std::string>& values)
+{
+    if (values.count("source_name"))
+        std::snprintf(obs.source_name, sizeof obs.source_name, "%s", values.at("source_name").c_str());
+    if (values.count("ra") != values.count("dec"))
+        throw std::runtime_error("blade.filterbank_sink: ra and dec overrides come together");
+    if (values.count("ra")) {
+        obs.ra = number(values, "ra");
+        obs.dec = number(values, "dec");
+        obs.has_position = true;
+    }
+}
+
 /* At the first chunk: the header from its tags (and the overrides), one file per
  * beam. */
 void filterbank_sink_impl::open_files()
@@ -205,11 +238,7 @@ void filterbank_sink_impl::open_files()
                                  missing + ", and no override gives them");
     if (given("nfpc"))
         obs.nfpc = static_cast<int64_t>(number(d_overrides, "nfpc"));
-    if (given("source_name"))
-        std::snprintf(obs.source_name,
-                      sizeof obs.source_name,
-                      "%s",
-                      d_overrides.at("source_name").c_str());
+    apply_identity(obs, d_overrides);
 
     std::string label = d_aspect == "antenna" ? "ant" : "beam";
     if (d_aspect == "auto")
@@ -229,6 +258,8 @@ void filterbank_sink_impl::open_files()
         config.nbeams = shape.dims[0];
         config.ibeam = b;
         config.observation = obs;
+        if (b < static_cast<int64_t>(d_file_overrides.size()))
+            apply_identity(config.observation, d_file_overrides[b]);
         config.telescope_id = given("telescope_id")
                                   ? static_cast<int>(number(d_overrides, "telescope_id"))
                                   : -1;

@@ -19,7 +19,8 @@ public:
                          const tensor_spec& input,
                          blade_filterbank_format format,
                          const std::string& aspect,
-                         const std::map<std::string, std::string>& overrides);
+                         const std::map<std::string, std::string>& overrides,
+    const std::vector<std::map<std::string, std::string>>& file_overrides);
     ~filterbank_sink_impl() override;
 
     std::vector<std::string> files() const override;
@@ -34,12 +35,15 @@ public:
 
 private:
     void open_files();
+    static void apply_identity(blade_observation& obs,
+                               const std::map<std::string, std::string>& values);
     void close_files();
 
     std::string d_stem;
     blade_filterbank_format d_format;
     std::string d_aspect;
     std::map<std::string, std::string> d_overrides;
+    std::vector<std::map<std::string, std::string>> d_file_overrides;
     std::vector<blade_filterbank_writer*> d_writers;
     bool d_closed = false;
 };

@@ -150,7 +150,8 @@ phasor::sptr phasor::make_from_recipe(const std::string& recipe,
                                       int64_t schan,
                                       int64_t reference_antenna,
                                       const std::string& delays,
-                                      const std::string& device)
+                                      const std::string& device,
+                                      const std::vector<int64_t>& beams)
 {
     phasor_setup setup;
     recipe_setup(setup,
@@ -166,7 +167,8 @@ phasor::sptr phasor::make_from_recipe(const std::string& recipe,
                                      schan),
                  reference_antenna,
                  parse_delay_mode(delays, "blade.phasor"),
-                 "blade.phasor");
+                 "blade.phasor",
+                 beams);
     const blade_device resolved = checked_device(setup, device);
     return gnuradio::make_block_sptr<phasor_impl>(setup, device, resolved);
 }

@@ -144,11 +144,16 @@ void recipe_setup(phasor_setup& setup,
                   const blade_frequency_axis& axis,
                   int64_t reference_antenna,
                   blade_delay_mode mode,
-                  const std::string& what)
+                  const std::string& what,
+                  const std::vector<int64_t>& beams)
 {
     blade_bfr5* recipe = nullptr;
     throw_on_error(blade_bfr5_read(path.c_str(), &recipe), what);
     setup.recipe.reset(recipe, blade_bfr5_free);
+    if (!beams.empty())
+        throw_on_error(
+            blade_bfr5_select_beams(recipe, beams.data(), static_cast<int64_t>(beams.size())),
+            what + " beams");
     throw_on_error(blade_bfr5_phasor_config(recipe,
                                             &axis,
                                             antennas,

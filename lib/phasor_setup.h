@@ -69,7 +69,8 @@ void geometry_setup(phasor_setup& setup,
                     int64_t calibration_first_channel,
                     const std::string& what);
 
-/*! Fill `setup` from a BFR5 recipe matched against the recording. */
+/*! Fill `setup` from a BFR5 recipe matched against the recording; `beams` picks
+ *  recipe beams by index (empty: all, in recipe order). */
 void recipe_setup(phasor_setup& setup,
                   const std::string& path,
                   int64_t antennas,
@@ -77,7 +78,8 @@ void recipe_setup(phasor_setup& setup,
                   const blade_frequency_axis& axis,
                   int64_t reference_antenna,
                   blade_delay_mode mode,
-                  const std::string& what);
+                  const std::string& what,
+                  const std::vector<int64_t>& beams = {});
 
 } // namespace blade
 } // namespace gr

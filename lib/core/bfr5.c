@@ -720,6 +720,74 @@ static void free_strings(char** strings, int64_t count)
     free(strings);
 }
 
+/* A [times][beams][antennas] table with beams picked by `selection`. */
+static blade_status select_table(double** table,
+                                 int64_t times,
+                                 int64_t beams,
+                                 int64_t antennas,
+                                 const int64_t* selection,
+                                 int64_t count)
+{
+    if (*table == NULL)
+        return BLADE_OK;
+    double* picked = malloc((size_t)(times * count * antennas) * sizeof *picked);
+    if (picked == NULL)
+        return blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "BFR5: selecting beams of a delay table");
+    for (int64_t t = 0; t < times; t++)
+        for (int64_t b = 0; b < count; b++)
+            memcpy(picked + (t * count + b) * antennas,
+                   *table + (t * beams + selection[b]) * antennas,
+                   (size_t)antennas * sizeof *picked);
+    free(*table);
+    *table = picked;
+    return BLADE_OK;
+}
+
+blade_status blade_bfr5_select_beams(blade_bfr5* recipe, const int64_t* selection, int64_t count)
+{
+    if (count < 1)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "%s: an empty beam selection", recipe->path);
+    for (int64_t b = 0; b < count; b++)
+        if (selection[b] < 0 || selection[b] >= recipe->beams)
+            return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                              "%s: beam %lld selected, but /beaminfo has %lld beams (0 to %lld)",
+                              recipe->path,
+                              (long long)selection[b],
+                              (long long)recipe->beams,
+                              (long long)recipe->beams - 1);
+    double* ras = malloc((size_t)count * sizeof *ras);
+    double* decs = malloc((size_t)count * sizeof *decs);
+    char** names = recipe->source_names ? calloc((size_t)count, sizeof *names) : NULL;
+    if (ras == NULL || decs == NULL || (recipe->source_names && names == NULL)) {
+        free(ras);
+        free(decs);
+        free(names);
+        return blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "BFR5: selecting beams");
+    }
+    for (int64_t b = 0; b < count; b++) {
+        ras[b] = recipe->beam_ras[selection[b]];
+        decs[b] = recipe->beam_decs[selection[b]];
+        if (names) {
+            const char* name = recipe->source_names[selection[b]];
+            names[b] = strdup(name ? name : "");
+        }
+    }
+    const int64_t times = recipe->times, beams = recipe->beams, antennas = recipe->antennas;
+    BLADE_TRY(select_table(&recipe->delays, times, beams, antennas, selection, count));
+    BLADE_TRY(select_table(&recipe->rates, times, beams, antennas, selection, count));
+    BLADE_TRY(select_table(&recipe->delays_seconds, times, beams, antennas, selection, count));
+    BLADE_TRY(select_table(&recipe->rates_seconds, times, beams, antennas, selection, count));
+    free(recipe->beam_ras);
+    free(recipe->beam_decs);
+    free_strings(recipe->source_names, recipe->beams);
+    recipe->beam_ras = ras;
+    recipe->beam_decs = decs;
+    recipe->source_names = names;
+    recipe->beams = count;
+    return BLADE_OK;
+}
+
 void blade_bfr5_free(blade_bfr5* recipe)
 {
     if (recipe == NULL)

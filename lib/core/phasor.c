@@ -69,7 +69,10 @@ double blade_frequency_axis_centre(const blade_frequency_axis* axis, int64_t cha
     const double coarse_centre =
         axis->observation_frequency +
         ((double)(axis->first_channel + coarse) - centre) * axis->channel_width;
-    return coarse_centre + (double)(fine - rate / 2) * axis->channel_width / (double)rate;
+    if (rate == 1) /* no channelizer: the coarse channel itself */
+        return coarse_centre;
+    /* (k - N/2) exactly, as the channelizer defines its fine channels (odd N too) */
+    return coarse_centre + ((double)fine - (double)rate / 2.0) * axis->channel_width / (double)rate;
 }
 
 blade_status blade_frequency_axis_validate(const blade_frequency_axis* axis)

@@ -189,11 +189,12 @@ BOOST_AUTO_TEST_CASE(channel_centres_follow_the_spec)
         const double coarse = 1.42e9 + (3 + j / 4 - 7.5) * 0.5e6;
         BOOST_TEST(std::abs(blade_frequency_axis_centre(&f, j) - (coarse + (j % 4 - 2) * 0.125e6)) < 1e-6);
     }
-    // Odd rate 3: DC at bin 1. Descending bands: negative width.
+    // Odd rate 3: the channelizer's fine centres (k - 3/2)/3 of the coarse width,
+    // so the coarse centre falls between fine channels. Descending bands: negative width.
     f = axis(1, 3, 0);
     f.channel_width = -0.5e6;
-    BOOST_TEST(std::abs(blade_frequency_axis_centre(&f, 0) - (1.42e9 + 7.5 * 0.5e6 + 0.5e6 / 3)) < 1e-6);
-    BOOST_TEST(std::abs(blade_frequency_axis_centre(&f, 1) - (1.42e9 + 7.5 * 0.5e6)) < 1e-6);
+    BOOST_TEST(std::abs(blade_frequency_axis_centre(&f, 0) - (1.42e9 + 7.5 * 0.5e6 + 0.25e6)) < 1e-6);
+    BOOST_TEST(std::abs(blade_frequency_axis_centre(&f, 1) - (1.42e9 + 7.5 * 0.5e6 + 0.5e6 / 6)) < 1e-6);
     f = axis(4, 1, 14);
     BOOST_TEST(blade_frequency_axis_validate(&f) == BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(std::string(blade_last_error()).find("outside the 16 recorded") != std::string::npos);

@@ -11,7 +11,7 @@ from gnuradio import gr_unittest
 
 from gnuradio import blade
 import blade_testing as bt
-from qa_detector import detect
+from detector_reference import detect
 
 
 class qa_detector_gpu(gr_unittest.TestCase):

@@ -10,7 +10,7 @@ from gnuradio import gr_unittest
 
 from gnuradio import blade
 import blade_testing as bt
-from qa_detector import detect
+from detector_reference import detect
 from qa_gather import concatenate
 from qa_polarizer import circular
 

@@ -33,7 +33,7 @@ def centres(observation_frequency, channel_width, observation_channels, first_ch
     """Channel centres from formats.md: coarse centre plus (k - N//2) * width / N."""
     n = channelizer_rate
     coarse = observation_frequency + (first_channel + numpy.arange(channels) - (observation_channels - 1) / 2) * channel_width
-    fine = (numpy.arange(n) - n // 2) * channel_width / n
+    fine = (numpy.arange(n) - n / 2) * channel_width / n if n > 1 else numpy.zeros(1)
     return (coarse[:, None] + fine[None, :]).reshape(-1)
 
 

@@ -104,6 +104,17 @@ typedef struct blade_bfr5 {
  */
 BLADE_CORE_API blade_status blade_bfr5_read(const char* path, blade_bfr5** recipe);
 
+/**
+ * Keep only beams `selection[0..count-1]` (recipe beam indices, in that order; a
+ * beam may appear twice) of a recipe: beam directions, source names and the
+ * /delayinfo tables are reordered to match, and `beams` becomes `count`. Out of
+ * range indices or an empty selection give ::BLADE_ERROR_INVALID_ARGUMENT naming
+ * the file and the beam count; the recipe is then unchanged.
+ */
+BLADE_CORE_API blade_status blade_bfr5_select_beams(blade_bfr5* recipe,
+                                                    const int64_t* selection,
+                                                    int64_t count);
+
 /** Release a recipe (NULL is ignored). */
 BLADE_CORE_API void blade_bfr5_free(blade_bfr5* recipe);
 

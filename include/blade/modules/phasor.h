@@ -22,7 +22,8 @@
  * Frequencies: coarse channel c of a step (0-based) is recorded channel
  * first_channel + c, centred at OBSFREQ + (first_channel + c - (NCHAN - 1)/2) *
  * CHAN_BW; after a channelizer of rate N, fine channel k of it (fftshifted) is
- * centred at that + (k - floor(N/2)) * CHAN_BW / N. The phasor tensor's F axis
+ * centred at that + (k - N/2) * CHAN_BW / N (N/2 not rounded: the channelizer's
+ * convention, for odd N too). The phasor tensor's F axis
  * is the fine axis (channels * N).
  *
  * Calibration: a complex [A, calibration_channels, P] table whose row r belongs to

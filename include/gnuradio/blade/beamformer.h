@@ -45,8 +45,9 @@ namespace blade {
  *
  * Items: one item is one chunk, the row-major tensor padded to a multiple of 4096
  * bytes; blade.item_size(shape, type) gives the byte counts, blade.pack and
- * blade.unpack convert numpy arrays. Stream tags of the voltages pass to the beams;
- * tags on the phasor input are not propagated.
+ * blade.unpack convert numpy arrays. Stream tags of the voltages pass to the beams
+ * (the blade_aspect tag becomes "beam"); tags on the phasor input are not
+ * propagated.
  *
  * Device: "auto" (the first GPU if any, else the CPU), "cpu", "cuda", "cuda:N", or
  * "emulated" (GPU-style device buffers in host memory, for tests). On a GPU both

@@ -37,7 +37,9 @@ namespace blade {
  * 64, ...), src_raj and src_dej (from ra and dec), nfpc (.h5 only). Frequencies are
  * fch1 + j foff, times tstart + i tsamp. overrides sets or replaces values:
  * source_name, rawdatafile, telescope_id, machine_id, fch1, foff (MHz), tstart
- * (MJD), tsamp (s), nfpc.
+ * (MJD), tsamp (s), nfpc, ra and dec (radians). file_overrides, one map per file,
+ * sets values for that file alone (after overrides): e.g. each beam's source_name,
+ * ra and dec, which the Mode B bundles take from the beamforming recipe.
  *
  * Files are created at the first chunk and closed by stop() or the destructor;
  * .fil data are appended whole spectra at a time and .h5 files are flushed after
@@ -58,12 +60,15 @@ public:
      * \param format "fil" (SIGPROC) or "h5" (FBH5).
      * \param aspect "auto", "beam" or "antenna": the word in the file names.
      * \param overrides Header values by SIGPROC name (value text).
+     * \param file_overrides Header values for file b at index b (may be shorter
+     *        than B; files without an entry use overrides alone).
      */
     static sptr make(const std::string& stem,
                      const std::vector<int64_t>& shape,
                      const std::string& format = "fil",
                      const std::string& aspect = "auto",
-                     const std::map<std::string, std::string>& overrides = {});
+                     const std::map<std::string, std::string>& overrides = {},
+                     const std::vector<std::map<std::string, std::string>>& file_overrides = {});
 
     /*! \brief The files written (empty before the first chunk). */
     virtual std::vector<std::string> files() const = 0;

@@ -44,7 +44,8 @@ namespace blade {
  * c, centred at observation_frequency + (first_channel + c - (observation_channels
  * - 1) / 2) * channel_width; with a channelizer of rate N upstream of the
  * beamformer, F = channels * N and fine channel k of coarse channel c is centred
- * (k - N / 2, rounded down) * channel_width / N from it. Calibration rows are
+ * (k - N / 2) * channel_width / N from it (for odd N too, as the channelizer
+ * defines it). Calibration rows are
  * absolute F-engine channels: coarse channel c uses row schan + first_channel + c
  * for all its fine channels.
  *
@@ -119,6 +120,8 @@ public:
      * \param delays "geometry" (compute from the recipe's array and beams),
      *        "recipe" (interpolate /delayinfo/delays linearly in time) or
      *        "recipe_rates" (nearest row plus /delayinfo/rates times the offset).
+     * \param beams Recipe beams to form, by index in /beaminfo (empty: all, in
+     *        recipe order).
      * Other parameters as in make().
      */
     static sptr make_from_recipe(const std::string& recipe,
@@ -133,7 +136,8 @@ public:
                                  int64_t schan = 0,
                                  int64_t reference_antenna = 0,
                                  const std::string& delays = "geometry",
-                                 const std::string& device = "auto");
+                                 const std::string& device = "auto",
+                                 const std::vector<int64_t>& beams = {});
 
     /*! \brief The device actually used ("cpu", "cuda:0", "emulated"). */
     virtual std::string device() const = 0;

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(beamformer.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(b4ea95c0275fcf251bed1e184516e0f4)                     */
+/* BINDTOOL_HEADER_FILE_HASH(1de1bcf08aad5ca43bf78f4921e51ae8)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

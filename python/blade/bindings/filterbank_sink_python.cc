@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(filterbank_sink.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(8123f5f1bc1de30eba5de010d08bdac1)                     */
+/* BINDTOOL_HEADER_FILE_HASH(f7f874eecf1e373ff4b44554bf963607)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -44,19 +44,27 @@ void bind_filterbank_sink(py::module& m)
                          const std::vector<int64_t>& shape,
                          const std::string& format,
                          const std::string& aspect,
-                         const py::dict& overrides) {
-                 std::map<std::string, std::string> texts;
-                 for (const auto& item : overrides)
-                     texts[py::str(item.first)] = py::isinstance<py::str>(item.second)
-                                                      ? item.second.cast<std::string>()
-                                                      : py::repr(item.second).cast<std::string>();
-                 return filterbank_sink::make(stem, shape, format, aspect, texts);
+                         const py::dict& overrides,
+                         const py::list& file_overrides) {
+                 const auto texts = [](const py::dict& values) {
+                     std::map<std::string, std::string> out;
+                     for (const auto& item : values)
+                         out[py::str(item.first)] = py::isinstance<py::str>(item.second)
+                                                        ? item.second.cast<std::string>()
+                                                        : py::repr(item.second).cast<std::string>();
+                     return out;
+                 };
+                 std::vector<std::map<std::string, std::string>> per_file;
+                 for (const auto& entry : file_overrides)
+                     per_file.push_back(texts(entry.cast<py::dict>()));
+                 return filterbank_sink::make(stem, shape, format, aspect, texts(overrides), per_file);
              }),
              py::arg("stem"),
              py::arg("shape"),
              py::arg("format") = "fil",
              py::arg("aspect") = "auto",
              py::arg("overrides") = py::dict(),
+             py::arg("file_overrides") = py::list(),
              D(filterbank_sink, make))
 
 

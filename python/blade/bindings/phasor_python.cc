@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(phasor.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(9569bc25b9039056e432de7e3aa831a9)                     */
+/* BINDTOOL_HEADER_FILE_HASH(a14ee6dc787d14ae3f702e38e95d2616)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -109,6 +109,7 @@ void bind_phasor(py::module& m)
                     py::arg("reference_antenna") = 0,
                     py::arg("delays") = "geometry",
                     py::arg("device") = "auto",
+                    py::arg("beams") = std::vector<int64_t>(),
                     D(phasor, make_from_recipe))
 
 

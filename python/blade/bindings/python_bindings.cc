@@ -22,6 +22,9 @@ namespace py = pybind11;
 /**************************************/
 // BINDING_FUNCTION_PROTOTYPES(
     void bind_cast(py::module& m);
+    void bind_mode_b(py::module& m);
+    void bind_mode_h(py::module& m);
+    void bind_mode_bh(py::module& m);
     void bind_runtime(py::module& m);
     void bind_metadata(py::module& m);
     void bind_phasor(py::module& m);
@@ -84,6 +87,9 @@ PYBIND11_MODULE(blade_python, m)
     bind_detector(m);
     bind_gather(m);
     bind_channelizer(m);
+    bind_mode_b(m);
+    bind_mode_h(m);
+    bind_mode_bh(m);
     bind_duplicate(m);
     bind_permutation(m);
     bind_download(m);

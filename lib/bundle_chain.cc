@@ -1,0 +1,101 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: MIT */
+
+#include "bundle_chain.h"
+#include "device_block.h"
+
+#include <gnuradio/blade/cast.h>
+#include <gnuradio/blade/channelizer.h>
+#include <gnuradio/blade/detector.h>
+#include <gnuradio/blade/gather.h>
+#include <gnuradio/blade/polarizer.h>
+#include <gnuradio/blade/runtime.h>
+
+#include <stdexcept>
+
+namespace gr {
+namespace blade {
+
+bundle_chain::bundle_chain(gr::hier_block2& hier, const std::string& name, const std::string& device)
+    : d_hier(hier), d_name(name), d_device(device)
+{
+}
+
+chain_end bundle_chain::input(int port, const std::vector<int64_t>& shape, const std::string& dtype)
+{
+    return chain_end{ d_hier.self(), port, shape, dtype, 1 };
+}
+
+void bundle_chain::connect(const chain_end& from, const gr::basic_block_sptr& block, int port)
+{
+    d_hier.connect(from.block, from.port, block, port);
+}
+
+void bundle_chain::output(const chain_end& from, int port)
+{
+    d_hier.connect(from.block, from.port, d_hier.self(), port);
+}
+
+chain_end bundle_chain::cast(const chain_end& in, const std::string& dtype)
+{
+    if (in.dtype == dtype)
+        return in;
+    auto block = gr::blade::cast::make(in.shape, in.dtype, dtype, d_device);
+    connect(in, block, 0);
+    return chain_end{ block, 0, in.shape, dtype, in.chunks_per_item };
+}
+
+chain_end bundle_chain::channelize(const chain_end& in, int64_t rate, int taps, const std::string& window)
+{
+    if (rate == 1 && taps == 1)
+        return in;
+    auto block = gr::blade::channelizer::make(in.shape, rate, d_device, taps, window);
+    connect(in, block, 0);
+    return chain_end{ block, 0, block->output_shape(), "cf32", in.chunks_per_item };
+}
+
+chain_end bundle_chain::polarize(const chain_end& in, bool circular)
+{
+    if (!circular)
+        return in;
+    auto block = gr::blade::polarizer::make(in.shape, d_device, "circular");
+    connect(in, block, 0);
+    return chain_end{ block, 0, in.shape, "cf32", in.chunks_per_item };
+}
+
+chain_end bundle_chain::detect(const chain_end& in, const std::string& mode, int64_t integration)
+{
+    auto block = gr::blade::detector::make(in.shape, mode, integration, d_device);
+    connect(in, block, 0);
+    return chain_end{
+        block, 0, block->output_shape(), "f32", in.chunks_per_item * block->chunks_per_output()
+    };
+}
+
+chain_end bundle_chain::gather_time(const chain_end& in, int64_t multiplier)
+{
+    if (multiplier == 1)
+        return in;
+    auto block = gr::blade::gather::make(in.shape, 2, multiplier, in.dtype, d_device);
+    connect(in, block, 0);
+    return chain_end{ block, 0, block->output_shape(), in.dtype, in.chunks_per_item * multiplier };
+}
+
+void check_detector_mode(const std::string& mode, bool voltages_ok, const std::string& what)
+{
+    if (mode == "I" || mode == "XXYY" || mode == "cross" || mode == "IQUV")
+        return;
+    if (voltages_ok && mode == "none")
+        return;
+    throw std::invalid_argument(what + " detector: '" + mode + "' is not one of \"I\", \"XXYY\", " +
+                                "\"cross\", \"IQUV\"" +
+                                (voltages_ok ? std::string(" or \"none\" (voltages)") : std::string()));
+}
+
+size_t bundle_item_size(const std::vector<int64_t>& shape, const std::string& dtype)
+{
+    return gr::blade::item_size(shape, dtype);
+}
+
+} // namespace blade
+} // namespace gr

@@ -1,0 +1,143 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: MIT */
+
+#include "mode_b_impl.h"
+
+#include <gnuradio/blade/beamformer.h>
+#include <gnuradio/blade/metadata.h>
+#include <gnuradio/blade/phasor.h>
+#include <gnuradio/blade/runtime.h>
+#include <gnuradio/io_signature.h>
+
+#include <stdexcept>
+
+namespace gr {
+namespace blade {
+
+chain_end beamform(bundle_chain& chain, const beamforming_options& o, int64_t& beams)
+{
+    if (o.shape.size() != 4)
+        throw std::invalid_argument("blade bundle shape: expected [A, F, T, P], got " +
+                                    std::to_string(o.shape.size()) + " axes");
+    const int64_t antennas = o.shape[0], channels = o.shape[1], pols = o.shape[3];
+    chain_end voltages = chain.input(0, o.shape, o.input_type);
+    // The beamformer converts ci8 itself while it loads; a channelizer or a
+    // polarizer needs cf32 first.
+    const bool fused_cast = o.input_type == "ci8" && o.channelizer_rate == 1 && o.taps == 1 &&
+                            !o.circular;
+    if (!fused_cast)
+        voltages = chain.cast(voltages, "cf32");
+    voltages = chain.channelize(voltages, o.channelizer_rate, o.taps, o.window);
+    voltages = chain.polarize(voltages, o.circular);
+
+    auto phasors = gr::blade::phasor::make_from_recipe(o.recipe,
+                                                       antennas,
+                                                       pols,
+                                                       o.observation_frequency,
+                                                       o.channel_width,
+                                                       o.observation_channels,
+                                                       o.first_channel,
+                                                       channels,
+                                                       o.channelizer_rate,
+                                                       o.schan,
+                                                       0,
+                                                       o.delays,
+                                                       chain.device(),
+                                                       o.beams);
+    chain.connect(chain.input(1, {}, "chunk_time"), phasors, 0);
+
+    auto beamformer = gr::blade::beamformer::make(voltages.shape,
+                                                  phasors->output_shape(),
+                                                  voltages.dtype,
+                                                  o.voltage_type,
+                                                  o.incoherent,
+                                                  o.incoherent_sqrt,
+                                                  o.beamformer_path,
+                                                  chain.device());
+    chain.connect(voltages, beamformer, 0);
+    chain.connect(chain_end{ phasors, 0, phasors->output_shape(), "cf32", 1 }, beamformer, 1);
+    beams = beamformer->beams();
+    return chain_end{ beamformer, 0, beamformer->output_shape(), o.voltage_type, voltages.chunks_per_item };
+}
+
+mode_b::sptr mode_b::make(const std::vector<int64_t>& shape,
+                          const std::string& recipe,
+                          double observation_frequency,
+                          double channel_width,
+                          int64_t observation_channels,
+                          int64_t first_channel,
+                          int64_t schan,
+                          const std::string& input_type,
+                          int64_t channelizer_rate,
+                          int taps,
+                          const std::string& window,
+                          bool circular,
+                          bool incoherent,
+                          const std::string& detector,
+                          int64_t integration,
+                          const std::string& output_type,
+                          const std::vector<int64_t>& beams,
+                          const std::string& delays,
+                          const std::string& beamformer_path,
+                          const std::string& device)
+{
+    check_detector_mode(detector, true, "blade.mode_b");
+    if (detector == "none" && integration != 1)
+        throw std::invalid_argument("blade.mode_b: integration " + std::to_string(integration) +
+                                    " needs a detector; voltages (detector \"none\") are not "
+                                    "integrated");
+    if (output_type != "cf32" && output_type != "cf16")
+        throw std::invalid_argument("blade.mode_b output_type: '" + output_type +
+                                    "' (beamformed voltages are cf32 or cf16)");
+    beamforming_options options;
+    options.shape = shape;
+    options.recipe = recipe;
+    options.observation_frequency = observation_frequency;
+    options.channel_width = channel_width;
+    options.observation_channels = observation_channels;
+    options.first_channel = first_channel;
+    options.schan = schan;
+    options.input_type = input_type;
+    options.channelizer_rate = channelizer_rate;
+    options.taps = taps;
+    options.window = window;
+    options.circular = circular;
+    options.incoherent = incoherent;
+    // A detector squares what it is given: the incoherent beam's square root makes
+    // it power again.
+    options.incoherent_sqrt = detector != "none";
+    options.voltage_type = detector == "none" ? output_type : "cf32";
+    options.beams = beams;
+    options.delays = delays;
+    options.beamformer_path = beamformer_path;
+    return gnuradio::make_block_sptr<mode_b_impl>(
+        options, detector, integration, gr::blade::resolve_device(device));
+}
+
+mode_b_impl::mode_b_impl(const beamforming_options& options,
+                         const std::string& detector,
+                         int64_t integration,
+                         const std::string& device)
+    : gr::hier_block2(
+          "mode_b",
+          gr::io_signature::makev(
+              2,
+              2,
+              { static_cast<int>(bundle_item_size(options.shape, options.input_type)),
+                static_cast<int>(sizeof(chunk_time)) }),
+          gr::io_signature::make(1, 1, sizeof(float))), // item size set once built
+      d_options(options),
+      d_device(device)
+{
+    bundle_chain chain(*this, "mode_b", device);
+    chain_end end = beamform(chain, options, d_beams);
+    if (detector != "none")
+        end = chain.detect(end, detector, integration);
+    d_output = end;
+    set_output_signature(gr::io_signature::make(
+        1, 1, static_cast<int>(bundle_item_size(end.shape, end.dtype))));
+    chain.output(end, 0);
+}
+
+} // namespace blade
+} // namespace gr

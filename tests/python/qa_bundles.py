@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""
+Mode H, Mode B and Mode BH against the numpy chain of the spec's formulas
+(channelizer_reference, detector_reference, the beamformer's einsum), with phasors
+from blade.compute_phasors (tested against astropy in qa_delays_astropy), on the
+CPU and on the emulated device, where every chunk must be uploaded and downloaded
+exactly once.
+"""
+
+import os
+import tempfile
+
+import numpy
+from gnuradio import blocks, gr, gr_unittest
+
+from gnuradio import blade
+import blade_testing as bt
+from channelizer_reference import channelize
+from detector_reference import detect
+
+OBSFREQ, CHAN_BW, OBSNCHAN, SCHAN, FIRST = 1.42e9, -0.5e6, 16, 100, 3
+TBIN = 1.0 / abs(CHAN_BW)
+
+
+def ci8_chunks(rng, n, shape):
+    return rng.integers(-60, 61, size=(n, *shape, 2), dtype=numpy.int8)
+
+
+def as_complex(chunks):
+    return chunks[..., 0].astype(numpy.complex128) + 1j * chunks[..., 1]
+
+
+class BundleTestCase(gr_unittest.TestCase):
+    def setUp(self):
+        self.rng = numpy.random.default_rng(2024)
+        self.scratch = tempfile.TemporaryDirectory()
+        blade.clear_failures()
+
+    def tearDown(self):
+        self.scratch.cleanup()
+
+    def recipe(self, antennas, beams, cal=True):
+        """A BFR5 recipe for an ATA-like array: beams around the boresight."""
+        array = bt.ata_like_array(antennas)
+        ra, dec = array["ra"], array["dec"]
+        directions = [(ra + 0.002 * b, dec - 0.001 * b) for b in range(beams)]
+        nchan = SCHAN + OBSNCHAN + 4
+        cal_all = None
+        if cal:
+            cal_all = (1 + 0.1 * self.rng.normal(size=(nchan, 2, antennas))) * numpy.exp(
+                1j * self.rng.uniform(-0.5, 0.5, size=(nchan, 2, antennas)))
+        path = os.path.join(self.scratch.name, f"recipe{antennas}x{beams}.bfr5")
+        blade.write_bfr5(path, reference=array["reference"], antenna_positions=array["positions"],
+                         boresight=(ra, dec), beams=directions, cal_all=cal_all, nchan=nchan, npol=2,
+                         source_names=[f"target{b}" for b in range(beams)])
+        return path, array, directions, cal_all
+
+    def phasors(self, array, directions, cal_all, channels, rate, times):
+        """[n, B, A, F*N, 1, P] phasors at each chunk's middle time."""
+        calibration = None
+        if cal_all is not None:
+            calibration = numpy.transpose(cal_all, (2, 0, 1))  # [A, rows, P], rows = absolute channels
+        return numpy.stack([
+            blade.compute_phasors(array["reference"], array["positions"].tolist(), (array["ra"], array["dec"]),
+                                  directions, OBSFREQ, CHAN_BW, OBSNCHAN, FIRST, channels,
+                                  t / 86400.0 + 2440587.5, 0.0, rate, SCHAN, 2, 0,
+                                  calibration, 0)
+            for t in times])
+
+    def chunk_times(self, n, samples):
+        start = 1.7e9 + 0.25
+        mids = [start + (i + 0.5) * samples * TBIN for i in range(n)]
+        items = bt.chunk_time_items([{"unix_mid": m, "jd_mid": m / 86400 + 2440587.5, "tsamp": TBIN, "step": i}
+                                     for i, m in enumerate(mids)])
+        return items, mids
+
+    def run_bundle(self, bundle, voltages, times_items, shape):
+        (data, tags), = bt.run_graph(
+            bundle,
+            [(blade.pack(voltages, "ci8"), blade.item_size(shape, "ci8")), (times_items, 64)],
+            [bundle.output_item_size()])
+        self.assertEqual(blade.failures(), [])
+        return data
+
+
+class qa_mode_h(BundleTestCase):
+    def check(self, shape, rate, mode, integration, device, nchunks=3, circular=False):
+        voltages = ci8_chunks(self.rng, nchunks, shape)
+        bundle = blade.mode_h(shape, "ci8", rate, 1, "hamming", circular, mode, integration, device)
+        blade.reset_copy_stats()
+        got, _ = bt.run_chunks([bundle], voltages, shape, "ci8", list(bundle.output_shape()), "f32")
+        stats = blade.copy_stats()
+        x = channelize(as_complex(voltages), rate)
+        if circular:
+            x = numpy.stack([x[..., 0] + 1j * x[..., 1], x[..., 0] - 1j * x[..., 1]], axis=-1)
+        expected, total = detect(x, mode, integration)
+        self.assertEqual(got.shape, expected.shape)
+        scale = numpy.maximum(total[..., None], 1e-30)
+        self.assertLess(numpy.max(numpy.abs(got - expected) / scale), 2e-5)
+        return stats, len(got)
+
+    def test_spectrometer_on_the_cpu(self):
+        self.check([3, 4, 64, 2], 16, "I", 2, "cpu")
+        self.check([2, 3, 48, 2], 8, "IQUV", 3, "cpu", circular=True)
+
+    def test_integration_across_chunks(self):
+        self.check([2, 2, 32, 2], 8, "XXYY", 8, "cpu", nchunks=6)  # T/N = 4: 2 chunks per spectrum
+
+    def test_one_upload_and_one_download_per_chunk(self):
+        stats, outputs = self.check([2, 3, 64, 2], 8, "cross", 4, "emulated", nchunks=4)
+        self.assertEqual((stats["host_to_device"], stats["device_to_host"], stats["device_to_device"]),
+                         (4, outputs, 0))
+
+    def test_bad_options(self):
+        with self.assertRaisesRegex(ValueError, "detector"):
+            blade.mode_h([2, 2, 32, 2], "ci8", 8, 1, "hamming", False, "Q", 1, "cpu")
+        with self.assertRaisesRegex(ValueError, "divide"):
+            blade.mode_h([2, 2, 30, 2], "ci8", 8, 1, "hamming", False, "I", 1, "cpu")
+
+
+class qa_mode_b(BundleTestCase):
+    def check(self, device, rate=1, incoherent=True, detector="I", integration=1, beams=(), nchunks=3):
+        shape = [5, 4, 32, 2]
+        recipe, array, directions, cal_all = self.recipe(5, 3)
+        voltages = ci8_chunks(self.rng, nchunks, shape)
+        items, mids = self.chunk_times(nchunks, shape[2])
+        bundle = blade.mode_b(shape, recipe, OBSFREQ, CHAN_BW, OBSNCHAN, first_channel=FIRST, schan=SCHAN,
+                              channelizer_rate=rate, incoherent=incoherent, detector=detector,
+                              integration=integration, beams=list(beams), device=device)
+        blade.reset_copy_stats()
+        data = self.run_bundle(bundle, voltages, items, shape)
+        stats = blade.copy_stats()
+        got = blade.unpack(data, list(bundle.output_shape()), bundle.output_type())
+        chosen = [directions[b] for b in beams] if beams else directions
+        w = self.phasors(array, chosen, cal_all, shape[1], rate, mids)
+        x = channelize(as_complex(voltages), rate) if rate > 1 else as_complex(voltages)
+        y = bt.beamform_reference(x, w, incoherent, incoherent_sqrt=detector != "none")
+        if detector == "none":
+            scale = bt.beamform_magnitude(x, w, incoherent)
+            self.assertLess(numpy.max(numpy.abs(got - y) / numpy.maximum(scale, 1e-30)), 1e-5)
+            return stats
+        expected, total = detect(y, detector, integration)
+        self.assertEqual(got.shape, expected.shape)
+        scale = numpy.maximum(total[..., None], 1e-30)
+        self.assertLess(numpy.max(numpy.abs(got - expected) / scale), 5e-5)
+        return stats
+
+    def test_beams_and_incoherent_power(self):
+        self.check("cpu")
+
+    def test_channelized_voltages_of_a_beam_subset(self):
+        self.check("cpu", rate=4, detector="none", incoherent=False, beams=(2, 0))
+
+    def test_chain_stays_on_the_device(self):
+        stats = self.check("emulated", rate=2, detector="XXYY", integration=2, nchunks=4)
+        # voltages and phasors up once per chunk, beams down once per chunk
+        self.assertEqual((stats["host_to_device"], stats["device_to_host"], stats["device_to_device"]), (8, 4, 0))
+
+    def test_bad_options(self):
+        recipe, *_ = self.recipe(5, 3)
+        make = lambda **kw: blade.mode_b([5, 4, 32, 2], recipe, OBSFREQ, CHAN_BW, OBSNCHAN, first_channel=FIRST,
+                                         schan=SCHAN, device="cpu", **kw)
+        with self.assertRaisesRegex(ValueError, "integration 4 needs a detector"):
+            make(detector="none", integration=4)
+        with self.assertRaisesRegex(ValueError, "beam 7 selected"):
+            make(beams=[0, 7])
+        with self.assertRaises(Exception) as caught:
+            blade.mode_b([6, 4, 32, 2], recipe, OBSFREQ, CHAN_BW, OBSNCHAN, first_channel=FIRST, schan=SCHAN,
+                         device="cpu")
+        self.assertIn("antenna", str(caught.exception))
+
+
+class qa_mode_bh(BundleTestCase):
+    def test_high_resolution_beam_spectra(self):
+        shape, gather, nchunks = [4, 2, 16, 2], 4, 8
+        recipe, array, directions, cal_all = self.recipe(4, 2)
+        voltages = ci8_chunks(self.rng, nchunks, shape)
+        items, mids = self.chunk_times(nchunks, shape[2])
+        bundle = blade.mode_bh(shape, recipe, OBSFREQ, CHAN_BW, OBSNCHAN, first_channel=FIRST, schan=SCHAN,
+                               gather=gather, incoherent=True, detector="I", device="emulated")
+        self.assertEqual(list(bundle.output_shape()), [3, 2 * 16 * gather, 1, 1])
+        self.assertEqual(bundle.chunks_per_output(), gather)
+        data = self.run_bundle(bundle, voltages, items, shape)
+        got = blade.unpack(data, list(bundle.output_shape()), "f32")
+        w = self.phasors(array, directions, cal_all, shape[1], 1, mids)
+        y = bt.beamform_reference(as_complex(voltages), w, incoherent=True)
+        # gather M consecutive chunks along time: [n/M, B+1, F, T*M, P]
+        gathered = numpy.moveaxis(y.reshape(nchunks // gather, gather, *y.shape[1:]), 1, 3).reshape(
+            nchunks // gather, y.shape[1], y.shape[2], gather * shape[2], 2)
+        expected, total = detect(channelize(gathered, gather * shape[2]), "I", 1)
+        self.assertEqual(got.shape, expected.shape)
+        self.assertLess(numpy.max(numpy.abs(got - expected) / numpy.maximum(total[..., None], 1e-30)), 5e-5)
+
+
+if __name__ == "__main__":
+    gr_unittest.main()
