@@ -73,6 +73,19 @@ BLADE_CORE_API blade_status blade_memset_zero(blade_device device,
                                               size_t bytes,
                                               blade_stream stream);
 
+/** Device memory held through blade_device_alloc() on GPU-like devices (CUDA and
+ *  emulated), now and at its highest since start or the last reset. */
+typedef struct blade_device_memory_stats {
+    uint64_t bytes_in_use;
+    uint64_t peak_bytes;
+} blade_device_memory_stats;
+
+/** Read the device memory counters. */
+BLADE_CORE_API void blade_device_memory_stats_get(blade_device_memory_stats* stats);
+
+/** Make the peak equal to what is in use now. */
+BLADE_CORE_API void blade_device_memory_stats_reset_peak(void);
+
 /** Read the process-wide copy counters. */
 BLADE_CORE_API void blade_copy_stats_get(blade_copy_stats* stats);
 
