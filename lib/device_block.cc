@@ -225,5 +225,27 @@ int device_block::guarded_work(const gr::logger_ptr& logger,
     }
 }
 
+int device_block::process_chunks(
+    const gr::logger_ptr& logger,
+    int noutput_items,
+    gr_vector_const_void_star& input_items,
+    gr_vector_void_star& output_items,
+    const char* what,
+    const std::function<blade_status(const blade_tensor&, blade_tensor&)>& process)
+{
+    return guarded_work(logger, [&]() {
+        const auto* in = static_cast<const char*>(input_items[0]);
+        auto* out = static_cast<char*>(output_items[0]);
+        const size_t in_size = d_inputs.at(0).item_size(), out_size = d_outputs.at(0).item_size();
+        for (int i = 0; i < noutput_items; i++) {
+            const blade_tensor input = tensor(d_inputs[0], in + i * in_size);
+            blade_tensor output = tensor(d_outputs[0], out + i * out_size);
+            check(process(input, output), what);
+        }
+        synchronize();
+        return noutput_items;
+    });
+}
+
 } // namespace blade
 } // namespace gr
