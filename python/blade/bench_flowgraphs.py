@@ -48,7 +48,8 @@ BUNDLE_CASES = [
 
 def limits(device):
     """Copy and pinned-upload bandwidths measured now (blade-module-bench --limits)."""
-    program = shutil.which("blade-module-bench") or os.path.join(os.path.dirname(__file__), "blade-module-bench")
+    program = (os.environ.get("BLADE_MODULE_BENCH") or shutil.which("blade-module-bench")
+               or os.path.join(os.path.dirname(__file__), "blade-module-bench"))
     out = subprocess.run([program, "--device", device, "--limits"], capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError(f"blade-module-bench --limits: {out.stderr.strip() or out.stdout.strip()}")
