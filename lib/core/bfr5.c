@@ -5,6 +5,7 @@
  * from those checked dimensions, so a malformed file cannot make us read or write
  * out of bounds. Messages name the file and the dataset.
  */
+#define _GNU_SOURCE /* strdup under -std=c11 (undeclared, it would return a truncated int) */
 #include "internal.h"
 
 #include <blade/astrometry.h>
@@ -771,6 +772,12 @@ blade_status blade_bfr5_select_beams(blade_bfr5* recipe, const int64_t* selectio
         if (names) {
             const char* name = recipe->source_names[selection[b]];
             names[b] = strdup(name ? name : "");
+            if (names[b] == NULL) {
+                free(ras);
+                free(decs);
+                free_strings(names, count);
+                return blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "BFR5: selecting beams");
+            }
         }
     }
     const int64_t times = recipe->times, beams = recipe->beams, antennas = recipe->antennas;

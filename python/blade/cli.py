@@ -330,7 +330,7 @@ def _quiet_gnuradio_logs():
     try:
         from gnuradio import gr
 
-        gr.logging().set_default_level(gr.log_levels.warn)
+        gr.logging().set_default_level(gr.log_levels.critical)
     except Exception:
         pass
 

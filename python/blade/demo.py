@@ -41,13 +41,15 @@ def _cli_args(mode, *argv):
     return build_parser().parse_args([f"mode-{mode}", *argv])
 
 
-def run(output="blade-demo", device="auto", quiet=False, figure=True):
+def run(output="blade-demo", device="auto", quiet=False, figure=True, observation=None):
+    """Run the demo into folder `output`; `observation` (a synth.SyntheticObservation)
+    replaces the demo's own (tests run a shorter one). Returns the exit status."""
     from . import cli, filterbank, synth
     from .recording import angular_separation
 
     say = (lambda *a, **k: None) if quiet else print
     began = time.perf_counter()
-    obs = synth.SyntheticObservation()
+    obs = observation or synth.SyntheticObservation()
     A = obs.antennas
     say(f"gr-blade demo: {A} antennas at Hat Creek phased to {obs.source_name}, "
         f"{obs.channels} x {obs.chan_bw / 1e6:g} MHz channels around {obs.obsfreq / 1e6:g} MHz, "

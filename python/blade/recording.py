@@ -92,6 +92,10 @@ class Recording:
             except ValueError:
                 pass
 
+    def __repr__(self):
+        return (f"Recording({os.path.basename(self.files[0])}: {self.nants} antennas x {self.channel_count} "
+                f"channels, {self.channel_centres()[0] / 1e6:g} .. {self.channel_centres()[-1] / 1e6:g} MHz)")
+
     # --- axes -------------------------------------------------------------------
 
     @property
@@ -165,12 +169,14 @@ class Recording:
         elif recipe.frequencies is not None and len(recipe.frequencies) == recipe.channels:
             mine = self.channel_centres()
             theirs = numpy.asarray(recipe.frequencies)[first:last + 1]
-            worst = int(numpy.argmax(numpy.abs(theirs - mine)))
-            if abs(theirs[worst] - mine[worst]) > 0.01 * abs(self.chan_bw):
+            wrong = numpy.nonzero(numpy.abs(theirs - mine) > 0.01 * abs(self.chan_bw))[0]
+            if wrong.size:
+                c = int(wrong[0])
+                others = f" (and {wrong.size - 1} more)" if wrong.size > 1 else ""
                 problems.append(
-                    f"{name} puts absolute channel {first + worst} at {theirs[worst] / 1e6:.6f} MHz "
-                    f"(/obsinfo/freq_array), the recording at {mine[worst] / 1e6:.6f} MHz (OBSFREQ, CHAN_BW, "
-                    f"SCHAN): they describe different bands")
+                    f"{name} puts absolute channel {first + c} at {theirs[c] / 1e6:.6f} MHz "
+                    f"(/obsinfo/freq_array), the recording at {mine[c] / 1e6:.6f} MHz (OBSFREQ, CHAN_BW, "
+                    f"SCHAN){others}: they describe different bands")
         for b in beams or []:
             if not 0 <= b < recipe.beams:
                 problems.append(f"beam {b} selected, {name} has beams 0..{recipe.beams - 1}")

@@ -112,7 +112,7 @@ class SyntheticObservation:
         self.tone_amplitude, self.noise, self.seed = tone_amplitude, noise, seed
         self.source_name, self.beam_names = source_name, list(beam_names)
         self.delay_model = delay_model
-        self.positions_ecef = None  # known once the recipe is written (the reader converts ENU)
+        self._positions_ecef = None
 
     # --- axes -----------------------------------------------------------------
 
@@ -156,6 +156,18 @@ class SyntheticObservation:
         """Centres (Hz) of the F-engine's absolute channels 0 .. total_channels - 1."""
         absolute = numpy.arange(self.total_channels)
         return self.obsfreq + (absolute - self.schan - (self.channels - 1) / 2) * self.chan_bw
+
+    @property
+    def positions_ecef(self):
+        """Antenna positions [A, 3] (ECEF m) as the BFR5 reader converts the recipe's
+        ENU offsets: what the phasor block will use. Without a recipe written yet,
+        a temporary one is."""
+        if self._positions_ecef is None:
+            import tempfile
+
+            with tempfile.TemporaryDirectory() as folder:
+                self.write_recipe(os.path.join(folder, "array.bfr5"))
+        return self._positions_ecef
 
     # --- delays ---------------------------------------------------------------
 
@@ -212,7 +224,7 @@ class SyntheticObservation:
         blade.write_bfr5(path, **kwargs)
         # The reader turns the ENU offsets into ECEF exactly as the phasor block
         # sees them; the voltages are made from those positions.
-        self.positions_ecef = numpy.asarray(blade.read_bfr5(path).antenna_positions_ecef)
+        self._positions_ecef = numpy.asarray(blade.read_bfr5(path).antenna_positions_ecef)
         if delay_rows:
             # Precomputed delays (ns) one second apart, covering the recording, for
             # `--delays recipe`.
@@ -262,3 +274,39 @@ class SyntheticObservation:
         raw = guppi.write_raw(stem, self.voltage_blocks(), self.header(), nbits=8, pktidx=pktidx,
                               piperblk=self.block_samples, blocks_per_file=blocks_per_file)
         return {"stem": stem, "raw": raw, "recipe": recipe}
+
+
+def example_folder():
+    """TMPDIR/gr-blade-examples, made if missing: where the examples write."""
+    import tempfile
+
+    folder = os.path.join(tempfile.gettempdir(), "gr-blade-examples")
+    os.makedirs(folder, exist_ok=True)
+    return folder
+
+
+def example_recording(folder=None, name="example", blocks=16, block_samples=8192):
+    """
+    The stem of a small synthetic recording for the example flowgraphs (8 antennas,
+    4 channels, `blocks` blocks of `block_samples` samples), with its recipe at
+    stem + ".bfr5". Written into `folder` (default: TMPDIR/gr-blade-examples) the
+    first time, found there afterwards.
+    """
+    import shutil
+    import tempfile
+
+    folder = folder or example_folder()
+    stem = os.path.join(folder, name)
+    if os.path.exists(stem + ".bfr5") and os.path.exists(stem + ".0000.raw"):
+        return stem
+    os.makedirs(folder, exist_ok=True)
+    # Written aside and moved in, the recipe last: a flowgraph starting meanwhile
+    # never finds half a recording.
+    scratch = tempfile.mkdtemp(prefix=f".{name}-", dir=folder)
+    try:
+        files = SyntheticObservation(blocks=blocks, block_samples=block_samples).write(scratch, name)
+        for path in files["raw"] + [files["recipe"]]:
+            os.replace(path, os.path.join(folder, os.path.basename(path)))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return stem
