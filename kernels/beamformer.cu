@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 //
-// The beamformer's CUDA entry points: the path chosen at plan creation picks the
-// CUDA-core kernel (beamformer_direct.cu) or the tensor-core matrix products
-// (beamformer_tensor.cu). The incoherent beam is a by-product of the CUDA-core
-// kernel's pass over the voltages; on the tensor-core path it costs one extra
-// read of the voltages (the CUDA-core kernel with no coherent beams).
+// The beamformer's CUDA entry points: the path and kernel chosen at plan creation pick
+// a CUDA-core kernel (beamformer_direct.cu, beamformer_staged.cu) or the tensor-core
+// matrix products (beamformer_tensor.cu). The incoherent beam is a by-product of the
+// CUDA-core kernels' pass over the voltages; on the tensor-core path it costs one
+// extra read of the voltages (the direct kernel with no coherent beams).
 
 #include "beamformer_kernels.h"
 #include "cuda_check.h"
@@ -35,6 +35,13 @@ extern "C" blade_status blade_cuda_beamformer(const blade_beamformer_job* job, v
         if (job->incoherent)
             BLADE_TRY(launch_direct(*job, 0, 0, true, stream));
         return BLADE_OK;
+    }
+    // The staged kernels leave the chunks they do not cover to the direct kernel.
+    if (job->kernel == BLADE_BEAMFORMER_KERNEL_STAGED1 || job->kernel == BLADE_BEAMFORMER_KERNEL_STAGED2) {
+        bool launched = false;
+        BLADE_TRY(launch_staged(*job, job->kernel == BLADE_BEAMFORMER_KERNEL_STAGED1 ? 1 : 2, stream, &launched));
+        if (launched)
+            return BLADE_OK;
     }
     return launch_direct(*job, 0, job->beams, job->incoherent, stream);
 }

@@ -66,17 +66,6 @@ struct DirectArgs {
     bool incoherent_sqrt;
 };
 
-__device__ __forceinline__ float2 cmac(float2 acc, float2 w, float2 x)
-{
-    acc.x = fmaf(w.x, x.x, acc.x);
-    acc.x = fmaf(-w.y, x.y, acc.x);
-    acc.y = fmaf(w.x, x.y, acc.y);
-    acc.y = fmaf(w.y, x.x, acc.y);
-    return acc;
-}
-
-__device__ __forceinline__ float power_of(float2 x) { return fmaf(x.x, x.x, x.y * x.y); }
-
 // G consecutive voltages as they lie in memory (cf32: G/2 float4; ci8: 4 or 8 bytes),
 // so that loads for many antennas can be in flight in few registers; converted to
 // complex floats only when used.

@@ -40,6 +40,22 @@ __device__ __forceinline__ float2 ci8_to_float2(uint16_t packed)
     return make_float2(v.x, v.y);
 }
 
+// ---------------------------------------------------------------------------------
+// Arithmetic of the CUDA-core kernels, shared so that they give the same bits
+
+// acc + w x, as four fused multiply-adds in this order.
+__device__ __forceinline__ float2 cmac(float2 acc, float2 w, float2 x)
+{
+    acc.x = fmaf(w.x, x.x, acc.x);
+    acc.x = fmaf(-w.y, x.y, acc.x);
+    acc.y = fmaf(w.x, x.y, acc.y);
+    acc.y = fmaf(w.y, x.x, acc.y);
+    return acc;
+}
+
+// |x|^2
+__device__ __forceinline__ float power_of(float2 x) { return fmaf(x.x, x.x, x.y * x.y); }
+
 // NaN is written as the canonical quiet NaN, as the CPU backend (and Cast) do.
 __device__ __forceinline__ __half canonical_half(float value)
 {
@@ -80,6 +96,17 @@ blade_status launch_direct(const blade_beamformer_job& job,
                            int64_t count,
                            bool incoherent,
                            cudaStream_t stream);
+
+// The CUDA-core kernel with the phasors staged in shared memory
+// (beamformer_staged.cu): the same sums as launch_direct, bit for bit, for all beams
+// of the job (and the incoherent beam if the job asks), with 1 or 2 slots (pairs of
+// elements sharing a phasor) per thread. It needs T*P even, slot-aligned tensors and
+// the phasors of all antennas for at least 8 beams in shared memory; otherwise it
+// sets *launched to false and queues nothing (the dispatcher runs launch_direct).
+blade_status launch_staged(const blade_beamformer_job& job,
+                           int slots_per_thread,
+                           cudaStream_t stream,
+                           bool* launched);
 
 // The tensor-core kernels (sm_80 and newer): bytes of packed phasors they need, and
 // the launch (phasor packing, then the matrix products). `split` selects tf32x3.

@@ -10,6 +10,11 @@
  * Targets (H200): (1, 20) <= 0.15 ms and (8, 20) <= 0.21 ms with cf32 voltages;
  * (8, 28) with ci8 voltages >= 60 % of its roofline; (64, 64) >= 5 T complex MAC/s on
  * FP32 and >= 10 T on tensor cores; B = 32 ... 256: time per beam not growing.
+ *
+ * The cases without a kernel in their label run the default kernel of their path; the
+ * cases labelled [direct], [staged1], [staged2], [tensor] run that kernel, so that one
+ * run times every kernel at (1, 20), (8, 20), (8, 28), (32, 28), (64, 64) and the
+ * default can be set from the numbers (lib/core/beamformer.c).
  */
 #include "bench.h"
 
@@ -63,6 +68,7 @@ static blade_status beamformer_setup(bench_case* self, blade_device device, blad
     config.input_type = (blade_dtype)self->p[2];
     config.path = (blade_beamformer_path)self->p[3];
     config.incoherent = self->p[4] != 0;
+    config.kernel = (blade_beamformer_kernel)self->p[5];
     const blade_shape input = blade_shape_aftp(A, CHANNELS, TIMES / shrink, POLS);
     const int64_t dims[5] = { B, A, CHANNELS, 1, POLS };
     blade_shape phasors;
@@ -157,29 +163,92 @@ void bench_register_beamformer(bench_case** cases, int* count)
         { 256, 64, BLADE_CF32, BLADE_BEAMFORMER_TF32, false, 0, 0, 0, 10e12 },
         { 256, 64, BLADE_CF32, BLADE_BEAMFORMER_TF32X3, false, 0, 0, 0, 10e12 },
     };
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+    /* Every kernel at the shapes that decide the defaults (targets as above). */
+    static const struct {
+        int beams, antennas;
+        blade_dtype input_type;
+        double target_ms, target_roofline, target_macs;
+    } kernel_shapes[] = {
+        { 1, 20, BLADE_CF32, 0.15, 0, 0 },   { 8, 20, BLADE_CF32, 0.21, 0, 0 }, { 8, 28, BLADE_CI8, 0, 0.6, 0 },
+        { 32, 28, BLADE_CI8, 0, 0, 0 },      { 64, 64, BLADE_CF32, 0, 0, 5e12 }, { 64, 64, BLADE_CI8, 0, 0, 5e12 },
+    };
+    static const blade_beamformer_kernel cuda_core_kernels[] = {
+        BLADE_BEAMFORMER_KERNEL_DIRECT, BLADE_BEAMFORMER_KERNEL_STAGED1, BLADE_BEAMFORMER_KERNEL_STAGED2
+    };
+    static const blade_beamformer_kernel tensor_kernels[] = { BLADE_BEAMFORMER_KERNEL_TENSOR };
+    static const blade_beamformer_path tensor_paths[] = { BLADE_BEAMFORMER_TF32, BLADE_BEAMFORMER_TF32X3 };
+
+    const size_t listed = sizeof shapes / sizeof shapes[0];
+    const size_t cuda_core = sizeof kernel_shapes / sizeof kernel_shapes[0] *
+                             (sizeof cuda_core_kernels / sizeof cuda_core_kernels[0]);
+    const size_t tensor = 2 * (sizeof tensor_kernels / sizeof tensor_kernels[0]) *
+                          (sizeof tensor_paths / sizeof tensor_paths[0]);
+    for (size_t i = 0; i < listed + cuda_core + tensor; i++) {
+        int beams, antennas;
+        blade_dtype input_type;
+        blade_beamformer_path path;
+        blade_beamformer_kernel kernel = BLADE_BEAMFORMER_KERNEL_DEFAULT;
+        bool incoherent = false;
+        double upstream_ms = 0, target_ms, target_roofline, target_macs;
+        if (i < listed) {
+            beams = shapes[i].beams;
+            antennas = shapes[i].antennas;
+            input_type = shapes[i].input_type;
+            path = shapes[i].path;
+            incoherent = shapes[i].incoherent;
+            upstream_ms = shapes[i].upstream_ms;
+            target_ms = shapes[i].target_ms;
+            target_roofline = shapes[i].target_roofline;
+            target_macs = shapes[i].target_macs;
+        } else if (i < listed + cuda_core) {
+            const size_t k = i - listed, kernels = sizeof cuda_core_kernels / sizeof cuda_core_kernels[0];
+            const size_t shape = k / kernels;
+            beams = kernel_shapes[shape].beams;
+            antennas = kernel_shapes[shape].antennas;
+            input_type = kernel_shapes[shape].input_type;
+            path = BLADE_BEAMFORMER_FP32;
+            kernel = cuda_core_kernels[k % kernels];
+            target_ms = kernel_shapes[shape].target_ms;
+            target_roofline = kernel_shapes[shape].target_roofline;
+            target_macs = kernel_shapes[shape].target_macs;
+        } else {
+            /* (64, 64) cf32 and ci8, each tensor kernel, tf32 and tf32x3 */
+            const size_t k = i - listed - cuda_core, kernels = sizeof tensor_kernels / sizeof tensor_kernels[0];
+            const size_t paths = sizeof tensor_paths / sizeof tensor_paths[0];
+            beams = 64;
+            antennas = 64;
+            input_type = k / (kernels * paths) == 0 ? BLADE_CF32 : BLADE_CI8;
+            kernel = tensor_kernels[k / paths % kernels];
+            path = tensor_paths[k % paths];
+            target_ms = 0;
+            target_roofline = 0;
+            target_macs = 10e12;
+        }
         bench_case one = { 0 };
         one.module = "beamformer";
-        snprintf(one.label, sizeof one.label, "(B, A) = (%d, %d) %s %s%s", shapes[i].beams, shapes[i].antennas,
-                 blade_dtype_name(shapes[i].input_type), blade_beamformer_path_name(shapes[i].path),
-                 shapes[i].incoherent ? " +inc" : "");
-        one.upstream_ms = shapes[i].upstream_ms;
-        one.target_ms = shapes[i].target_ms;
-        const double macs = (double)shapes[i].beams * shapes[i].antennas * CHANNELS * TIMES * POLS;
-        if (shapes[i].target_roofline > 0)
-            one.target_ms = 1e3 * full_bytes(shapes[i].beams, shapes[i].antennas, shapes[i].input_type,
-                                             shapes[i].incoherent) /
-                            (shapes[i].target_roofline * NOMINAL_BANDWIDTH);
-        if (shapes[i].target_macs > 0)
-            one.target_ms = 1e3 * macs / shapes[i].target_macs;
+        char kernel_text[32] = "";
+        if (kernel != BLADE_BEAMFORMER_KERNEL_DEFAULT)
+            snprintf(kernel_text, sizeof kernel_text, " [%s]", blade_beamformer_kernel_name(kernel));
+        snprintf(one.label, sizeof one.label, "(B, A) = (%d, %d) %s %s%s%s", beams, antennas,
+                 blade_dtype_name(input_type), blade_beamformer_path_name(path), incoherent ? " +inc" : "",
+                 kernel_text);
+        one.upstream_ms = upstream_ms;
+        one.target_ms = target_ms;
+        const double macs = (double)beams * antennas * CHANNELS * TIMES * POLS;
+        if (target_roofline > 0)
+            one.target_ms = 1e3 * full_bytes(beams, antennas, input_type, incoherent) /
+                            (target_roofline * NOMINAL_BANDWIDTH);
+        if (target_macs > 0)
+            one.target_ms = 1e3 * macs / target_macs;
         one.setup = beamformer_setup;
         one.run = beamformer_run;
         one.teardown = beamformer_teardown;
-        one.p[0] = shapes[i].beams;
-        one.p[1] = shapes[i].antennas;
-        one.p[2] = shapes[i].input_type;
-        one.p[3] = shapes[i].path;
-        one.p[4] = shapes[i].incoherent;
+        one.p[0] = beams;
+        one.p[1] = antennas;
+        one.p[2] = input_type;
+        one.p[3] = path;
+        one.p[4] = incoherent;
+        one.p[5] = kernel;
         bench_add(cases, count, &one);
     }
 }

@@ -22,6 +22,7 @@ struct blade_beamformer {
     blade_shape output_shape; /* [B (+1), F, T, P] */
     blade_device device;
     blade_beamformer_path path; /* resolved */
+    blade_beamformer_kernel kernel; /* resolved (DEFAULT off the GPU) */
     void* workspace;            /* device memory (tensor-core paths) */
     size_t workspace_bytes;
 };
@@ -30,13 +31,24 @@ static const char* const path_names[BLADE_BEAMFORMER_PATH_COUNT] = {
     "auto", "fp32", "tf32", "tf32x3"
 };
 
+static const char* const kernel_names[BLADE_BEAMFORMER_KERNEL_COUNT] = {
+    "default", "direct", "staged1", "staged2", "tensor"
+};
+
+/* The kernels `default` runs on a GPU, per kind of path: the coordinator sets them
+ * from the H200 benchmark (docs/blocks/beamformer.md, "Kernels"). */
+static const blade_beamformer_kernel default_cuda_core_kernel = BLADE_BEAMFORMER_KERNEL_DIRECT;
+static const blade_beamformer_kernel default_tensor_kernel = BLADE_BEAMFORMER_KERNEL_TENSOR;
+
 /* Auto picks the tensor cores only where the FP32 kernel is compute bound and a
  * time tile of the matrix product is well filled (see docs/blocks/beamformer.md). */
 enum { AUTO_TENSOR_MIN_ANTENNAS = 32, AUTO_TENSOR_MIN_BEAMS = 32, AUTO_TENSOR_MIN_TIMES = 64 };
 
 blade_beamformer_config blade_beamformer_config_default(void)
 {
-    blade_beamformer_config config = { BLADE_CF32, BLADE_CF32, false, false, BLADE_BEAMFORMER_AUTO };
+    blade_beamformer_config config = {
+        BLADE_CF32, BLADE_CF32, false, false, BLADE_BEAMFORMER_AUTO, BLADE_BEAMFORMER_KERNEL_DEFAULT
+    };
     return config;
 }
 
@@ -47,16 +59,77 @@ const char* blade_beamformer_path_name(blade_beamformer_path path)
     return path_names[path];
 }
 
+/* Index of `name` (case-insensitive) in names[0 .. count), or -1. */
+static int find_name(const char* const* names, int count, const char* name)
+{
+    for (int i = 0; name != NULL && i < count; i++)
+        if (strcasecmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
 blade_status blade_beamformer_path_parse(const char* name, blade_beamformer_path* path)
 {
-    for (int i = 0; name != NULL && i < BLADE_BEAMFORMER_PATH_COUNT; i++)
-        if (strcasecmp(name, path_names[i]) == 0) {
-            *path = (blade_beamformer_path)i;
-            return BLADE_OK;
-        }
+    const int found = find_name(path_names, BLADE_BEAMFORMER_PATH_COUNT, name);
+    if (found >= 0) {
+        *path = (blade_beamformer_path)found;
+        return BLADE_OK;
+    }
     return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                       "beamformer: unknown path '%s' (expected auto, fp32, tf32 or tf32x3)",
                       name ? name : "(null)");
+}
+
+const char* blade_beamformer_kernel_name(blade_beamformer_kernel kernel)
+{
+    if ((int)kernel < 0 || kernel >= BLADE_BEAMFORMER_KERNEL_COUNT)
+        return "unknown";
+    return kernel_names[kernel];
+}
+
+blade_status blade_beamformer_kernel_parse(const char* name, blade_beamformer_kernel* kernel)
+{
+    const int found = find_name(kernel_names, BLADE_BEAMFORMER_KERNEL_COUNT, name);
+    if (found >= 0) {
+        *kernel = (blade_beamformer_kernel)found;
+        return BLADE_OK;
+    }
+    return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                      "beamformer: unknown kernel '%s' (expected default, direct, staged1, staged2 "
+                      "or tensor)",
+                      name ? name : "(null)");
+}
+
+static bool path_uses_tensor_cores(blade_beamformer_path path)
+{
+    return path == BLADE_BEAMFORMER_TF32 || path == BLADE_BEAMFORMER_TF32X3;
+}
+
+static bool kernel_uses_tensor_cores(blade_beamformer_kernel kernel)
+{
+    return kernel == BLADE_BEAMFORMER_KERNEL_TENSOR;
+}
+
+/* An explicit kernel must compute the explicit path (auto adapts to the kernel). */
+static blade_status check_kernel(const blade_beamformer_config* config)
+{
+    if ((int)config->kernel < 0 || config->kernel >= BLADE_BEAMFORMER_KERNEL_COUNT)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "beamformer: unknown kernel code %d (expected default, direct, staged1, "
+                          "staged2 or tensor)",
+                          (int)config->kernel);
+    if (config->kernel == BLADE_BEAMFORMER_KERNEL_DEFAULT || config->path == BLADE_BEAMFORMER_AUTO)
+        return BLADE_OK;
+    if (kernel_uses_tensor_cores(config->kernel) != path_uses_tensor_cores(config->path))
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "beamformer: kernel %s runs on %s, path %s on %s (CUDA-core kernels: "
+                          "direct, staged1, staged2 for fp32; tensor-core kernels: tensor for tf32 "
+                          "and tf32x3)",
+                          blade_beamformer_kernel_name(config->kernel),
+                          kernel_uses_tensor_cores(config->kernel) ? "tensor cores" : "CUDA cores",
+                          blade_beamformer_path_name(config->path),
+                          path_uses_tensor_cores(config->path) ? "tensor cores" : "CUDA cores");
+    return BLADE_OK;
 }
 
 static blade_status check_types(const blade_beamformer_config* config)
@@ -75,6 +148,7 @@ static blade_status check_types(const blade_beamformer_config* config)
                           "beamformer: unknown path code %d (expected auto, fp32, tf32 or "
                           "tf32x3)",
                           (int)config->path);
+    BLADE_TRY(check_kernel(config));
     if (config->incoherent_sqrt && !config->incoherent)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "beamformer: incoherent_sqrt asks for the square root of an "
@@ -157,6 +231,8 @@ static blade_beamformer_path resolve_path(const blade_beamformer_config* config,
         return BLADE_BEAMFORMER_FP32; /* the CPU computes float32 sums for every path */
     if (config->path != BLADE_BEAMFORMER_AUTO)
         return config->path;
+    if (config->kernel != BLADE_BEAMFORMER_KERNEL_DEFAULT) /* auto follows an explicit kernel */
+        return kernel_uses_tensor_cores(config->kernel) ? BLADE_BEAMFORMER_TF32X3 : BLADE_BEAMFORMER_FP32;
     const bool large = input->dims[0] >= AUTO_TENSOR_MIN_ANTENNAS &&
                        beams >= AUTO_TENSOR_MIN_BEAMS &&
                        input->dims[2] >= AUTO_TENSOR_MIN_TIMES;
@@ -164,6 +240,17 @@ static blade_beamformer_path resolve_path(const blade_beamformer_config* config,
     if (!large || blade_gpu_info_get(device.index, &info) != BLADE_OK || info.compute_major < 8)
         return BLADE_BEAMFORMER_FP32; /* tensor cores with TF32 need Ampere or newer */
     return BLADE_BEAMFORMER_TF32X3;
+}
+
+static blade_beamformer_kernel resolve_kernel(const blade_beamformer_config* config,
+                                              blade_beamformer_path path,
+                                              blade_device device)
+{
+    if (device.kind != BLADE_DEVICE_CUDA)
+        return BLADE_BEAMFORMER_KERNEL_DEFAULT; /* no GPU kernel */
+    if (config->kernel != BLADE_BEAMFORMER_KERNEL_DEFAULT)
+        return config->kernel;
+    return path_uses_tensor_cores(path) ? default_tensor_kernel : default_cuda_core_kernel;
 }
 
 /* The job of a plan, without tensors. */
@@ -194,6 +281,7 @@ static blade_beamformer_job plan_job(const blade_beamformer* plan)
     job.incoherent = plan->config.incoherent;
     job.incoherent_sqrt = plan->config.incoherent_sqrt;
     job.path = plan->path;
+    job.kernel = plan->kernel;
     job.workspace = plan->workspace;
     job.workspace_bytes = plan->workspace_bytes;
     return job;
@@ -233,7 +321,8 @@ blade_status blade_beamformer_create(blade_beamformer** plan,
         aspects, input_shape->dims[1], input_shape->dims[2], input_shape->dims[3]);
     made->device = device;
     made->path = resolve_path(config, input_shape, beams, device);
-    if (made->path == BLADE_BEAMFORMER_TF32 || made->path == BLADE_BEAMFORMER_TF32X3) {
+    made->kernel = resolve_kernel(config, made->path, device);
+    if (path_uses_tensor_cores(made->path)) {
         /* mma.sync with TF32 operands and cp.async need Ampere (8.0) or newer. */
         blade_gpu_info info;
         const blade_status status = blade_gpu_info_get(device.index, &info);
@@ -280,6 +369,8 @@ blade_shape blade_beamformer_phasor_shape(const blade_beamformer* plan) { return
 int64_t blade_beamformer_beams(const blade_beamformer* plan) { return plan->phasor_shape.dims[0]; }
 
 blade_beamformer_path blade_beamformer_path_used(const blade_beamformer* plan) { return plan->path; }
+
+blade_beamformer_kernel blade_beamformer_kernel_used(const blade_beamformer* plan) { return plan->kernel; }
 
 /* The output must not share memory with what is read while it is written. */
 static blade_status check_disjoint(const blade_tensor* output, const blade_tensor* other, const char* role)

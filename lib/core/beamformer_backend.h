@@ -33,6 +33,7 @@ typedef struct blade_beamformer_job {
     int64_t stride_beam, stride_antenna, stride_channel, stride_pol;
     bool incoherent, incoherent_sqrt;
     blade_beamformer_path path; /* resolved: never AUTO */
+    blade_beamformer_kernel kernel; /* resolved: never DEFAULT on CUDA */
     void* workspace;            /* device memory for the tensor-core paths */
     size_t workspace_bytes;
 } blade_beamformer_job;

@@ -216,6 +216,50 @@ BOOST_AUTO_TEST_CASE(bad_voltages_types_and_options_are_refused)
     config = blade_beamformer_config_default();
     config.path = static_cast<blade_beamformer_path>(17);
     BOOST_TEST(contains(create_error(blade_shape_aftp(4, 3, 8, 2), w, config), "unknown path code 17"));
+    config = blade_beamformer_config_default();
+    config.kernel = static_cast<blade_beamformer_kernel>(-2);
+    BOOST_TEST(contains(create_error(blade_shape_aftp(4, 3, 8, 2), w, config), "unknown kernel code -2"));
+}
+
+BOOST_AUTO_TEST_CASE(kernels_are_named_and_must_compute_their_path)
+{
+    blade_beamformer_kernel kernel;
+    ok(blade_beamformer_kernel_parse("Staged2", &kernel), "parse");
+    BOOST_TEST(kernel == BLADE_BEAMFORMER_KERNEL_STAGED2);
+    const char* names[] = { "default", "direct", "staged1", "staged2", "tensor" };
+    for (int i = 0; i < BLADE_BEAMFORMER_KERNEL_COUNT; i++) {
+        BOOST_TEST(std::string(blade_beamformer_kernel_name(static_cast<blade_beamformer_kernel>(i))) == names[i]);
+        ok(blade_beamformer_kernel_parse(names[i], &kernel), "parse");
+        BOOST_TEST(kernel == i);
+    }
+    BOOST_TEST(std::string(blade_beamformer_kernel_name(BLADE_BEAMFORMER_KERNEL_COUNT)) == "unknown");
+    BOOST_TEST(blade_beamformer_kernel_parse("fastest", &kernel) == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(contains(blade_last_error(),
+                        "unknown kernel 'fastest' (expected default, direct, staged1, staged2 or tensor)"));
+
+    // A CUDA-core kernel with a tensor-core path and the reverse are refused on every
+    // device (the configuration is wrong, whatever runs it).
+    const blade_shape x = blade_shape_aftp(4, 3, 8, 2), w = shape_of({ 2, 4, 3, 1, 2 });
+    blade_beamformer_config config = blade_beamformer_config_default();
+    config.path = BLADE_BEAMFORMER_TF32X3;
+    config.kernel = BLADE_BEAMFORMER_KERNEL_STAGED1;
+    BOOST_TEST(contains(create_error(x, w, config),
+                        "beamformer: kernel staged1 runs on CUDA cores, path tf32x3 on tensor cores"));
+    config.path = BLADE_BEAMFORMER_FP32;
+    config.kernel = BLADE_BEAMFORMER_KERNEL_TENSOR;
+    BOOST_TEST(contains(create_error(x, w, config),
+                        "beamformer: kernel tensor runs on tensor cores, path fp32 on CUDA cores"));
+
+    // On the CPU every kernel computes the float32 sums; none is reported as used.
+    for (int k = 0; k < BLADE_BEAMFORMER_KERNEL_COUNT; k++) {
+        config = blade_beamformer_config_default();
+        config.kernel = static_cast<blade_beamformer_kernel>(k);
+        blade_beamformer* bf = nullptr;
+        ok(blade_beamformer_create(&bf, &config, &x, &w, blade_device_cpu()), "create");
+        BOOST_TEST(blade_beamformer_path_used(bf) == BLADE_BEAMFORMER_FP32);
+        BOOST_TEST(blade_beamformer_kernel_used(bf) == BLADE_BEAMFORMER_KERNEL_DEFAULT);
+        blade_beamformer_destroy(bf);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(tensors_that_differ_from_the_plan_are_refused)

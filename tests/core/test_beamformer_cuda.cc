@@ -7,6 +7,8 @@
 //   fp32, tf32x3: 1e-5 (float32 sums of at most ~100 terms)
 //   tf32:         2^-10 + A 2^-23 (TF32 operands, 2^-11 each, float32 sums)
 // The measured maxima and RMS values are printed for docs/blocks/beamformer.md.
+// Every kernel of a path is checked (direct, staged1, staged2 for fp32; tensor for
+// tf32 and tf32x3), and the CUDA-core kernels must give the direct kernel's bits.
 // Exits 77 (skipped) without a GPU.
 #define BOOST_TEST_NO_MAIN
 #include <boost/test/unit_test.hpp>
@@ -84,20 +86,31 @@ data make_data(const problem& pr, uint32_t seed)
 
 // Output as complex floats (cf16 widened), computed on `device` with `path`; the
 // pointers are offset by `misalign` bytes on the GPU to exercise the fallbacks.
-std::vector<cf> beamform(blade_device device, const problem& pr, const data& d, blade_beamformer_path path,
-                         size_t misalign = 0, blade_beamformer_path* used = nullptr)
+// A path and the kernel that computes it.
+struct variant {
+    blade_beamformer_path path;
+    blade_beamformer_kernel kernel;
+    std::string text() const
+    {
+        return std::string(blade_beamformer_path_name(path)) + "/" + blade_beamformer_kernel_name(kernel);
+    }
+};
+
+std::vector<cf> beamform(blade_device device, const problem& pr, const data& d, variant how,
+                         size_t misalign = 0, variant* used = nullptr)
 {
     blade_beamformer_config config = blade_beamformer_config_default();
     config.input_type = pr.input_type;
     config.output_type = pr.output_type;
     config.incoherent = pr.incoherent;
     config.incoherent_sqrt = pr.root;
-    config.path = path;
+    config.path = how.path;
+    config.kernel = how.kernel;
     const blade_shape in = pr.input(), ph = pr.phasors();
     blade_beamformer* bf = nullptr;
     ok(blade_beamformer_create(&bf, &config, &in, &ph, device), "create");
     if (used != nullptr)
-        *used = blade_beamformer_path_used(bf);
+        *used = variant{ blade_beamformer_path_used(bf), blade_beamformer_kernel_used(bf) };
     const blade_shape out = blade_beamformer_output_shape(bf);
     const size_t out_bytes = blade_tensor_bytes(pr.output_type, &out);
     std::vector<uint8_t> y(out_bytes, 0xA5);
@@ -213,20 +226,45 @@ error_stats compare(const problem& pr, const std::vector<double>& scale, const s
     return stats;
 }
 
-const blade_beamformer_path all_paths[] = { BLADE_BEAMFORMER_FP32, BLADE_BEAMFORMER_TF32, BLADE_BEAMFORMER_TF32X3 };
+const variant cpu_reference{ BLADE_BEAMFORMER_FP32, BLADE_BEAMFORMER_KERNEL_DEFAULT };
+const variant direct{ BLADE_BEAMFORMER_FP32, BLADE_BEAMFORMER_KERNEL_DIRECT };
+
+// Every kernel of every path; the direct kernel first (the others are compared with it).
+const variant all_variants[] = {
+    direct,
+    { BLADE_BEAMFORMER_FP32, BLADE_BEAMFORMER_KERNEL_STAGED1 },
+    { BLADE_BEAMFORMER_FP32, BLADE_BEAMFORMER_KERNEL_STAGED2 },
+    { BLADE_BEAMFORMER_TF32, BLADE_BEAMFORMER_KERNEL_TENSOR },
+    { BLADE_BEAMFORMER_TF32X3, BLADE_BEAMFORMER_KERNEL_TENSOR },
+};
+
+// Values that differ between two runs that must give the same bits.
+size_t count_differences(const std::vector<cf>& a, const std::vector<cf>& b)
+{
+    size_t differ = 0;
+    for (size_t i = 0; i < a.size(); i++)
+        differ += std::memcmp(&a[i], &b[i], sizeof(cf)) != 0;
+    return differ;
+}
 
 void check_all_paths(const problem& pr, uint32_t seed)
 {
     const data d = make_data(pr, seed);
-    const auto cpu = beamform(blade_device_cpu(), pr, d, BLADE_BEAMFORMER_FP32);
+    const auto cpu = beamform(blade_device_cpu(), pr, d, cpu_reference);
     const auto scale = error_scale(pr, d, cpu);
-    for (auto path : all_paths) {
-        blade_beamformer_path used;
-        const auto cuda = beamform(gpu(), pr, d, path, 0, &used);
-        BOOST_TEST(used == path);
-        const error_stats stats = compare(pr, scale, cpu, cuda, path);
-        std::printf("%-70s %-6s max %.3g rms %.3g\n", pr.text().c_str(), blade_beamformer_path_name(path), stats.max,
-                    stats.rms);
+    std::vector<cf> from_direct;
+    for (const variant& how : all_variants) {
+        variant used{};
+        const auto cuda = beamform(gpu(), pr, d, how, 0, &used);
+        BOOST_TEST(used.path == how.path);
+        BOOST_TEST(used.kernel == how.kernel);
+        const error_stats stats = compare(pr, scale, cpu, cuda, how.path);
+        if (how.kernel == BLADE_BEAMFORMER_KERNEL_DIRECT)
+            from_direct = cuda;
+        else if (how.path == BLADE_BEAMFORMER_FP32)
+            BOOST_TEST(count_differences(cuda, from_direct) == 0u,
+                       pr.text() << " " << how.text() << ": values differ from the direct kernel's");
+        std::printf("%-70s %-14s max %.3g rms %.3g\n", pr.text().c_str(), how.text().c_str(), stats.max, stats.rms);
     }
 }
 
@@ -239,6 +277,9 @@ BOOST_AUTO_TEST_CASE(edge_shapes_on_every_path)
         { 64, 2, 64, 2, 17 },   { 5, 2, 300, 1, 16 },  { 3, 5, 7, 2, 300 },  { 11, 2, 17, 1, 257 },
         { 4, 1031, 1, 2, 3 },   { 6, 512, 1, 1, 33 },  { 33, 3, 200, 2, 65 }, { 70, 2, 130, 1, 70 },
         { 70, 2, 129, 1, 70 },  { 17, 3, 96, 2, 8 },   { 20, 4, 256, 2, 1 },  { 20, 4, 256, 2, 2 },
+        // many antennas: the staged kernels' phasors still fit shared memory for 3
+        // beams, not for 9 (they fall back to the direct kernel)
+        { 600, 2, 16, 2, 3 },   { 1100, 2, 16, 2, 9 },
     };
     uint32_t seed = 10;
     for (size_t i = 0; i < problems.size(); i++) {
@@ -267,13 +308,11 @@ BOOST_AUTO_TEST_CASE(ci8_voltages_equal_cast_then_beamform_on_every_path)
     auto* x32 = reinterpret_cast<cf*>(d32.x.data());
     for (size_t i = 0; i < d8.x.size() / 2; i++)
         x32[i] = cf(int8_t(d8.x[2 * i]), int8_t(d8.x[2 * i + 1]));
-    for (auto path : all_paths) {
-        const auto fused = beamform(gpu(), pr, d8, path);
-        const auto cast_first = beamform(gpu(), pr32, d32, path);
-        size_t differ = 0;
-        for (size_t i = 0; i < fused.size(); i++)
-            differ += fused[i] != cast_first[i];
-        BOOST_TEST(differ == 0u, "path " << blade_beamformer_path_name(path) << ": " << differ << " values differ");
+    for (const variant& how : all_variants) {
+        const auto fused = beamform(gpu(), pr, d8, how);
+        const auto cast_first = beamform(gpu(), pr32, d32, how);
+        const size_t differ = count_differences(fused, cast_first);
+        BOOST_TEST(differ == 0u, how.text() << ": " << differ << " values differ");
     }
 }
 
@@ -284,11 +323,12 @@ BOOST_AUTO_TEST_CASE(misaligned_tensors_take_the_general_kernels)
     problem pr{ 40, 3, 130, 2, 40 };
     pr.incoherent = true;
     const data d = make_data(pr, 5);
-    const auto cpu = beamform(blade_device_cpu(), pr, d, BLADE_BEAMFORMER_FP32);
+    const auto cpu = beamform(blade_device_cpu(), pr, d, cpu_reference);
     const auto scale = error_scale(pr, d, cpu);
-    for (auto path : all_paths) {
-        const auto cuda = beamform(gpu(), pr, d, path, 8);
-        // a misaligned output makes the tensor paths fall back to fp32
+    for (const variant& how : all_variants) {
+        const auto cuda = beamform(gpu(), pr, d, how, 8);
+        // a misaligned output makes the tensor paths fall back to fp32 (and the staged
+        // kernels to the direct kernel)
         compare(pr, scale, cpu, cuda, BLADE_BEAMFORMER_FP32);
     }
 }
@@ -297,13 +337,22 @@ BOOST_AUTO_TEST_CASE(auto_path_choice)
 {
     problem small{ 28, 4, 256, 2, 8 }, large{ 64, 4, 256, 2, 64 }, short_chunks{ 64, 256, 16, 2, 64 };
     const data d1 = make_data(small, 1), d2 = make_data(large, 2), d3 = make_data(short_chunks, 3);
-    blade_beamformer_path used;
-    beamform(gpu(), small, d1, BLADE_BEAMFORMER_AUTO, 0, &used);
-    BOOST_TEST(used == BLADE_BEAMFORMER_FP32);
-    beamform(gpu(), large, d2, BLADE_BEAMFORMER_AUTO, 0, &used);
-    BOOST_TEST(used == BLADE_BEAMFORMER_TF32X3);
-    beamform(gpu(), short_chunks, d3, BLADE_BEAMFORMER_AUTO, 0, &used);
-    BOOST_TEST(used == BLADE_BEAMFORMER_FP32);
+    const variant automatic{ BLADE_BEAMFORMER_AUTO, BLADE_BEAMFORMER_KERNEL_DEFAULT };
+    variant used{};
+    beamform(gpu(), small, d1, automatic, 0, &used);
+    BOOST_TEST(used.path == BLADE_BEAMFORMER_FP32);
+    BOOST_TEST(used.kernel != BLADE_BEAMFORMER_KERNEL_DEFAULT); // resolved
+    beamform(gpu(), large, d2, automatic, 0, &used);
+    BOOST_TEST(used.path == BLADE_BEAMFORMER_TF32X3);
+    BOOST_TEST(used.kernel == BLADE_BEAMFORMER_KERNEL_TENSOR);
+    beamform(gpu(), short_chunks, d3, automatic, 0, &used);
+    BOOST_TEST(used.path == BLADE_BEAMFORMER_FP32);
+    // an explicit kernel decides between CUDA cores and tensor cores
+    beamform(gpu(), large, d2, variant{ BLADE_BEAMFORMER_AUTO, BLADE_BEAMFORMER_KERNEL_STAGED2 }, 0, &used);
+    BOOST_TEST(used.path == BLADE_BEAMFORMER_FP32);
+    BOOST_TEST(used.kernel == BLADE_BEAMFORMER_KERNEL_STAGED2);
+    beamform(gpu(), small, d1, variant{ BLADE_BEAMFORMER_AUTO, BLADE_BEAMFORMER_KERNEL_TENSOR }, 0, &used);
+    BOOST_TEST(used.path == BLADE_BEAMFORMER_TF32X3);
 }
 
 BOOST_AUTO_TEST_CASE(benchmark_shapes)
@@ -315,10 +364,17 @@ BOOST_AUTO_TEST_CASE(benchmark_shapes)
     ata.input_type = BLADE_CI8;
     {
         const data d = make_data(ata, 11);
-        const auto cpu = beamform(blade_device_cpu(), ata, d, BLADE_BEAMFORMER_FP32);
-        const auto cuda = beamform(gpu(), ata, d, BLADE_BEAMFORMER_FP32);
-        const error_stats s = compare(ata, error_scale(ata, d, cpu), cpu, cuda, BLADE_BEAMFORMER_FP32);
-        std::printf("%-70s fp32   max %.3g rms %.3g\n", ata.text().c_str(), s.max, s.rms);
+        const auto cpu = beamform(blade_device_cpu(), ata, d, cpu_reference);
+        const auto scale = error_scale(ata, d, cpu);
+        const auto from_direct = beamform(gpu(), ata, d, direct);
+        for (const variant& how : all_variants) {
+            if (how.path != BLADE_BEAMFORMER_FP32)
+                continue;
+            const auto cuda = beamform(gpu(), ata, d, how);
+            const error_stats s = compare(ata, scale, cpu, cuda, BLADE_BEAMFORMER_FP32);
+            BOOST_TEST(count_differences(cuda, from_direct) == 0u, how.text() << ": values differ from direct");
+            std::printf("%-70s %-14s max %.3g rms %.3g\n", ata.text().c_str(), how.text().c_str(), s.max, s.rms);
+        }
     }
     check_all_paths(problem{ 28, 24, 8192, 2, 32 }, 12);
     check_all_paths(problem{ 64, 12, 8192, 2, 64 }, 13);
@@ -326,6 +382,9 @@ BOOST_AUTO_TEST_CASE(benchmark_shapes)
     ci8_large.input_type = BLADE_CI8;
     check_all_paths(ci8_large, 14);
     check_all_paths(problem{ 64, 4, 2048, 2, 256 }, 15);
+    // enough time spans that a block of the staged kernels computes several in a row
+    // (its voltage prefetch runs on across spans)
+    check_all_paths(problem{ 2, 64, 65536, 2, 3 }, 16);
 }
 
 bool init_unit_test() { return true; }

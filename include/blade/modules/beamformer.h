@@ -54,6 +54,14 @@
  *   blade_beamformer_destroy(bf);
  * @endcode
  *
+ * **Kernels** (blade_beamformer_kernel): how a path is computed on a GPU, for
+ * benchmarking and tuning. Every kernel of a path computes the same sums (the
+ * CUDA-core kernels give identical bits; see docs/blocks/beamformer.md, "Kernels").
+ * `default` lets the library choose; a CUDA-core kernel (direct, staged1, staged2)
+ * needs the path fp32 and a tensor-core kernel (tensor) tf32 or tf32x3; with path
+ * `auto`, a CUDA-core kernel makes the path fp32 and a tensor-core kernel tf32x3.
+ * Ignored on the CPU and the emulated device.
+ *
  * A plan owns a device workspace (the tensor-core paths repack the phasors into it),
  * so one plan must not process on two streams at once.
  */
@@ -79,6 +87,20 @@ typedef enum blade_beamformer_path {
     BLADE_BEAMFORMER_PATH_COUNT
 } blade_beamformer_path;
 
+/**
+ * Which GPU kernel computes the path. The staged kernels fall back to `direct` for
+ * chunks they do not cover (T*P odd, tensors not aligned for their vector loads, or
+ * more antennas than shared memory holds phasors of 8 beams for).
+ */
+typedef enum blade_beamformer_kernel {
+    BLADE_BEAMFORMER_KERNEL_DEFAULT = 0, /**< the library's choice for the path */
+    BLADE_BEAMFORMER_KERNEL_DIRECT,  /**< fp32: phasors read from global memory before each use */
+    BLADE_BEAMFORMER_KERNEL_STAGED1, /**< fp32: phasors staged in shared memory, 2 elements per thread */
+    BLADE_BEAMFORMER_KERNEL_STAGED2, /**< fp32: phasors staged in shared memory, 4 elements per thread */
+    BLADE_BEAMFORMER_KERNEL_TENSOR,  /**< tf32, tf32x3: 64 beams x 128 columns per block, 3-stage copies */
+    BLADE_BEAMFORMER_KERNEL_COUNT
+} blade_beamformer_kernel;
+
 /** Configuration of a beamformer. */
 typedef struct blade_beamformer_config {
     blade_dtype input_type;      /**< voltages: BLADE_CF32 or BLADE_CI8 */
@@ -86,12 +108,13 @@ typedef struct blade_beamformer_config {
     bool incoherent;             /**< append the incoherent beam (aspect index B) */
     bool incoherent_sqrt;        /**< write sqrt of the incoherent power */
     blade_beamformer_path path;  /**< how to compute on a GPU */
+    blade_beamformer_kernel kernel; /**< which GPU kernel (DEFAULT: the library's choice) */
 } blade_beamformer_config;
 
 /** An opaque beamformer plan. */
 typedef struct blade_beamformer blade_beamformer;
 
-/** cf32 in, cf32 out, no incoherent beam, automatic path. */
+/** cf32 in, cf32 out, no incoherent beam, automatic path, default kernel. */
 BLADE_CORE_API blade_beamformer_config blade_beamformer_config_default(void);
 
 /** "auto", "fp32", "tf32", "tf32x3" (or "unknown"). */
@@ -103,6 +126,16 @@ BLADE_CORE_API const char* blade_beamformer_path_name(blade_beamformer_path path
  */
 BLADE_CORE_API blade_status blade_beamformer_path_parse(const char* name,
                                                         blade_beamformer_path* path);
+
+/** "default", "direct", "staged1", "staged2", "tensor" (or "unknown"). */
+BLADE_CORE_API const char* blade_beamformer_kernel_name(blade_beamformer_kernel kernel);
+
+/**
+ * Parse a kernel name (case-insensitive).
+ * @return ::BLADE_ERROR_INVALID_ARGUMENT naming the accepted names if unknown.
+ */
+BLADE_CORE_API blade_status blade_beamformer_kernel_parse(const char* name,
+                                                          blade_beamformer_kernel* kernel);
 
 /**
  * Validate and prepare a beamformer on `device`.
@@ -135,6 +168,13 @@ BLADE_CORE_API int64_t blade_beamformer_beams(const blade_beamformer* plan);
  * ::BLADE_BEAMFORMER_FP32 on the CPU and the emulated device.
  */
 BLADE_CORE_API blade_beamformer_path blade_beamformer_path_used(const blade_beamformer* plan);
+
+/**
+ * The GPU kernel the plan runs (`default` resolved for the path; a staged kernel may
+ * still fall back to `direct` per chunk, see ::blade_beamformer_kernel), and
+ * ::BLADE_BEAMFORMER_KERNEL_DEFAULT on the CPU and the emulated device (no GPU kernel).
+ */
+BLADE_CORE_API blade_beamformer_kernel blade_beamformer_kernel_used(const blade_beamformer* plan);
 
 /**
  * Beamform one chunk: `input` [A, F, T, P] of the input type, `phasors` cf32 of the

@@ -22,6 +22,7 @@ namespace py = pybind11;
 /**************************************/
 // BINDING_FUNCTION_PROTOTYPES(
     void bind_cast(py::module& m);
+    void bind_device_source(py::module& m);
     void bind_mode_b(py::module& m);
     void bind_mode_h(py::module& m);
     void bind_mode_bh(py::module& m);
@@ -68,6 +69,7 @@ PYBIND11_MODULE(blade_python, m)
     /**************************************/
     // BINDING_FUNCTION_CALLS(
     bind_cast(m);
+    bind_device_source(m);
     bind_runtime(m);
     bind_metadata(m);
     bind_phasor(m);
