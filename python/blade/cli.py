@@ -216,9 +216,18 @@ def summary_lines(summary):
     raw = any(p.endswith(".raw") for p, *_ in summary.files)
     lines.append(f"wrote {len(summary.files)} file{'s' if len(summary.files) != 1 else ''}:")
     width = max((len(p) for p, *_ in summary.files), default=0)
-    for path, label, count in summary.files:
+    shown = summary.files
+    if len(shown) > 6:  # many antennas: the first few and the last say enough
+        shown = shown[:3] + [(f"... ({len(shown) - 4} more)", None, None)] + shown[-1:]
+    for path, label, count in shown:
+        if label is None:
+            lines.append(f"  {path}")
+            continue
         unit = ("block" if count == 1 else "blocks") if raw else ("spectrum" if count == 1 else "spectra")
         lines.append(f"  {path:<{width}}  {count} {unit}  {label}")
+    if any(p.endswith(".h5") and count < 3 for p, _, count in summary.files):
+        lines.append("warning: blimpy refuses FBH5 files with fewer than 3 spectra (h5py and sigpyproc read "
+                     "them): process more chunks, integrate less, or write .fil")
     return lines
 
 
