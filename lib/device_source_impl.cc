@@ -56,7 +56,8 @@ device_source::sptr device_source::make(const std::vector<int64_t>& shape,
                                         const std::string& dtype,
                                         int64_t chunks,
                                         const std::vector<uint8_t>& pattern,
-                                        const std::string& device)
+                                        const std::string& device,
+                                        bool refill)
 {
     const tensor_spec spec(parse_dtype(dtype, "blade.device_source dtype"),
                            parse_shape(shape, "blade.device_source shape"));
@@ -69,20 +70,22 @@ device_source::sptr device_source::make(const std::vector<int64_t>& shape,
                                     std::to_string(spec.item_size()) + "-byte items of " + spec.str());
     return gnuradio::make_block_sptr<device_source_impl>(
         spec, chunks, pattern.empty() ? random_pattern(spec) : pattern, device,
-        resolve_device(device, "device_source"));
+        resolve_device(device, "device_source"), refill);
 }
 
 device_source_impl::device_source_impl(const tensor_spec& spec,
                                        int64_t chunks,
                                        std::vector<uint8_t> pattern,
                                        const std::string& requested_device,
-                                       const blade_device& device)
+                                       const blade_device& device,
+                                       bool refill)
     : gr::sync_block("device_source",
                      gr::io_signature::make(0, 0, 0),
                      device_signature(device, 1, spec.item_size())),
       device_block("device_source", requested_device, device),
       d_pattern(std::move(pattern)),
-      d_limit(chunks)
+      d_limit(chunks),
+      d_refill(refill)
 {
     set_port_specs({}, { spec });
     log_device_choice(d_logger);
@@ -105,6 +108,7 @@ bool device_source_impl::start()
         d_ring_items = static_cast<int64_t>(d_pattern.size() / output_item_size());
     }
     d_emitted = 0;
+    d_filled.clear();
     return gr::sync_block::start();
 }
 
@@ -123,8 +127,11 @@ int device_source_impl::work(int noutput_items,
         const blade_copy_kind kind = blade_device_is_gpu_like(blade_device_id()) ? BLADE_COPY_DEVICE_TO_DEVICE
                                                                                  : BLADE_COPY_HOST_TO_HOST;
         for (int i = 0; i < n; i++) {
+            char* slot = out + i * item;
+            if (!d_refill && !d_filled.insert(slot).second)
+                continue; // written once already: left as it is
             const char* chunk = d_ring + ((d_emitted + i) % d_ring_items) * item;
-            check(blade_memcpy(blade_device_id(), out + i * item, chunk, item, kind, stream()), "emitting a chunk");
+            check(blade_memcpy(blade_device_id(), slot, chunk, item, kind, stream()), "emitting a chunk");
         }
         synchronize();
         d_emitted += n;

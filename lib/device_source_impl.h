@@ -7,6 +7,8 @@
 #include "device_block.h"
 #include <gnuradio/blade/device_source.h>
 
+#include <set>
+
 namespace gr {
 namespace blade {
 
@@ -17,7 +19,8 @@ public:
                        int64_t chunks,
                        std::vector<uint8_t> pattern,
                        const std::string& requested_device,
-                       const blade_device& device);
+                       const blade_device& device,
+                       bool refill);
     ~device_source_impl() override;
 
     std::string device() const override { return device_name(); }
@@ -34,6 +37,8 @@ private:
     int64_t d_emitted = 0;
     char* d_ring = nullptr; // K items in device memory
     int64_t d_ring_items = 0;
+    bool d_refill;
+    std::set<char*> d_filled; // output slots already written (refill false)
 };
 
 } // namespace blade

@@ -23,6 +23,8 @@ static const bench_register_fn registries[] = {
     bench_register_detector,
     bench_register_gather,
     bench_register_channelizer,
+    bench_register_duplicate,
+    bench_register_permutation,
 };
 
 void bench_add(bench_case** cases, int* count, const bench_case* one)

@@ -40,6 +40,18 @@ class qa_device_source(gr_unittest.TestCase):
                     values = bt.to_values(got, dtype)
                     self.assertTrue(numpy.all(numpy.abs(values.real) <= 100))
 
+    def test_without_refill_each_slot_is_written_once(self):
+        shape = [1, 2, 4, 2]
+        rng = numpy.random.default_rng(6)
+        chunks = bt.random_chunks(rng, "cf32", 3, shape)
+        blade.reset_copy_stats()
+        source = blade.device_source(shape, "cf32", 9, blade.pack(chunks, "cf32").tolist(), "emulated", False)
+        got = self.run_source(source, shape, "cf32")
+        stats = blade.copy_stats()
+        # two buffer slots: the first two chunks are written, then the slots repeat
+        self.assertTrue(bt.same_bits(got, chunks[[0, 1] * 4 + [0]]))
+        self.assertEqual((stats["device_to_device"], stats["device_to_host"]), (2, 9))
+
     def test_bad_arguments(self):
         with self.assertRaisesRegex(ValueError, "not a whole number"):
             blade.device_source([2, 3], "cf32", 1, [0] * 100, "cpu")

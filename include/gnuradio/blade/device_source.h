@@ -26,6 +26,12 @@ namespace blade {
  * multiple of 4096 bytes. With no pattern, two chunks of seeded random bytes
  * (valid values for every type: integers, or floats in -100..100).
  *
+ * With refill false, each output buffer slot is written once, the first time the
+ * scheduler hands it out, and later chunks in that slot are left as they are: the
+ * chunks then cost the source nothing at all, which is how benchmarks measure a
+ * chain from pinned host memory (device "cpu": the next GPU block's buffer uploads
+ * every chunk) or from device memory, without the source's own copies.
+ *
  * Device: "auto", "cpu", "cuda", "cuda:N" or "emulated" (on the CPU the copies are
  * plain memory copies).
  */
@@ -43,12 +49,14 @@ public:
      * \param pattern Bytes of K whole items (K * item size) to cycle through; empty:
      *        two chunks of seeded random values.
      * \param device "auto", "cpu", "cuda", "cuda:N" or "emulated".
+     * \param refill Copy every chunk into its slot (true), or each slot once (false).
      */
     static sptr make(const std::vector<int64_t>& shape,
                      const std::string& dtype = "cf32",
                      int64_t chunks = 0,
                      const std::vector<uint8_t>& pattern = std::vector<uint8_t>(),
-                     const std::string& device = "auto");
+                     const std::string& device = "auto",
+                     bool refill = true);
 
     /*! \brief The device actually used. */
     virtual std::string device() const = 0;

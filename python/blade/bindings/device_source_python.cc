@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(device_source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(a611ccd7a50498f5027013db2b37752f)                     */
+/* BINDTOOL_HEADER_FILE_HASH(ef47c0070e0c56e148286e71eee2a123)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -45,6 +45,7 @@ void bind_device_source(py::module& m)
              py::arg("chunks") = 0,
              py::arg("pattern") = std::vector<uint8_t>(),
              py::arg("device") = "auto",
+             py::arg("refill") = true,
              D(device_source, make))
 
 

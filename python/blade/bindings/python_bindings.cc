@@ -40,6 +40,11 @@ namespace py = pybind11;
     void bind_detector(py::module& m);
     void bind_gather(py::module& m);
     void bind_channelizer(py::module& m);
+    void bind_duplicate(py::module& m);
+    void bind_permutation(py::module& m);
+    void bind_download(py::module& m);
+    void bind_stream_to_tensor(py::module& m);
+    void bind_tensor_to_stream(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -87,5 +92,10 @@ PYBIND11_MODULE(blade_python, m)
     bind_mode_b(m);
     bind_mode_h(m);
     bind_mode_bh(m);
+    bind_duplicate(m);
+    bind_permutation(m);
+    bind_download(m);
+    bind_stream_to_tensor(m);
+    bind_tensor_to_stream(m);
     // ) END BINDING_FUNCTION_CALLS
 }

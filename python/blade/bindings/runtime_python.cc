@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(runtime.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(b2c0baaced7381df6684890d2149d268)                     */
+/* BINDTOOL_HEADER_FILE_HASH(3724dd8959ff8966ec38a3428f66630f)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -85,6 +85,12 @@ void bind_runtime(py::module& m)
 
 
     m.def("reset_copy_stats", &::gr::blade::reset_copy_stats, D(reset_copy_stats));
+
+
+    m.def("device_memory_stats", &::gr::blade::device_memory_stats, D(device_memory_stats));
+
+
+    m.def("reset_device_memory_peak", &::gr::blade::reset_device_memory_peak, D(reset_device_memory_peak));
 
 
     m.def("failures", &::gr::blade::failures, D(failures));
