@@ -205,15 +205,14 @@ class Job:
         from gnuradio import blade
 
         o, rec = self.options, self.recording
-        common = dict(first_channel=rec.channel_start, schan=rec.schan, input_type=self._input_type(),
-                      taps=o.pfb_taps, window=o.window, circular=o.circular)
         if self.mode == "h":
             return blade.mode_h(self.shape, self._input_type(), o.channelizer_rate, o.pfb_taps, o.window,
                                 o.circular, o.stokes, o.integration, o.device)
         beamforming = dict(recipe=o.recipe, observation_frequency=rec.obsfreq, channel_width=rec.chan_bw,
-                           observation_channels=rec.nchan, incoherent=o.incoherent, integration=o.integration,
-                           beams=list(o.beams or []), delays=o.delays, beamformer_path=o.beamformer_path,
-                           device=o.device, **common)
+                           observation_channels=rec.nchan, first_channel=rec.channel_start, schan=rec.schan,
+                           input_type=self._input_type(), taps=o.pfb_taps, window=o.window, circular=o.circular,
+                           incoherent=o.incoherent, integration=o.integration, beams=list(o.beams or []),
+                           delays=o.delays, beamformer_path=o.beamformer_path, device=o.device)
         if self.mode == "b":
             return blade.mode_b(self.shape, channelizer_rate=o.channelizer_rate, detector=o.stokes,
                                 output_type="cf32", **beamforming)
@@ -314,7 +313,6 @@ class Job:
 
     def _output_tsamp(self):
         """Seconds per output spectrum (or sample, for voltages)."""
-        o = self.options
         samples = self.shape[2] * self.chunks_per_output
         return samples * self.recording.tbin / self.output_shape[2]
 
