@@ -66,20 +66,17 @@ int channelizer_impl::work(int noutput_items,
                            gr_vector_const_void_star& input_items,
                            gr_vector_void_star& output_items)
 {
-    return guarded_work(d_logger, [&]() {
-        const auto* in = static_cast<const char*>(input_items[0]);
-        auto* out = static_cast<char*>(output_items[0]);
-        const size_t in_size = input_item_size(), out_size = output_item_size();
-        for (int i = 0; i < noutput_items; i++) {
-            const blade_tensor input = tensor(input_spec(0), in + i * in_size);
-            blade_tensor output = tensor(output_spec(0), out + i * out_size);
-            check(blade_channelizer_process(d_channelizer, &input, &output, stream()),
-                  "channelizer");
-        }
-        synchronize();
-        forward_tags(noutput_items);
-        return noutput_items;
-    });
+    const int done = process_chunks(d_logger,
+                                    noutput_items,
+                                    input_items,
+                                    output_items,
+                                    "channelizer",
+                                    [this](const blade_tensor& in, blade_tensor& out) {
+                                        return blade_channelizer_process(d_channelizer, &in, &out, stream());
+                                    });
+    if (done > 0)
+        forward_tags(done);
+    return done;
 }
 
 void channelizer_impl::forward_tags(int nitems)

@@ -159,20 +159,19 @@ void device_block::check_neighbours(gr::block& self) const
                                      d_inputs[port].str() + " chunks of " +
                                      std::to_string(d_inputs[port].item_size()) + " bytes");
         }
-        // GNU Radio 3.10 replaces a host block's output buffer once per GPU reader:
-        // with two GPU readers the first one is left reading a buffer that nobody
-        // writes any more, and would wait forever.
-        bool written = false;
+        // GNU Radio lets a GPU block replace a host writer's buffer with its own
+        // device buffer. A second GPU block reading the same host output replaces it
+        // again, and the first one's buffer is orphaned: it would wait forever.
+        bool attached = false;
         for (int out = 0; out < upstream->detail()->noutputs(); out++)
-            written = written || upstream->detail()->output(out) == buffer;
-        if (!written) {
-            // Nobody will ever write this buffer or mark it done: mark it, so this
-            // block's thread ends instead of waiting for items forever.
-            buffer->set_done(true);
+            attached = attached || upstream->detail()->output(out) == buffer;
+        if (!attached) {
+            buffer->set_done(true); // nothing will ever arrive: let this block finish
             throw std::runtime_error(
-                where.str() + ": the upstream output also feeds another GPU block, and GNU "
-                              "Radio gives a host block's output to one GPU reader only; put "
-                              "a blocks.copy in front of each GPU block it feeds");
+                where.str() + ": this host output also feeds another gr-blade GPU block, which "
+                              "took over its buffer; a host output can feed only one GPU block. "
+                              "Put one blade.duplicate after it and feed each GPU block from its "
+                              "own output");
         }
         // A host upstream block: only the item size and the memory can be checked.
         for (size_t out = 0; source != nullptr && out < source->d_outputs.size(); out++) {
@@ -241,6 +240,28 @@ int device_block::guarded_work(const gr::logger_ptr& logger,
         fail(logger, error.what());
         return gr::block::WORK_DONE;
     }
+}
+
+int device_block::process_chunks(
+    const gr::logger_ptr& logger,
+    int noutput_items,
+    gr_vector_const_void_star& input_items,
+    gr_vector_void_star& output_items,
+    const char* what,
+    const std::function<blade_status(const blade_tensor&, blade_tensor&)>& process)
+{
+    return guarded_work(logger, [&]() {
+        const auto* in = static_cast<const char*>(input_items[0]);
+        auto* out = static_cast<char*>(output_items[0]);
+        const size_t in_size = d_inputs.at(0).item_size(), out_size = d_outputs.at(0).item_size();
+        for (int i = 0; i < noutput_items; i++) {
+            const blade_tensor input = tensor(d_inputs[0], in + i * in_size);
+            blade_tensor output = tensor(d_outputs[0], out + i * out_size);
+            check(process(input, output), what);
+        }
+        synchronize();
+        return noutput_items;
+    });
 }
 
 } // namespace blade

@@ -127,6 +127,18 @@ protected:
      */
     int guarded_work(const gr::logger_ptr& logger, const std::function<int()>& body);
 
+    /*!
+     * The work() of a block with one input and one output port, one chunk out per
+     * chunk in: `process` each chunk (a core process call on stream()), then wait
+     * for the device. Failures are handled as guarded_work() does.
+     */
+    int process_chunks(const gr::logger_ptr& logger,
+                       int noutput_items,
+                       gr_vector_const_void_star& input_items,
+                       gr_vector_void_star& output_items,
+                       const char* what,
+                       const std::function<blade_status(const blade_tensor&, blade_tensor&)>& process);
+
     /*! Record a failure (logged and kept for blade.failures()). */
     void fail(const gr::logger_ptr& logger, const std::string& message);
 

@@ -140,7 +140,7 @@ mode_b::sptr mode_b::make(const std::vector<int64_t>& shape,
     options.incoherent = incoherent;
     // A detector squares what it is given: the incoherent beam's square root makes
     // it power again.
-    options.incoherent_sqrt = detector != "none";
+    options.incoherent_sqrt = incoherent && detector != "none";
     options.voltage_type = detector == "none" ? output_type : "cf32";
     options.beams = beams;
     options.delays = delays;

@@ -126,6 +126,15 @@ std::map<std::string, uint64_t> copy_stats()
 
 void reset_copy_stats() { blade_copy_stats_reset(); }
 
+std::map<std::string, uint64_t> device_memory_stats()
+{
+    blade_device_memory_stats stats;
+    blade_device_memory_stats_get(&stats);
+    return { { "bytes_in_use", stats.bytes_in_use }, { "peak_bytes", stats.peak_bytes } };
+}
+
+void reset_device_memory_peak() { blade_device_memory_stats_reset_peak(); }
+
 namespace {
 std::mutex failures_mutex;
 std::vector<std::string> recorded_failures;

@@ -54,5 +54,7 @@ void bench_register_polarizer(bench_case** cases, int* count);
 void bench_register_detector(bench_case** cases, int* count);
 void bench_register_gather(bench_case** cases, int* count);
 void bench_register_channelizer(bench_case** cases, int* count);
+void bench_register_duplicate(bench_case** cases, int* count);
+void bench_register_permutation(bench_case** cases, int* count);
 
 #endif

@@ -23,6 +23,8 @@ static const bench_register_fn registries[] = {
     bench_register_detector,
     bench_register_gather,
     bench_register_channelizer,
+    bench_register_duplicate,
+    bench_register_permutation,
 };
 
 void bench_add(bench_case** cases, int* count, const bench_case* one)
@@ -107,21 +109,46 @@ typedef struct copy_state {
     void *source, *destination;
     size_t bytes;
     blade_device device;
+    blade_copy_kind kind;
 } copy_state;
 
 static blade_status copy_run(bench_case* self, blade_stream stream)
 {
     copy_state* state = self->state;
-    return blade_memcpy(state->device, state->destination, state->source, state->bytes,
-                        state->device.kind == BLADE_DEVICE_CUDA ? BLADE_COPY_DEVICE_TO_DEVICE
-                                                                : BLADE_COPY_HOST_TO_HOST,
-                        stream);
+    return blade_memcpy(state->device, state->destination, state->source, state->bytes, state->kind, stream);
+}
+
+/* Bytes/s of pinned host -> device copies (the PCIe upload the bundles are bound
+ * by), counting the bytes once. 0 on the CPU. */
+static blade_status measure_upload_bandwidth(blade_device device, blade_stream stream, int shrink, double* bandwidth)
+{
+    *bandwidth = 0;
+    if (device.kind != BLADE_DEVICE_CUDA)
+        return BLADE_OK;
+    copy_state state = { NULL, NULL, ((size_t)1 << 30) / (size_t)shrink, device, BLADE_COPY_HOST_TO_DEVICE };
+    bench_case copy = { 0 };
+    copy.state = &state;
+    copy.run = copy_run;
+    blade_status status = blade_host_alloc(device, state.bytes, &state.source);
+    if (status == BLADE_OK) {
+        memset(state.source, 0x5a, state.bytes);
+        status = blade_device_alloc(device, state.bytes, &state.destination);
+    }
+    double ms = 0;
+    if (status == BLADE_OK)
+        status = time_case(&copy, device, stream, 2, 10, &ms);
+    *bandwidth = status == BLADE_OK ? (double)state.bytes / (ms * 1e-3) : 0;
+    blade_host_free(device, state.source);
+    blade_device_free(device, state.destination);
+    return status;
 }
 
 /* Bytes/s of a large device-to-device copy, counting bytes read plus written. */
 static blade_status measure_copy_bandwidth(blade_device device, blade_stream stream, int shrink, double* bandwidth)
 {
-    copy_state state = { NULL, NULL, ((size_t)1 << 30) / (size_t)shrink, device };
+    copy_state state = { NULL, NULL, ((size_t)1 << 30) / (size_t)shrink, device,
+                         device.kind == BLADE_DEVICE_CUDA ? BLADE_COPY_DEVICE_TO_DEVICE
+                                                          : BLADE_COPY_HOST_TO_HOST };
     if (device.kind != BLADE_DEVICE_CUDA)
         state.bytes /= 4;
     bench_case copy = { 0 };
@@ -153,7 +180,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: blade-module-bench [--device auto|cpu|cuda:N] [--module NAME]... "
-            "[--repeat N] [--quick] [--json FILE] [--list]\n");
+            "[--repeat N] [--quick] [--json FILE] [--list] [--limits]\n");
 }
 
 int main(int argc, char** argv)
@@ -162,7 +189,7 @@ int main(int argc, char** argv)
     const char* json_path = NULL;
     char* modules[32];
     int nmodules = 0, repeat = 20, shrink = 1;
-    bool list = false;
+    bool list = false, limits_only = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--device") && i + 1 < argc)
             device_name = argv[++i];
@@ -176,6 +203,8 @@ int main(int argc, char** argv)
             shrink = 64;
         else if (!strcmp(argv[i], "--list"))
             list = true;
+        else if (!strcmp(argv[i], "--limits"))
+            limits_only = true;
         else {
             usage();
             return 2;
@@ -210,15 +239,25 @@ int main(int argc, char** argv)
         }
     }
     blade_stream stream = NULL;
-    double bandwidth = 0;
+    double bandwidth = 0, upload = 0;
     if (blade_stream_create(device, &stream) != BLADE_OK ||
-        measure_copy_bandwidth(device, stream, shrink, &bandwidth) != BLADE_OK) {
+        measure_copy_bandwidth(device, stream, shrink, &bandwidth) != BLADE_OK ||
+        measure_upload_bandwidth(device, stream, shrink, &upload) != BLADE_OK) {
         fprintf(stderr, "blade-module-bench: %s\n", blade_last_error());
         return 1;
+    }
+    if (limits_only) {
+        /* The limits alone, as JSON, for blade-bench's flowgraph suites. */
+        printf("{\"device\": \"%s\", \"device_name\": \"%s\", \"copy_bandwidth\": %.6g, "
+               "\"upload_bandwidth\": %.6g, \"fp32_peak\": %.6g}\n",
+               device_text, gpu_name, bandwidth, upload, fp32_peak);
+        return 0;
     }
     printf("gr-blade %s (%s) on %s (%s)%s\n", blade_version(), blade_build_commit(), device_text, gpu_name,
            shrink > 1 ? ", quick shapes (T / 64)" : "");
     printf("copy bandwidth (read + write): %.1f GB/s", bandwidth / 1e9);
+    if (upload > 0)
+        printf("; pinned upload: %.1f GB/s", upload / 1e9);
     if (fp32_peak > 0)
         printf("; FP32 peak: %.1f TFLOP/s", fp32_peak / 1e12);
     printf("; median of %d runs after warm-up\n\n", repeat);
@@ -233,8 +272,9 @@ int main(int argc, char** argv)
     if (json)
         fprintf(json,
                 "{\"device\": \"%s\", \"device_name\": \"%s\", \"version\": \"%s\", \"commit\": \"%s\", "
-                "\"copy_bandwidth\": %.6g, \"fp32_peak\": %.6g, \"quick\": %s, \"repeat\": %d, \"cases\": [",
-                device_text, gpu_name, blade_version(), blade_build_commit(), bandwidth, fp32_peak,
+                "\"copy_bandwidth\": %.6g, \"upload_bandwidth\": %.6g, \"fp32_peak\": %.6g, \"quick\": %s, "
+                "\"repeat\": %d, \"cases\": [",
+                device_text, gpu_name, blade_version(), blade_build_commit(), bandwidth, upload, fp32_peak,
                 shrink > 1 ? "true" : "false", repeat);
 
     int failures = 0, written = 0;

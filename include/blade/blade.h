@@ -14,6 +14,9 @@
 
 #include <blade/modules/cast.h>
 #include <blade/modules/channelizer.h>
+#include <blade/modules/duplicate.h>
+#include <blade/modules/permutation.h>
+#include <blade/modules/stream_adapter.h>
 #include <blade/device.h>
 #include <blade/dtype.h>
 #include <blade/memory.h>

@@ -770,7 +770,13 @@ blade_status blade_bfr5_select_beams(blade_bfr5* recipe, const int64_t* selectio
         decs[b] = recipe->beam_decs[selection[b]];
         if (names) {
             const char* name = recipe->source_names[selection[b]];
-            names[b] = strdup(name ? name : "");
+            names[b] = name ? duplicate_trimmed(name, strlen(name)) : duplicate_trimmed("", 0);
+            if (names[b] == NULL) {
+                free(ras);
+                free(decs);
+                free_strings(names, b);
+                return blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "BFR5: selecting beams");
+            }
         }
     }
     const int64_t times = recipe->times, beams = recipe->beams, antennas = recipe->antennas;

@@ -115,3 +115,10 @@ blade_status blade_cuda_event_elapsed_ms(void* start, void* stop, double* millis
     return no_cuda();
 }
 void blade_cuda_event_destroy(void* event) { (void)event; }
+blade_status blade_cuda_host_register(void* pointer, size_t bytes)
+{
+    (void)pointer;
+    (void)bytes;
+    return no_cuda();
+}
+void blade_cuda_host_unregister(void* pointer) { (void)pointer; }

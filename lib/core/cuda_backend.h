@@ -50,6 +50,10 @@ blade_status blade_cuda_event_record(void* event, void* stream);
 blade_status blade_cuda_event_elapsed_ms(void* start, void* stop, double* milliseconds);
 void blade_cuda_event_destroy(void* event);
 
+/* Page-locking of existing host memory (kernels/host_register.cu). */
+blade_status blade_cuda_host_register(void* pointer, size_t bytes);
+void blade_cuda_host_unregister(void* pointer);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,6 +14,56 @@
 
 static _Atomic uint64_t copy_count[4];
 static _Atomic uint64_t copy_bytes[4];
+static _Atomic uint64_t device_bytes_in_use;
+static _Atomic uint64_t device_peak_bytes;
+
+/* Sizes of live GPU-like allocations, so frees can be counted: a small open table
+ * keyed by pointer (allocations are few: buffers and plans, not per chunk). */
+#define ALLOCATION_SLOTS 4096
+static struct {
+    void* pointer;
+    size_t bytes;
+} allocations[ALLOCATION_SLOTS];
+static _Atomic int allocations_lock;
+
+static void lock_allocations(void)
+{
+    int expected = 0;
+    while (!atomic_compare_exchange_weak(&allocations_lock, &expected, 1))
+        expected = 0;
+}
+
+static void unlock_allocations(void) { atomic_store(&allocations_lock, 0); }
+
+static void count_allocation(void* pointer, size_t bytes)
+{
+    lock_allocations();
+    for (int i = 0; i < ALLOCATION_SLOTS; i++)
+        if (allocations[i].pointer == NULL) {
+            allocations[i].pointer = pointer;
+            allocations[i].bytes = bytes;
+            break;
+        }
+    unlock_allocations();
+    const uint64_t now = atomic_fetch_add(&device_bytes_in_use, bytes) + bytes;
+    uint64_t peak = atomic_load(&device_peak_bytes);
+    while (now > peak && !atomic_compare_exchange_weak(&device_peak_bytes, &peak, now))
+        ;
+}
+
+static void count_free(void* pointer)
+{
+    size_t bytes = 0;
+    lock_allocations();
+    for (int i = 0; i < ALLOCATION_SLOTS; i++)
+        if (allocations[i].pointer == pointer) {
+            bytes = allocations[i].bytes;
+            allocations[i].pointer = NULL;
+            break;
+        }
+    unlock_allocations();
+    atomic_fetch_sub(&device_bytes_in_use, bytes);
+}
 
 static blade_status host_aligned_alloc(size_t bytes, const char* what, void** pointer)
 {
@@ -31,19 +81,26 @@ static blade_status host_aligned_alloc(size_t bytes, const char* what, void** po
 blade_status blade_device_alloc(blade_device device, size_t bytes, void** pointer)
 {
     *pointer = NULL;
+    blade_status status;
     if (device.kind == BLADE_DEVICE_CUDA)
-        return blade_cuda_malloc(device.index, bytes, pointer);
-    return host_aligned_alloc(bytes,
-                              device.kind == BLADE_DEVICE_EMULATED
-                                  ? "emulated device memory"
-                                  : "host memory",
-                              pointer);
+        status = blade_cuda_malloc(device.index, bytes, pointer);
+    else
+        status = host_aligned_alloc(bytes,
+                                    device.kind == BLADE_DEVICE_EMULATED
+                                        ? "emulated device memory"
+                                        : "host memory",
+                                    pointer);
+    if (status == BLADE_OK && *pointer != NULL && blade_device_is_gpu_like(device))
+        count_allocation(*pointer, bytes);
+    return status;
 }
 
 void blade_device_free(blade_device device, void* pointer)
 {
     if (pointer == NULL)
         return;
+    if (blade_device_is_gpu_like(device))
+        count_free(pointer);
     if (device.kind == BLADE_DEVICE_CUDA)
         blade_cuda_free(device.index, pointer);
     else
@@ -146,6 +203,17 @@ blade_status blade_memset_zero(blade_device device,
     return BLADE_OK;
 }
 
+void blade_device_memory_stats_get(blade_device_memory_stats* stats)
+{
+    stats->bytes_in_use = atomic_load(&device_bytes_in_use);
+    stats->peak_bytes = atomic_load(&device_peak_bytes);
+}
+
+void blade_device_memory_stats_reset_peak(void)
+{
+    atomic_store(&device_peak_bytes, atomic_load(&device_bytes_in_use));
+}
+
 void blade_copy_stats_get(blade_copy_stats* stats)
 {
     for (int i = 0; i < 4; i++) {
@@ -160,4 +228,17 @@ void blade_copy_stats_reset(void)
         atomic_store(&copy_count[i], 0);
         atomic_store(&copy_bytes[i], 0);
     }
+}
+
+blade_status blade_host_register(blade_device device, void* pointer, size_t bytes)
+{
+    if (device.kind != BLADE_DEVICE_CUDA || pointer == NULL || bytes == 0)
+        return BLADE_OK;
+    return blade_cuda_host_register(pointer, bytes);
+}
+
+void blade_host_unregister(blade_device device, void* pointer)
+{
+    if (device.kind == BLADE_DEVICE_CUDA && pointer != NULL)
+        blade_cuda_host_unregister(pointer);
 }

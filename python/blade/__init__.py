@@ -19,3 +19,4 @@ except ModuleNotFoundError:
 from .tensor import pack, unpack, numpy_dtype, DTYPES, CHUNK_TIME_DTYPE
 from .bfr5 import write_bfr5
 from . import guppi
+from . import filterbank, synth

@@ -104,7 +104,8 @@ def _cuda_version():
 
 def module_figures(device, quick, repeat):
     """Run blade-module-bench and turn its JSON into figures."""
-    program = shutil.which("blade-module-bench") or os.path.join(os.path.dirname(__file__), "blade-module-bench")
+    program = (os.environ.get("BLADE_MODULE_BENCH") or shutil.which("blade-module-bench")
+               or os.path.join(os.path.dirname(__file__), "blade-module-bench"))
     with tempfile.TemporaryDirectory() as scratch:
         path = os.path.join(scratch, "modules.json")
         command = [program, "--device", device, "--repeat", str(repeat), "--json", path]

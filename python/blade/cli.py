@@ -2,17 +2,28 @@
 """
 blade-cli: the gr-blade command line.
 
-    blade-cli info             version, backends, GPUs, GNU Radio
-    blade-cli demo             a synthetic observation through gr-blade blocks
+    blade-cli info                      version, backends, GPUs, GNU Radio
+    blade-cli header FILE               the GUPPI RAW header of a recording
+    blade-cli mode-b  --input REC --recipe R.bfr5 --output DIR    beams -> filterbank files
+    blade-cli mode-h  --input REC --output DIR                    high-resolution spectra per antenna
+    blade-cli mode-bh --input REC --recipe R.bfr5 --output DIR    high-resolution spectra per beam
+    blade-cli demo [--output DIR]       a synthetic observation through Mode B and Mode H
 
-Errors are one line on stderr and a non-zero exit status; --verbose shows the
-full trace.
+Errors are one line on stderr and a non-zero exit status (2 for bad arguments, 1
+for failures, 130 after Ctrl-C); --verbose shows the full trace and GNU Radio's log.
 """
 
 import argparse
+import os
 import sys
-import time
 import traceback
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with errors as one line (usage is in --help)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _format_bytes(count):
@@ -21,6 +32,9 @@ def _format_bytes(count):
             return f"{count:.1f} {unit}" if unit != "B" else f"{count} B"
         count /= 1024.0
     return f"{count} B"
+
+
+# --- info and header ------------------------------------------------------------
 
 
 def command_info(args):
@@ -48,29 +62,270 @@ def command_info(args):
     return 0
 
 
+def _card_text(value):
+    if isinstance(value, bool):
+        return "T" if value else "F"
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    return repr(value)
+
+
+def command_header(args):
+    from . import guppi
+    from .recording import Recording
+
+    header = guppi.read_header(args.file, args.block, args.single_file)
+    for key, value in header.items():
+        print(f"{key:<8}= {_card_text(value)}")
+    if args.summary:
+        recording = Recording(args.file, single_file=args.single_file)
+        print()
+        print(recording.describe())
+        print(recording.describe_band())
+        start = recording.unix_start
+        print(f"first sample at unix {start:.6f} (MJD {start / 86400 + 40587:.9f}), TBIN {recording.tbin:g} s")
+        for warning in recording.warnings:
+            print(f"warning: {warning}")
+    return 0
+
+
+# --- the bundles ------------------------------------------------------------------
+
+
+def _channels(text):
+    """START:COUNT, START: (to the end) or START."""
+    start, _, count = text.partition(":")
+    try:
+        return int(start), int(count) if count else 0
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"channels {text!r}: expected START:COUNT, e.g. 16:32") from None
+
+
+def _beam_list(text):
+    try:
+        return [int(b) for b in text.replace(" ", "").split(",") if b]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"beams {text!r}: expected recipe beam indices, e.g. 0,2,3") from None
+
+
+def _device_list(text):
+    devices = [d for d in text.replace(" ", "").split(",") if d]
+    if not devices:
+        raise argparse.ArgumentTypeError(f"devices {text!r}: expected e.g. cuda:0,cuda:1 or all")
+    if "all" in devices and len(devices) > 1:
+        raise argparse.ArgumentTypeError(f"devices {text!r}: all stands alone")
+    return devices
+
+
+def _positive(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative")
+    return value
+
+
+def _add_bundle_arguments(parser, mode):
+    io = parser.add_argument_group("input and output")
+    io.add_argument("-i", "--input", required=True, metavar="RECORDING",
+                    help="GUPPI RAW recording: a .raw file, a stem, or any member of stem.NNNN.raw")
+    if mode != "h":
+        io.add_argument("-r", "--recipe", required=True, metavar="FILE.bfr5", help="BFR5 beamforming recipe")
+    io.add_argument("-o", "--output", default=".", metavar="DIR", help="folder for the files (default: %(default)s)")
+    io.add_argument("--name", metavar="STEM",
+                    help=f"file stem in DIR (default: the recording's, plus .mode_{mode})")
+    formats = ["fil", "h5", "raw"] if mode == "b" else ["fil", "h5"]
+    io.add_argument("--format", choices=formats, default="fil",
+                    help="SIGPROC filterbank (fil), filterbank HDF5 (h5)"
+                    + (", or beamformed voltages as GUPPI RAW (raw)" if mode == "b" else "") + " (default: fil)")
+    if mode == "b":
+        io.add_argument("--raw-type", choices=["cf32", "ci16", "ci8"], default="cf32",
+                        help="sample type of --format raw files (default: cf32, lossless)")
+        io.add_argument("--raw-scale", type=float, default=1.0,
+                        help="multiply voltages by this before an integer --raw-type (default: 1)")
+    io.add_argument("--chunk-samples", type=_positive, default=0, metavar="T",
+                    help="time samples per chunk (default: one GUPPI block)")
+    io.add_argument("--channels", type=_channels, metavar="START:COUNT",
+                    help="process only these channels of each antenna (default: all)")
+    io.add_argument("--max-chunks", type=_positive, default=0, metavar="N",
+                    help="stop after N chunks (default: the whole recording)")
+    io.add_argument("--on-gap", choices=["zero-fill", "stop"], default="zero-fill",
+                    help="where blocks are missing: emit zeros, or stop (default: zero-fill)")
+    io.add_argument("--single-file", action="store_true", help="read only the file given, not its whole sequence")
+    io.add_argument("--pace", type=float, default=0.0, metavar="FACTOR",
+                    help="read at FACTOR x real time, like a live stream (default: as fast as possible)")
+
+    dsp = parser.add_argument_group("processing")
+    dsp.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N (default: auto)")
+    dsp.add_argument("--devices", type=_device_list, metavar="LIST",
+                     help="spread the channels over several devices, one sub-band each: cuda:0,cuda:1, or "
+                     "all (every GPU); the files are the same as on one device (default: --device alone)")
+    rate_default = "0 = T x gather, the whole gathered time axis" if mode == "bh" else "1, no channelizer"
+    dsp.add_argument("--channelizer-rate", type=_positive, metavar="N",
+                     help=f"fine channels per coarse channel (default: {rate_default})")
+    dsp.add_argument("--pfb-taps", type=_positive, default=1, metavar="M",
+                     help="polyphase filterbank taps per branch (default: 1, a plain FFT)")
+    dsp.add_argument("--window", default="hamming",
+                     choices=["rectangular", "hamming", "hann", "blackman", "blackman-harris"],
+                     help="polyphase prototype window (default: hamming)")
+    dsp.add_argument("--circular", action="store_true", help="convert linear X, Y to circular L, R first")
+    stokes = ["I", "XXYY", "cross", "IQUV"] + (["none"] if mode == "b" else [])
+    dsp.add_argument("--stokes", choices=stokes,
+                     help="detector: Stokes I, XX and YY, the four cross products, or Stokes IQUV"
+                     + ("; none with --format raw" if mode == "b" else "") + " (default: I)")
+    dsp.add_argument("--integration", type=_positive, default=1, metavar="I",
+                     help="spectra summed per output spectrum; may span chunks (default: 1)")
+    if mode == "bh":
+        dsp.add_argument("--gather", type=_positive, default=8, metavar="M",
+                         help="chunks joined along time before the channelizer (default: 8)")
+    if mode != "h":
+        beams = parser.add_argument_group("beams")
+        beams.add_argument("--beams", type=_beam_list, metavar="LIST",
+                           help="recipe beams to form, by index: 0,2,3 (default: all)")
+        beams.add_argument("--incoherent", action=argparse.BooleanOptionalAction, default=(mode == "b"),
+                           help="add the incoherent sum of the antennas' power as a last beam "
+                           f"(default: {'on' if mode == 'b' else 'off'})")
+        beams.add_argument("--delays", choices=["geometry", "recipe", "recipe_rates"], default="geometry",
+                           help="delays from the array geometry, or the recipe's delay table "
+                           "(interpolated, or nearest row plus rates) (default: geometry)")
+        beams.add_argument("--beamformer-path", choices=["auto", "fp32", "tf32", "tf32x3"], default="auto",
+                           help="GPU beamformer arithmetic (default: auto)")
+    shown = parser.add_argument_group("display")
+    shown.add_argument("--no-progress", action="store_true", help="no progress bar")
+    shown.add_argument("-q", "--quiet", action="store_true", help="print only errors and the final summary")
+
+
+def options_from_args(mode, args):
+    """pipeline.Options from parsed command-line arguments."""
+    from .pipeline import Options
+
+    return Options(
+        input=args.input, output=args.output, recipe=getattr(args, "recipe", None), name=args.name,
+        device="all" if args.devices == ["all"] else args.device,
+        devices=None if args.devices == ["all"] else args.devices,
+        chunk_samples=args.chunk_samples, channels=args.channels,
+        channelizer_rate=args.channelizer_rate, pfb_taps=args.pfb_taps or 1, window=args.window,
+        circular=args.circular, incoherent=getattr(args, "incoherent", None), stokes=args.stokes,
+        integration=args.integration or 1, beams=getattr(args, "beams", None),
+        delays=getattr(args, "delays", "geometry"), gather=getattr(args, "gather", 8) or 1, format=args.format,
+        raw_type=getattr(args, "raw_type", "cf32"), raw_scale=getattr(args, "raw_scale", 1.0),
+        max_chunks=args.max_chunks, on_gap=args.on_gap, pace=args.pace,
+        beamformer_path=getattr(args, "beamformer_path", "auto"), single_file=args.single_file)
+
+
+def summary_lines(summary):
+    from .pipeline import MODES
+
+    what = "interrupted" if summary.interrupted else "done"
+    lines = [
+        f"{MODES[summary.mode]} {what}: {summary.chunks} of {summary.chunks_total} chunks, "
+        f"{summary.data_seconds:.3f} s of data in {summary.wall_seconds:.2f} s on {summary.device} = "
+        f"{summary.realtime_factor:.2f}x real time ({summary.rate / 1e6:.1f} MB/s), "
+        f"{summary.dropped_blocks} dropped block{'s' if summary.dropped_blocks != 1 else ''} zero-filled"
+    ]
+    if summary.interrupted:
+        lines.append("the files hold every chunk finished before the interruption")
+    raw = any(p.endswith(".raw") for p, *_ in summary.files)
+    lines.append(f"wrote {len(summary.files)} file{'s' if len(summary.files) != 1 else ''}:")
+    width = max((len(p) for p, *_ in summary.files), default=0)
+    shown = summary.files
+    if len(shown) > 6:  # many antennas: the first few and the last say enough
+        shown = shown[:3] + [(f"... ({len(shown) - 4} more)", None, None)] + shown[-1:]
+    for path, label, count in shown:
+        if label is None:
+            lines.append(f"  {path}")
+            continue
+        unit = ("block" if count == 1 else "blocks") if raw else ("spectrum" if count == 1 else "spectra")
+        lines.append(f"  {path:<{width}}  {count} {unit}  {label}")
+    if any(p.endswith(".h5") and count < 3 for p, _, count in summary.files):
+        lines.append("warning: blimpy refuses FBH5 files with fewer than 3 spectra (h5py and sigpyproc read "
+                     "them): process more chunks, integrate less, or write .fil")
+    return lines
+
+
+def run_bundle(mode, args, stream=None):
+    """Build and run one bundle from parsed arguments; returns (summary, exit code)."""
+    from .pipeline import Job
+
+    stream = stream or sys.stdout
+    job = Job(mode, options_from_args(mode, args))
+    for warning in job.warnings:
+        print(f"blade-cli mode-{mode}: warning: {warning}", file=sys.stderr)
+    if not args.quiet:
+        for line in job.plan():
+            print(line, file=stream)
+        stream.flush()
+    summary = job.run(progress=False if (args.no_progress or args.quiet) else None)
+    for line in summary_lines(summary):
+        print(line, file=stream)
+    return summary, (130 if summary.interrupted else 0)
+
+
+def _bundle_command(mode):
+    def command(args):
+        return run_bundle(mode, args)[1]
+
+    return command
+
+
+# --- the demo ---------------------------------------------------------------------
+
+
 def command_demo(args):
-    """A synthetic observation through a chain of gr-blade blocks."""
     from . import demo
 
-    return demo.run(output=args.output, device=args.device, quiet=args.quiet)
+    return demo.run(output=args.output, device=args.device, quiet=args.quiet, figure=not args.no_figure)
+
+
+# --- the parser -------------------------------------------------------------------
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="blade-cli",
         description="gr-blade: GPU beamforming, channelizing and detection for radio telescopes.",
     )
     parser.add_argument("--verbose", action="store_true", help="show full tracebacks and GNU Radio logs")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    verbose = _Parser(add_help=False)
+    verbose.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS,
+                         help="show full tracebacks and GNU Radio logs")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
 
-    info = commands.add_parser("info", help="version, backends, GPUs and GNU Radio version")
+    info = commands.add_parser("info", parents=[verbose], help="version, backends, GPUs and GNU Radio version")
     info.set_defaults(handler=command_info)
 
-    demo = commands.add_parser("demo", help="run gr-blade on a synthetic observation")
+    header = commands.add_parser("header", parents=[verbose], help="print the GUPPI RAW header of a recording")
+    header.add_argument("file", help="a .raw file, a stem, or any member of stem.NNNN.raw")
+    header.add_argument("--block", type=_positive, default=0, help="block whose header to print (default: 0)")
+    header.add_argument("--summary", action="store_true", help="also describe the whole recording")
+    header.add_argument("--single-file", action="store_true", help="only the file given, not its sequence")
+    header.set_defaults(handler=command_header)
+
+    about = {
+        "b": ("beamform a recording into filterbank files (or beam voltages), one per beam",
+              "Mode B: voltages -> [channelizer] -> [polarizer] -> beamformer (phasors from the BFR5 recipe "
+              "at each chunk's time) -> detector -> one filterbank file per beam (the incoherent beam last), "
+              "or beamformed voltages as GUPPI RAW."),
+        "h": ("high-resolution spectra of every antenna (a spectrometer)",
+              "Mode H: voltages -> channelizer -> [polarizer] -> detector -> one filterbank file per antenna."),
+        "bh": ("high-resolution spectra of beams",
+               "Mode BH: voltages -> beamformer -> gather M chunks -> channelizer -> detector -> one filterbank "
+               "file per beam."),
+    }
+    for mode, (short, long) in about.items():
+        sub = commands.add_parser(f"mode-{mode}", parents=[verbose], help=short, description=long)
+        _add_bundle_arguments(sub, mode)
+        sub.set_defaults(handler=_bundle_command(mode))
+
+    demo = commands.add_parser("demo", parents=[verbose],
+                               help="synthesize an observation and beamform it (Mode B and Mode H)")
     demo.add_argument("--output", default="blade-demo", help="directory for the demo's files (default: %(default)s)")
     demo.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N (default: %(default)s)")
-    demo.add_argument("--quiet", action="store_true", help="print only the summary")
+    demo.add_argument("--no-figure", action="store_true", help="skip the PNG figure (no matplotlib needed)")
+    demo.add_argument("-q", "--quiet", action="store_true", help="print only the summary")
     demo.set_defaults(handler=command_demo)
     return parser
 
@@ -83,12 +338,13 @@ def main(argv=None):
     try:
         return args.handler(args)
     except KeyboardInterrupt:
-        print("blade-cli: interrupted", file=sys.stderr)
+        print(f"blade-cli {args.command}: interrupted", file=sys.stderr)
         return 130
     except Exception as error:  # one clear line; the trace only when asked for
         if args.verbose:
             traceback.print_exc()
-        print(f"blade-cli {args.command}: error: {error}", file=sys.stderr)
+        message = str(error).strip().replace("\n", " ") or type(error).__name__
+        print(f"blade-cli {args.command}: error: {message}", file=sys.stderr)
         return 1
 
 
@@ -97,7 +353,7 @@ def _quiet_gnuradio_logs():
     try:
         from gnuradio import gr
 
-        gr.logging().set_default_level(gr.log_levels.warn)
+        gr.logging().set_default_level(gr.log_levels.critical)
     except Exception:
         pass
 

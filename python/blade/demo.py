@@ -1,10 +1,15 @@
 # SPDX-License-Identifier: MIT
 """
-The gr-blade demo: synthesize multi-antenna voltages, run them through a chain of
-gr-blade blocks on the chosen device, and check the result against numpy.
+The gr-blade demo: an eight-antenna observation with a narrowband source off the
+boresight, synthesized (gnuradio.blade.synth), written as GUPPI RAW plus a BFR5
+recipe with one beam on the source and one off it, then beamformed by Mode B and
+channelized per antenna by Mode H through the real blocks, exactly as
+`blade-cli mode-b` and `blade-cli mode-h` run them. It measures the tone in each
+beam, draws a figure, and says where everything is.
 
-(The Foundation's demo: a cast chain. The beamforming demo of the bundles replaces
-it.)
+Expected: the beam on the source adds the eight antennas' tone coherently, so its
+tone-to-noise ratio is A = 8 times that of the incoherent sum (which is that of one
+antenna); the beam pointed elsewhere sees the tone only through its sidelobes.
 """
 
 import os
@@ -12,68 +17,151 @@ import time
 
 import numpy
 
-
-def synthesize(rng, nchunks, shape, tone_channel):
-    """ci8 voltages [nchunks, A, F, T, P, 2]: Gaussian noise plus a tone in one channel."""
-    antennas, channels, samples, pols = shape
-    t = numpy.arange(nchunks * samples).reshape(nchunks, 1, 1, samples, 1)
-    noise = rng.normal(0, 8, size=(nchunks,) + tuple(shape)) + 1j * rng.normal(0, 8, size=(nchunks,) + tuple(shape))
-    tone = numpy.zeros((nchunks,) + tuple(shape), complex)
-    tone[:, :, tone_channel] = (30 * numpy.exp(2j * numpy.pi * 0.1 * t))[:, :, 0]
-    voltages = noise + tone
-    return numpy.clip(numpy.rint(numpy.stack([voltages.real, voltages.imag], -1)), -128, 127).astype(numpy.int8)
+MODE_B_RATE, MODE_B_INTEGRATION = 64, 64
+MODE_H_RATE, MODE_H_INTEGRATION = 1024, 64
 
 
-def run(output="blade-demo", device="auto", quiet=False):
-    from gnuradio import blocks, gr
+def time_averaged(path):
+    """(header, Stokes I spectrum averaged over time) of a filterbank file."""
+    from . import filterbank
 
-    from gnuradio import blade
+    header, data = filterbank.read(path)
+    return header, data[:, 0, :].mean(axis=0)
 
-    say = (lambda *a: None) if quiet else print
-    shape = [8, 4, 1024, 2]
-    nchunks, tone_channel = 16, 2
-    rng = numpy.random.default_rng(2026)
-    voltages = synthesize(rng, nchunks, shape, tone_channel)
 
-    chain = [
-        blade.cast(shape, "ci8", "cf32", device),
-        blade.cast(shape, "cf32", "cf16", device),
-        blade.cast(shape, "cf16", "cf32", device),
-    ]
-    used = chain[0].device()
-    say(f"gr-blade {blade.version()} demo on device {used}")
-    say(f"  synthesized {nchunks} chunks of ci8 {shape} voltages "
-        f"(8 antennas, 4 channels, 1024 samples, 2 polarizations; a tone in channel {tone_channel})")
-    say("  flowgraph: vector_source -> blade.cast(ci8->cf32) -> blade.cast(cf32->cf16) "
-        "-> blade.cast(cf16->cf32) -> vector_sink")
+def tone_to_noise(spectrum, channel):
+    """(P[channel] - floor) / floor with the floor the median of the spectrum."""
+    floor = numpy.median(spectrum)
+    return (spectrum[channel] - floor) / floor
 
-    tb = gr.top_block()
-    source = blocks.vector_source_b(blade.pack(voltages, "ci8").tolist(), False, blade.item_size(shape, "ci8"))
-    sink = blocks.vector_sink_b(blade.item_size(shape, "cf32"))
-    tb.connect(source, *chain, sink)
-    blade.reset_copy_stats()
-    blade.clear_failures()
-    start = time.perf_counter()
-    tb.run()
-    elapsed = time.perf_counter() - start
-    if blade.failures():
-        raise RuntimeError(blade.failures()[0])
 
-    result = blade.unpack(sink.data(), shape, "cf32")
-    expected = (voltages[..., 0] + 1j * voltages[..., 1]).astype(numpy.complex64)
-    if result.shape != expected.shape or not numpy.array_equal(result, expected):
-        raise RuntimeError("demo output differs from numpy's conversion")
-    power = numpy.mean(numpy.abs(result[:, 0, :, :, 0]) ** 2, axis=(0, 2))
-    stats = blade.copy_stats()
+def _cli_args(mode, *argv):
+    from .cli import build_parser
 
-    os.makedirs(output, exist_ok=True)
-    path = os.path.join(output, "demo_voltages_cf32.npy")
-    numpy.save(path, result[0])
-    say(f"  output: {nchunks} chunks of cf32 {shape}, identical to numpy's conversion")
-    say("  mean power per channel (antenna 0, pol 0): " + ", ".join(f"{p:.0f}" for p in power)
-        + f"  <- the tone is in channel {tone_channel}")
-    say(f"  host->device copies: {stats['host_to_device']}, device->host: {stats['device_to_host']}, "
-        f"device->device: {stats['device_to_device']}")
-    say(f"  wrote {path}")
-    print(f"demo OK: {nchunks} chunks through 3 blocks on {used} in {elapsed:.2f} s")
+    return build_parser().parse_args([f"mode-{mode}", *argv])
+
+
+def run(output="blade-demo", device="auto", quiet=False, figure=True, observation=None):
+    """Run the demo into folder `output`; `observation` (a synth.SyntheticObservation)
+    replaces the demo's own (tests run a shorter one). Returns the exit status."""
+    from . import cli, filterbank, synth
+    from .recording import angular_separation
+
+    say = (lambda *a, **k: None) if quiet else print
+    began = time.perf_counter()
+    obs = observation or synth.SyntheticObservation()
+    A = obs.antennas
+    say(f"gr-blade demo: {A} antennas at Hat Creek phased to {obs.source_name}, "
+        f"{obs.channels} x {obs.chan_bw / 1e6:g} MHz channels around {obs.obsfreq / 1e6:g} MHz, "
+        f"{obs.duration:.2f} s; a tone at {obs.tone_frequency / 1e6:.6f} MHz from "
+        f"{numpy.degrees(angular_separation(obs.boresight, obs.source)) * 60:.1f} arcmin off the boresight")
+    files = obs.write(output, "demo")
+    recording_bytes = sum(os.path.getsize(p) for p in files["raw"])
+    say(f"synthesized {', '.join(files['raw'])} ({recording_bytes / 2**20:.0f} MiB, GUPPI RAW, 8-bit) and "
+        f"{files['recipe']} (beams: {', '.join(obs.beam_names)}) in {time.perf_counter() - began:.1f} s")
+
+    quiet_flags = ["--quiet"] if quiet else []
+    say(f"\n$ blade-cli mode-b --input {files['stem']} --recipe {files['recipe']} --output {output} "
+        f"--channelizer-rate {MODE_B_RATE} --integration {MODE_B_INTEGRATION}")
+    summary_b, code = cli.run_bundle("b", _cli_args(
+        "b", "--input", files["stem"], "--recipe", files["recipe"], "--output", output, "--device", device,
+        "--channelizer-rate", str(MODE_B_RATE), "--integration", str(MODE_B_INTEGRATION), *quiet_flags))
+    if code:
+        return code
+    say(f"\n$ blade-cli mode-h --input {files['stem']} --output {output} "
+        f"--channelizer-rate {MODE_H_RATE} --integration {MODE_H_INTEGRATION}")
+    summary_h, code = cli.run_bundle("h", _cli_args(
+        "h", "--input", files["stem"], "--output", output, "--device", device,
+        "--channelizer-rate", str(MODE_H_RATE), "--integration", str(MODE_H_INTEGRATION), *quiet_flags))
+    if code:
+        return code
+
+    # The tone in each beam, against that beam's own noise floor.
+    tone_b = obs.tone_fine_channel(MODE_B_RATE)
+    beams = [(label, *time_averaged(path)) for path, label, _ in summary_b.files]
+    ratios = {label: tone_to_noise(spectrum, tone_b) for label, _, spectrum in beams}
+    on, off = obs.beam_names
+    gain = ratios[on] / ratios["incoherent"]
+    tone_h = obs.tone_fine_channel(MODE_H_RATE)
+    antenna_path, antenna_label, _ = summary_h.files[0]
+    header_h, spectrum_h = time_averaged(antenna_path)
+    peak_h = int(numpy.argmax(spectrum_h))
+
+    if figure:
+        figure_path = os.path.join(output, "demo.png")
+        draw(figure_path, obs, [(label, filterbank.read(path)) for path, label, _ in summary_b.files[:2]],
+             beams, tone_b, (antenna_label, header_h, spectrum_h), tone_h)
+
+    print()
+    print(f"tone at {obs.tone_frequency / 1e6:.6f} MHz: Mode B fine channel {tone_b} of {beams[0][2].size}, "
+          f"Mode H fine channel {tone_h} of {spectrum_h.size}")
+    print("tone / noise floor in the time-averaged Mode B spectra:")
+    for label, value in ratios.items():
+        note = {on: "on the source", off: "pointed elsewhere", "incoherent": "= one antenna's"}.get(label, "")
+        print(f"  {label:<12} {value:7.3f}   {note}")
+    print(f"coherent gain on the source: {gain:.2f} (expected A = {A})")
+    print(f"Mode H, antenna {antenna_label}: strongest channel {peak_h} "
+          f"({filterbank.frequencies(header_h)[peak_h] / 1e6:.6f} MHz), "
+          f"tone / noise {tone_to_noise(spectrum_h, tone_h):.2f}")
+    print(f"files in {output}/: the recording, the recipe, {len(summary_b.files)} Mode B beam files "
+          f"(demo.mode_b.beam*.fil), {len(summary_h.files)} Mode H antenna files (demo.mode_h.ant*.fil)"
+          + (", demo.png (the figure)" if figure else ""))
+    say(f"try: blade-cli header {files['raw'][0]} --summary")
+    say(f"     blade-cli mode-b --input {files['stem']} --recipe {files['recipe']} --output {output}/mine "
+        f"--channelizer-rate 256 --integration 16 --beams 0 --format h5")
+    if not (0.7 * A < gain < 1.3 * A) or peak_h != tone_h:
+        print(f"demo FAILED: the tone is not where the synthesis put it (gain {gain:.2f}, peak {peak_h})")
+        return 1
+    print(f"demo OK in {time.perf_counter() - began:.1f} s")
     return 0
+
+
+def draw(path, obs, waterfalls, beams, tone_b, antenna, tone_h):
+    """Waterfalls of the first two beams, the beams' spectra, one antenna's fine spectrum."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from . import filterbank
+
+    from matplotlib.ticker import MaxNLocator
+
+    fig, axes = plt.subplots(2, 2, figsize=(12, 8), constrained_layout=True)
+    # Each beam relative to its own noise floor, on one colour scale: the tone
+    # stands out in the beam on the source and hardly shows in the other.
+    powers = [data[:, 0, :] / numpy.median(data[:, 0, :]) for _, (_, data) in waterfalls]
+    low = min(numpy.percentile(p, 1) for p in powers)
+    high = max(numpy.percentile(p, 99.9) for p in powers)
+    for ax, (label, (header, _)), power in zip(axes[0], waterfalls, powers):
+        freqs = filterbank.frequencies(header) / 1e6
+        seconds = power.shape[0] * header["tsamp"]
+        half = abs(header["foff"]) / 2
+        image = ax.imshow(power, aspect="auto", extent=[freqs[0] - half, freqs[-1] + half, seconds, 0],
+                          cmap="viridis", vmin=low, vmax=high, interpolation="nearest")
+        ax.set_title(f"Mode B beam '{label}' (Stokes I)")
+        ax.set_xlabel("frequency (MHz)")
+        ax.set_ylabel("time (s)")
+        ax.xaxis.set_major_locator(MaxNLocator(5))
+        fig.colorbar(image, ax=ax, label="power / noise floor")
+    ax = axes[1, 0]
+    for label, header, spectrum in beams:
+        ax.plot(filterbank.frequencies(header) / 1e6, spectrum / numpy.median(spectrum) - 1, lw=1, label=label)
+    ax.axvline(obs.tone_frequency / 1e6, color="grey", ls=":", lw=1)
+    ax.set_title(f"time-averaged Mode B spectra ({obs.duration:.1f} s)")
+    ax.set_xlabel("frequency (MHz)")
+    ax.set_ylabel("power / noise floor - 1")
+    ax.xaxis.set_major_locator(MaxNLocator(5))
+    ax.legend()
+    ax = axes[1, 1]
+    label, header, spectrum = antenna
+    offsets = (filterbank.frequencies(header) - obs.tone_frequency) / 1e3
+    window = slice(max(tone_h - 40, 0), tone_h + 41)
+    ax.plot(offsets[window], spectrum[window] / numpy.median(spectrum) - 1, lw=1, drawstyle="steps-mid")
+    ax.set_title(f"Mode H, antenna {label}: {abs(header['foff']) * 1e6:.0f} Hz channels around the tone")
+    ax.set_xlabel(f"frequency - {obs.tone_frequency / 1e6:.6f} MHz (kHz)")
+    ax.set_ylabel("power / noise floor - 1")
+    fig.suptitle(f"gr-blade demo: {obs.antennas} antennas phased to {obs.source_name}, a tone from "
+                 f"'{obs.beam_names[0]}' off the boresight, beams on it and elsewhere")
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

@@ -142,14 +142,16 @@ def pack_samples(block, nbits):
     limit = {4: 8, 8: 128, 16: 32768}.get(nbits)
     if limit is None:
         raise ValueError(f"nbits must be 4, 8, 16 or 32, got {nbits}")
-    for part in (re, im):
-        if numpy.any(part != numpy.round(part)) or numpy.any(part < -limit) or numpy.any(part >= limit):
-            raise ValueError(f"{nbits}-bit samples must be integers in [{-limit}, {limit - 1}]")
-    re, im = re.astype(numpy.int64), im.astype(numpy.int64)
+    # One pass to whole numbers and one comparison back: a value that is not an
+    # integer (or NaN, or beyond int32) does not survive the round trip.
+    pairs = numpy.stack([re, im], -1)
+    with numpy.errstate(invalid="ignore"):
+        whole = pairs.astype(numpy.int32)
+    if not numpy.array_equal(whole, pairs) or whole.size and (whole.min() < -limit or whole.max() >= limit):
+        raise ValueError(f"{nbits}-bit samples must be integers in [{-limit}, {limit - 1}]")
     if nbits == 4:
-        return (((re & 0xF) << 4) | (im & 0xF)).astype(numpy.uint8).tobytes()
-    scalar = numpy.int8 if nbits == 8 else numpy.dtype("<i2")
-    return numpy.stack([re, im], -1).astype(scalar).tobytes()
+        return (((whole[..., 0] & 0xF) << 4) | (whole[..., 1] & 0xF)).astype(numpy.uint8).tobytes()
+    return whole.astype(numpy.int8 if nbits == 8 else numpy.dtype("<i2")).tobytes()
 
 
 def write_raw(stem, blocks, header, nbits=8, directio=False, blocks_per_file=0, pktidx=None,
@@ -160,7 +162,8 @@ def write_raw(stem, blocks, header, nbits=8, directio=False, blocks_per_file=0, 
     stem: files stem.0000.raw, stem.0001.raw, ... (a path ending in .raw with
         blocks_per_file 0 is written as that one file).
     blocks: complex samples, [n_blocks, A, F, T, P] (integral values for integer
-        nbits).
+        nbits), or an iterable of [A, F, T, P] blocks (a generator: written one at a
+        time).
     header: other cards ({keyword: value}), e.g. OBSFREQ, CHAN_BW, TBIN, SYNCTIME,
         SRC_NAME; written after the geometry cards BLOCSIZE, NANTS, OBSNCHAN, NPOL,
         NBITS, DIRECTIO, PKTIDX (and PIPERBLK when given, DATATYPE 'FLOAT' for 32).
@@ -173,28 +176,32 @@ def write_raw(stem, blocks, header, nbits=8, directio=False, blocks_per_file=0, 
     data_padding: bytes of padding after each block's data (default: to 512 for
         DIRECTIO, none otherwise).
     """
-    blocks = numpy.asarray(blocks)
-    if blocks.ndim != 5:
-        raise ValueError("blocks must be [n_blocks, A, F, T, P]")
-    n_blocks, A, F, T, P = blocks.shape
-    step = piperblk if piperblk is not None else T
-    if pktidx is None:
-        pktidx = [i * step for i in range(n_blocks)]
-    if len(pktidx) != n_blocks:
-        raise ValueError("pktidx needs one value per block")
+    if isinstance(blocks, numpy.ndarray) or isinstance(blocks, (list, tuple)):
+        blocks = numpy.asarray(blocks)
+        if blocks.ndim != 5:
+            raise ValueError("blocks must be [n_blocks, A, F, T, P]")
+        if pktidx is not None and len(pktidx) != len(blocks):
+            raise ValueError("pktidx needs one value per block")
+    # Otherwise an iterable of [A, F, T, P] blocks, written as they come (a long
+    # synthetic recording need not fit in memory).
     stem = os.fspath(stem)
-    per_file = blocks_per_file or n_blocks
     single = stem.endswith(".raw") and not blocks_per_file
     paths = []
     handle = None
-    for b in range(n_blocks):
-        if b % per_file == 0:
+    for b, block in enumerate(blocks):
+        block = numpy.asarray(block)
+        if block.ndim != 4:
+            raise ValueError(f"block {b} must be [A, F, T, P], got {block.ndim} axes")
+        A, F, T, P = block.shape
+        step = piperblk if piperblk is not None else T
+        if handle is None or (blocks_per_file and b % blocks_per_file == 0):
             if handle:
                 handle.close()
-            path = stem if single else f"{stem}.{b // per_file:04d}.raw"
+            number = b // blocks_per_file if blocks_per_file else 0
+            path = stem if single else f"{stem}.{number:04d}.raw"
             handle = open(path, "wb")
             paths.append(path)
-        data = pack_samples(blocks[b], nbits)
+        data = pack_samples(block, nbits)
         cards = {
             "BLOCSIZE": len(data),
             "NANTS": A,
@@ -202,7 +209,7 @@ def write_raw(stem, blocks, header, nbits=8, directio=False, blocks_per_file=0, 
             "NPOL": npol_card if npol_card is not None else P,
             "NBITS": nbits,
             "DIRECTIO": 1 if directio else 0,
-            "PKTIDX": int(pktidx[b]),
+            "PKTIDX": int(pktidx[b]) if pktidx is not None else b * step,
         }
         if piperblk is not None:
             cards["PIPERBLK"] = piperblk

@@ -86,6 +86,14 @@ struct temp_dir {
     temp_dir& operator=(const temp_dir&) = delete;
 };
 
+// A shape from a list of extents (any rank), throwing with the core's message.
+inline blade_shape make_shape(const std::vector<int64_t>& dims)
+{
+    blade_shape shape;
+    ok(blade_shape_make(dims.data(), static_cast<int>(dims.size()), &shape), "shape");
+    return shape;
+}
+
 } // namespace blade_test
 
 #endif

@@ -440,3 +440,33 @@ def run_chunks_through_files(chain, chunks, shape_in, dtype_in, shape_out, dtype
 def run_chunks_via_files(chain, chunks, dtype_in, shape_out, dtype_out):
     """run_chunks_through_files() with the input shape taken from the chunks."""
     return run_chunks_through_files(chain, chunks, None, dtype_in, shape_out, dtype_out)
+
+
+def run_chain_files(chain, data, in_item_size, out_item_size, ports=(0,)):
+    """
+    Like run_blocks, through files rather than Python lists, for chunks of hundreds
+    of MB: source -> chain... -> one file sink per entry of `ports` (output ports of
+    the last block; repeat a port to give it several host readers). Returns one
+    uint8 array per sink.
+    """
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        source_path = os.path.join(folder, "in.bin")
+        numpy.asarray(data, numpy.uint8).tofile(source_path)
+        tb = gr.top_block()
+        source = blocks.file_source(in_item_size, source_path, False)
+        tb.connect(source, *chain)
+        sinks = []
+        for i, port in enumerate(ports):
+            path = os.path.join(folder, f"out{i}.bin")
+            sink = blocks.file_sink(out_item_size, path, False)
+            sink.set_unbuffered(False)
+            tb.connect((chain[-1], port), sink)
+            sinks.append((sink, path))
+        tb.run()
+        outputs = []
+        for sink, path in sinks:
+            sink.close()
+            outputs.append(numpy.fromfile(path, numpy.uint8))
+        return outputs

@@ -152,6 +152,9 @@ class qa_mode_b(BundleTestCase):
     def test_channelized_voltages_of_a_beam_subset(self):
         self.check("cpu", rate=4, detector="none", incoherent=False, beams=(2, 0))
 
+    def test_detected_coherent_beams_without_the_incoherent_one(self):
+        self.check("cpu", rate=2, detector="XXYY", incoherent=False, beams=(1,))
+
     def test_chain_stays_on_the_device(self):
         stats = self.check("emulated", rate=2, detector="XXYY", integration=2, nchunks=4)
         # voltages and phasors up once per chunk, beams down once per chunk

@@ -98,6 +98,16 @@ BLADE_API std::map<std::string, uint64_t> copy_stats();
 BLADE_API void reset_copy_stats();
 
 /*!
+ * \brief Device memory held by gr-blade (buffers, plans) on GPUs and the emulated
+ * device: "bytes_in_use" and "peak_bytes" (since start or reset_device_memory_peak()).
+ * \ingroup blade
+ */
+BLADE_API std::map<std::string, uint64_t> device_memory_stats();
+
+/*! \brief Make the device memory peak equal to what is in use now. \ingroup blade */
+BLADE_API void reset_device_memory_peak();
+
+/*!
  * \brief Failures of gr-blade blocks while a flowgraph ran, oldest first.
  * \ingroup blade
  *

@@ -22,6 +22,7 @@ namespace py = pybind11;
 /**************************************/
 // BINDING_FUNCTION_PROTOTYPES(
     void bind_cast(py::module& m);
+    void bind_device_source(py::module& m);
     void bind_mode_b(py::module& m);
     void bind_mode_h(py::module& m);
     void bind_mode_bh(py::module& m);
@@ -39,6 +40,11 @@ namespace py = pybind11;
     void bind_detector(py::module& m);
     void bind_gather(py::module& m);
     void bind_channelizer(py::module& m);
+    void bind_duplicate(py::module& m);
+    void bind_permutation(py::module& m);
+    void bind_download(py::module& m);
+    void bind_stream_to_tensor(py::module& m);
+    void bind_tensor_to_stream(py::module& m);
     void bind_channel_split(py::module& m);
     void bind_channel_merge(py::module& m);
     void bind_chunk_time_from_tags(py::module& m);
@@ -71,6 +77,7 @@ PYBIND11_MODULE(blade_python, m)
     /**************************************/
     // BINDING_FUNCTION_CALLS(
     bind_cast(m);
+    bind_device_source(m);
     bind_runtime(m);
     bind_metadata(m);
     bind_phasor(m);
@@ -88,6 +95,11 @@ PYBIND11_MODULE(blade_python, m)
     bind_mode_b(m);
     bind_mode_h(m);
     bind_mode_bh(m);
+    bind_duplicate(m);
+    bind_permutation(m);
+    bind_download(m);
+    bind_stream_to_tensor(m);
+    bind_tensor_to_stream(m);
     bind_channel_split(m);
     bind_channel_merge(m);
     bind_chunk_time_from_tags(m);

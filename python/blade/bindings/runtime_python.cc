@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(runtime.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(5559f98d34b44017a81aba48b5d29b0e)                     */
+/* BINDTOOL_HEADER_FILE_HASH(10855dbcaa2049f89ce695cc4c176bee)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -103,6 +103,12 @@ void bind_runtime(py::module& m)
 
 
     m.def("reset_copy_stats", &::gr::blade::reset_copy_stats, D(reset_copy_stats));
+
+
+    m.def("device_memory_stats", &::gr::blade::device_memory_stats, D(device_memory_stats));
+
+
+    m.def("reset_device_memory_peak", &::gr::blade::reset_device_memory_peak, D(reset_device_memory_peak));
 
 
     m.def("failures", &::gr::blade::failures, D(failures));

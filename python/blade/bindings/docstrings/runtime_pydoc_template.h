@@ -58,3 +58,9 @@ static const char* __doc_gr_blade_failures = R"doc()doc";
 
 
 static const char* __doc_gr_blade_clear_failures = R"doc()doc";
+
+
+static const char* __doc_gr_blade_device_memory_stats = R"doc()doc";
+
+
+static const char* __doc_gr_blade_reset_device_memory_peak = R"doc()doc";

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Permutation on the CPU, executing the reduced problem of permutation_backend.h.
+ *
+ * TILED is a transpose in square blocks of 32 x 32 elements: one block of the input
+ * (32 rows along axis b, 32 elements along the contiguous axis a) stays in cache
+ * while the output is written in contiguous runs along b, so each input cache line
+ * is loaded once. ROWS copies
+ * whole rows with memcpy. Blocks and rows are split across OpenMP threads; every
+ * output byte is written by exactly one thread, so the result does not depend on
+ * the thread count.
+ */
+#include "permutation_backend.h"
+
+#include <string.h>
+
+#define TILE 32
+
+/* Below this many bytes threads cost more than they save. */
+#define PARALLEL_BYTES ((size_t)1 << 20)
+
+typedef struct batch_axes {
+    int count;
+    int64_t dims[BLADE_MAX_RANK + 1];
+    int64_t in_strides[BLADE_MAX_RANK + 1];
+    int64_t out_strides[BLADE_MAX_RANK + 1];
+} batch_axes;
+
+/* Input and output offsets of batch index `index` (the last batch axis fastest). */
+static inline void
+batch_offsets(const batch_axes* batch, int64_t index, int64_t* in, int64_t* out)
+{
+    *in = 0;
+    *out = 0;
+    for (int k = batch->count - 1; k >= 0; k--) {
+        const int64_t coordinate = index % batch->dims[k];
+        index /= batch->dims[k];
+        *in += coordinate * batch->in_strides[k];
+        *out += coordinate * batch->out_strides[k];
+    }
+}
+
+/* Gather `count` elements of `size` bytes, `stride` bytes apart, into a contiguous run.
+ * memcpy of a constant size compiles to one (unaligned-safe) move. */
+#define GATHER_RUN(SIZE)                \
+    for (int64_t j = 0; j < count; j++) \
+        memcpy(to + j * (SIZE), from + j * stride, (SIZE));
+
+static inline void
+gather_run(char* to, const char* from, int64_t count, int64_t stride, int size)
+{
+    switch (size) {
+    case 1:
+        GATHER_RUN(1)
+        break;
+    case 2:
+        GATHER_RUN(2)
+        break;
+    case 4:
+        GATHER_RUN(4)
+        break;
+    case 8:
+        GATHER_RUN(8)
+        break;
+    default:
+        GATHER_RUN(16)
+        break;
+    }
+}
+
+/* TILED: blocks of TILE x TILE elements; each output run along b is gathered from
+ * TILE input rows that stay in cache for the whole block. */
+static void tiled(const blade_permutation_layout* layout,
+                  const batch_axes* batch,
+                  int64_t batches,
+                  const char* input,
+                  char* output)
+{
+    const int64_t size = layout->element_bytes;
+    const int a = layout->rank - 1, b = layout->axes[layout->rank - 1];
+    const int64_t extent_a = layout->dims[a], extent_b = layout->dims[b];
+    const int64_t in_stride_b = layout->in_strides[b];
+    const int64_t out_stride_a = layout->out_strides[a];
+    const int64_t tiles_a = (extent_a + TILE - 1) / TILE;
+    const int64_t tiles_b = (extent_b + TILE - 1) / TILE;
+    const int64_t tiles = batches * tiles_b * tiles_a;
+#pragma omp parallel for schedule(static) if (layout->bytes >= PARALLEL_BYTES)
+    for (int64_t tile = 0; tile < tiles; tile++) {
+        const int64_t a0 = (tile % tiles_a) * TILE;
+        const int64_t b0 = (tile / tiles_a % tiles_b) * TILE;
+        int64_t in_base, out_base;
+        batch_offsets(batch, tile / tiles_a / tiles_b, &in_base, &out_base);
+        const int64_t a1 = a0 + TILE < extent_a ? a0 + TILE : extent_a;
+        const int64_t b1 = b0 + TILE < extent_b ? b0 + TILE : extent_b;
+        for (int64_t i = a0; i < a1; i++)
+            gather_run(output + (out_base + i * out_stride_a + b0) * size,
+                       input + (in_base + i + b0 * in_stride_b) * size,
+                       b1 - b0,
+                       in_stride_b * size,
+                       (int)size);
+    }
+}
+
+/* ROWS: every row of dims[rank-1] elements keeps its bytes; rows move. */
+static void rows(const blade_permutation_layout* layout,
+                 const batch_axes* batch,
+                 int64_t batches,
+                 const char* input,
+                 char* output)
+{
+    const size_t row_bytes =
+        (size_t)layout->dims[layout->rank - 1] * (size_t)layout->element_bytes;
+    const size_t element = (size_t)layout->element_bytes;
+#pragma omp parallel for schedule(static) if (layout->bytes >= PARALLEL_BYTES)
+    for (int64_t row = 0; row < batches; row++) {
+        int64_t in_offset, out_offset;
+        batch_offsets(batch, row, &in_offset, &out_offset);
+        memcpy(output + (size_t)out_offset * element,
+               input + (size_t)in_offset * element,
+               row_bytes);
+    }
+}
+
+void blade_cpu_permutation(const blade_permutation_layout* layout,
+                           const void* input,
+                           void* output)
+{
+    if (layout->kind == BLADE_PERMUTATION_COPY) {
+        if (input != output)
+            memcpy(output, input, layout->bytes);
+        return;
+    }
+    /* The batch: every axis except the ones the kernel walks itself (a and b for
+     * TILED, the row for ROWS), in input order. */
+    const int a = layout->rank - 1;
+    const int b =
+        layout->kind == BLADE_PERMUTATION_TILED ? layout->axes[layout->rank - 1] : a;
+    batch_axes batch = { 0 };
+    int64_t batches = 1;
+    for (int k = 0; k < layout->rank; k++) {
+        if (k == a || k == b)
+            continue;
+        batch.dims[batch.count] = layout->dims[k];
+        batch.in_strides[batch.count] = layout->in_strides[k];
+        batch.out_strides[batch.count] = layout->out_strides[k];
+        batch.count++;
+        batches *= layout->dims[k];
+    }
+    if (layout->kind == BLADE_PERMUTATION_ROWS) {
+        rows(layout, &batch, batches, input, output);
+        return;
+    }
+    tiled(layout, &batch, batches, input, output);
+}

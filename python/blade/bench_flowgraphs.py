@@ -1,0 +1,249 @@
+# SPDX-License-Identifier: MIT
+"""
+Flowgraph benchmarks for blade-bench: the bundles through real GNU Radio
+flowgraphs, and the spectrometer from a GUPPI RAW file.
+
+Suites:
+  bundles       Mode B, Mode H and Mode BH at performance.md's shapes, fed
+                (a) from pinned host memory: every chunk crosses PCIe, the source
+                    itself costs nothing (device_source on the CPU, refill off),
+                (b) from device memory (device_source on the GPU, refill off),
+                each to a host null sink (the result is downloaded every chunk).
+  overhead      the per-chunk cost of the scheduler and the device buffers: a chain
+                of blocks on 4096-byte chunks, where the arithmetic is nothing.
+  spectrometer  Mode H from a GUPPI RAW recording in the page cache to filterbank
+                files (guppi_source -> mode_h -> filterbank_sink), against `cat`.
+
+Every figure comes with the limit it is measured against in the same run: the
+pinned upload bandwidth (host input), the real-time factor, the `cat` rate.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+import numpy
+
+CHANNEL_WIDTH = 0.5e6  # ATA: 0.5 MHz channels, TBIN = 2 us
+TBIN = 1.0 / CHANNEL_WIDTH
+
+# performance.md: upstream BLADE v1.0.5 on the H200 (ms per chunk or per group) and our targets.
+BUNDLE_CASES = [
+    # name, mode, shape, type, options, upstream_ms, target (host) ms
+    ("Mode B ATA ci8 [20, 192, 8192, 2] -> 8 beams + incoherent, Stokes I", "b", [20, 192, 8192, 2], "ci8",
+     {"beams": 8, "incoherent": True, "detector": "I"}, 5.22, None),
+    ("Mode B ATA node ci8 [28, 192, 8192, 2] -> 8 beams + incoherent, Stokes I", "b", [28, 192, 8192, 2], "ci8",
+     {"beams": 8, "incoherent": True, "detector": "I"}, None, None),
+    ("Mode H cf32 [8, 192, 8192, 2], circular, N = 8192", "h", [8, 192, 8192, 2], "cf32",
+     {"rate": 8192, "circular": True, "detector": "I", "integration": 1}, 4.01, 4.0),
+    ("Mode H ci8 [8, 192, 8192, 2], circular, N = 8192", "h", [8, 192, 8192, 2], "ci8",
+     {"rate": 8192, "circular": True, "detector": "I", "integration": 1}, None, 1.2),
+    ("Mode BH ci8 [20, 192, 8192, 2] -> 2 beams + incoherent, gather x8 (per 8 chunks)", "bh",
+     [20, 192, 8192, 2], "ci8", {"beams": 2, "incoherent": True, "detector": "I", "gather": 8}, 30.1, 15.0),
+]
+
+
+def limits(device):
+    """Copy and pinned-upload bandwidths measured now (blade-module-bench --limits)."""
+    program = (os.environ.get("BLADE_MODULE_BENCH") or shutil.which("blade-module-bench")
+               or os.path.join(os.path.dirname(__file__), "blade-module-bench"))
+    out = subprocess.run([program, "--device", device, "--limits"], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"blade-module-bench --limits: {out.stderr.strip() or out.stdout.strip()}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def make_recipe(path, antennas, beams):
+    """A BFR5 recipe for an ATA-like array (the geometry does not change the cost)."""
+    from . import bfr5
+
+    rng = numpy.random.default_rng(1)
+    lon, lat, alt = numpy.radians(-121.47), numpy.radians(40.82), 1019.0
+    a, e2 = 6378137.0, 6.69437999014e-3
+    n = a / numpy.sqrt(1 - e2 * numpy.sin(lat) ** 2)
+    centre = numpy.array([(n + alt) * numpy.cos(lat) * numpy.cos(lon), (n + alt) * numpy.cos(lat) * numpy.sin(lon),
+                          (n * (1 - e2) + alt) * numpy.sin(lat)])
+    positions = centre + rng.uniform(-150, 150, size=(antennas, 3))
+    directions = [(1.46 + 0.001 * b, 0.38) for b in range(beams)]
+    bfr5.write_bfr5(path, reference=(lon, lat, alt), antenna_positions=positions, boresight=(1.46, 0.38),
+                    beams=directions, nchan=192, npol=2)
+
+
+def build_bundle(mode, shape, dtype, options, device, recipe):
+    from gnuradio import blade
+
+    if mode == "h":
+        return blade.mode_h(shape, dtype, options["rate"], 1, "hamming", options["circular"], options["detector"],
+                            options["integration"], device)
+    common = dict(first_channel=0, schan=0, input_type=dtype, incoherent=options["incoherent"],
+                  detector=options["detector"], device=device)
+    if mode == "b":
+        return blade.mode_b(shape, recipe, 1.42e9, CHANNEL_WIDTH, 192, **common)
+    return blade.mode_bh(shape, recipe, 1.42e9, CHANNEL_WIDTH, 192, gather=options["gather"], **common)
+
+
+def time_flowgraph(bundle, shape, dtype, source_device, chunks, warmup, two_inputs):
+    """Seconds per input chunk once warm, and the device memory held while running."""
+    from gnuradio import blade, blocks, gr
+
+    tb = gr.top_block()
+    source = blade.device_source(shape, dtype, chunks, [], source_device, False)
+    sink = blocks.null_sink(bundle.output_item_size())
+    tb.connect(source, (bundle, 0))
+    if two_inputs:
+        times = numpy.zeros(chunks, dtype=blade.CHUNK_TIME_DTYPE)
+        start = 1.7e9
+        times["unix_mid"] = start + (numpy.arange(chunks) + 0.5) * shape[2] * TBIN
+        times["tsamp"] = TBIN
+        times["step"] = numpy.arange(chunks)
+        tb.connect(blocks.vector_source_b(times.view(numpy.uint8).tolist(), False, 64), (bundle, 1))
+    tb.connect(bundle, sink)
+    per_output = bundle.chunks_per_output()
+    blade.clear_failures()
+    blade.reset_device_memory_peak()
+    tb.start()
+    marks = []
+    target = max(1, warmup // per_output)
+    while True:  # the sink's progress: outputs since start
+        done = sink.nitems_read(0)
+        now = time.perf_counter()
+        if not marks and done >= target:
+            marks.append((done, now))
+        if done >= chunks // per_output:
+            marks.append((done, now))
+            break
+        if blade.failures():
+            break
+        time.sleep(0.0005)
+    tb.wait()
+    if blade.failures():
+        raise RuntimeError(blade.failures()[0])
+    (first, t0), (last, t1) = marks[0], marks[-1]
+    seconds_per_chunk = (t1 - t0) / max(1, (last - first) * per_output)
+    return seconds_per_chunk, blade.device_memory_stats()["peak_bytes"]
+
+
+def run_bundles(device, quick):
+    from gnuradio import blade
+
+    found = limits(device)
+    upload = found["upload_bandwidth"]
+    figures = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for name, mode, shape, dtype, options, upstream_ms, target_ms in BUNDLE_CASES:
+            shape = list(shape)
+            if quick:
+                shape[1], shape[2] = 4, 512
+                if mode == "h":
+                    options = dict(options, rate=512)
+            recipe = os.path.join(scratch, f"recipe{shape[0]}x{options.get('beams', 1)}.bfr5")
+            if mode != "h" and not os.path.exists(recipe):
+                make_recipe(recipe, shape[0], options["beams"])
+            chunk_bytes = blade.item_size(shape, dtype)
+            chunk_seconds = shape[2] * TBIN
+            chunks = 24 if not quick else 16
+            warmup = 8 if not quick else 4
+            if mode == "bh":
+                chunks, warmup = options["gather"] * (4 if not quick else 2), options["gather"]
+            for feed, source_device in (("host", "cpu"), ("device", device)):
+                if feed == "device" and not blade.gpus():
+                    continue
+                bundle = build_bundle(mode, shape, dtype, options, device, recipe)
+                per_chunk, memory = time_flowgraph(bundle, shape, dtype, source_device, chunks + warmup, warmup,
+                                                   mode != "h")
+                group = options.get("gather", 1) if mode == "bh" else 1
+                time_ms = per_chunk * group * 1e3
+                figure = {
+                    "benchmark": f"flowgraph{'-quick' if quick else ''}/{name} [{feed} input]",
+                    "time_ms": time_ms,
+                    "real_time_factor": chunk_seconds / per_chunk,
+                    "bytes_per_s": chunk_bytes / per_chunk,
+                    "device_memory_bytes": memory,
+                    "bound": "pcie" if feed == "host" and upload else "real-time",
+                    "fraction_of_bound": (chunk_bytes / per_chunk) / upload if feed == "host" and upload else None,
+                    "upstream_ms": upstream_ms if feed == "host" and not quick else None,
+                    "target_ms": target_ms if feed == "host" and not quick else None,
+                }
+                figures.append(figure)
+                fraction = f"{100 * figure['fraction_of_bound']:.1f} % of PCIe" if figure["fraction_of_bound"] else ""
+                print(f"{figure['benchmark']}: {time_ms:.3f} ms, {figure['real_time_factor']:.1f}x real time, "
+                      f"{figure['bytes_per_s'] / 1e9:.1f} GB/s {fraction}, device memory {memory / 2**20:.0f} MiB")
+    return figures, {"upload_bandwidth": upload, "copy_bandwidth": found["copy_bandwidth"]}
+
+
+def run_overhead(device, quick):
+    """Per-chunk cost of a 4-block chain on tiny chunks: scheduler plus buffers."""
+    from gnuradio import blade, blocks, gr
+
+    shape = [1, 1, 256, 2]  # 4 KiB of cf32: the arithmetic is nothing
+    chunks = 400 if not quick else 100
+    tb = gr.top_block()
+    source = blade.device_source(shape, "cf32", chunks, [], device, False)
+    chain = [blade.cast(shape, "cf32", "cf32", device) for _ in range(4)]
+    sink = blocks.null_sink(blade.item_size(shape, "cf32"))
+    tb.connect(source, *chain, sink)
+    start = time.perf_counter()
+    tb.run()
+    per_chunk = (time.perf_counter() - start) / chunks
+    figure = {"benchmark": f"flowgraph{'-quick' if quick else ''}/scheduler overhead per chunk (4 blocks, 4 KiB chunks)",
+              "time_ms": per_chunk * 1e3, "bound": "overhead", "fraction_of_bound": None}
+    print(f"{figure['benchmark']}: {per_chunk * 1e6:.1f} us per chunk "
+          f"({100 * per_chunk / (8192 * TBIN):.2f} % of a 16.384 ms ATA chunk)")
+    figure["fraction_of_ata_chunk"] = per_chunk / (8192 * TBIN)
+    return [figure], {}
+
+
+def run_spectrometer(device, quick):
+    """Mode H from a GUPPI RAW file in the page cache, against `cat` of the file."""
+    from gnuradio import blade, gr
+
+    from . import guppi
+
+    nchan, ntime, blocks_count = 64, 8192, 64 if not quick else 4  # 64 x 64 MiB blocks = 4 GiB
+    scratch = tempfile.mkdtemp(dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    try:
+        stem = os.path.join(scratch, "spectrometer")
+        rng = numpy.random.default_rng(3)
+        block = guppi.random_blocks(rng, 1, 1, nchan, ntime, 2)
+        header = {"TELESCOP": "ATA", "OBSFREQ": 1500.0, "OBSBW": 187.5, "CHAN_BW": 187.5 / nchan,
+                  "TBIN": nchan / 187.5e6, "SYNCTIME": 1700000000, "SRC_NAME": "BENCH"}
+        guppi.write_raw(stem, numpy.repeat(block, blocks_count, axis=0), header)
+        files = sorted(os.path.join(scratch, f) for f in os.listdir(scratch) if f.endswith(".raw"))
+        total = sum(os.path.getsize(f) for f in files)
+        subprocess.run(["cat", *files], stdout=subprocess.DEVNULL, check=True)  # into the page cache
+        start = time.perf_counter()
+        subprocess.run(["cat", *files], stdout=subprocess.DEVNULL, check=True)
+        cat_rate = total / (time.perf_counter() - start)
+
+        source = blade.guppi_source(files[0], ntime, "ci8")
+        shape = list(source.output_shape())
+        spectrometer = blade.mode_h(shape, "ci8", 1024, 1, "hamming", False, "I", 16, device)
+        sink = blade.filterbank_sink(os.path.join(scratch, "out"), list(spectrometer.output_shape()), "fil")
+        tb = gr.top_block()
+        tb.connect((source, 0), spectrometer, sink)
+        from gnuradio import blocks
+
+        tb.connect((source, 1), blocks.null_sink(64))
+        start = time.perf_counter()
+        tb.run()
+        rate = total / (time.perf_counter() - start)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    figure = {"benchmark": f"flowgraph{'-quick' if quick else ''}/spectrometer GUPPI RAW -> Mode H (N = 1024, I = 16) -> .fil",
+              "time_ms": total / rate * 1e3, "bytes_per_s": rate, "bound": "cat", "fraction_of_bound": rate / cat_rate,
+              "cat_bytes_per_s": cat_rate, "bytes": total}
+    print(f"{figure['benchmark']}: {rate / 1e9:.2f} GB/s from {total / 2**30:.2f} GiB, cat {cat_rate / 1e9:.2f} GB/s "
+          f"({100 * rate / cat_rate:.1f} % of cat; rawspec: 3.5 GB/s whole run on the H200)")
+    return [figure], {"cat_bandwidth": cat_rate}
+
+
+SUITES = {"bundles": run_bundles, "overhead": run_overhead, "spectrometer": run_spectrometer}
+
+
+def run_suite(suite, device, quick):
+    if suite not in SUITES:
+        raise ValueError(f"unknown suite {suite!r} (modules, {', '.join(SUITES)})")
+    return SUITES[suite](device, quick)

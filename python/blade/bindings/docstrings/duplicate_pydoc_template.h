@@ -1,0 +1,36 @@
+/*
+ * Copyright 2026 Free Software Foundation, Inc.
+ *
+ * This file is part of GNU Radio
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ */
+#include "pydoc_macros.h"
+#define D(...) DOC(gr, blade, __VA_ARGS__)
+/*
+  This file contains placeholders for docstrings for the Python bindings.
+  Do not edit! These were automatically extracted during the binding process
+  and will be overwritten during the build process
+ */
+
+
+static const char* __doc_gr_blade_duplicate = R"doc()doc";
+
+
+static const char* __doc_gr_blade_duplicate_duplicate_0 = R"doc()doc";
+
+
+static const char* __doc_gr_blade_duplicate_duplicate_1 = R"doc()doc";
+
+
+static const char* __doc_gr_blade_duplicate_make = R"doc()doc";
+
+
+static const char* __doc_gr_blade_duplicate_device = R"doc()doc";
+
+
+static const char* __doc_gr_blade_duplicate_copies = R"doc()doc";
+
+
+static const char* __doc_gr_blade_duplicate_item_size = R"doc()doc";

@@ -1,0 +1,410 @@
+# SPDX-License-Identifier: MIT
+"""
+A recording through one of the bundles into files: the flowgraph that blade-cli
+builds and runs, for use from Python too.
+
+    from gnuradio.blade import pipeline
+    options = pipeline.Options(input="obs", recipe="obs.bfr5", output="out",
+                               channelizer_rate=64, integration=64)
+    job = pipeline.Job("b", options)     # opens the recording, checks the recipe, builds
+    print("\\n".join(job.plan()))        # what will run
+    summary = job.run(progress=True)     # Ctrl-C stops cleanly, files stay valid
+    summary.files                        # [(path, label, spectra or blocks)]
+
+Flowgraph (Mode B and BH; Mode H has no time port and no recipe):
+
+    guppi_source --voltages--> [head] --> [throttle] --> mode_b --> filterbank_sink
+         |                                                 ^             (or guppi_sink)
+         +--------chunk time--> [head] --------------------+
+"""
+
+import dataclasses
+import math
+import os
+import re
+import signal
+import threading
+import time
+from typing import List, Optional, Tuple
+
+MODES = {"b": "Mode B", "h": "Mode H", "bh": "Mode BH"}
+FORMATS = ("fil", "h5", "raw")
+DETECTORS = ("I", "XXYY", "cross", "IQUV", "none")
+
+
+class RunError(RuntimeError):
+    """A block failed while the flowgraph ran (blade.failures())."""
+
+
+@dataclasses.dataclass
+class Options:
+    """What to process and how; the defaults are blade-cli's."""
+
+    input: str
+    output: str = "."
+    recipe: Optional[str] = None            # BFR5 (Mode B, BH)
+    name: Optional[str] = None              # file stem; default RECORDING.mode_X
+    device: str = "auto"
+    devices: Optional[List[str]] = None     # several devices, one sub-band each
+    chunk_samples: int = 0                  # 0: one GUPPI block
+    channels: Optional[Tuple[int, int]] = None   # (start, count); count 0: to the end
+    channelizer_rate: Optional[int] = None  # default 1 (B, H), 0 = T*M (BH)
+    pfb_taps: int = 1
+    window: str = "hamming"
+    circular: bool = False
+    incoherent: Optional[bool] = None       # default: on for B, off for BH
+    stokes: Optional[str] = None            # detector; default I ("none" with format raw)
+    integration: int = 1
+    beams: Optional[List[int]] = None       # recipe beam indices; default all
+    delays: str = "geometry"
+    gather: int = 8                         # Mode BH
+    format: str = "fil"
+    raw_type: str = "cf32"                  # GUPPI sample type of beam voltages
+    raw_scale: float = 1.0
+    max_chunks: int = 0                     # 0: the whole recording
+    on_gap: str = "zero-fill"
+    pace: float = 0.0                       # read at this multiple of real time (0: flat out)
+    beamformer_path: str = "auto"
+    single_file: bool = False
+
+
+@dataclasses.dataclass
+class Summary:
+    mode: str
+    chunks: int                 # chunks processed (whole output groups)
+    chunks_total: int
+    data_seconds: float         # recording time processed
+    wall_seconds: float
+    bytes_read: int             # recording bytes processed
+    files: list                 # [(path, label, spectra or blocks)]
+    dropped_blocks: int
+    interrupted: bool
+    device: str
+
+    @property
+    def realtime_factor(self):
+        return self.data_seconds / self.wall_seconds if self.wall_seconds > 0 else float("inf")
+
+    @property
+    def rate(self):
+        """Recording bytes per second."""
+        return self.bytes_read / self.wall_seconds if self.wall_seconds > 0 else float("inf")
+
+
+def recording_name(path):
+    """obs.0003.raw, obs.raw or obs -> obs."""
+    base = os.path.basename(os.fspath(path))
+    return re.sub(r"(\.\d{4})?\.raw$", "", base)
+
+
+def _label_names(names, count, prefix):
+    names = list(names or [])
+    return [names[i] if i < len(names) and names[i] else f"{prefix}{i}" for i in range(count)]
+
+
+class Job:
+    """One bundle run: made from Options, it opens the recording, checks the recipe
+    against it, and builds the flowgraph; run() runs it."""
+
+    def __init__(self, mode, options):
+        from gnuradio import blade, blocks, gr
+
+        from .recording import Recording
+
+        if mode not in MODES:
+            raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
+        o = dataclasses.replace(options)
+        self.mode, self.options = mode, o
+        self._check_options()
+        self.recording = rec = Recording(o.input, o.channels, o.single_file)
+        self.recipe = None
+        self.warnings = list(rec.warnings)
+        if mode != "h":
+            if not o.recipe:
+                raise ValueError(f"{MODES[mode]} needs a beamforming recipe (--recipe FILE.bfr5)")
+            self.recipe = blade.read_bfr5(o.recipe)
+            problems, warnings = rec.check_recipe(self.recipe, o.beams)
+            self.warnings += warnings
+            if problems:
+                raise ValueError(f"{os.path.basename(o.recipe)} does not fit {os.path.basename(rec.files[0])}: "
+                                 + "; ".join(problems))
+
+        self.source = blade.guppi_source(rec.path, o.chunk_samples, self._input_type(), rec.channel_start,
+                                         rec.channel_count, o.on_gap, o.single_file, 0)
+        self.shape = list(self.source.output_shape())
+        self.bundle = self._make_bundle()
+        self.chunks_per_output = int(self.bundle.chunks_per_output())
+        available = self.source.chunks()
+        wanted = min(available, o.max_chunks) if o.max_chunks else available
+        self.chunks_total = wanted // self.chunks_per_output * self.chunks_per_output
+        if self.chunks_total == 0:
+            raise ValueError(f"{os.path.basename(rec.files[0])} yields {available} chunk(s) of "
+                             f"{self.shape[2]} samples; one output needs {self.chunks_per_output}")
+        self.output_shape = list(self.bundle.output_shape())
+        self.stem = os.path.join(o.output, o.name or f"{recording_name(rec.files[0])}.mode_{mode}")
+        os.makedirs(o.output or ".", exist_ok=True)
+        self.labels = self._labels()
+        self.sink = self._make_sink()
+
+        tb = self.tb = gr.top_block(f"blade-cli mode-{mode}")
+        voltage_size = self.source.output_item_size()
+        voltages = self.source
+        # Stop after the chunks wanted (both outputs of the source, so the phasor
+        # block sees exactly the chunks the beamformer does).
+        if self.chunks_total < available:
+            head = blocks.head(voltage_size, self.chunks_total)
+            tb.connect((voltages, 0), head)
+            voltages = head
+        if o.pace > 0:
+            chunk_seconds = self.shape[2] * rec.tbin
+            throttle = blocks.throttle(voltage_size, o.pace / chunk_seconds)
+            tb.connect((voltages, 0), throttle)
+            voltages = throttle
+        tb.connect((voltages, 0), (self.bundle, 0))
+        if mode != "h":
+            times = self.source
+            if self.chunks_total < available:
+                times = blocks.head(64, self.chunks_total)
+                tb.connect((self.source, 1), times)
+                tb.connect((times, 0), (self.bundle, 1))
+            else:
+                tb.connect((self.source, 1), (self.bundle, 1))
+        tb.connect(self.bundle, self.sink)
+
+    # --- construction -------------------------------------------------------------
+
+    def _check_options(self):
+        o = self.options
+        if o.format not in FORMATS:
+            raise ValueError(f"format {o.format!r}: expected fil, h5 or raw")
+        if o.stokes is not None and o.stokes not in DETECTORS:
+            raise ValueError(f"stokes {o.stokes!r}: expected I, XXYY, cross, IQUV or none")
+        if o.format == "raw":
+            if self.mode != "b":
+                raise ValueError(f"format raw (beamformed voltages) is for Mode B; {MODES[self.mode]} writes "
+                                 "spectra (fil or h5)")
+            if o.stokes not in (None, "none"):
+                raise ValueError(f"format raw writes beamformed voltages: leave --stokes out (not {o.stokes})")
+            o.stokes = "none"
+        elif o.stokes == "none":
+            raise ValueError("stokes none gives voltages: write them with --format raw")
+        o.stokes = o.stokes or "I"
+        if o.max_chunks < 0:
+            raise ValueError(f"max-chunks {o.max_chunks}: expected a positive count (0: all)")
+        if o.pace < 0:
+            raise ValueError(f"pace {o.pace}: expected a positive multiple of real time")
+        if o.channelizer_rate is None:
+            o.channelizer_rate = 0 if self.mode == "bh" else 1
+        if o.incoherent is None:
+            o.incoherent = self.mode == "b"
+
+    def _input_type(self):
+        """What the source emits: the recording's own integer type (the bundles cast)."""
+        return {"ci4": "ci4", "ci8": "ci8", "ci16": "ci16"}.get(self.recording.sample_type, "cf32")
+
+    def _make_bundle(self):
+        from gnuradio import blade
+
+        o, rec = self.options, self.recording
+        if self.mode == "h":
+            return blade.mode_h(self.shape, self._input_type(), o.channelizer_rate, o.pfb_taps, o.window,
+                                o.circular, o.stokes, o.integration, o.device, list(o.devices or []))
+        beamforming = dict(recipe=o.recipe, observation_frequency=rec.obsfreq, channel_width=rec.chan_bw,
+                           observation_channels=rec.nchan, first_channel=rec.channel_start, schan=rec.schan,
+                           input_type=self._input_type(), taps=o.pfb_taps, window=o.window, circular=o.circular,
+                           incoherent=o.incoherent, integration=o.integration, beams=list(o.beams or []),
+                           delays=o.delays, beamformer_path=o.beamformer_path, device=o.device,
+                           devices=list(o.devices or []))
+        if self.mode == "b":
+            return blade.mode_b(self.shape, channelizer_rate=o.channelizer_rate, detector=o.stokes,
+                                output_type="cf32", **beamforming)
+        return blade.mode_bh(self.shape, gather=o.gather, channelizer_rate=o.channelizer_rate, detector=o.stokes,
+                             **beamforming)
+
+    def _labels(self):
+        """What each output aspect is: beam source names (+ incoherent) or antennas."""
+        if self.mode == "h":
+            return _label_names(self.recording.antenna_names, self.output_shape[0], "antenna")
+        recipe = self.recipe
+        chosen = self.options.beams or list(range(recipe.beams))
+        names = _label_names(recipe.source_names, recipe.beams, "beam")
+        labels = [names[b] for b in chosen]
+        if self.options.incoherent:
+            labels.append("incoherent")
+        return labels
+
+    def _beam_directions(self):
+        """(ra, dec) of each output beam; the incoherent beam at the boresight."""
+        recipe = self.recipe
+        chosen = self.options.beams or list(range(recipe.beams))
+        directions = [(recipe.beam_ras[b], recipe.beam_decs[b]) for b in chosen]
+        if self.options.incoherent:
+            directions.append(tuple(recipe.boresight))
+        return directions
+
+    def _make_sink(self):
+        from gnuradio import blade
+
+        o = self.options
+        rawdatafile = os.path.basename(self.recording.files[0])
+        if o.format == "raw":
+            header = {"OBSID": str(self.recording.header.get("OBSID", "")) or "gr-blade beams"}
+            # The aspects of the beam recording are beams: name them where readers
+            # look for antenna names.
+            names = ",".join(self.labels)
+            for index in range(0, max(1, -(-len(names) // 64))):
+                header[f"ANTNMS{index:02d}"] = names[64 * index:64 * (index + 1)]
+            if len(self.labels) == 1:  # one beam: the recording is of that beam's target
+                from .synth import sexagesimal
+
+                ra, dec = self._beam_directions()[0]
+                header.update(SRC_NAME=self.labels[0], RA_STR=sexagesimal(ra, hours=True),
+                              DEC_STR=sexagesimal(dec, hours=False), RA=math.degrees(ra), DEC=math.degrees(dec))
+            return blade.guppi_sink(self.stem, self.output_shape, "cf32", o.raw_type, o.raw_scale, False, 0, 0,
+                                    header)
+        file_overrides = []
+        if self.mode != "h":
+            file_overrides = [{"source_name": label, "ra": repr(float(ra)), "dec": repr(float(dec))}
+                              for label, (ra, dec) in zip(self.labels, self._beam_directions())]
+        aspect = "antenna" if self.mode == "h" else "beam"
+        return blade.filterbank_sink(self.stem, self.output_shape, o.format, aspect, {"rawdatafile": rawdatafile},
+                                     file_overrides)
+
+    # --- description ----------------------------------------------------------------
+
+    def chain_text(self):
+        o = self.options
+        steps = [self._input_type()]
+        if o.channelizer_rate != 1:
+            rate = o.channelizer_rate or self.shape[2] * o.gather
+            steps.append(f"channelizer x{rate}" + (f" (PFB, {o.pfb_taps} taps)" if o.pfb_taps > 1 else ""))
+        if o.circular:
+            steps.append("polarizer (circular)")
+        if self.mode != "h":
+            n = len(self.labels) - (1 if o.incoherent else 0)
+            beams = f"beamformer ({n} beam{'s' if n != 1 else ''}{' + incoherent' if o.incoherent else ''})"
+            steps.insert(1, beams) if self.mode == "bh" else steps.append(beams)
+            if self.mode == "bh":
+                steps.insert(2, f"gather x{o.gather}")
+        if o.stokes != "none":
+            steps.append(f"detector {o.stokes}" + (f" x{o.integration}" if o.integration > 1 else ""))
+        return " -> ".join(steps) + f" on {self.bundle.device()}"
+
+    def plan(self):
+        """Lines that say what will run."""
+        rec, o = self.recording, self.options
+        chunk_seconds = self.shape[2] * rec.tbin
+        lines = [rec.describe(), rec.describe_band()]
+        if self.recipe is not None:
+            lines.append(f"recipe {os.path.basename(self.recipe.path)}: {', '.join(self.labels)}; "
+                         f"{self.recipe.antennas} antennas, absolute channels 0..{self.recipe.channels - 1}: fits")
+        lines.append(f"chunks of {self.shape[2]} samples ({chunk_seconds * 1e3:.3f} ms), {self.chunks_total} to "
+                     f"process" + (f" (--max-chunks {o.max_chunks})" if o.max_chunks else ""))
+        lines.append(f"chain: {self.chain_text()}")
+        B, F, T, P = self.output_shape
+        if o.format == "raw":
+            lines.append(f"output: {self.stem}.0000.raw: {B} beam{'s' if B > 1 else ''} x {F} channels, "
+                         f"{o.raw_type} voltages")
+        else:
+            word = "ant" if self.mode == "h" else "beam"
+            per = "chunk" if self.chunks_per_output == 1 else f"{self.chunks_per_output} chunks"
+            lines.append(f"output: {self.stem}.{word}0000.{o.format} .. ({B} files), {F} channels x {P} IF(s), "
+                         f"{T} spectr{'um' if T == 1 else 'a'} per {per}, "
+                         f"tsamp {self._output_tsamp() * 1e3:.6g} ms")
+        return lines
+
+    def _output_tsamp(self):
+        """Seconds per output spectrum (or sample, for voltages)."""
+        samples = self.shape[2] * self.chunks_per_output
+        return samples * self.recording.tbin / self.output_shape[2]
+
+    # --- running --------------------------------------------------------------------
+
+    def chunks_done(self):
+        return int(self.sink.nitems_read(0)) * self.chunks_per_output
+
+    def run(self, progress=None, stream=None):
+        """
+        Run the flowgraph to the end (or until Ctrl-C, which stops it cleanly:
+        the sinks close their files) and return a Summary. progress: a tqdm bar on
+        `stream` (default stderr): True, False, or None for only on a terminal. Raises RunError when a
+        block failed (blade.failures()).
+        """
+        import sys
+
+        from gnuradio import blade
+
+        stream = stream or sys.stderr
+        bar = _progress_bar(self.chunks_total, progress, stream)
+        chunk_seconds = self.shape[2] * self.recording.tbin
+        chunk_bytes = self.recording.chunk_bytes(self.shape[2])
+        blade.clear_failures()
+        finished = threading.Event()
+        interrupted = False
+        start = time.perf_counter()
+        self.tb.start()
+        waiter = threading.Thread(target=lambda: (self.tb.wait(), finished.set()), daemon=True)
+        waiter.start()
+        try:
+            while not finished.wait(0.2):
+                _advance(bar, self.chunks_done(), start, chunk_seconds, chunk_bytes)
+        except KeyboardInterrupt:
+            interrupted = True
+            self._stop(finished)
+        wall = time.perf_counter() - start
+        done = self.chunks_done()
+        _advance(bar, done, start, chunk_seconds, chunk_bytes)
+        if bar is not None:
+            bar.close()
+        failures = list(blade.failures())
+        if failures:
+            more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+            raise RunError(failures[0] + more)
+        spectra = self._written()
+        return Summary(mode=self.mode, chunks=done, chunks_total=self.chunks_total,
+                       data_seconds=done * chunk_seconds, wall_seconds=wall, bytes_read=done * chunk_bytes,
+                       files=[(path, label, spectra) for path, label in zip(self._files(), self.labels)],
+                       dropped_blocks=int(self.source.zero_filled_blocks()), interrupted=interrupted,
+                       device=self.bundle.device())
+
+    def _stop(self, finished):
+        """Stop the flowgraph and wait for it; a second Ctrl-C meanwhile is ignored
+        so the sinks finish closing their files."""
+        main = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+        try:
+            self.tb.stop()
+            finished.wait()
+        finally:
+            if main:
+                signal.signal(signal.SIGINT, previous)
+
+    def _files(self):
+        return list(self.sink.files())
+
+    def _written(self):
+        if self.options.format == "raw":
+            return int(self.sink.blocks_written())
+        return int(self.sink.spectra_written())
+
+
+def _progress_bar(total, enabled, stream):
+    if enabled is None:  # automatic: only on a terminal (no carriage-return litter in logs)
+        enabled = hasattr(stream, "isatty") and stream.isatty()
+    if not enabled:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:  # python3-tqdm missing: run without a bar
+        return None
+    return tqdm(total=total, unit="chunk", file=stream, dynamic_ncols=True, leave=True,
+                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} chunks [{elapsed}<{remaining}{postfix}]")
+
+
+def _advance(bar, done, start, chunk_seconds, chunk_bytes):
+    if bar is None or done <= bar.n:
+        return
+    elapsed = max(time.perf_counter() - start, 1e-9)
+    bar.set_postfix_str(f"{done * chunk_bytes / elapsed / 1e6:.0f} MB/s, "
+                        f"{done * chunk_seconds / elapsed:.2f}x real time", refresh=False)
+    bar.update(done - bar.n)

@@ -1,0 +1,21 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# blade-bench must not rot: a seconds-long CPU run at tiny shapes, recorded twice
+# into a scratch history, charted and compared.
+set -eu
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+bench="/usr/bin/python3 -m gnuradio.blade.bench"
+for run in 1 2; do
+    $bench run --device cpu --quick --repeat 2 --suite modules --suite overhead --record --history "$work/history.jsonl" \
+        --output "$work/record$run.json" >"$work/run$run.log" 2>&1 || { cat "$work/run$run.log"; exit 1; }
+done
+$bench plot --history "$work/history.jsonl" --output "$work/charts"
+test -s "$work/charts/README.md"
+ls "$work/charts"/*.png >/dev/null
+records=$(wc -l <"$work/history.jsonl")
+[ "$records" = 2 ] || { echo "expected 2 records, found $records"; exit 1; }
+# compare exits 1 when a figure got >10 % slower: noisy on a loaded CI machine, so
+# only its report is checked here, not its verdict.
+$bench compare --history "$work/history.jsonl" | grep -q "figures"
+echo "blade-bench smoke run OK: $(grep -c '"benchmark"' "$work/record1.json" || true) record(s), $(ls "$work/charts"/*.png | wc -l) charts"
