@@ -20,41 +20,32 @@ channel_merge::sptr channel_merge::make(const std::vector<int64_t>& shape,
                                         int64_t parts,
                                         const std::vector<std::string>& devices)
 {
-    const blade_shape whole_shape = parse_shape(shape, "blade.channel_merge shape");
-    const blade_dtype type = parse_dtype(dtype, "blade.channel_merge dtype");
-    blade_shape part_shape;
-    throw_on_error(blade_subband_shape(&whole_shape, parts, &part_shape), "blade.channel_merge");
-    const auto placements = parse_port_devices(devices, parts, "channel_merge");
     return gnuradio::make_block_sptr<channel_merge_impl>(
-        tensor_spec(type, whole_shape), tensor_spec(type, part_shape), parts, placements);
+        make_subband_plan(shape, dtype, parts, devices, "channel_merge"));
 }
 
 // A host block like the split. Inputs written by GPU blocks stay in their device
 // memory (the input ports have the device buffer type, so GNU Radio uses the
 // writer's own buffer, and nothing is downloaded before the merge); the output is
 // host-resident, and each sub-band is copied straight into it.
-channel_merge_impl::channel_merge_impl(const tensor_spec& whole,
-                                       const tensor_spec& part,
-                                       int64_t parts,
-                                       const std::vector<blade_device>& devices)
+channel_merge_impl::channel_merge_impl(const subband_plan& plan)
     : gr::sync_block("channel_merge",
-                     subband_signature(static_cast<int>(parts),
-                                       part.item_size(),
-                                       devices,
-                                       any_gpu_like(devices)),
-                     subband_signature(1, whole.item_size(), {}, any_gpu_like(devices))),
+                     subband_signature(static_cast<int>(plan.parts),
+                                       plan.part.item_size(),
+                                       plan.devices,
+                                       plan.on_devices()),
+                     subband_signature(1, plan.whole.item_size(), {}, plan.on_devices())),
       device_block("channel_merge", "cpu", blade_device_cpu()),
-      d_parts(parts),
-      d_devices(devices)
+      d_plan(plan)
 {
-    set_port_specs(std::vector<tensor_spec>(parts, part), { whole });
+    set_port_specs(std::vector<tensor_spec>(plan.parts, plan.part), { plan.whole });
     set_tag_propagation_policy(TPP_DONT);
 }
 
 void channel_merge_impl::check_input_devices()
 {
-    for (int64_t n = 0; n < d_parts && n < static_cast<int64_t>(d_devices.size()); n++) {
-        const blade_device& listed = d_devices[n];
+    for (int64_t n = 0; n < d_plan.parts && n < static_cast<int64_t>(d_plan.devices.size()); n++) {
+        const blade_device& listed = d_plan.devices[n];
         const blade_device& found = d_input_memory[n];
         if (!blade_device_is_gpu_like(listed) || blade_device_equal(listed, found))
             continue;
@@ -71,7 +62,7 @@ bool channel_merge_impl::start()
 {
     check_neighbours_at_start(*this, d_logger);
     d_input_memory.clear();
-    for (int64_t n = 0; n < d_parts; n++)
+    for (int64_t n = 0; n < d_plan.parts; n++)
         d_input_memory.push_back(buffer_read_side(detail()->input(static_cast<int>(n))->buffer()));
     d_output_memory = buffer_write_side(detail()->output(0));
     try {
@@ -97,7 +88,7 @@ void channel_merge_impl::copy_tags(int noutput_items)
     // without any error: its frequency tag says where it belongs.
     const int64_t part_channels = input_spec(0).shape.dims[1];
     const double width = d_axis.channel_width();
-    for (int64_t n = 1; n < d_parts; n++) {
+    for (int64_t n = 1; n < d_plan.parts; n++) {
         std::vector<gr::tag_t> tags;
         get_tags_in_window(tags, static_cast<unsigned>(n), 0, noutput_items);
         for (const auto& tag : tags) {
@@ -133,13 +124,13 @@ int channel_merge_impl::work(int noutput_items,
         for (int i = 0; i < noutput_items; i++) {
             blade_tensor whole = blade_tensor_make(
                 output_spec(0).dtype, &output_spec(0).shape, d_output_memory, out + i * out_size);
-            for (int64_t n = 0; n < d_parts; n++) {
+            for (int64_t n = 0; n < d_plan.parts; n++) {
                 const auto* in = static_cast<const char*>(input_items[n]) + i * in_size;
                 const blade_tensor part = blade_tensor_make(input_spec(0).dtype,
                                                             &input_spec(0).shape,
                                                             d_input_memory[n],
                                                             const_cast<char*>(in));
-                check(blade_subband_insert(&part, d_parts, n, &whole, d_streams.on(d_input_memory[n])),
+                check(blade_subband_insert(&part, d_plan.parts, n, &whole, d_streams.on(d_input_memory[n])),
                       "copying a sub-band");
             }
         }

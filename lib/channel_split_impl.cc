@@ -15,34 +15,25 @@ channel_split::sptr channel_split::make(const std::vector<int64_t>& shape,
                                         int64_t parts,
                                         const std::vector<std::string>& devices)
 {
-    const blade_shape whole_shape = parse_shape(shape, "blade.channel_split shape");
-    const blade_dtype type = parse_dtype(dtype, "blade.channel_split dtype");
-    blade_shape part_shape;
-    throw_on_error(blade_subband_shape(&whole_shape, parts, &part_shape), "blade.channel_split");
-    const auto placements = parse_port_devices(devices, parts, "channel_split");
     return gnuradio::make_block_sptr<channel_split_impl>(
-        tensor_spec(type, whole_shape), tensor_spec(type, part_shape), parts, placements);
+        make_subband_plan(shape, dtype, parts, devices, "channel_split"));
 }
 
 // The split computes nothing: it is a host block (its device is the CPU) whose
 // outputs may live on devices. With any output on a device, its input is a
 // host-resident buffer (device_block::input_buffer_device() is the CPU), so each
 // device fetches its sub-band from pinned memory by DMA.
-channel_split_impl::channel_split_impl(const tensor_spec& whole,
-                                       const tensor_spec& part,
-                                       int64_t parts,
-                                       const std::vector<blade_device>& devices)
+channel_split_impl::channel_split_impl(const subband_plan& plan)
     : gr::sync_block("channel_split",
-                     subband_signature(1, whole.item_size(), {}, any_gpu_like(devices)),
-                     subband_signature(static_cast<int>(parts),
-                                       part.item_size(),
-                                       devices,
-                                       any_gpu_like(devices))),
+                     subband_signature(1, plan.whole.item_size(), {}, plan.on_devices()),
+                     subband_signature(static_cast<int>(plan.parts),
+                                       plan.part.item_size(),
+                                       plan.devices,
+                                       plan.on_devices())),
       device_block("channel_split", "cpu", blade_device_cpu()),
-      d_parts(parts),
-      d_devices(devices)
+      d_plan(plan)
 {
-    set_port_specs({ whole }, std::vector<tensor_spec>(parts, part));
+    set_port_specs({ plan.whole }, std::vector<tensor_spec>(plan.parts, plan.part));
     set_tag_propagation_policy(TPP_DONT);
 }
 
@@ -51,7 +42,7 @@ bool channel_split_impl::start()
     check_neighbours_at_start(*this, d_logger);
     d_input_memory = buffer_read_side(detail()->input(0)->buffer());
     d_output_memory.clear();
-    for (int64_t n = 0; n < d_parts; n++)
+    for (int64_t n = 0; n < d_plan.parts; n++)
         d_output_memory.push_back(buffer_write_side(detail()->output(static_cast<int>(n))));
     return gr::sync_block::start();
 }
@@ -65,7 +56,7 @@ void channel_split_impl::copy_tags(int noutput_items)
         d_axis.observe(tag);
     const int64_t part_channels = output_spec(0).shape.dims[1];
     for (const auto& tag : tags)
-        for (int64_t n = 0; n < d_parts; n++) {
+        for (int64_t n = 0; n < d_plan.parts; n++) {
             const gr::tag_t moved = d_axis.for_subband(tag, n, part_channels);
             add_item_tag(static_cast<unsigned>(n), moved.offset, moved.key, moved.value, alias_pmt());
         }
@@ -85,11 +76,11 @@ int channel_split_impl::work(int noutput_items,
                                                          const_cast<char*>(in + i * in_size));
             // Every sub-band's copy is queued before any is waited for, so the
             // devices fetch their channels at the same time.
-            for (int64_t n = 0; n < d_parts; n++) {
+            for (int64_t n = 0; n < d_plan.parts; n++) {
                 auto* out = static_cast<char*>(output_items[n]) + i * out_size;
                 blade_tensor part = blade_tensor_make(
                     output_spec(0).dtype, &output_spec(0).shape, d_output_memory[n], out);
-                check(blade_subband_extract(&whole, d_parts, n, &part, d_streams.on(d_output_memory[n])),
+                check(blade_subband_extract(&whole, d_plan.parts, n, &part, d_streams.on(d_output_memory[n])),
                       "copying a sub-band");
             }
         }

@@ -14,12 +14,9 @@ namespace blade {
 class channel_split_impl : public channel_split, public device_block
 {
 public:
-    channel_split_impl(const tensor_spec& whole,
-                       const tensor_spec& part,
-                       int64_t parts,
-                       const std::vector<blade_device>& devices);
+    explicit channel_split_impl(const subband_plan& plan);
 
-    int64_t parts() const override { return d_parts; }
+    int64_t parts() const override { return d_plan.parts; }
     std::vector<int64_t> output_shape() const override
     {
         return shape_to_vector(output_spec(0).shape);
@@ -28,7 +25,7 @@ public:
     size_t output_item_size() const override { return output_spec(0).item_size(); }
     std::vector<std::string> devices() const override
     {
-        return device_names(d_devices, d_parts);
+        return device_names(d_plan.devices, d_plan.parts);
     }
 
     bool start() override;
@@ -39,8 +36,7 @@ public:
 private:
     void copy_tags(int noutput_items);
 
-    int64_t d_parts;
-    std::vector<blade_device> d_devices;
+    subband_plan d_plan;
     device_streams d_streams;
     subband_axis d_axis;
     blade_device d_input_memory = {};

@@ -38,12 +38,9 @@ device_block& owner_block(const gr::block_sptr& owner)
 // where its inputs live.
 blade_device placement_of(const gr::block_sptr& link,
                           const gr::block_sptr& owner,
-                          const blade_device* output_placement)
+                          const blade_device& output_placement)
 {
-    device_block& block = owner_block(owner);
-    if (link != owner)
-        return block.input_buffer_device();
-    return output_placement != nullptr ? *output_placement : block.blade_device_id();
+    return link != owner ? owner_block(owner).input_buffer_device() : output_placement;
 }
 
 // A device_buffer type that places its owner's outputs on a given device. Its
@@ -104,13 +101,13 @@ gr::buffer_sptr device_buffer::make_buffer(int nitems,
                                            gr::block_sptr link,
                                            gr::block_sptr buf_owner)
 {
-    return gr::buffer_sptr(new device_buffer(nitems,
-                                             sizeof_item,
-                                             downstream_lcm_nitems,
-                                             downstream_max_out_mult,
-                                             link,
-                                             buf_owner,
-                                             placement_of(link, buf_owner, nullptr)));
+    return make_placed(nitems,
+                       sizeof_item,
+                       downstream_lcm_nitems,
+                       downstream_max_out_mult,
+                       link,
+                       buf_owner,
+                       owner_block(buf_owner).blade_device_id());
 }
 
 gr::buffer_sptr device_buffer::make_placed(int nitems,
@@ -127,7 +124,7 @@ gr::buffer_sptr device_buffer::make_placed(int nitems,
                                              downstream_max_out_mult,
                                              link,
                                              buf_owner,
-                                             placement_of(link, buf_owner, &placement)));
+                                             placement_of(link, buf_owner, placement)));
 }
 
 device_buffer::device_buffer(int nitems,

@@ -12,6 +12,26 @@
 namespace gr {
 namespace blade {
 
+bool subband_plan::on_devices() const { return any_gpu_like(devices); }
+
+subband_plan make_subband_plan(const std::vector<int64_t>& shape,
+                               const std::string& dtype,
+                               int64_t parts,
+                               const std::vector<std::string>& devices,
+                               const std::string& block)
+{
+    subband_plan plan;
+    const blade_shape whole = parse_shape(shape, "blade." + block + " shape");
+    const blade_dtype type = parse_dtype(dtype, "blade." + block + " dtype");
+    blade_shape part;
+    throw_on_error(blade_subband_shape(&whole, parts, &part), "blade." + block);
+    plan.whole = tensor_spec(type, whole);
+    plan.part = tensor_spec(type, part);
+    plan.parts = parts;
+    plan.devices = parse_port_devices(devices, parts, block);
+    return plan;
+}
+
 std::vector<blade_device> parse_port_devices(const std::vector<std::string>& names,
                                              int64_t parts,
                                              const std::string& block)

@@ -8,6 +8,8 @@
 #ifndef INCLUDED_BLADE_SUBBAND_PORTS_H
 #define INCLUDED_BLADE_SUBBAND_PORTS_H
 
+#include "device_block.h"
+
 #include <blade/blade.h>
 #include <gnuradio/io_signature.h>
 #include <gnuradio/tags.h>
@@ -19,6 +21,22 @@
 
 namespace gr {
 namespace blade {
+
+/*! What a channel split or merge is made with: the whole chunk, one sub-band, their devices. */
+struct subband_plan {
+    tensor_spec whole;
+    tensor_spec part;
+    int64_t parts = 1;
+    std::vector<blade_device> devices; //!< one per sub-band, or empty (host memory)
+    bool on_devices() const;           //!< some sub-band lives on a GPU-like device
+};
+
+/*! Validate make()'s arguments of `block` (throws std::invalid_argument). */
+subband_plan make_subband_plan(const std::vector<int64_t>& shape,
+                               const std::string& dtype,
+                               int64_t parts,
+                               const std::vector<std::string>& devices,
+                               const std::string& block);
 
 /*!
  * The device of each sub-band port: empty names give an empty list (everything in

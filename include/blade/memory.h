@@ -71,9 +71,10 @@ BLADE_CORE_API blade_status blade_memcpy(blade_device device,
  * Copy a 2-D region: `rows` runs of `row_bytes` each, consecutive runs
  * `source_pitch` bytes apart in the source and `destination_pitch` bytes apart in
  * the destination (both at least `row_bytes`). Direction, stream and accounting as
- * blade_memcpy(); it counts as one copy of rows x row_bytes bytes. On CUDA one
- * cudaMemcpy2DAsync moves every run, so a strided slice of pinned host memory goes
- * to the GPU in one DMA transfer. Regions must not overlap.
+ * blade_memcpy(); it counts as one copy of rows x row_bytes bytes. On CUDA the runs
+ * are queued at once (one cudaMemcpy2DAsync, or one copy per run of a megabyte or
+ * more), so a strided slice of pinned host memory goes to the GPU by DMA with no
+ * host copy. Regions must not overlap.
  */
 BLADE_CORE_API blade_status blade_memcpy_2d(blade_device device,
                                             void* destination,

@@ -95,27 +95,41 @@ static blade_status copy_route(const char* what,
     return BLADE_OK;
 }
 
+/* One 2-D copy between sub-band `index` of `whole` and `part`, in the direction
+ * `into_whole` says, on the device holding the GPU side. */
+static blade_status copy_subband(const char* what,
+                                 const blade_tensor* whole,
+                                 int64_t parts,
+                                 int64_t index,
+                                 const blade_tensor* part,
+                                 bool into_whole,
+                                 blade_stream stream)
+{
+    subband_layout layout;
+    BLADE_TRY(check_pair(what, whole, parts, index, part, &layout));
+    blade_device device;
+    blade_copy_kind kind;
+    BLADE_TRY(copy_route(what,
+                         into_whole ? part->device : whole->device,
+                         into_whole ? whole->device : part->device,
+                         &device,
+                         &kind));
+    BLADE_TRY(blade_device_activate(device));
+    char* slice = (char*)whole->data + layout.offset;
+    if (into_whole)
+        return blade_memcpy_2d(
+            device, slice, layout.pitch, part->data, layout.run, layout.run, layout.rows, kind, stream);
+    return blade_memcpy_2d(
+        device, part->data, layout.run, slice, layout.pitch, layout.run, layout.rows, kind, stream);
+}
+
 blade_status blade_subband_extract(const blade_tensor* whole,
                                    int64_t parts,
                                    int64_t index,
                                    blade_tensor* part,
                                    blade_stream stream)
 {
-    subband_layout layout;
-    BLADE_TRY(check_pair("extract", whole, parts, index, part, &layout));
-    blade_device device;
-    blade_copy_kind kind;
-    BLADE_TRY(copy_route("extract", whole->device, part->device, &device, &kind));
-    BLADE_TRY(blade_device_activate(device));
-    return blade_memcpy_2d(device,
-                           part->data,
-                           layout.run,
-                           (const char*)whole->data + layout.offset,
-                           layout.pitch,
-                           layout.run,
-                           layout.rows,
-                           kind,
-                           stream);
+    return copy_subband("extract", whole, parts, index, part, false, stream);
 }
 
 blade_status blade_subband_insert(const blade_tensor* part,
@@ -124,19 +138,5 @@ blade_status blade_subband_insert(const blade_tensor* part,
                                   blade_tensor* whole,
                                   blade_stream stream)
 {
-    subband_layout layout;
-    BLADE_TRY(check_pair("insert", whole, parts, index, part, &layout));
-    blade_device device;
-    blade_copy_kind kind;
-    BLADE_TRY(copy_route("insert", part->device, whole->device, &device, &kind));
-    BLADE_TRY(blade_device_activate(device));
-    return blade_memcpy_2d(device,
-                           (char*)whole->data + layout.offset,
-                           layout.pitch,
-                           part->data,
-                           layout.run,
-                           layout.run,
-                           layout.rows,
-                           kind,
-                           stream);
+    return copy_subband("insert", whole, parts, index, part, true, stream);
 }

@@ -11,16 +11,10 @@
 
 #include <string>
 
+using blade_test::make_shape;
 using blade_test::ok;
 
 namespace {
-
-blade_shape make_shape(std::vector<int64_t> dims)
-{
-    blade_shape shape;
-    ok(blade_shape_make(dims.data(), static_cast<int>(dims.size()), &shape), "shape");
-    return shape;
-}
 
 blade_device device_named(const char* name)
 {

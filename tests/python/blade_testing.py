@@ -470,3 +470,26 @@ def run_chain_files(chain, data, in_item_size, out_item_size, ports=(0,)):
             sink.close()
             outputs.append(numpy.fromfile(path, numpy.uint8))
         return outputs
+
+
+# --- sub-bands (channel split and merge) ------------------------------------------
+
+
+def run_split_merge(chunks, shape, dtype, parts, devices=()):
+    """
+    Chunks through blade.channel_split and blade.channel_merge (sub-band n on
+    devices[n]); returns (the merged chunks, blade.copy_stats() of the run).
+    """
+    tb = gr.top_block()
+    source = blocks.vector_source_b(blade.pack(chunks, dtype).tolist(), False, blade.item_size(shape, dtype))
+    split = blade.channel_split(shape, dtype, parts, list(devices))
+    merge = blade.channel_merge(shape, dtype, parts, list(devices))
+    sink = blocks.vector_sink_b(blade.item_size(shape, dtype))
+    tb.connect(source, split)
+    for n in range(parts):
+        tb.connect((split, n), (merge, n))
+    tb.connect(merge, sink)
+    blade.reset_copy_stats()
+    tb.run()
+    stats = blade.copy_stats()
+    return blade.unpack(numpy.array(sink.data(), numpy.uint8), shape, dtype), stats

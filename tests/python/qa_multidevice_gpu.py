@@ -28,20 +28,8 @@ class qa_multidevice_gpu(BundleTestCase):
     def test_split_and_merge_through_two_gpus(self):
         shape = [28, 192, 512, 2]
         chunks = bt.random_chunks(self.rng, "ci8", 4, shape)
-        tb = gr.top_block()
-        source = blocks.vector_source_b(blade.pack(chunks, "ci8").tolist(), False, blade.item_size(shape, "ci8"))
-        split = blade.channel_split(shape, "ci8", 2, GPUS)
-        merge = blade.channel_merge(shape, "ci8", 2, GPUS)
-        sink = blocks.vector_sink_b(blade.item_size(shape, "ci8"))
-        tb.connect(source, split)
-        for n in range(2):
-            tb.connect((split, n), (merge, n))
-        tb.connect(merge, sink)
-        blade.reset_copy_stats()
-        tb.run()
-        stats = blade.copy_stats()
+        merged, stats = bt.run_split_merge(chunks, shape, "ci8", 2, GPUS)
         self.assertEqual(blade.failures(), [])
-        merged = blade.unpack(numpy.array(sink.data(), numpy.uint8), shape, "ci8")
         self.assertTrue(bt.same_bits(merged, chunks))
         self.assertEqual((stats["host_to_device"], stats["host_to_device_bytes"]), (8, chunks.nbytes))
         self.assertEqual((stats["device_to_host"], stats["device_to_host_bytes"]), (8, chunks.nbytes))
