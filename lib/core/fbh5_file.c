@@ -16,6 +16,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef BLADE_HAVE_HDF5
 
@@ -172,7 +173,12 @@ blade_fbh5_create(const char* path, const filterbank_values* v, blade_fbh5_file*
     if (status == BLADE_OK && H5Fflush(f->file, H5F_SCOPE_LOCAL) < 0)
         status = hdf5_error(path, "flush the new file");
     if (status != BLADE_OK) {
+        /* A file without its dataset or attributes is no FBH5 file: remove it
+         * (unless HDF5 could not even create it). */
+        const bool created = f->file >= 0;
         close_handles(f);
+        if (created)
+            unlink(path);
         free(f->path);
         free(f);
         return status;
