@@ -213,6 +213,19 @@ BOOST_AUTO_TEST_CASE(header_numbers_that_would_overflow_downstream_are_refused)
     }
 }
 
+BOOST_AUTO_TEST_CASE(a_geometry_that_changes_between_blocks_is_refused)
+{
+    temp_dir dir;
+    const std::string path = dir.path + "/two.raw";
+    const std::string first = one_block({});
+    write_file(path, first + one_block({ "PKTIDX  =                    2", "OBSNCHAN=                    1",
+                                        "BLOCSIZE=                    8" }));
+    const auto [status, message] = open_recording(path);
+    BOOST_TEST(status == BLADE_ERROR_FORMAT);
+    BOOST_TEST(contains(message, path + ": block header at byte offset " + std::to_string(first.size())));
+    BOOST_TEST(contains(message, "the block geometry changed"), message);
+}
+
 BOOST_AUTO_TEST_CASE(writers_refuse_observations_no_recording_can_have)
 {
     temp_dir dir;

@@ -569,10 +569,13 @@ static void use_recipe(blade_bfr5* r, fuzz_bytes* b)
         blade_phasor_destroy(plan);
     }
 
+    /* The default choices (0, when the bytes have run out) select beam 0 once. */
     int64_t selection[4];
-    const int64_t count = fuzz_choice(b, 5);
-    for (int64_t i = 0; i < count; i++)
-        selection[i] = (int64_t)fuzz_choice(b, 4) - 1; /* -1 .. 2 */
+    const int64_t count = (fuzz_choice(b, 5) + 1) % 5; /* 1, 2, 3, 4, then 0 */
+    for (int64_t i = 0; i < count; i++) {
+        const int64_t picks[5] = { 0, 1, r->beams - 1, -1, r->beams };
+        selection[i] = picks[fuzz_choice(b, 5)];
+    }
     const int64_t beams_before = r->beams;
     status = blade_bfr5_select_beams(r, selection, count);
     FUZZ_REQUIRE_MESSAGE(status);
