@@ -110,6 +110,30 @@ blade_observation observation()
     return obs;
 }
 
+// One .fil file of `nchans` channels, one IF, at observation(); `path` must outlive it.
+blade_filterbank_config filterbank_config(const std::string& path, int64_t nchans = 4)
+{
+    blade_filterbank_config config = {};
+    config.path = path.c_str();
+    config.format = BLADE_FILTERBANK_FIL;
+    config.nchans = nchans;
+    config.nifs = 1;
+    config.nbeams = 1;
+    config.telescope_id = -1;
+    config.observation = observation();
+    return config;
+}
+
+// ci8 chunks written as ci8 to stem.NNNN.raw; `stem` must outlive it.
+blade_guppi_writer_config guppi_config(const std::string& stem)
+{
+    blade_guppi_writer_config config = {};
+    config.stem = stem.c_str();
+    config.input_type = BLADE_CI8;
+    config.file_type = BLADE_CI8;
+    return config;
+}
+
 } // namespace
 
 // ---- found by the fuzzers ---------------------------------------------------------
@@ -230,10 +254,7 @@ BOOST_AUTO_TEST_CASE(writers_refuse_observations_no_recording_can_have)
 {
     temp_dir dir;
     const std::string stem = dir.path + "/w";
-    blade_guppi_writer_config config = {};
-    config.stem = stem.c_str();
-    config.input_type = BLADE_CI8;
-    config.file_type = BLADE_CI8;
+    blade_guppi_writer_config config = guppi_config(stem);
     const blade_shape shape = blade_shape_aftp(1, 2, 4, 2);
     blade_guppi_writer* writer;
     ok(blade_guppi_writer_create(&writer, &config, &shape), "writer");
@@ -252,14 +273,8 @@ BOOST_AUTO_TEST_CASE(writers_refuse_observations_no_recording_can_have)
     BOOST_TEST(contains(blade_last_error(), "is not a direction"));
     blade_guppi_writer_destroy(writer);
 
-    blade_filterbank_config fb = {};
     const std::string path = dir.path + "/f.fil";
-    fb.path = path.c_str();
-    fb.nchans = 4;
-    fb.nifs = 1;
-    fb.nbeams = 1;
-    fb.telescope_id = -1;
-    fb.observation = observation();
+    blade_filterbank_config fb = filterbank_config(path);
     fb.observation.has_position = true;
     fb.observation.ra = NAN;
     blade_filterbank_writer* fw;
@@ -317,10 +332,7 @@ BOOST_AUTO_TEST_CASE(a_full_disk_leaves_whole_blocks_and_stops_the_guppi_writer)
 {
     temp_dir dir;
     const std::string stem = dir.path + "/rec";
-    blade_guppi_writer_config config = {};
-    config.stem = stem.c_str();
-    config.input_type = BLADE_CI8;
-    config.file_type = BLADE_CI8;
+    blade_guppi_writer_config config = guppi_config(stem);
     const blade_shape shape = blade_shape_aftp(2, 4, 64, 2); // 2 KiB of data a block
     std::vector<int8_t> data(blade_tensor_bytes(BLADE_CI8, &shape), 3);
     blade_tensor chunk = blade_tensor_make(BLADE_CI8, &shape, blade_device_cpu(), data.data());
@@ -364,14 +376,7 @@ BOOST_AUTO_TEST_CASE(a_full_disk_leaves_whole_spectra_and_stops_the_filterbank_w
 {
     temp_dir dir;
     const std::string path = dir.path + "/beam.fil";
-    blade_filterbank_config config = {};
-    config.path = path.c_str();
-    config.format = BLADE_FILTERBANK_FIL;
-    config.nchans = 100;
-    config.nifs = 1;
-    config.nbeams = 1;
-    config.telescope_id = -1;
-    config.observation = observation();
+    const blade_filterbank_config config = filterbank_config(path, 100);
     blade_filterbank_writer* writer;
     ok(blade_filterbank_writer_create(&writer, &config), "writer");
     const int64_t header = file_size(path);
@@ -403,13 +408,7 @@ BOOST_AUTO_TEST_CASE(a_device_that_is_always_full_leaves_no_file)
     temp_dir dir;
     const std::string path = dir.path + "/beam.fil";
     BOOST_REQUIRE(symlink("/dev/full", path.c_str()) == 0);
-    blade_filterbank_config config = {};
-    config.path = path.c_str();
-    config.nchans = 4;
-    config.nifs = 1;
-    config.nbeams = 1;
-    config.telescope_id = -1;
-    config.observation = observation();
+    const blade_filterbank_config config = filterbank_config(path);
     blade_filterbank_writer* writer = nullptr;
     BOOST_TEST(blade_filterbank_writer_create(&writer, &config) == BLADE_ERROR_IO);
     BOOST_TEST(contains(blade_last_error(), "No space left on device"), blade_last_error());
@@ -419,10 +418,7 @@ BOOST_AUTO_TEST_CASE(a_device_that_is_always_full_leaves_no_file)
 
     const std::string stem = dir.path + "/rec";
     BOOST_REQUIRE(symlink("/dev/full", (stem + ".0000.raw").c_str()) == 0);
-    blade_guppi_writer_config gc = {};
-    gc.stem = stem.c_str();
-    gc.input_type = BLADE_CI8;
-    gc.file_type = BLADE_CI8;
+    blade_guppi_writer_config gc = guppi_config(stem);
     const blade_shape shape = blade_shape_aftp(1, 2, 4, 2);
     std::vector<int8_t> data(blade_tensor_bytes(BLADE_CI8, &shape), 1);
     blade_tensor chunk = blade_tensor_make(BLADE_CI8, &shape, blade_device_cpu(), data.data());
@@ -439,10 +435,7 @@ BOOST_AUTO_TEST_CASE(unwritable_places_are_refused_at_creation)
 {
     temp_dir dir;
     const std::string missing = dir.path + "/no/such/dir/rec";
-    blade_guppi_writer_config config = {};
-    config.stem = missing.c_str();
-    config.input_type = BLADE_CI8;
-    config.file_type = BLADE_CI8;
+    blade_guppi_writer_config config = guppi_config(missing);
     const blade_shape shape = blade_shape_aftp(1, 2, 4, 2);
     blade_guppi_writer* writer = nullptr;
     BOOST_TEST(blade_guppi_writer_create(&writer, &config, &shape) == BLADE_ERROR_IO);
@@ -451,13 +444,7 @@ BOOST_AUTO_TEST_CASE(unwritable_places_are_refused_at_creation)
     // a regular file where a directory should be
     write_file(dir.path + "/plain", "x");
     const std::string under_file = dir.path + "/plain/beam.fil";
-    blade_filterbank_config fb = {};
-    fb.path = under_file.c_str();
-    fb.nchans = 4;
-    fb.nifs = 1;
-    fb.nbeams = 1;
-    fb.telescope_id = -1;
-    fb.observation = observation();
+    const blade_filterbank_config fb = filterbank_config(under_file);
     blade_filterbank_writer* fw = nullptr;
     BOOST_TEST(blade_filterbank_writer_create(&fw, &fb) == BLADE_ERROR_IO);
     BOOST_TEST(contains(blade_last_error(), "Not a directory"));

@@ -270,9 +270,8 @@ class qa_faults(blade_testing.FileTestCase, gr_unittest.TestCase):
 
     # --- the input going away -----------------------------------------------------------
 
-    def copy_recording(self, source_path, **source_args):
-        """guppi_source -> guppi_sink; returns (sink, its blocks read back)."""
-        source = blade.guppi_source(source_path, 64, **source_args)
+    def copy_recording(self, source):
+        """Run source -> guppi_sink (stem "copy"); return the sink."""
         sink = blade.guppi_sink(self.path("copy"), source.output_shape())
         tb = gr.top_block()
         tb.connect(source, sink)
@@ -285,10 +284,7 @@ class qa_faults(blade_testing.FileTestCase, gr_unittest.TestCase):
         source = blade.guppi_source(path, 64, readahead_blocks=1)
         block_bytes = os.path.getsize(path) // 6
         os.truncate(path, 3 * block_bytes + block_bytes // 2)  # after open: mid block 3
-        sink = blade.guppi_sink(self.path("copy"), source.output_shape())
-        tb = gr.top_block()
-        tb.connect(source, sink)
-        tb.run()
+        sink = self.copy_recording(source)
         failures = blade.failures()
         self.assertEqual(len(failures), 1, failures)
         self.assertIn(path, failures[0])
@@ -309,10 +305,7 @@ class qa_faults(blade_testing.FileTestCase, gr_unittest.TestCase):
         (path,) = blade.guppi.write_raw(self.path("gone.raw"), data_blocks, qa_guppi_sink.HEADER)
         source = blade.guppi_source(path, 64)
         os.remove(path)
-        sink = blade.guppi_sink(self.path("copy"), source.output_shape())
-        tb = gr.top_block()
-        tb.connect(source, sink)
-        tb.run()
+        sink = self.copy_recording(source)
         failures = blade.failures()
         self.assertEqual(len(failures), 1, failures)
         self.assertIn(f"{path}: cannot open: No such file or directory", failures[0])
