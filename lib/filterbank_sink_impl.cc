@@ -6,9 +6,12 @@
 
 #include <gnuradio/io_signature.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 namespace gr {
@@ -109,10 +112,20 @@ filterbank_sink::make(const std::string& stem,
     for (size_t b = 0; b < file_overrides.size(); b++)
         check_overrides(file_overrides[b],
                         "blade.filterbank_sink file_overrides[" + std::to_string(b) + "]");
+    // The files are made from the first chunk's tags: refuse an unusable place
+    // now, not in the middle of a run. (A plain file passes access(W_OK).)
     const std::string directory = directory_of(stem);
-    if (access(directory.c_str(), W_OK) != 0)
+    struct stat info;
+    const char* problem = nullptr;
+    if (stat(directory.c_str(), &info) != 0)
+        problem = std::strerror(errno);
+    else if (!S_ISDIR(info.st_mode))
+        problem = std::strerror(ENOTDIR);
+    else if (access(directory.c_str(), W_OK | X_OK) != 0)
+        problem = std::strerror(errno);
+    if (problem != nullptr)
         throw std::runtime_error("blade.filterbank_sink: cannot write files in '" +
-                                 directory + "' (" + stem + ")");
+                                 directory + "' (" + stem + "): " + problem);
     return gnuradio::make_block_sptr<filterbank_sink_impl>(
         stem, tensor_spec(BLADE_F32, extents), file_format, aspect, overrides, file_overrides);
 }

@@ -205,6 +205,10 @@ int guppi_source_impl::work(int noutput_items,
                 log_end();
                 break;
             }
+            // Deliver the chunks read before a failure (a file cut short or gone):
+            // the reader keeps failing, so the next call reports it and ends.
+            if (status != BLADE_OK && produced > 0)
+                break;
             check(status, "reading");
             tag_chunk(nitems_written(0) + produced, info);
             if (info.zero_filled_blocks > 0)

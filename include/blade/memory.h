@@ -46,6 +46,15 @@ BLADE_CORE_API blade_status blade_device_alloc(blade_device device, size_t bytes
 BLADE_CORE_API void blade_device_free(blade_device device, void* pointer);
 
 /**
+ * Bytes of emulated device memory allocated and not yet freed. The environment
+ * variable BLADE_EMULATED_MEMORY_LIMIT (bytes, or with a K, M or G suffix) gives the
+ * emulated device a memory size: an allocation beyond it fails like a full GPU
+ * (::BLADE_ERROR_OUT_OF_MEMORY naming the size asked for), so that running out of
+ * device memory can be tested without one.
+ */
+BLADE_CORE_API uint64_t blade_emulated_memory_in_use(void);
+
+/**
  * Allocate host memory suited to fast transfers to `device`: page-locked (pinned)
  * for CUDA, 4096-byte-aligned ordinary memory otherwise.
  */

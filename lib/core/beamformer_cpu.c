@@ -157,6 +157,7 @@ void blade_cpu_beamformer(const blade_beamformer_job* job)
     const int64_t tasks = F * blocks;
     const double macs = (double)job->antennas * (double)job->beams * (double)F * (double)T *
                         (double)job->pols;
+    (void)macs; /* read only by the OpenMP pragma */
     /* Static scheduling of independent tasks: the result is the same for any number
      * of threads. */
 #pragma omp parallel for schedule(static) if (macs >= PARALLEL_THRESHOLD)

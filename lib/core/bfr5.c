@@ -21,6 +21,12 @@
 #include <string.h>
 
 #define MAX_RANK 4
+/* Most bytes one dataset may take in memory. Real recipes hold well under 100 MB
+ * (MeerKAT's cal_all: 64 antennas x 2 pol x 32768 channels x 16 B = 64 MiB); a
+ * file claiming more is refused before anything is allocated, so that a few
+ * kilobytes of HDF5 with chunked, unwritten datasets cannot make us allocate and
+ * fill terabytes. */
+#define MAX_DATASET_BYTES (INT64_C(1) << 30)
 
 typedef enum value_kind { KIND_INTEGER, KIND_REAL, KIND_COMPLEX, KIND_STRING } value_kind;
 
@@ -88,6 +94,12 @@ static blade_status open_dataset(const reader* r, const char* name, bool require
             return dataset_error(r, BLADE_ERROR_FORMAT, name, "required dataset is missing");
         return BLADE_OK;
     }
+    /* An external link would make HDF5 open whatever file a stranger named (a
+     * FIFO blocks forever); a recipe is one self-contained file. */
+    H5L_info_t link;
+    if (H5Lget_info(r->file, name, &link, H5P_DEFAULT) >= 0 && link.type == H5L_TYPE_EXTERNAL)
+        return dataset_error(
+            r, BLADE_ERROR_FORMAT, name, "is a link to another file; a recipe must hold its data");
     *dataset = H5Dopen2(r->file, name, H5P_DEFAULT);
     if (*dataset < 0)
         return dataset_error(
@@ -214,12 +226,28 @@ static blade_status dataset_dims(const reader* r, const char* name, hid_t datase
     return BLADE_OK;
 }
 
-static int64_t count_of(int rank, const int64_t* dims)
+/* Elements of a dataset of extents `dims` (each 0 .. 2^24, from /diminfo), refused
+ * when they would take more than MAX_DATASET_BYTES of `element` bytes. */
+static blade_status count_of(const reader* r,
+                             const char* name,
+                             int rank,
+                             const int64_t* dims,
+                             size_t element,
+                             int64_t* count)
 {
-    int64_t count = 1;
-    for (int i = 0; i < rank; i++)
-        count *= dims[i];
-    return count;
+    const int64_t most = MAX_DATASET_BYTES / (int64_t)element;
+    *count = 1;
+    for (int i = 0; i < rank; i++) {
+        if (dims[i] != 0 && *count > most / dims[i])
+            return dataset_error(r,
+                                 BLADE_ERROR_FORMAT,
+                                 name,
+                                 "the /diminfo sizes make it larger than %lld MiB in "
+                                 "memory; real recipes are far smaller",
+                                 (long long)(MAX_DATASET_BYTES >> 20));
+        *count *= dims[i];
+    }
+    return BLADE_OK;
 }
 
 /* Open `name` and check its kind and shape; a missing optional dataset gives
@@ -274,11 +302,15 @@ static blade_status read_numeric(const reader* r,
     BLADE_TRY(open_checked(r, name, required, kind, rank, dims, meaning, &dataset));
     if (dataset < 0)
         return BLADE_OK;
-    const int64_t count = count_of(rank, dims);
-    blade_status status;
     const size_t element = kind == KIND_COMPLEX ? 2 * sizeof(double)
                            : kind == KIND_INTEGER ? sizeof(int64_t)
                                                   : sizeof(double);
+    int64_t count;
+    blade_status status = count_of(r, name, rank, dims, element, &count);
+    if (status != BLADE_OK) {
+        H5Dclose(dataset);
+        return status;
+    }
     status = blade_alloc_object((size_t)(count > 0 ? count : 1) * element, name, out);
     if (status == BLADE_OK && count > 0) {
         hid_t memory_type = -1;
@@ -340,9 +372,14 @@ static blade_status read_strings(const reader* r,
     BLADE_TRY(open_checked(r, name, required, KIND_STRING, rank, dims, meaning, &dataset));
     if (dataset < 0)
         return BLADE_OK;
-    blade_status status = BLADE_OK;
-    const size_t count = (size_t)count_of(rank, dims);
-    char** strings = calloc(count, sizeof(char*));
+    int64_t elements;
+    blade_status status = count_of(r, name, rank, dims, 64, &elements);
+    if (status != BLADE_OK) {
+        H5Dclose(dataset);
+        return status;
+    }
+    const size_t count = (size_t)elements;
+    char** strings = calloc(count > 0 ? count : 1, sizeof(char*));
     const hid_t file_type = H5Dget_type(dataset);
     const hid_t memory_type = H5Tcopy(H5T_C_S1);
     const bool variable = file_type >= 0 && H5Tis_variable_str(file_type) > 0;
@@ -355,7 +392,7 @@ static blade_status read_strings(const reader* r,
     /* Same character set as the file: HDF5 does not convert between ASCII and UTF-8. */
     H5Tset_cset(memory_type, H5Tget_cset(file_type));
     if (variable) {
-        char** pointers = calloc(count, sizeof(char*));
+        char** pointers = calloc(count > 0 ? count : 1, sizeof(char*));
         if (pointers == NULL) {
             status = blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "%s: could not allocate strings", name);
             goto done;
@@ -383,9 +420,15 @@ static blade_status read_strings(const reader* r,
             status = dataset_error(r, BLADE_ERROR_FORMAT, name, "has an invalid string width %zu", width);
             goto done;
         }
+        if ((int64_t)((width + 1) * count) > MAX_DATASET_BYTES) {
+            status = dataset_error(r, BLADE_ERROR_FORMAT, name,
+                                   "%zu strings of %zu bytes: larger than %lld MiB", count,
+                                   width, (long long)(MAX_DATASET_BYTES >> 20));
+            goto done;
+        }
         H5Tset_size(memory_type, width + 1);
         H5Tset_strpad(memory_type, H5T_STR_NULLTERM);
-        fixed = calloc(count, width + 1);
+        fixed = calloc(count > 0 ? count : 1, width + 1);
         if (fixed == NULL) {
             status = blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "%s: could not allocate strings", name);
             goto done;
@@ -632,7 +675,8 @@ static blade_status read_delayinfo(const reader* r, blade_bfr5* recipe)
                                "(a scalar or [ntimes])", (void**)&recipe->dut1));
     }
 
-    const int64_t count = T * B * A;
+    /* Both tables were read with shape [T, B, A], so this product is bounded. */
+    const int64_t count = recipe->delays || recipe->rates ? T * B * A : 0;
     if (recipe->delays != NULL) {
         BLADE_TRY(check_finite(r, "/delayinfo/delays", recipe->delays, count));
         BLADE_TRY(blade_alloc_object((size_t)(count > 0 ? count : 1) * sizeof(double),

@@ -14,8 +14,13 @@
 #define _GNU_SOURCE /* POSIX files, threads, strdup, M_PI under -std=c11 */
 #include "filterbank_backend.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #ifdef BLADE_HAVE_HDF5
 
@@ -25,7 +30,12 @@ struct blade_fbh5_file {
     char* path;
     hid_t file, dataset;
     int64_t spectra, nifs, nchans;
+    int64_t chunk_rows; /* spectra per HDF5 chunk */
+    bool damaged;       /* an append failed: repair the file at close */
 };
+
+/* Room kept for HDF5's metadata (chunk index, object headers) besides the chunks. */
+#define METADATA_MARGIN ((int64_t)1 << 18)
 
 bool blade_fbh5_supported(void) { return true; }
 
@@ -156,6 +166,7 @@ blade_fbh5_create(const char* path, const filterbank_values* v, blade_fbh5_file*
         const int64_t spectrum_bytes = v->nifs * v->nchans * 4;
         int64_t rows = (1 << 20) / spectrum_bytes;
         rows = rows < 1 ? 1 : (rows > 1024 ? 1024 : rows);
+        f->chunk_rows = rows;
         const hsize_t chunk[3] = { (hsize_t)rows, (hsize_t)v->nifs, (hsize_t)v->nchans };
         const hid_t space = H5Screate_simple(3, dims, most);
         const hid_t properties = H5Pcreate(H5P_DATASET_CREATE);
@@ -172,7 +183,12 @@ blade_fbh5_create(const char* path, const filterbank_values* v, blade_fbh5_file*
     if (status == BLADE_OK && H5Fflush(f->file, H5F_SCOPE_LOCAL) < 0)
         status = hdf5_error(path, "flush the new file");
     if (status != BLADE_OK) {
+        /* A file without its dataset or attributes is no FBH5 file: remove it
+         * (unless HDF5 could not even create it). */
+        const bool created = f->file >= 0;
         close_handles(f);
+        if (created)
+            unlink(path);
         free(f->path);
         free(f);
         return status;
@@ -181,16 +197,73 @@ blade_fbh5_create(const char* path, const filterbank_values* v, blade_fbh5_file*
     return BLADE_OK;
 }
 
+/*
+ * HDF5 that runs out of disk in the middle of a flush leaves a file whose
+ * superblock claims more bytes than it has: no reader opens it, and every spectrum
+ * in it is lost. So an append first checks that the chunks it will add, and room
+ * for metadata, fit on the file system (statvfs) and under the process's file size
+ * limit (RLIMIT_FSIZE); if not, it refuses and the file stays as the last flush
+ * left it. (Another process filling the disk between the check and the write can
+ * still cause the failure; blade_fbh5_close() then repairs what it can.)
+ */
+static blade_status check_room(const blade_fbh5_file* f, int64_t count)
+{
+    const int64_t chunk_bytes = f->chunk_rows * f->nifs * f->nchans * 4;
+    const int64_t chunks_before = (f->spectra + f->chunk_rows - 1) / f->chunk_rows;
+    const int64_t chunks_after = (f->spectra + count + f->chunk_rows - 1) / f->chunk_rows;
+    const int64_t needed = (chunks_after - chunks_before) * chunk_bytes + METADATA_MARGIN;
+    hsize_t size = 0;
+    if (H5Fget_filesize(f->file, &size) < 0)
+        return BLADE_OK; /* cannot tell: let the write say */
+    struct statvfs disk;
+    if (statvfs(f->path, &disk) == 0) {
+        const uint64_t free_bytes = (uint64_t)disk.f_bavail * disk.f_frsize;
+        if (free_bytes < (uint64_t)needed)
+            return blade_fail(BLADE_ERROR_IO,
+                              "%s: disk full: %llu bytes free, the next %lld spectra need "
+                              "about %lld; the file ends with the %lld spectra before them",
+                              f->path,
+                              (unsigned long long)free_bytes,
+                              (long long)count,
+                              (long long)needed,
+                              (long long)f->spectra);
+    }
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+        (uint64_t)size + (uint64_t)needed > (uint64_t)limit.rlim_cur)
+        return blade_fail(BLADE_ERROR_IO,
+                          "%s: File too large: the file size limit is %llu bytes, the "
+                          "next %lld spectra need about %lld more than the %llu written; "
+                          "the file ends with the %lld spectra before them",
+                          f->path,
+                          (unsigned long long)limit.rlim_cur,
+                          (long long)count,
+                          (long long)needed,
+                          (unsigned long long)size,
+                          (long long)f->spectra);
+    return BLADE_OK;
+}
+
+/* Undo the extent of a failed append; remember to repair the file at close. */
+static blade_status append_failed(blade_fbh5_file* f, blade_status status)
+{
+    f->damaged = true;
+    const hsize_t size[3] = { (hsize_t)f->spectra, (hsize_t)f->nifs, (hsize_t)f->nchans };
+    H5Dset_extent(f->dataset, size);
+    return status;
+}
+
 blade_status blade_fbh5_append(blade_fbh5_file* f, const float* spectra, int64_t count)
 {
     if (f->dataset < 0)
         return blade_fail(
             BLADE_ERROR_INVALID_ARGUMENT, "%s: the FBH5 file is closed", f->path);
+    BLADE_TRY(check_room(f, count));
     const hsize_t size[3] = { (hsize_t)(f->spectra + count),
                               (hsize_t)f->nifs,
                               (hsize_t)f->nchans };
     if (H5Dset_extent(f->dataset, size) < 0)
-        return hdf5_error(f->path, "grow the dataset (disk full?)");
+        return append_failed(f, hdf5_error(f->path, "grow the dataset (disk full?)"));
     const hid_t space = H5Dget_space(f->dataset);
     const hsize_t start[3] = { (hsize_t)f->spectra, 0, 0 };
     const hsize_t extent[3] = { (hsize_t)count, (hsize_t)f->nifs, (hsize_t)f->nchans };
@@ -201,14 +274,16 @@ blade_status blade_fbh5_append(blade_fbh5_file* f, const float* spectra, int64_t
     H5Sclose(memory);
     H5Sclose(space);
     if (written < 0)
-        return blade_fail(BLADE_ERROR_IO,
-                          "%s: HDF5 could not write spectra %lld .. %lld (disk full?)",
-                          f->path,
-                          (long long)f->spectra,
-                          (long long)(f->spectra + count - 1));
-    f->spectra += count;
+        return append_failed(f,
+                             blade_fail(BLADE_ERROR_IO,
+                                        "%s: HDF5 could not write spectra %lld .. %lld "
+                                        "(disk full?)",
+                                        f->path,
+                                        (long long)f->spectra,
+                                        (long long)(f->spectra + count - 1)));
     if (H5Fflush(f->file, H5F_SCOPE_LOCAL) < 0)
-        return hdf5_error(f->path, "flush (disk full?)");
+        return append_failed(f, hdf5_error(f->path, "flush (disk full?)"));
+    f->spectra += count;
     return BLADE_OK;
 }
 
@@ -217,6 +292,9 @@ blade_status blade_fbh5_close(blade_fbh5_file* f)
     if (f == NULL)
         return BLADE_OK;
     const bool open = f->file >= 0;
+    haddr_t end = HADDR_UNDEF;
+    if (open && f->damaged && H5Fget_eoa(f->file, &end) < 0)
+        end = HADDR_UNDEF;
     herr_t status = 0;
     if (f->dataset >= 0)
         status |= H5Dclose(f->dataset);
@@ -226,6 +304,19 @@ blade_status blade_fbh5_close(blade_fbh5_file* f)
     blade_status result = BLADE_OK;
     if (open && status < 0)
         result = hdf5_error(f->path, "close the file");
+    /* A flush that failed for want of space may have written a superblock that
+     * claims space the file never got, and readers refuse a file shorter than
+     * that. Extending it (a hole: no disk space needed) makes it open again,
+     * with the spectra of the last good flush. */
+    struct stat info;
+    if (f->damaged && end != HADDR_UNDEF && stat(f->path, &info) == 0 &&
+        (haddr_t)info.st_size < end && truncate(f->path, (off_t)end) != 0 &&
+        result == BLADE_OK)
+        result = blade_fail(BLADE_ERROR_IO,
+                            "%s: the file was left shorter than HDF5 expects and could "
+                            "not be extended: %s",
+                            f->path,
+                            strerror(errno));
     free(f->path);
     free(f);
     return result;

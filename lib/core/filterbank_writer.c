@@ -30,6 +30,7 @@ struct blade_filterbank_writer {
     size_t capacity;       /* floats */
     int64_t count;
     bool closed;
+    bool failed; /* spectra could not be written: the file ends before them */
 };
 
 bool blade_filterbank_fbh5_available(void) { return blade_fbh5_supported(); }
@@ -80,9 +81,17 @@ static blade_status derive_values(const blade_filterbank_config* c, filterbank_v
             path,
             obs->freq_first,
             obs->chan_bw);
-    if (!isfinite(obs->unix_start))
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT, "%s: the start time is not finite", path);
+    if (!(fabs(obs->unix_start) < 1e12))
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "%s: the start time (%g unix s) is not a date",
+                          path,
+                          obs->unix_start);
+    if (obs->has_position && !(isfinite(obs->ra) && fabs(obs->dec) <= M_PI / 2))
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "%s: the pointing (RA %g, Dec %g rad) is not a direction",
+                          path,
+                          obs->ra,
+                          obs->dec);
     if (c->format == BLADE_FILTERBANK_FBH5 && c->nchans < BLADE_FBH5_BLIMPY_MINIMUM)
         return blade_fail(
             BLADE_ERROR_INVALID_ARGUMENT,
@@ -162,6 +171,11 @@ blade_status blade_filterbank_writer_write(blade_filterbank_writer* w,
 {
     if (w->closed)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "%s: already closed", w->path);
+    if (w->failed)
+        return blade_fail(BLADE_ERROR_IO,
+                          "%s: earlier spectra could not be written; the file ends "
+                          "before them",
+                          w->path);
     if (slice == NULL || slice->data == NULL || slice->dtype != BLADE_F32 ||
         slice->shape.rank != 3 || slice->shape.dims[0] != w->nchans ||
         slice->shape.dims[2] != w->nifs || slice->shape.dims[1] < 1 ||
@@ -194,11 +208,24 @@ blade_status blade_filterbank_writer_write(blade_filterbank_writer* w,
             for (int64_t p = 0; p < P; p++)
                 w->spectra[(t * P + p) * F + f] = in[(f * T + t) * P + p];
     if (w->format == BLADE_FILTERBANK_FIL) {
-        BLADE_TRY(blade_write_fully(
-            w->fd, w->spectra, floats * sizeof(float), w->offset, w->path));
+        const blade_status status = blade_write_fully(
+            w->fd, w->spectra, floats * sizeof(float), w->offset, w->path);
+        if (status != BLADE_OK) {
+            /* Disk full or a file size limit: cut the partial spectra off, so the
+             * file holds whole spectra, and write nothing more. */
+            w->failed = true;
+            if (ftruncate(w->fd, (off_t)w->offset) != 0) {
+                /* not a regular file (a pipe, /dev/full): nothing to cut */
+            }
+            return status;
+        }
         w->offset += (int64_t)(floats * sizeof(float));
     } else {
-        BLADE_TRY(blade_fbh5_append(w->fbh5, w->spectra, T));
+        const blade_status status = blade_fbh5_append(w->fbh5, w->spectra, T);
+        if (status != BLADE_OK) {
+            w->failed = true; /* the file keeps what the last flush wrote */
+            return status;
+        }
     }
     w->count += T;
     return BLADE_OK;

@@ -122,7 +122,9 @@ static bool parse_real(const char* text, double* value)
     char* end;
     errno = 0;
     const double parsed = strtod(copy, &end);
-    if (end == copy || errno == ERANGE)
+    /* ERANGE also flags underflow: a subnormal such as 1E-320 is still a number
+     * (and one our own writer may have written); only overflow is refused. */
+    if (end == copy || (errno == ERANGE && isinf(parsed)))
         return false;
     if (*skip_blanks(end) != '\0')
         return false;

@@ -42,6 +42,10 @@
 /* Largest believable run of missing blocks: beyond this, two recordings were
  * probably put together, and zero-filling would emit absurd amounts of zeros. */
 #define MAX_MISSING_BLOCKS (1 << 20)
+/* Largest PKTIDX believed (2^53: exact as a double, far from overflowing). */
+#define MAX_PKTIDX (INT64_C(1) << 53)
+/* Times beyond this many unix seconds (the year 33658) are not dates. */
+#define MOST_UNIX_SECONDS 1e12
 /* First guess of a header's size; real headers are 10 to 30 KiB. */
 #define HEADER_READ_BYTES 32768
 /* Elements converted per call (below the cast's threading threshold). */
@@ -104,6 +108,9 @@ struct blade_guppi_reader {
 /* ---- small helpers ---------------------------------------------------------- */
 
 static int64_t round_up_512(int64_t bytes) { return (bytes + 511) / 512 * 512; }
+
+static double
+sample_time(const blade_guppi_reader* r, int64_t stream_block, int64_t sample);
 
 /* Read and parse the header at `offset`, growing the read until END is found. */
 static blade_status read_header_at(int fd,
@@ -237,8 +244,15 @@ static blade_status read_geometry(const blade_guppi_header* h, geometry* g)
         BLADE_TRY(blade_guppi_header_get_int(h, "DIRECTIO", &directio));
     g->directio = directio != 0;
     g->has_pktidx = blade_guppi_header_has(h, "PKTIDX");
-    if (g->has_pktidx)
+    if (g->has_pktidx) {
         BLADE_TRY(blade_guppi_header_get_int(h, "PKTIDX", &g->pktidx));
+        /* A packet counter: never negative, and small enough that differences,
+         * sums and the times made from it stay exact. */
+        if (g->pktidx < 0 || g->pktidx > MAX_PKTIDX)
+            return blade_fail(BLADE_ERROR_FORMAT,
+                              "PKTIDX = %lld is outside 0 .. 2^53",
+                              (long long)g->pktidx);
+    }
     return BLADE_OK;
 }
 
@@ -329,9 +343,18 @@ static blade_status read_observation(blade_guppi_reader* r, const char* name)
     }
     obs->dut1 = dut1;
 
+    if (!isfinite(dut1) || fabs(dut1) > 1.0)
+        return blade_fail(BLADE_ERROR_FORMAT,
+                          "DUT1 = %g s is not UT1 - UTC (always within +-0.9 s)",
+                          dut1);
+
     int64_t schan = 0;
     if (blade_guppi_header_has(h, "SCHAN"))
         BLADE_TRY(blade_guppi_header_get_int(h, "SCHAN", &schan));
+    if (schan < 0 || schan > INT32_MAX)
+        return blade_fail(BLADE_ERROR_FORMAT,
+                          "SCHAN = %lld is not a first coarse channel (0 .. 2^31-1)",
+                          (long long)schan);
     obs->coarse_first = schan;
     copy_name(obs->source_name, h, "SRC_NAME");
     copy_name(obs->telescope, h, "TELESCOP");
@@ -343,6 +366,12 @@ static blade_status read_observation(blade_guppi_reader* r, const char* name)
         blade_guppi_header_get_string(h, "DEC_STR", &dec_text);
         BLADE_TRY(blade_parse_sexagesimal(ra_text, &ra_hours));
         BLADE_TRY(blade_parse_sexagesimal(dec_text, &dec_degrees));
+        if (fabs(ra_hours) > 24.0 || fabs(dec_degrees) > 90.0)
+            return blade_fail(BLADE_ERROR_FORMAT,
+                              "RA_STR = '%s', DEC_STR = '%s' is not a direction (RA within "
+                              "24 h, Dec within +-90 degrees)",
+                              ra_text,
+                              dec_text);
         obs->ra = ra_hours * M_PI / 12.0;
         obs->dec = dec_degrees * M_PI / 180.0;
         obs->has_position = true;
@@ -352,6 +381,12 @@ static blade_status read_observation(blade_guppi_reader* r, const char* name)
         BLADE_TRY(optional_real(h, "RA", &ra_deg, &has_ra));
         BLADE_TRY(optional_real(h, "DEC", &dec_deg, &has_dec));
         if (has_ra && has_dec) {
+            if (!(fabs(ra_deg) <= 360.0 && fabs(dec_deg) <= 90.0))
+                return blade_fail(BLADE_ERROR_FORMAT,
+                                  "RA = %g, DEC = %g is not a direction in degrees (RA "
+                                  "within 360, Dec within +-90)",
+                                  ra_deg,
+                                  dec_deg);
             obs->ra = ra_deg * M_PI / 180.0;
             obs->dec = dec_deg * M_PI / 180.0;
             obs->has_position = true;
@@ -488,6 +523,13 @@ static blade_status scan_blocks(blade_guppi_reader* r, int64_t file, int fd, int
             entry.pktidx = r->rec.nblocks == 0
                                ? 0
                                : r->blocks[r->rec.nblocks - 1].pktidx + g.piperblk;
+        if (entry.pktidx > MAX_PKTIDX) /* counted on from blocks without PKTIDX */
+            return blade_fail(BLADE_ERROR_FORMAT,
+                              "%s: block header at byte offset %lld: the block counter "
+                              "reaches %lld, beyond 2^53",
+                              name,
+                              (long long)offset,
+                              (long long)entry.pktidx);
         BLADE_TRY(append_block(r, &entry));
         offset = data_offset + (g.directio ? round_up_512(g.blocsize) : g.blocsize);
     }
@@ -675,6 +717,26 @@ static blade_status configure_chunks(blade_guppi_reader* r)
     obs->freq_first = r->obsfreq_hz - 0.5 * (double)(rec->nchan - 1) * obs->chan_bw;
     obs->unix_start = r->time_base + (double)rec->first_pktidx * rec->tbin *
                                          (double)rec->ntime / (double)rec->piperblk;
+    /* Every number a chunk's tags will carry must be finite and mean something:
+     * writers downstream turn them into MJD days, packed angles and PKTIDX. */
+    const double unix_end = sample_time(r, rec->stream_blocks, 0);
+    if (!(fabs(obs->unix_start) < MOST_UNIX_SECONDS && fabs(unix_end) < MOST_UNIX_SECONDS))
+        return blade_fail(BLADE_ERROR_FORMAT,
+                          "%s: the time axis runs from %g to %g unix seconds (from "
+                          "SYNCTIME or STT_IMJD/STT_SMJD/STT_OFFS, PKTIDX and TBIN): not "
+                          "dates",
+                          name,
+                          obs->unix_start,
+                          unix_end);
+    const double freq_last = obs->freq_first + (double)(rec->nchan - 1) * obs->chan_bw;
+    if (!isfinite(obs->freq_first) || !isfinite(freq_last))
+        return blade_fail(BLADE_ERROR_FORMAT,
+                          "%s: the channel frequencies (OBSFREQ %g MHz, CHAN_BW %g MHz, "
+                          "%lld channels) are not finite",
+                          name,
+                          r->obsfreq_hz / 1e6,
+                          obs->chan_bw / 1e6,
+                          (long long)rec->nchan);
     return BLADE_OK;
 }
 

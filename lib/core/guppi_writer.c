@@ -54,6 +54,7 @@ struct blade_guppi_writer {
     blade_string_list files;
     int64_t discarded;
     bool closed;
+    bool failed; /* a block could not be written: the files end before it */
 };
 
 static int64_t round_up_512(int64_t bytes) { return (bytes + 511) / 512 * 512; }
@@ -194,10 +195,33 @@ blade_status blade_guppi_writer_set_observation(blade_guppi_writer* w,
                     "GUPPI writer: %s is derived from the data and cannot be set "
                     "by hand",
                     geometry_keys[i]);
-    if (observation != NULL && !(observation->tsamp > 0))
+    if (observation != NULL && !(observation->tsamp > 0 && isfinite(observation->tsamp)))
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "GUPPI writer: the sample time must be positive, got %g s",
                           observation->tsamp);
+    /* The cards made from these (STT_IMJD, PKTIDX, OBSFREQ, RA_STR, ...) must be
+     * numbers a reader accepts: refuse what no recording can have. */
+    if (observation != NULL &&
+        (!(fabs(observation->unix_start) < 1e12) || !isfinite(observation->freq_first) ||
+         !isfinite(observation->chan_bw) || observation->chan_bw == 0 ||
+         !(fabs(observation->dut1) <= 1.0) || observation->coarse_first < 0 ||
+         observation->coarse_first > INT32_MAX))
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "GUPPI writer: the observation is not one a recording can have "
+                          "(start %g unix s, first channel %g Hz, channel width %g Hz, "
+                          "DUT1 %g s, first coarse channel %lld)",
+                          observation->unix_start,
+                          observation->freq_first,
+                          observation->chan_bw,
+                          observation->dut1,
+                          (long long)observation->coarse_first);
+    if (observation != NULL && observation->has_position &&
+        !(isfinite(observation->ra) && fabs(observation->dec) <= M_PI / 2))
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "GUPPI writer: the pointing (RA %g, Dec %g rad) is not a "
+                          "direction",
+                          observation->ra,
+                          observation->dec);
     blade_guppi_header_destroy(w->extra);
     w->extra = NULL;
     if (extra != NULL) {
@@ -312,13 +336,24 @@ static blade_status write_block(blade_guppi_writer* w)
     const char* name = w->files.items[w->files.count - 1];
     const int64_t data_bytes =
         w->config.directio ? round_up_512(w->blocsize) : w->blocsize;
-    BLADE_TRY(
-        blade_write_fully(w->fd, w->header_buffer, header_bytes, w->file_offset, name));
-    BLADE_TRY(blade_write_fully(w->fd,
-                                w->block,
-                                (size_t)data_bytes,
-                                w->file_offset + (int64_t)header_bytes,
-                                name));
+    blade_status status =
+        blade_write_fully(w->fd, w->header_buffer, header_bytes, w->file_offset, name);
+    if (status == BLADE_OK)
+        status = blade_write_fully(w->fd,
+                                   w->block,
+                                   (size_t)data_bytes,
+                                   w->file_offset + (int64_t)header_bytes,
+                                   name);
+    if (status != BLADE_OK) {
+        /* Disk full or a file size limit: cut the partial block off, so the
+         * file holds whole blocks (readers drop a torn one with a warning, but
+         * others may misread it), and write nothing more. */
+        w->failed = true;
+        if (ftruncate(w->fd, (off_t)w->file_offset) != 0) {
+            /* not a regular file (a pipe, /dev/full): nothing to cut */
+        }
+        return status;
+    }
     w->file_offset += (int64_t)header_bytes + data_bytes;
     w->blocks++;
     w->blocks_in_file++;
@@ -349,6 +384,10 @@ blade_status blade_guppi_writer_write(blade_guppi_writer* w, const blade_tensor*
                           "GUPPI writer: the chunk must be in host memory");
     if (w->closed)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "GUPPI writer: already closed");
+    if (w->failed)
+        return blade_fail(BLADE_ERROR_IO,
+                          "GUPPI writer: an earlier block could not be written; the "
+                          "recording ends before it");
     const int64_t A = w->shape.dims[0], F = w->shape.dims[1], T = w->shape.dims[2],
                   P = w->shape.dims[3];
     const blade_dtype from = w->config.input_type, to = w->config.file_type;

@@ -8,6 +8,8 @@
 
 #include <blade/memory.h>
 
+#include <ctype.h>
+#include <malloc.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +67,31 @@ static void count_free(void* pointer)
     atomic_fetch_sub(&device_bytes_in_use, bytes);
 }
 
+/* Bytes of emulated device memory allocated and not yet freed. */
+static _Atomic uint64_t emulated_in_use;
+
+/*
+ * The emulated device's memory size, from BLADE_EMULATED_MEMORY_LIMIT (bytes, or
+ * with a K, M or G suffix); 0 when unset or unreadable: unlimited. It lets tests
+ * exhaust "device memory" on a machine without a GPU. Read at every emulated
+ * allocation, which happens when plans and buffers are made, never per chunk.
+ */
+static uint64_t emulated_limit(void)
+{
+    const char* text = getenv("BLADE_EMULATED_MEMORY_LIMIT");
+    if (text == NULL || !isdigit((unsigned char)text[0]))
+        return 0;
+    char* end;
+    unsigned long long value = strtoull(text, &end, 10);
+    const int shift = *end == 'K' || *end == 'k' ? 10
+                      : *end == 'M' || *end == 'm' ? 20
+                      : *end == 'G' || *end == 'g' ? 30
+                                                   : 0;
+    if (shift > 0 && value < (1ULL << (63 - shift)))
+        value <<= shift;
+    return value;
+}
+
 static blade_status host_aligned_alloc(size_t bytes, const char* what, void** pointer)
 {
     size_t rounded = (bytes + BLADE_ITEM_ALIGNMENT - 1) / BLADE_ITEM_ALIGNMENT *
@@ -78,18 +105,35 @@ static blade_status host_aligned_alloc(size_t bytes, const char* what, void** po
     return BLADE_OK;
 }
 
+static blade_status emulated_alloc(size_t bytes, void** pointer)
+{
+    const uint64_t limit = emulated_limit();
+    const uint64_t in_use = atomic_load(&emulated_in_use);
+    if (limit > 0 && (bytes > limit || in_use > limit - bytes))
+        return blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
+                          "allocating %zu bytes (%.3f GiB) of emulated device memory "
+                          "failed: out of memory (%llu of %llu bytes in use; "
+                          "BLADE_EMULATED_MEMORY_LIMIT)",
+                          bytes,
+                          bytes / 1073741824.0,
+                          (unsigned long long)in_use,
+                          (unsigned long long)limit);
+    BLADE_TRY(host_aligned_alloc(bytes, "emulated device memory", pointer));
+    if (*pointer != NULL)
+        atomic_fetch_add(&emulated_in_use, malloc_usable_size(*pointer));
+    return BLADE_OK;
+}
+
 blade_status blade_device_alloc(blade_device device, size_t bytes, void** pointer)
 {
     *pointer = NULL;
     blade_status status;
     if (device.kind == BLADE_DEVICE_CUDA)
         status = blade_cuda_malloc(device.index, bytes, pointer);
+    else if (device.kind == BLADE_DEVICE_EMULATED)
+        status = emulated_alloc(bytes, pointer);
     else
-        status = host_aligned_alloc(bytes,
-                                    device.kind == BLADE_DEVICE_EMULATED
-                                        ? "emulated device memory"
-                                        : "host memory",
-                                    pointer);
+        status = host_aligned_alloc(bytes, "host memory", pointer);
     if (status == BLADE_OK && *pointer != NULL && blade_device_is_gpu_like(device))
         count_allocation(*pointer, bytes);
     return status;
@@ -101,11 +145,16 @@ void blade_device_free(blade_device device, void* pointer)
         return;
     if (blade_device_is_gpu_like(device))
         count_free(pointer);
-    if (device.kind == BLADE_DEVICE_CUDA)
+    if (device.kind == BLADE_DEVICE_CUDA) {
         blade_cuda_free(device.index, pointer);
-    else
-        free(pointer);
+        return;
+    }
+    if (device.kind == BLADE_DEVICE_EMULATED)
+        atomic_fetch_sub(&emulated_in_use, malloc_usable_size(pointer));
+    free(pointer);
 }
+
+uint64_t blade_emulated_memory_in_use(void) { return atomic_load(&emulated_in_use); }
 
 blade_status blade_host_alloc(blade_device device, size_t bytes, void** pointer)
 {

@@ -52,8 +52,9 @@ blade_status blade_parse_sexagesimal(const char* text, double* value)
     }
     while (*p == ' ')
         p++;
-    if (count == 0 || *p != '\0' || parts[0] < 0 || parts[1] < 0 || parts[1] >= 60 ||
-        parts[2] < 0 || parts[2] >= 60)
+    /* parts[0] may be any size ("1e999" is infinite): only finite angles pass. */
+    if (count == 0 || *p != '\0' || !(parts[0] >= 0 && parts[0] < 1e15) || parts[1] < 0 ||
+        parts[1] >= 60 || parts[2] < 0 || parts[2] >= 60)
         return blade_fail(
             BLADE_ERROR_FORMAT, "'%s' is not a sexagesimal angle ([+-]DD:MM:SS.s)", text);
     *value = sign * (parts[0] + parts[1] / 60.0 + parts[2] / 3600.0);
@@ -61,14 +62,24 @@ blade_status blade_parse_sexagesimal(const char* text, double* value)
 }
 
 /* Split |value| into whole units, minutes and seconds rounded to `decimals`,
- * carrying so that seconds never print as 60. */
-static void split(double value, int decimals, long* units, int* minutes, double* seconds)
+ * carrying so that seconds never print as 60. Units stay a double: any value a
+ * file or a tag can hold (1e300, infinity, NaN) is split without converting an
+ * out-of-range double to an integer, which C leaves undefined. */
+static void split(double value, int decimals, double* units, int* minutes, double* seconds)
 {
+    const double magnitude = fabs(value);
+    *minutes = 0;
+    *seconds = 0;
+    if (!(magnitude < 1e15)) { /* beyond a second's resolution, or not a number */
+        *units = floor(magnitude);
+        return;
+    }
     const double scale = pow(10.0, decimals);
-    double total = round(fabs(value) * 3600.0 * scale) / scale; /* seconds */
-    *units = (long)floor(total / 3600.0);
-    total -= (double)*units * 3600.0;
-    *minutes = (int)floor(total / 60.0);
+    double total = round(magnitude * 3600.0 * scale) / scale; /* seconds */
+    *units = floor(total / 3600.0);
+    total -= *units * 3600.0;
+    const double whole_minutes = floor(total / 60.0);
+    *minutes = whole_minutes < 0 ? 0 : whole_minutes > 59 ? 59 : (int)whole_minutes;
     *seconds = total - *minutes * 60.0;
     if (*seconds < 0)
         *seconds = 0;
@@ -77,14 +88,15 @@ static void split(double value, int decimals, long* units, int* minutes, double*
 void blade_format_sexagesimal(
     double value, int decimals, bool sign, char* text, size_t size)
 {
-    long units;
+    decimals = decimals < 0 ? 0 : decimals > 9 ? 9 : decimals;
+    double units;
     int minutes;
     double seconds;
     split(value, decimals, &units, &minutes, &seconds);
     const char* prefix = value < 0 ? "-" : (sign ? "+" : "");
     snprintf(text,
              size,
-             "%s%02ld:%02d:%0*.*f",
+             "%s%02.0f:%02d:%0*.*f",
              prefix,
              units,
              minutes,
@@ -95,11 +107,11 @@ void blade_format_sexagesimal(
 
 double blade_sigproc_packed_angle(double value)
 {
-    long units;
+    double units;
     int minutes;
     double seconds;
     split(value, 6, &units, &minutes, &seconds);
-    const double packed = (double)units * 10000.0 + minutes * 100.0 + seconds;
+    const double packed = units * 10000.0 + minutes * 100.0 + seconds;
     return value < 0 ? -packed : packed;
 }
 

@@ -94,8 +94,10 @@ blade_status blade_sigproc_create(const char* path,
         return blade_fail(BLADE_ERROR_IO, "%s: cannot create: %s", path, strerror(errno));
     const blade_status status = blade_write_fully(*fd, h.bytes, h.used, 0, path);
     if (status != BLADE_OK) {
+        /* A file with half a header is no filterbank file: leave none behind. */
         close(*fd);
         *fd = -1;
+        unlink(path);
         return status;
     }
     *offset = (int64_t)h.used;

@@ -218,6 +218,41 @@ class qa_bfr5(gr_unittest.TestCase):
             blade.read_bfr5(self.edited(lambda f: (f.__delitem__("obsinfo/phase_center_ra"),
                                                    f.create_group("obsinfo/phase_center_ra"))))
 
+    def test_sizes_that_would_take_gigabytes_are_refused_before_reading(self):
+        # A few kilobytes of HDF5 can declare chunked datasets of any size without
+        # storing them: the reader used to allocate and fill whatever /diminfo and
+        # the dataset shapes claimed (found by tests/fuzz/fuzz_bfr5_recipe).
+        big_t, big_b = 1 << 24, 1 << 12
+
+        def giant_delays(f):
+            for name, value in (("diminfo/ntimes", big_t), ("diminfo/nbeams", big_b)):
+                f[name].write_direct(numpy.array(value))
+            for name in ("beaminfo/ras", "beaminfo/decs"):
+                del f[name]
+                f[name] = numpy.zeros(big_b)
+            del f["beaminfo/src_names"]
+            for name in ("delayinfo/delays", "delayinfo/rates"):
+                del f[name]
+                f.create_dataset(name, shape=(big_t, big_b, A), chunks=(1, 64, A), dtype="f8")
+            for name in ("delayinfo/time_array", "delayinfo/jds"):
+                del f[name]
+            f.create_dataset("delayinfo/time_array", shape=(big_t,), chunks=(4096,), dtype="f8")
+
+        path = self.edited(giant_delays)
+        self.assertLess(os.path.getsize(path), 200_000)
+        self.assert_rejected(path, "/delayinfo/delays", "larger than 1024 MiB in memory")
+
+    def test_links_to_other_files_are_refused(self):
+        # An external link makes HDF5 open any file the recipe names (a FIFO would
+        # block forever): a recipe must hold its own data.
+        other = self.write("other.bfr5")
+
+        def link_out(f):
+            del f["obsinfo/freq_array"]
+            f["obsinfo/freq_array"] = h5py.ExternalLink(other, "/obsinfo/freq_array")
+
+        self.assert_rejected(self.edited(link_out), "/obsinfo/freq_array", "is a link to another file")
+
     def test_hdf5_prints_nothing_of_its_own(self):
         path = self.edited(lambda f: f.__delitem__("calinfo/cal_all"))
         script = ("from gnuradio import blade\n"

@@ -59,13 +59,18 @@ BLADE_CORE_API double blade_unix_to_mjd(double unix_seconds);
 /**
  * Parse sexagesimal text "[+-]a:b:c" (also "a b c" or a bare number) into a
  * number of units (hours for RA, degrees for Dec). The sign applies to the whole
- * value ("-00:30:00" is -0.5). ::BLADE_ERROR_FORMAT if malformed, with the text.
+ * value ("-00:30:00" is -0.5). ::BLADE_ERROR_FORMAT if malformed, with the text;
+ * also for a first field of 1e15 or more (or one that overflows to infinity), so a
+ * parsed angle is always finite.
  */
 BLADE_CORE_API blade_status blade_parse_sexagesimal(const char* text, double* value);
 
 /**
  * Format `value` units as "[+-]DD:MM:SS.sss" with `decimals` digits of seconds
- * (no rounding up to 60). `sign` forces a leading "+" for positive values (Dec).
+ * (0 to 9; no rounding up to 60). `sign` forces a leading "+" for positive values
+ * (Dec). Any double is accepted: values of 1e15 units and more, infinities and NaN
+ * print their whole units only ("inf:00:00.000"); writers refuse such values
+ * before formatting them.
  */
 BLADE_CORE_API void
 blade_format_sexagesimal(double value, int decimals, bool sign, char* text, size_t size);
