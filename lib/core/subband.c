@@ -105,10 +105,11 @@ static blade_status copy_subband(const char* what,
                                  bool into_whole,
                                  blade_stream stream)
 {
-    subband_layout layout;
+    /* Initialised only to quiet GCC's LTO, which cannot see the BLADE_TRYs set them. */
+    subband_layout layout = {0};
     BLADE_TRY(check_pair(what, whole, parts, index, part, &layout));
     blade_device device;
-    blade_copy_kind kind;
+    blade_copy_kind kind = BLADE_COPY_HOST_TO_HOST;
     BLADE_TRY(copy_route(what,
                          into_whole ? part->device : whole->device,
                          into_whole ? whole->device : part->device,
