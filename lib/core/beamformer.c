@@ -35,9 +35,11 @@ static const char* const kernel_names[BLADE_BEAMFORMER_KERNEL_COUNT] = {
     "default", "direct", "staged1", "staged2", "tensor"
 };
 
-/* The kernels `default` runs on a GPU, per kind of path: the coordinator sets them
- * from the H200 benchmark (docs/blocks/beamformer.md, "Kernels"). */
-static const blade_beamformer_kernel default_cuda_core_kernel = BLADE_BEAMFORMER_KERNEL_DIRECT;
+/* The kernels `default` runs on a GPU, per kind of path, from the H200 benchmark
+ * (docs/blocks/beamformer.md, "Kernels"): staged2 was the fastest CUDA-core kernel
+ * at every benchmark shape, from (B, A) = (1, 20) (on par with staged1, 1.2x direct)
+ * to (64, 64) (5.3x direct). */
+static const blade_beamformer_kernel default_cuda_core_kernel = BLADE_BEAMFORMER_KERNEL_STAGED2;
 static const blade_beamformer_kernel default_tensor_kernel = BLADE_BEAMFORMER_KERNEL_TENSOR;
 
 /* Auto picks the tensor cores only where the FP32 kernel is compute bound and a

@@ -26,17 +26,18 @@ class qa_phasor_gpu(gr_unittest.TestCase):
         beams = [(boresight[0] + 0.001 * b, boresight[1] - 0.0005 * b) for b in range(8)]
         return blade.phasor(array["reference"], array["positions"], boresight, beams, **AXIS, device=device)
 
-    def run(self, block, extra=()):
+    def run_phasor(self, block, extra=()):
+        """Five chunks through block (and extra blocks after it); the output as cf32."""
         times = blade_testing.chunk_time_items([dict(jd_mid=2460400.75 + i / 1440.0) for i in range(5)])
         (data, _), = blade_testing.run_graph_chain(block, list(extra), times, 64, block.output_item_size())
         return blade.unpack(data, block.output_shape(), "cf32")
 
     def test_gpu_output_equals_cpu_with_one_upload_per_chunk(self):
-        reference = self.run(self.block("cpu"))
+        reference = self.run_phasor(self.block("cpu"))
         gpu = self.block("cuda")
         self.assertTrue(gpu.device().startswith("cuda"))
         blade.reset_copy_stats()
-        out = self.run(gpu, [blade.cast(gpu.output_shape(), "cf32", "cf32", "cuda")])
+        out = self.run_phasor(gpu, [blade.cast(gpu.output_shape(), "cf32", "cf32", "cuda")])
         stats = blade.copy_stats()
         numpy.testing.assert_array_equal(out, reference)
         self.assertEqual(stats["host_to_device"], 5)
