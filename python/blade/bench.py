@@ -57,8 +57,12 @@ def _nvidia_smi(field):
 
 
 def _commit():
+    """The commit measured: BLADE_BENCH_COMMIT when set (a copied tree whose .git is
+    not the one built, as on the lent GPU machine), else git's HEAD, else the build's."""
     from gnuradio import blade
 
+    if os.environ.get("BLADE_BENCH_COMMIT"):
+        return os.environ["BLADE_BENCH_COMMIT"]
     commit = blade.build_commit()
     try:
         out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, timeout=10)
