@@ -147,6 +147,11 @@ device_buffer::device_buffer(int nitems,
                    "device buffer of " + buf_owner->identifier() + ": creating a stream");
     if (!allocate_buffer(nitems))
         throw std::bad_alloc();
+    // GNU Radio 3.10's single-mapped buffer keeps a strong reference to its owner
+    // block, whose block_detail keeps this buffer: a cycle that leaked every device
+    // buffer (and its device memory) of a finished flowgraph. The scheduler never
+    // reads the owner after allocation (3.10.5), so drop the reference now.
+    d_buf_owner.reset();
 }
 
 device_buffer::~device_buffer()

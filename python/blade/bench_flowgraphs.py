@@ -18,6 +18,7 @@ Every figure comes with the limit it is measured against in the same run: the
 pinned upload bandwidth (host input), the real-time factor, the `cat` rate.
 """
 
+import gc
 import json
 import os
 import shutil
@@ -104,6 +105,9 @@ def time_flowgraph(bundle, shape, dtype, source_device, chunks, warmup, two_inpu
     per_output = bundle.chunks_per_output()
     blade.clear_failures()
     blade.reset_device_memory_peak()
+    # Earlier flowgraphs' memory may not be released yet (Python holds their blocks
+    # until collected): count only what this one adds.
+    baseline = blade.device_memory_stats()["bytes_in_use"]
     tb.start()
     marks = []
     target = max(1, warmup // per_output)
@@ -123,7 +127,7 @@ def time_flowgraph(bundle, shape, dtype, source_device, chunks, warmup, two_inpu
         raise RuntimeError(blade.failures()[0])
     (first, t0), (last, t1) = marks[0], marks[-1]
     seconds_per_chunk = (t1 - t0) / max(1, (last - first) * per_output)
-    return seconds_per_chunk, blade.device_memory_stats()["peak_bytes"]
+    return seconds_per_chunk, blade.device_memory_stats()["peak_bytes"] - baseline
 
 
 def run_bundles(device, quick):
@@ -167,6 +171,8 @@ def run_bundles(device, quick):
                     "upstream_ms": upstream_ms if feed == "host" and not quick else None,
                     "target_ms": target_ms if feed == "host" and not quick else None,
                 }
+                del bundle
+                gc.collect()  # release this flowgraph's device memory before the next
                 figures.append(figure)
                 fraction = f"{100 * figure['fraction_of_bound']:.1f} % of PCIe" if figure["fraction_of_bound"] else ""
                 print(f"{figure['benchmark']}: {time_ms:.3f} ms, {figure['real_time_factor']:.1f}x real time, "

@@ -6,6 +6,8 @@ through chains of device-buffer blocks, uploads and downloads happen once per ch
 at the host edges, and GPU-to-GPU edges copy nothing.
 """
 
+import gc
+
 import numpy
 import pmt
 from gnuradio import blocks, gr, gr_unittest
@@ -66,6 +68,27 @@ class qa_device_buffer(gr_unittest.TestCase):
         shape = [4, 64, 256, 2]
         _, got, expected, _ = self.run_chain(shape, 6, ["emulated"] * 2)
         numpy.testing.assert_array_equal(got, expected)
+
+    def test_a_finished_flowgraph_gives_its_device_memory_back(self):
+        # GNU Radio 3.10's single-mapped buffers and their owner blocks referenced
+        # each other, so every finished flowgraph kept its device buffers: a process
+        # running flowgraph after flowgraph (blade-bench, a notebook) ran out of memory.
+        shape = [4, 4, 512, 2]
+        gc.collect()
+        before = blade.device_memory_stats()["bytes_in_use"]
+        for _ in range(3):
+            chain = [blade.cast(shape, "ci8", "cf32", "emulated"), blade.cast(shape, "cf32", "cf32", "emulated")]
+            source = blade.device_source(shape, "ci8", 4, [], "cpu", False)
+            sink = blocks.null_sink(chain[-1].output_item_size())
+            tb = gr.top_block()
+            tb.connect(source, chain[0], chain[1], sink)
+            tb.run()
+            # ci8 upload buffer, two cf32 device buffers: two chunks each
+            held = 2 * (blade.item_size(shape, "ci8") + 2 * blade.item_size(shape, "cf32"))
+            self.assertEqual(blade.device_memory_stats()["bytes_in_use"] - before, held)
+            del tb, chain, source, sink
+            gc.collect()
+            self.assertEqual(blade.device_memory_stats()["bytes_in_use"], before)
 
 
 if __name__ == "__main__":
