@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Detector cases (performance.md): (A, I, Pout) in {(2, 8, 4), (16, 8, 4), (16, 64, 1)}
- * on cf32 [A, 192, 8192, 2] (Pout = 4 as Stokes IQUV, Pout = 1 as Stokes I), plus an
+ * on cf32 [A, 192, 8192, 2] (Pout = 4 as Stokes IQUV, Pout = 1 as Stokes I), plus
+ * (16, 8, 1) (blade-bench's numpy suite compares it), the cross products, and an
  * integration across chunks (I = 4 T) where one run is one step of the group.
  */
 #include "bench.h"
@@ -76,6 +77,7 @@ void bench_register_detector(bench_case** cases, int* count)
         { 2, 8, BLADE_DETECT_IQUV, 0, 0 },
         { 16, 8, BLADE_DETECT_IQUV, 1.012, 0.15 },
         { 16, 64, BLADE_DETECT_I, 0.974, 0.13 },
+        { 16, 8, BLADE_DETECT_I, 0, 0 },
         { 16, 8, BLADE_DETECT_CROSS, 0, 0 },
         { 16, -4, BLADE_DETECT_IQUV, 0, 0 },
     };

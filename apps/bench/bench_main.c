@@ -2,13 +2,16 @@
 /*
  * blade-module-bench: module timings as fractions of the device's limits.
  *
- *   blade-module-bench [--device cuda:0|cpu] [--module NAME]... [--repeat N]
- *                      [--quick] [--json FILE]
+ *   blade-module-bench [--device cuda:0|cpu] [--module NAME]... [--case LABEL]...
+ *                      [--repeat N] [--quick] [--json FILE]
  *
- * Every case is warmed up, then timed --repeat times with device events (host
- * clock on the CPU); the median is reported. The memory-bandwidth limit is a
- * device-to-device copy timed in the same run (bytes read + bytes written), the
- * compute limit the FP32 peak of the GPU.
+ * --module keeps the cases of the modules named, --case the cases whose label (as
+ * --list prints it) is one of those given; both filters apply when both are given.
+ *
+ * Every case is warmed up, then timed --repeat times with device events (3 times
+ * with the host clock on the CPU); the median is reported. The memory-bandwidth
+ * limit is a device-to-device copy timed in the same run (bytes read + bytes
+ * written), the compute limit the FP32 peak of the GPU.
  */
 #include "bench.h"
 
@@ -166,12 +169,13 @@ static blade_status measure_copy_bandwidth(blade_device device, blade_stream str
     return status;
 }
 
-static bool selected(const char* module, char** modules, int nmodules)
+/* True when `name` is one of `names`, or when no names were given. */
+static bool selected(const char* name, char** names, int count)
 {
-    if (nmodules == 0)
+    if (count == 0)
         return true;
-    for (int i = 0; i < nmodules; i++)
-        if (strcmp(modules[i], module) == 0)
+    for (int i = 0; i < count; i++)
+        if (strcmp(names[i], name) == 0)
             return true;
     return false;
 }
@@ -180,21 +184,23 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: blade-module-bench [--device auto|cpu|cuda:N] [--module NAME]... "
-            "[--repeat N] [--quick] [--json FILE] [--list] [--limits]\n");
+            "[--case LABEL]... [--repeat N] [--quick] [--json FILE] [--list] [--limits]\n");
 }
 
 int main(int argc, char** argv)
 {
     const char* device_name = "auto";
     const char* json_path = NULL;
-    char* modules[32];
-    int nmodules = 0, repeat = 20, shrink = 1;
+    char *modules[32], *labels[64];
+    int nmodules = 0, nlabels = 0, repeat = 20, shrink = 1;
     bool list = false, limits_only = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--device") && i + 1 < argc)
             device_name = argv[++i];
         else if (!strcmp(argv[i], "--module") && i + 1 < argc && nmodules < 32)
             modules[nmodules++] = argv[++i];
+        else if (!strcmp(argv[i], "--case") && i + 1 < argc && nlabels < 64)
+            labels[nlabels++] = argv[++i];
         else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
             repeat = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--json") && i + 1 < argc)
@@ -238,6 +244,8 @@ int main(int argc, char** argv)
             fp32_peak = info.fp32_peak;
         }
     }
+    /* Timed runs per case: --repeat on a GPU; 3 on the CPU, whose runs are long. */
+    const int runs = device.kind == BLADE_DEVICE_CUDA ? repeat : 3;
     blade_stream stream = NULL;
     double bandwidth = 0, upload = 0;
     if (blade_stream_create(device, &stream) != BLADE_OK ||
@@ -260,7 +268,7 @@ int main(int argc, char** argv)
         printf("; pinned upload: %.1f GB/s", upload / 1e9);
     if (fp32_peak > 0)
         printf("; FP32 peak: %.1f TFLOP/s", fp32_peak / 1e12);
-    printf("; median of %d runs after warm-up\n\n", repeat);
+    printf("; median of %d runs after warm-up\n\n", runs);
     printf("%-12s %-40s %10s %11s %10s %8s %10s %10s\n", "module", "case", "time ms", "Gsamples/s",
            "GB/s", "of bound", "upstream", "target");
 
@@ -275,17 +283,17 @@ int main(int argc, char** argv)
                 "\"copy_bandwidth\": %.6g, \"upload_bandwidth\": %.6g, \"fp32_peak\": %.6g, \"quick\": %s, "
                 "\"repeat\": %d, \"cases\": [",
                 device_text, gpu_name, blade_version(), blade_build_commit(), bandwidth, upload, fp32_peak,
-                shrink > 1 ? "true" : "false", repeat);
+                shrink > 1 ? "true" : "false", runs);
 
     int failures = 0, written = 0;
     for (int i = 0; i < ncases; i++) {
         bench_case* one = &cases[i];
-        if (!selected(one->module, modules, nmodules))
+        if (!selected(one->module, modules, nmodules) || !selected(one->label, labels, nlabels))
             continue;
         double ms = 0;
         blade_status status = one->setup(one, device, stream, shrink);
         if (status == BLADE_OK)
-            status = time_case(one, device, stream, 3, device.kind == BLADE_DEVICE_CUDA ? repeat : 3, &ms);
+            status = time_case(one, device, stream, 3, runs, &ms);
         one->teardown(one, device);
         if (status != BLADE_OK) {
             printf("%-12s %-40s failed: %s\n", one->module, one->label, blade_last_error());

@@ -2,11 +2,13 @@
 """
 blade-bench: gr-blade benchmarks kept over time.
 
-    blade-bench run [--device cuda:0|cpu] [--quick] [--record] [--history FILE]
+    blade-bench run [--device cuda:0|cpu] [--suite NAME]... [--quick] [--record] [--history FILE]
     blade-bench plot [--history FILE] [--output DIR]
     blade-bench compare [--history FILE] [--threshold 0.10]
 
-`run` times the core modules (blade-module-bench) and writes one JSON record:
+`run` times the core modules (blade-module-bench), and with --suite the bundles and
+other flowgraphs (bench_flowgraphs.py), several GPUs (bench_multigpu.py) or the CPU
+backend against numpy (bench_numpy.py), and writes one JSON record:
 commit, date, host, CPU and GPU models, driver and CUDA versions, settings and
 every figure, each with the fraction of the limit it is bound by. `--record`
 appends it to the history (docs/benchmarks/history.jsonl in the repository);
@@ -106,10 +108,15 @@ def _cuda_version():
     return None
 
 
+def module_bench_program():
+    """blade-module-bench: $BLADE_MODULE_BENCH, else on PATH, else beside this file."""
+    return (os.environ.get("BLADE_MODULE_BENCH") or shutil.which("blade-module-bench")
+            or os.path.join(os.path.dirname(__file__), "blade-module-bench"))
+
+
 def module_figures(device, quick, repeat):
     """Run blade-module-bench and turn its JSON into figures."""
-    program = (os.environ.get("BLADE_MODULE_BENCH") or shutil.which("blade-module-bench")
-               or os.path.join(os.path.dirname(__file__), "blade-module-bench"))
+    program = module_bench_program()
     with tempfile.TemporaryDirectory() as scratch:
         path = os.path.join(scratch, "modules.json")
         command = [program, "--device", device, "--repeat", str(repeat), "--json", path]
@@ -157,6 +164,12 @@ def run(args):
             from . import bench_multigpu
 
             figures, limits = bench_multigpu.run_suite(suite, device, args.quick)
+            record["figures"] += figures
+            record["limits"].update(limits)
+        elif suite == "numpy":
+            from . import bench_numpy
+
+            figures, limits = bench_numpy.run_suite(device, args.quick)
             record["figures"] += figures
             record["limits"].update(limits)
         elif suite != "modules":
@@ -293,7 +306,7 @@ def build_parser():
     run_parser.add_argument("--quick", action="store_true", help="tiny shapes: a seconds-long smoke run")
     run_parser.add_argument("--repeat", type=int, default=20)
     run_parser.add_argument("--suite", action="append", default=None,
-                            help="modules (default), or a flowgraph suite; repeatable")
+                            help="modules (default), bundles, overhead, spectrometer, multigpu or numpy; repeatable")
     run_parser.add_argument("--output", help="write the record to this file")
     run_parser.add_argument("--record", action="store_true", help="append the record to the history")
     run_parser.add_argument("--history", default=DEFAULT_HISTORY)

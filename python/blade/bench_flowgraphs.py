@@ -49,9 +49,9 @@ BUNDLE_CASES = [
 
 def limits(device):
     """Copy and pinned-upload bandwidths measured now (blade-module-bench --limits)."""
-    program = (os.environ.get("BLADE_MODULE_BENCH") or shutil.which("blade-module-bench")
-               or os.path.join(os.path.dirname(__file__), "blade-module-bench"))
-    out = subprocess.run([program, "--device", device, "--limits"], capture_output=True, text=True)
+    from .bench import module_bench_program
+
+    out = subprocess.run([module_bench_program(), "--device", device, "--limits"], capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError(f"blade-module-bench --limits: {out.stderr.strip() or out.stdout.strip()}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -251,5 +251,5 @@ SUITES = {"bundles": run_bundles, "overhead": run_overhead, "spectrometer": run_
 
 def run_suite(suite, device, quick):
     if suite not in SUITES:
-        raise ValueError(f"unknown suite {suite!r} (modules, {', '.join(SUITES)})")
+        raise ValueError(f"unknown suite {suite!r} (modules, {', '.join(SUITES)}, multigpu, numpy)")
     return SUITES[suite](device, quick)

@@ -1,15 +1,24 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # blade-bench must not rot: a seconds-long CPU run at tiny shapes, recorded twice
-# into a scratch history, charted and compared.
+# into a scratch history, charted and compared; the numpy suite gives a gr-blade
+# and a numpy time for each of its cases.
 set -eu
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bench="/usr/bin/python3 -m gnuradio.blade.bench"
 for run in 1 2; do
-    $bench run --device cpu --quick --repeat 2 --suite modules --suite overhead --record --history "$work/history.jsonl" \
+    $bench run --device cpu --quick --repeat 2 --suite modules --suite overhead --suite numpy --record --history "$work/history.jsonl" \
         --output "$work/record$run.json" >"$work/run$run.log" 2>&1 || { cat "$work/run$run.log"; exit 1; }
 done
+/usr/bin/python3 - "$work/record1.json" <<'EOF'
+import json, sys
+figures = [f for f in json.load(open(sys.argv[1]))["figures"] if f["benchmark"].startswith("numpy-quick/")]
+assert len(figures) == 6, f"expected 6 numpy figures, found {len(figures)}"
+for f in figures:
+    assert f["time_ms"] > 0 and f["numpy_ms"] > 0, f
+    assert abs(f["speedup_vs_numpy"] - f["numpy_ms"] / f["time_ms"]) < 1e-9 * f["speedup_vs_numpy"], f
+EOF
 $bench plot --history "$work/history.jsonl" --output "$work/charts"
 test -s "$work/charts/README.md"
 ls "$work/charts"/*.png >/dev/null
