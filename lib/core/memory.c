@@ -9,8 +9,8 @@
 #include <blade/memory.h>
 
 #include <ctype.h>
-#include <malloc.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +18,8 @@ static _Atomic uint64_t copy_count[4];
 static _Atomic uint64_t copy_bytes[4];
 static _Atomic uint64_t device_bytes_in_use;
 static _Atomic uint64_t device_peak_bytes;
+/* The emulated device's share of device_bytes_in_use, against its memory limit. */
+static _Atomic uint64_t emulated_in_use;
 
 /* Sizes of live GPU-like allocations, so frees can be counted: a small open table
  * keyed by pointer (allocations are few: buffers and plans, not per chunk). */
@@ -25,6 +27,7 @@ static _Atomic uint64_t device_peak_bytes;
 static struct {
     void* pointer;
     size_t bytes;
+    bool emulated;
 } allocations[ALLOCATION_SLOTS];
 static _Atomic int allocations_lock;
 
@@ -37,16 +40,19 @@ static void lock_allocations(void)
 
 static void unlock_allocations(void) { atomic_store(&allocations_lock, 0); }
 
-static void count_allocation(void* pointer, size_t bytes)
+static void count_allocation(void* pointer, size_t bytes, bool emulated)
 {
     lock_allocations();
     for (int i = 0; i < ALLOCATION_SLOTS; i++)
         if (allocations[i].pointer == NULL) {
             allocations[i].pointer = pointer;
             allocations[i].bytes = bytes;
+            allocations[i].emulated = emulated;
             break;
         }
     unlock_allocations();
+    if (emulated)
+        atomic_fetch_add(&emulated_in_use, bytes);
     const uint64_t now = atomic_fetch_add(&device_bytes_in_use, bytes) + bytes;
     uint64_t peak = atomic_load(&device_peak_bytes);
     while (now > peak && !atomic_compare_exchange_weak(&device_peak_bytes, &peak, now))
@@ -56,19 +62,20 @@ static void count_allocation(void* pointer, size_t bytes)
 static void count_free(void* pointer)
 {
     size_t bytes = 0;
+    bool emulated = false;
     lock_allocations();
     for (int i = 0; i < ALLOCATION_SLOTS; i++)
         if (allocations[i].pointer == pointer) {
             bytes = allocations[i].bytes;
+            emulated = allocations[i].emulated;
             allocations[i].pointer = NULL;
             break;
         }
     unlock_allocations();
     atomic_fetch_sub(&device_bytes_in_use, bytes);
+    if (emulated)
+        atomic_fetch_sub(&emulated_in_use, bytes);
 }
-
-/* Bytes of emulated device memory allocated and not yet freed. */
-static _Atomic uint64_t emulated_in_use;
 
 /*
  * The emulated device's memory size, from BLADE_EMULATED_MEMORY_LIMIT (bytes, or
@@ -118,10 +125,7 @@ static blade_status emulated_alloc(size_t bytes, void** pointer)
                           bytes / 1073741824.0,
                           (unsigned long long)in_use,
                           (unsigned long long)limit);
-    BLADE_TRY(host_aligned_alloc(bytes, "emulated device memory", pointer));
-    if (*pointer != NULL)
-        atomic_fetch_add(&emulated_in_use, malloc_usable_size(*pointer));
-    return BLADE_OK;
+    return host_aligned_alloc(bytes, "emulated device memory", pointer); /* counted by the caller */
 }
 
 blade_status blade_device_alloc(blade_device device, size_t bytes, void** pointer)
@@ -135,7 +139,7 @@ blade_status blade_device_alloc(blade_device device, size_t bytes, void** pointe
     else
         status = host_aligned_alloc(bytes, "host memory", pointer);
     if (status == BLADE_OK && *pointer != NULL && blade_device_is_gpu_like(device))
-        count_allocation(*pointer, bytes);
+        count_allocation(*pointer, bytes, device.kind == BLADE_DEVICE_EMULATED);
     return status;
 }
 
@@ -145,13 +149,10 @@ void blade_device_free(blade_device device, void* pointer)
         return;
     if (blade_device_is_gpu_like(device))
         count_free(pointer);
-    if (device.kind == BLADE_DEVICE_CUDA) {
+    if (device.kind == BLADE_DEVICE_CUDA)
         blade_cuda_free(device.index, pointer);
-        return;
-    }
-    if (device.kind == BLADE_DEVICE_EMULATED)
-        atomic_fetch_sub(&emulated_in_use, malloc_usable_size(pointer));
-    free(pointer);
+    else
+        free(pointer);
 }
 
 uint64_t blade_emulated_memory_in_use(void) { return atomic_load(&emulated_in_use); }
