@@ -244,10 +244,7 @@ def plot(args):
             ys = [f["time_ms"] for _, _, f in points]
             axis.plot(xs, ys, marker="o", label=label)
             last = points[-1][2]
-            if not label.endswith("(cpu)") or last.get("bound") == "numpy":
-                rows.append((benchmark, label, points[-1][1], last))
-            else:  # upstream's figures and the targets are for the H200, not a CPU
-                rows.append((benchmark, label, points[-1][1], dict(last, upstream_ms=None, target_ms=None)))
+            rows.append((benchmark, label, points[-1][1], last))
         times = [f["time_ms"] for points in by_device.values() for _, _, f in points if f["time_ms"] > 0]
         if times and max(times) > 10 * min(times):
             axis.set_yscale("log")  # a CPU and a GPU line on one chart differ by 100-1000x
