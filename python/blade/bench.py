@@ -114,20 +114,23 @@ def module_bench_program():
             or os.path.join(os.path.dirname(__file__), "blade-module-bench"))
 
 
-def module_figures(device, quick, repeat):
-    """Run blade-module-bench and turn its JSON into figures."""
-    program = module_bench_program()
+def module_bench_report(device, *options):
+    """Run blade-module-bench on `device` with `options`, echo its table and return
+    its JSON report."""
     with tempfile.TemporaryDirectory() as scratch:
         path = os.path.join(scratch, "modules.json")
-        command = [program, "--device", device, "--repeat", str(repeat), "--json", path]
-        if quick:
-            command.append("--quick")
+        command = [module_bench_program(), "--device", device, *options, "--json", path]
         result = subprocess.run(command, capture_output=True, text=True)
         sys.stdout.write(result.stdout)
         if result.returncode != 0:
             raise RuntimeError(f"blade-module-bench failed: {result.stderr.strip() or result.stdout.strip()[-400:]}")
         with open(path) as data:
-            report = json.load(data)
+            return json.load(data)
+
+
+def module_figures(device, quick, repeat):
+    """Run blade-module-bench and turn its JSON into figures."""
+    report = module_bench_report(device, "--repeat", str(repeat), *(["--quick"] if quick else []))
     limits = {"copy_bandwidth": report["copy_bandwidth"], "fp32_peak": report["fp32_peak"]}
     figures = []
     for case in report["cases"]:

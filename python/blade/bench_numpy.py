@@ -28,12 +28,7 @@ On a GPU device the suite is skipped: the target is about the CPU backend.
 """
 
 import collections
-import json
-import os
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
 
 import numpy
@@ -162,21 +157,10 @@ def numpy_ms(case, times, repeat=REPEAT):
 
 def blade_cases(quick):
     """blade-module-bench on the CPU, only the suite's cases: {label: case}, copy bandwidth."""
-    from .bench import module_bench_program
+    from .bench import module_bench_report
 
-    with tempfile.TemporaryDirectory() as scratch:
-        path = os.path.join(scratch, "numpy.json")
-        command = [module_bench_program(), "--device", "cpu", "--json", path]
-        for case in CASES:
-            command += ["--case", case.label]
-        if quick:
-            command.append("--quick")
-        result = subprocess.run(command, capture_output=True, text=True)
-        sys.stdout.write(result.stdout)
-        if result.returncode != 0:
-            raise RuntimeError(f"blade-module-bench failed: {result.stderr.strip() or result.stdout.strip()[-400:]}")
-        with open(path) as data:
-            report = json.load(data)
+    options = [word for case in CASES for word in ("--case", case.label)]
+    report = module_bench_report("cpu", *options, *(["--quick"] if quick else []))
     return {case["case"]: case for case in report["cases"]}, report["copy_bandwidth"]
 
 
