@@ -67,3 +67,10 @@ blade_status blade_write_fully(
     }
     return BLADE_OK;
 }
+
+void blade_cut_back(int fd, int64_t length)
+{
+    if (ftruncate(fd, (off_t)length) != 0) {
+        /* not a regular file: nothing to cut */
+    }
+}

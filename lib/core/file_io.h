@@ -23,6 +23,11 @@ blade_read_fully(int fd, void* buffer, size_t bytes, int64_t offset, const char*
 blade_status blade_write_fully(
     int fd, const void* buffer, size_t bytes, int64_t offset, const char* name);
 
+/* After a failed write: cut the file back to `length` bytes, so that it ends with the
+ * last whole record (block, spectrum) instead of a torn one. A file that cannot be
+ * cut (a pipe, /dev/full) is left as it is. */
+void blade_cut_back(int fd, int64_t length);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE /* POSIX files, threads, strdup, M_PI under -std=c11 */
 #include "file_io.h"
 #include "filterbank_backend.h"
+#include "observation_check.h"
 
 #include <blade/io/filterbank_writer.h>
 
@@ -86,12 +87,7 @@ static blade_status derive_values(const blade_filterbank_config* c, filterbank_v
                           "%s: the start time (%g unix s) is not a date",
                           path,
                           obs->unix_start);
-    if (obs->has_position && !(isfinite(obs->ra) && fabs(obs->dec) <= M_PI / 2))
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "%s: the pointing (RA %g, Dec %g rad) is not a direction",
-                          path,
-                          obs->ra,
-                          obs->dec);
+    BLADE_TRY(blade_check_pointing(obs, path));
     if (c->format == BLADE_FILTERBANK_FBH5 && c->nchans < BLADE_FBH5_BLIMPY_MINIMUM)
         return blade_fail(
             BLADE_ERROR_INVALID_ARGUMENT,
@@ -214,9 +210,7 @@ blade_status blade_filterbank_writer_write(blade_filterbank_writer* w,
             /* Disk full or a file size limit: cut the partial spectra off, so the
              * file holds whole spectra, and write nothing more. */
             w->failed = true;
-            if (ftruncate(w->fd, (off_t)w->offset) != 0) {
-                /* not a regular file (a pipe, /dev/full): nothing to cut */
-            }
+            blade_cut_back(w->fd, w->offset);
             return status;
         }
         w->offset += (int64_t)(floats * sizeof(float));

@@ -8,6 +8,7 @@
 #include "cast_backend.h"
 #include "file_io.h"
 #include "internal.h"
+#include "observation_check.h"
 #include "string_list.h"
 
 #include <blade/io/guppi_writer.h>
@@ -215,13 +216,8 @@ blade_status blade_guppi_writer_set_observation(blade_guppi_writer* w,
                           observation->chan_bw,
                           observation->dut1,
                           (long long)observation->coarse_first);
-    if (observation != NULL && observation->has_position &&
-        !(isfinite(observation->ra) && fabs(observation->dec) <= M_PI / 2))
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "GUPPI writer: the pointing (RA %g, Dec %g rad) is not a "
-                          "direction",
-                          observation->ra,
-                          observation->dec);
+    if (observation != NULL)
+        BLADE_TRY(blade_check_pointing(observation, "GUPPI writer"));
     blade_guppi_header_destroy(w->extra);
     w->extra = NULL;
     if (extra != NULL) {
@@ -349,9 +345,7 @@ static blade_status write_block(blade_guppi_writer* w)
          * file holds whole blocks (readers drop a torn one with a warning, but
          * others may misread it), and write nothing more. */
         w->failed = true;
-        if (ftruncate(w->fd, (off_t)w->file_offset) != 0) {
-            /* not a regular file (a pipe, /dev/full): nothing to cut */
-        }
+        blade_cut_back(w->fd, w->file_offset);
         return status;
     }
     w->file_offset += (int64_t)header_bytes + data_bytes;

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE /* POSIX files, threads, strdup, M_PI under -std=c11 */
 #include "internal.h"
+#include "observation_check.h"
 
 #include <blade/io/observation.h>
 
@@ -13,6 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+blade_status blade_check_pointing(const blade_observation* observation, const char* who)
+{
+    if (observation->has_position &&
+        !(isfinite(observation->ra) && fabs(observation->dec) <= M_PI / 2))
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "%s: the pointing (RA %g, Dec %g rad) is not a direction",
+                          who,
+                          observation->ra,
+                          observation->dec);
+    return BLADE_OK;
+}
 
 double blade_unix_to_mjd(double unix_seconds)
 {
