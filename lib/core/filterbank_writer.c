@@ -82,7 +82,7 @@ static blade_status derive_values(const blade_filterbank_config* c, filterbank_v
             path,
             obs->freq_first,
             obs->chan_bw);
-    if (!(fabs(obs->unix_start) < 1e12))
+    if (!(fabs(obs->unix_start) < BLADE_MOST_UNIX_SECONDS))
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "%s: the start time (%g unix s) is not a date",
                           path,

@@ -24,6 +24,7 @@
 #include "file_io.h"
 #include "guppi_files.h"
 #include "internal.h"
+#include "observation_check.h"
 #include "string_list.h"
 
 #include <blade/io/guppi_reader.h>
@@ -44,8 +45,6 @@
 #define MAX_MISSING_BLOCKS (1 << 20)
 /* Largest PKTIDX believed (2^53: exact as a double, far from overflowing). */
 #define MAX_PKTIDX (INT64_C(1) << 53)
-/* Times beyond this many unix seconds (the year 33658) are not dates. */
-#define MOST_UNIX_SECONDS 1e12
 /* First guess of a header's size; real headers are 10 to 30 KiB. */
 #define HEADER_READ_BYTES 32768
 /* Elements converted per call (below the cast's threading threshold). */
@@ -720,7 +719,7 @@ static blade_status configure_chunks(blade_guppi_reader* r)
     /* Every number a chunk's tags will carry must be finite and mean something:
      * writers downstream turn them into MJD days, packed angles and PKTIDX. */
     const double unix_end = sample_time(r, rec->stream_blocks, 0);
-    if (!(fabs(obs->unix_start) < MOST_UNIX_SECONDS && fabs(unix_end) < MOST_UNIX_SECONDS))
+    if (!(fabs(obs->unix_start) < BLADE_MOST_UNIX_SECONDS && fabs(unix_end) < BLADE_MOST_UNIX_SECONDS))
         return blade_fail(BLADE_ERROR_FORMAT,
                           "%s: the time axis runs from %g to %g unix seconds (from "
                           "SYNCTIME or STT_IMJD/STT_SMJD/STT_OFFS, PKTIDX and TBIN): not "

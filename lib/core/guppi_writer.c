@@ -203,7 +203,7 @@ blade_status blade_guppi_writer_set_observation(blade_guppi_writer* w,
     /* The cards made from these (STT_IMJD, PKTIDX, OBSFREQ, RA_STR, ...) must be
      * numbers a reader accepts: refuse what no recording can have. */
     if (observation != NULL &&
-        (!(fabs(observation->unix_start) < 1e12) || !isfinite(observation->freq_first) ||
+        (!(fabs(observation->unix_start) < BLADE_MOST_UNIX_SECONDS) || !isfinite(observation->freq_first) ||
          !isfinite(observation->chan_bw) || observation->chan_bw == 0 ||
          !(fabs(observation->dut1) <= 1.0) || observation->coarse_first < 0 ||
          observation->coarse_first > INT32_MAX))
