@@ -8,11 +8,29 @@
 #include <gnuradio/buffer.h>
 #include <gnuradio/buffer_reader.h>
 
+#include <cstdio>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
 namespace gr {
 namespace blade {
+
+size_t tensor_spec::item_size() const
+{
+    const size_t size = blade_item_size(dtype, &shape);
+    // GNU Radio sizes items with an int.
+    if (size > static_cast<size_t>(std::numeric_limits<int>::max())) {
+        char gib[32];
+        std::snprintf(gib, sizeof gib, "%.1f", static_cast<double>(size) / (1 << 30));
+        throw std::length_error(
+            "a chunk of " + str() + " is " + gib +
+            " GiB: GNU Radio items hold at most 2 GiB; use fewer time samples per "
+            "chunk (blade-cli --chunk-samples, chunk_samples of blade.guppi_source) "
+            "or fewer channels (--channels)");
+    }
+    return size;
+}
 
 std::string tensor_spec::str() const
 {

@@ -32,7 +32,9 @@ struct tensor_spec {
     }
 
     size_t bytes() const { return blade_tensor_bytes(dtype, &shape); }
-    size_t item_size() const { return blade_item_size(dtype, &shape); }
+    /*! Bytes of one GNU Radio item; throws std::length_error, saying what to do, if
+     *  the chunk is larger than GNU Radio's largest item (2 GiB). */
+    size_t item_size() const;
     std::string str() const; // "cf32 [2, 3, 4, 2]"
     bool operator==(const tensor_spec& other) const
     {

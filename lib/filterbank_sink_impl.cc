@@ -6,12 +6,7 @@
 
 #include <gnuradio/io_signature.h>
 
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <stdexcept>
 
 namespace gr {
@@ -55,14 +50,6 @@ void check_overrides(const std::map<std::string, std::string>& overrides, const 
         if (entry.first != "source_name" && entry.first != "rawdatafile")
             number(overrides, entry.first);
     }
-}
-
-std::string directory_of(const std::string& stem)
-{
-    const size_t slash = stem.rfind('/');
-    if (slash == std::string::npos)
-        return ".";
-    return slash == 0 ? "/" : stem.substr(0, slash);
 }
 
 } // namespace
@@ -113,19 +100,9 @@ filterbank_sink::make(const std::string& stem,
         check_overrides(file_overrides[b],
                         "blade.filterbank_sink file_overrides[" + std::to_string(b) + "]");
     // The files are made from the first chunk's tags: refuse an unusable place
-    // now, not in the middle of a run. (A plain file passes access(W_OK).)
-    const std::string directory = directory_of(stem);
-    struct stat info;
-    const char* problem = nullptr;
-    if (stat(directory.c_str(), &info) != 0)
-        problem = std::strerror(errno);
-    else if (!S_ISDIR(info.st_mode))
-        problem = std::strerror(ENOTDIR);
-    else if (access(directory.c_str(), W_OK | X_OK) != 0)
-        problem = std::strerror(errno);
-    if (problem != nullptr)
-        throw std::runtime_error("blade.filterbank_sink: cannot write files in '" +
-                                 directory + "' (" + stem + "): " + problem);
+    // now, not in the middle of a run.
+    throw_on_error(blade_output_directory_check(stem.c_str(), "filterbank writer"),
+                   "blade.filterbank_sink");
     return gnuradio::make_block_sptr<filterbank_sink_impl>(
         stem, tensor_spec(BLADE_F32, extents), file_format, aspect, overrides, file_overrides);
 }

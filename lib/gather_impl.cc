@@ -30,11 +30,7 @@ gather::sptr gather::make(const std::vector<int64_t>& shape,
     if (multiplier > std::numeric_limits<int>::max())
         throw std::invalid_argument("blade.gather: multiplier " + std::to_string(multiplier) +
                                     " is larger than GNU Radio's decimation allows");
-    if (output.item_size() > static_cast<size_t>(std::numeric_limits<int>::max()))
-        throw std::invalid_argument("blade.gather: the output chunk " + output.str() + " needs " +
-                                    std::to_string(output.item_size()) +
-                                    "-byte items, beyond GNU Radio's limit of 2^31 - 1 bytes per "
-                                    "item; use a smaller multiplier or smaller chunks");
+    output.item_size(); // throws for an item GNU Radio cannot hold
     return gnuradio::make_block_sptr<gather_impl>(tensor_spec(config.dtype, extents),
                                                   output,
                                                   config,

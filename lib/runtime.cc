@@ -105,8 +105,8 @@ double measure_transfer(const std::vector<std::string>& devices,
 
 size_t item_size(const std::vector<int64_t>& shape, const std::string& dtype)
 {
-    const blade_shape extents = parse_shape(shape, "item_size");
-    return blade_item_size(parse_dtype(dtype, "item_size"), &extents);
+    return tensor_spec(parse_dtype(dtype, "item_size"), parse_shape(shape, "item_size"))
+        .item_size();
 }
 
 std::map<std::string, uint64_t> copy_stats()

@@ -32,6 +32,7 @@
 #include <blade/io/guppi_reader.h>
 #include <blade/io/guppi_writer.h>
 #include <blade/io/filterbank_writer.h>
+#include <blade/io/output_files.h>
 #include <blade/modules/polarizer.h>
 #include <blade/modules/detector.h>
 #include <blade/modules/gather.h>

@@ -30,6 +30,10 @@ extern "C" {
 /** Bytes every GNU Radio item (one tensor chunk) is padded to a multiple of. */
 #define BLADE_ITEM_ALIGNMENT 4096
 
+/** Most elements a tensor may hold (2^56): the bytes of any element type then fit
+ *  in a signed 64-bit count with room to spare, so size products never wrap. */
+#define BLADE_MAX_ELEMENTS (INT64_C(1) << 56)
+
 /** Shape of a tensor: rank 1 to ::BLADE_MAX_RANK, every extent at least 1. */
 typedef struct blade_shape {
     int rank;                       /**< number of axes in use */
@@ -49,11 +53,13 @@ BLADE_CORE_API blade_shape blade_shape_aftp(int64_t a, int64_t f, int64_t t, int
 
 /**
  * Build a shape from an array of extents.
- * @return ::BLADE_ERROR_INVALID_ARGUMENT if the rank is outside 1..5 or an extent < 1.
+ * @return ::BLADE_ERROR_INVALID_ARGUMENT if the rank is outside 1..5, an extent < 1,
+ *         or the extents multiply to more than ::BLADE_MAX_ELEMENTS.
  */
 BLADE_CORE_API blade_status blade_shape_make(const int64_t* dims, int rank, blade_shape* shape);
 
-/** Check that a shape has a valid rank and extents >= 1 (message names `what`). */
+/** Check that a shape has a valid rank, extents >= 1 and at most
+ *  ::BLADE_MAX_ELEMENTS elements (message names `what`). */
 BLADE_CORE_API blade_status blade_shape_validate(const blade_shape* shape, const char* what);
 
 /** Number of elements (product of extents). */

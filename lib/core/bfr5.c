@@ -5,6 +5,7 @@
  * from those checked dimensions, so a malformed file cannot make us read or write
  * out of bounds. Messages name the file and the dataset.
  */
+#include "file_io.h"
 #include "internal.h"
 
 #include <blade/astrometry.h>
@@ -712,6 +713,7 @@ blade_status blade_bfr5_read(const char* path, blade_bfr5** result)
     *result = NULL;
     if (path == NULL || path[0] == '\0')
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "BFR5 recipe: no file name given");
+    BLADE_TRY(blade_check_regular_file(path, "BFR5 recipe"));
     FILE* probe = fopen(path, "rb");
     if (probe == NULL)
         return blade_fail(BLADE_ERROR_IO, "BFR5 recipe %s: cannot open: %s", path, strerror(errno));

@@ -12,6 +12,7 @@
  * applied: the filter is a plugin that readers would need too.
  */
 #define _GNU_SOURCE /* POSIX files, threads, strdup, M_PI under -std=c11 */
+#include "file_guard.h"
 #include "filterbank_backend.h"
 
 #include <errno.h>
@@ -152,7 +153,13 @@ blade_fbh5_create(const char* path, const filterbank_values* v, blade_fbh5_file*
         free(f);
         return blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "FBH5 file name");
     }
-    blade_status status = BLADE_OK;
+    bool existed = false;
+    blade_status status = blade_output_check(path, "FBH5 writer", &existed);
+    if (status != BLADE_OK) {
+        free(f->path);
+        free(f);
+        return status;
+    }
     f->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (f->file < 0)
         status = blade_fail(BLADE_ERROR_IO, "%s: cannot create the HDF5 file", path);
@@ -184,8 +191,9 @@ blade_fbh5_create(const char* path, const filterbank_values* v, blade_fbh5_file*
         status = hdf5_error(path, "flush the new file");
     if (status != BLADE_OK) {
         /* A file without its dataset or attributes is no FBH5 file: remove it
-         * (unless HDF5 could not even create it). */
-        const bool created = f->file >= 0;
+         * (unless HDF5 could not even create it, or it replaced a file this writer
+         * did not make). */
+        const bool created = f->file >= 0 && !existed;
         close_handles(f);
         if (created)
             unlink(path);

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* One system call moves at most this much (Linux caps a call near 2 GiB). */
@@ -73,4 +74,24 @@ void blade_cut_back(int fd, int64_t length)
     if (ftruncate(fd, (off_t)length) != 0) {
         /* not a regular file: nothing to cut */
     }
+}
+
+blade_status blade_check_regular_file(const char* path, const char* what)
+{
+    struct stat info;
+    if (stat(path, &info) != 0 || S_ISREG(info.st_mode))
+        return BLADE_OK;
+    const char* kind = S_ISDIR(info.st_mode)    ? "a directory"
+                       : S_ISFIFO(info.st_mode) ? "a FIFO (named pipe)"
+                       : S_ISCHR(info.st_mode)  ? "a character device"
+                       : S_ISBLK(info.st_mode)  ? "a block device"
+                       : S_ISSOCK(info.st_mode) ? "a socket"
+                                                : "not a regular file";
+    return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                      "%s is %s: a %s must be a regular file (gr-blade reads its "
+                      "headers before the data and needs its size); copy the data into "
+                      "a file first",
+                      path,
+                      kind,
+                      what);
 }

@@ -28,6 +28,12 @@ blade_status blade_write_fully(
  * cut (a pipe, /dev/full) is left as it is. */
 void blade_cut_back(int fd, int64_t length);
 
+/* Refuse what is not a regular file (a FIFO, a device, a socket, a directory),
+ * before opening it: opening a FIFO blocks until a writer comes, and a device has no
+ * end or no size. `what` is the kind of file expected ("GUPPI RAW recording"). A
+ * path that does not exist passes (opening it says so). */
+blade_status blade_check_regular_file(const char* path, const char* what);
+
 #ifdef __cplusplus
 }
 #endif

@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE /* POSIX files, threads, strdup, M_PI under -std=c11 */
 #include "cast_backend.h"
+#include "file_guard.h"
 #include "file_io.h"
 #include "guppi_files.h"
 #include "internal.h"
@@ -40,9 +41,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Largest believable run of missing blocks: beyond this, two recordings were
- * probably put together, and zero-filling would emit absurd amounts of zeros. */
-#define MAX_MISSING_BLOCKS (1 << 20)
 /* Largest PKTIDX believed (2^53: exact as a double, far from overflowing). */
 #define MAX_PKTIDX (INT64_C(1) << 53)
 /* First guess of a header's size; real headers are 10 to 30 KiB. */
@@ -70,6 +68,8 @@ typedef struct geometry {
 struct blade_guppi_reader {
     blade_guppi_reader_config config;
     blade_string_list files;
+    blade_file_id* file_ids; /* registered as inputs (file_guard.h): files.count */
+    int64_t registered;      /* how many of them */
     blade_string_list warnings;
     blade_guppi_header* header; /* first block's */
     blade_guppi_recording rec;
@@ -538,6 +538,7 @@ static blade_status scan_blocks(blade_guppi_reader* r, int64_t file, int fd, int
 static blade_status scan_file(blade_guppi_reader* r, int64_t file)
 {
     const char* name = r->files.items[file];
+    BLADE_TRY(blade_check_regular_file(name, "GUPPI RAW recording"));
     const int fd = open(name, O_RDONLY);
     if (fd < 0)
         return blade_fail(BLADE_ERROR_IO, "%s: cannot open: %s", name, strerror(errno));
@@ -547,7 +548,12 @@ static blade_status scan_file(blade_guppi_reader* r, int64_t file)
         close(fd);
         return blade_fail(BLADE_ERROR_IO, "%s: cannot stat: %s", name, strerror(error));
     }
-    blade_status status;
+    blade_status status = blade_input_register(fd, name, &r->file_ids[file]);
+    if (status != BLADE_OK) {
+        close(fd);
+        return status;
+    }
+    r->registered++;
     if (info.st_size == 0)
         status =
             blade_fail(BLADE_ERROR_FORMAT,
@@ -557,6 +563,57 @@ static blade_status scan_file(blade_guppi_reader* r, int64_t file)
         status = scan_blocks(r, file, fd, (int64_t)info.st_size);
     close(fd);
     return status;
+}
+
+/* Refuse to zero-fill a gap of `missing` blocks before block `i` if it is longer
+ * than the configured bound (by default: all the data the recording holds). One
+ * corrupt PKTIDX must not turn a small file into terabytes of zeros. */
+static blade_status check_gap(const blade_guppi_reader* r, int64_t i, int64_t missing)
+{
+    const blade_guppi_recording* rec = &r->rec;
+    const double block_seconds = (double)rec->ntime * rec->tbin;
+    const double bound = r->config.max_gap_seconds;
+    const int64_t most_by_time =
+        bound == 0              ? rec->nblocks
+        : bound >= (double)BLADE_GUPPI_MOST_MISSING_BLOCKS * block_seconds
+            ? BLADE_GUPPI_MOST_MISSING_BLOCKS
+            : (int64_t)floor(bound / block_seconds + 1e-9);
+    const int64_t most = most_by_time < BLADE_GUPPI_MOST_MISSING_BLOCKS
+                             ? most_by_time
+                             : BLADE_GUPPI_MOST_MISSING_BLOCKS;
+    if (missing <= most)
+        return BLADE_OK;
+    const block_entry* block = &r->blocks[i];
+    const block_entry* before = &r->blocks[i - 1];
+    char limit[160];
+    if (bound == 0)
+        snprintf(limit,
+                 sizeof limit,
+                 "longer than all the %lld blocks (%.6g s) the recording holds",
+                 (long long)rec->nblocks,
+                 (double)rec->nblocks * block_seconds);
+    else
+        snprintf(limit,
+                 sizeof limit,
+                 "longer than the %.6g s allowed (%lld blocks)",
+                 bound,
+                 (long long)most);
+    return blade_fail(
+        BLADE_ERROR_FORMAT,
+        "%s: block %lld (header at byte offset %lld): PKTIDX jumps from %lld to %lld, "
+        "%lld missing blocks (%.6g s), %s: a corrupt PKTIDX or two recordings put "
+        "together? Zero-filling it would emit %.3g GB. To read it anyway allow a longer "
+        "gap (blade-cli --max-gap SECONDS; max_gap_seconds), or end the stream at the "
+        "gap (--on-gap stop)",
+        r->files.items[block->file],
+        (long long)i,
+        (long long)block->header_offset,
+        (long long)before->pktidx,
+        (long long)block->pktidx,
+        (long long)missing,
+        (double)missing * block_seconds,
+        limit,
+        (double)missing * (double)rec->blocsize / 1e9);
 }
 
 /* Place blocks in the stream by PKTIDX; find gaps; size the stream. */
@@ -586,18 +643,8 @@ static blade_status place_blocks(blade_guppi_reader* r)
                 (long long)(before->pktidx + step),
                 (long long)step);
         const int64_t missing = delta / step - 1;
-        if (missing > MAX_MISSING_BLOCKS)
-            return blade_fail(
-                BLADE_ERROR_FORMAT,
-                "%s: block header at byte offset %lld: PKTIDX jumps from %lld to "
-                "%lld, %lld missing blocks: more than %d, so probably not one "
-                "recording",
-                r->files.items[block->file],
-                (long long)block->header_offset,
-                (long long)before->pktidx,
-                (long long)block->pktidx,
-                (long long)missing,
-                MAX_MISSING_BLOCKS);
+        if (r->config.gap_policy == BLADE_GUPPI_GAP_ZERO_FILL)
+            BLADE_TRY(check_gap(r, i, missing));
         block->stream_block = before->stream_block + delta / step;
         if (missing > 0) {
             rec->gaps++;
@@ -751,6 +798,11 @@ blade_status blade_guppi_reader_open(blade_guppi_reader** reader,
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "GUPPI reader: unknown gap policy %d (zero-fill or stop)",
                           (int)config->gap_policy);
+    if (!(config->max_gap_seconds >= 0)) /* NaN too */
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "GUPPI reader: max_gap_seconds %g: expected seconds >= 0 (0: "
+                          "as long as the recording's data, infinity: no bound)",
+                          config->max_gap_seconds);
     blade_guppi_reader* r;
     BLADE_TRY(blade_alloc_object(sizeof *r, "GUPPI reader", (void**)&r));
     r->config = *config;
@@ -764,6 +816,11 @@ blade_status blade_guppi_reader_open(blade_guppi_reader** reader,
     blade_status status = blade_guppi_find_files(
         config->path, config->single_file, &r->files, &r->warnings);
     r->rec.nfiles = r->files.count;
+    if (status == BLADE_OK)
+        status = blade_alloc_object(
+            (size_t)(r->files.count ? r->files.count : 1) * sizeof *r->file_ids,
+            "GUPPI reader: file list",
+            (void**)&r->file_ids);
     for (int64_t f = 0; status == BLADE_OK && f < r->files.count; f++)
         status = scan_file(r, f);
     if (status == BLADE_OK && r->rec.nblocks == 0)
@@ -1096,6 +1153,9 @@ void blade_guppi_reader_close(blade_guppi_reader* r)
     }
     if (r->fd >= 0)
         close(r->fd);
+    for (int64_t f = 0; f < r->registered; f++)
+        blade_input_unregister(r->file_ids[f]);
+    free(r->file_ids);
     free(r->staging);
     free(r->blocks);
     blade_guppi_header_destroy(r->header);

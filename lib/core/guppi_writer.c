@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE /* POSIX files, threads, strdup, M_PI under -std=c11 */
 #include "cast_backend.h"
+#include "file_guard.h"
 #include "file_io.h"
 #include "internal.h"
 #include "observation_check.h"
@@ -49,6 +50,7 @@ struct blade_guppi_writer {
     size_t header_capacity;
 
     int fd;
+    bool file_created; /* the open file is new: this writer may remove it */
     int64_t file_offset;
     int64_t blocks_in_file;
     int64_t blocks;
@@ -73,9 +75,12 @@ static blade_status open_next_file(blade_guppi_writer* w)
     BLADE_TRY(blade_string_list_append(
         &w->files, "%s.%04lld.raw", w->stem, (long long)w->files.count));
     const char* name = w->files.items[w->files.count - 1];
-    w->fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (w->fd < 0)
-        return blade_fail(BLADE_ERROR_IO, "%s: cannot create: %s", name, strerror(errno));
+    const blade_status status =
+        blade_output_create(name, "GUPPI writer", &w->fd, &w->file_created);
+    if (status != BLADE_OK) {
+        blade_string_list_remove_last(&w->files);
+        return status;
+    }
     w->file_offset = 0;
     w->blocks_in_file = 0;
     return BLADE_OK;
@@ -169,8 +174,10 @@ blade_status blade_guppi_writer_create(blade_guppi_writer** writer,
     }
     if (status == BLADE_OK)
         status = blade_guppi_header_create(&w->header);
+    /* The first file is created with the first block (a writer that never gets one
+     * leaves no file), but an unusable place is refused now. */
     if (status == BLADE_OK)
-        status = open_next_file(w);
+        status = blade_output_directory_check(w->stem, "GUPPI writer");
     if (status != BLADE_OK) {
         blade_guppi_writer_destroy(w);
         return status;
@@ -315,7 +322,8 @@ static blade_status write_block(blade_guppi_writer* w)
 {
     if (w->blocks == 0)
         BLADE_TRY(compose_header(w));
-    if (w->config.blocks_per_file > 0 && w->blocks_in_file == w->config.blocks_per_file)
+    if (w->fd < 0 ||
+        (w->config.blocks_per_file > 0 && w->blocks_in_file == w->config.blocks_per_file))
         BLADE_TRY(open_next_file(w));
     BLADE_TRY(blade_guppi_header_set_int(
         w->header, "PKTIDX", w->first_pktidx + w->blocks * w->ntime));
@@ -346,6 +354,13 @@ static blade_status write_block(blade_guppi_writer* w)
          * others may misread it), and write nothing more. */
         w->failed = true;
         blade_cut_back(w->fd, w->file_offset);
+        if (w->blocks_in_file == 0 && w->file_created) {
+            /* Not one block: no recording (readers refuse an empty file). */
+            close(w->fd);
+            w->fd = -1;
+            unlink(name);
+            blade_string_list_remove_last(&w->files);
+        }
         return status;
     }
     w->file_offset += (int64_t)header_bytes + data_bytes;
@@ -421,11 +436,6 @@ blade_status blade_guppi_writer_close(blade_guppi_writer* w)
                               "%s: closing failed: %s",
                               w->files.items[w->files.count - 1],
                               strerror(errno));
-    }
-    /* An empty file is no recording (readers refuse it): leave none behind. */
-    if (w->blocks == 0 && w->files.count == 1) {
-        unlink(w->files.items[0]);
-        blade_string_list_clear(&w->files);
     }
     return BLADE_OK;
 }

@@ -6,13 +6,12 @@
  * unknown keys make some of them misread the rest.
  */
 #define _GNU_SOURCE /* POSIX files, threads, strdup, M_PI under -std=c11 */
+#include "file_guard.h"
 #include "file_io.h"
 #include "filterbank_backend.h"
 
 #include <blade/io/observation.h>
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -89,15 +88,17 @@ blade_status blade_sigproc_create(const char* path,
         return blade_fail(
             BLADE_ERROR_INVALID_ARGUMENT, "%s: the SIGPROC header is too long", path);
 
-    *fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (*fd < 0)
-        return blade_fail(BLADE_ERROR_IO, "%s: cannot create: %s", path, strerror(errno));
+    bool created;
+    BLADE_TRY(blade_output_create(path, "filterbank writer", fd, &created));
     const blade_status status = blade_write_fully(*fd, h.bytes, h.used, 0, path);
     if (status != BLADE_OK) {
-        /* A file with half a header is no filterbank file: leave none behind. */
+        /* A file with half a header is no filterbank file: leave none behind (but
+         * never remove what this writer did not create). */
+        blade_cut_back(*fd, 0);
         close(*fd);
         *fd = -1;
-        unlink(path);
+        if (created)
+            unlink(path);
         return status;
     }
     *offset = (int64_t)h.used;

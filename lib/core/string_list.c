@@ -39,3 +39,9 @@ void blade_string_list_clear(blade_string_list* list)
     list->items = NULL;
     list->count = list->capacity = 0;
 }
+
+void blade_string_list_remove_last(blade_string_list* list)
+{
+    if (list->count > 0)
+        free(list->items[--list->count]);
+}

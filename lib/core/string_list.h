@@ -21,6 +21,9 @@ typedef struct blade_string_list {
 blade_status blade_string_list_append(blade_string_list* list, const char* format, ...)
     BLADE_PRINTF(2, 3);
 
+/* Drop the last string (none: nothing happens). */
+void blade_string_list_remove_last(blade_string_list* list);
+
 /* Free every string and the array; the list becomes empty. */
 void blade_string_list_clear(blade_string_list* list);
 

@@ -35,6 +35,20 @@ blade_status blade_shape_validate(const blade_shape* shape, const char* what)
                               i);
         }
     }
+    /* Multiplied with a check at each step: extents of 2^20 on four axes would wrap a
+     * 64-bit byte count and make every later size wrong. */
+    int64_t count = 1;
+    for (int i = 0; i < shape->rank; i++) {
+        if (shape->dims[i] > BLADE_MAX_ELEMENTS / count) {
+            char text[128];
+            return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                              "%s: shape %s has more than 2^56 elements; no tensor can "
+                              "be that large",
+                              what,
+                              blade_shape_format(shape, text, sizeof text));
+        }
+        count *= shape->dims[i];
+    }
     return BLADE_OK;
 }
 

@@ -10,6 +10,9 @@
 
 #include <cmath>
 #include <csignal>
+#include <iterator>
+#include <tuple>
+#include <utility>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -401,10 +404,11 @@ BOOST_AUTO_TEST_CASE(a_full_disk_leaves_whole_spectra_and_stops_the_filterbank_w
     blade_filterbank_writer_destroy(writer);
 }
 
-BOOST_AUTO_TEST_CASE(a_device_that_is_always_full_leaves_no_file)
+BOOST_AUTO_TEST_CASE(a_device_that_is_always_full_fails_and_is_left_as_it_was)
 {
-    // /dev/full: every write fails with ENOSPC. A file whose header could not be
-    // written is removed (here: the link to /dev/full), not left half-written.
+    // /dev/full: every write fails with ENOSPC, named with the file. The name was
+    // there before the writer (a link to /dev/full): a writer removes only files it
+    // created, so the link stays.
     temp_dir dir;
     const std::string path = dir.path + "/beam.fil";
     BOOST_REQUIRE(symlink("/dev/full", path.c_str()) == 0);
@@ -413,8 +417,9 @@ BOOST_AUTO_TEST_CASE(a_device_that_is_always_full_leaves_no_file)
     BOOST_TEST(blade_filterbank_writer_create(&writer, &config) == BLADE_ERROR_IO);
     BOOST_TEST(contains(blade_last_error(), "No space left on device"), blade_last_error());
     BOOST_TEST(contains(blade_last_error(), path));
-    struct stat info;
-    BOOST_TEST(lstat(path.c_str(), &info) != 0);
+    char target[64] = {};
+    BOOST_TEST(readlink(path.c_str(), target, sizeof target - 1) > 0);
+    BOOST_TEST(std::string(target) == "/dev/full");
 
     const std::string stem = dir.path + "/rec";
     BOOST_REQUIRE(symlink("/dev/full", (stem + ".0000.raw").c_str()) == 0);
@@ -427,8 +432,208 @@ BOOST_AUTO_TEST_CASE(a_device_that_is_always_full_leaves_no_file)
     BOOST_TEST(blade_guppi_writer_write(gw, &chunk) == BLADE_ERROR_IO);
     BOOST_TEST(contains(blade_last_error(), "No space left on device"));
     ok(blade_guppi_writer_close(gw), "close");
-    BOOST_TEST(blade_guppi_writer_files(gw) == 0); // no block: no file left
+    BOOST_TEST(blade_guppi_writer_blocks(gw) == 0);
     blade_guppi_writer_destroy(gw);
+    BOOST_TEST(readlink((stem + ".0000.raw").c_str(), target, sizeof target - 1) > 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_file_system_that_fills_at_the_first_block_leaves_no_file_of_ours)
+{
+    // A file the writer created whose first block could not be written holds no
+    // recording: it is removed (an empty .raw file is refused by every reader).
+    temp_dir dir;
+    const std::string stem = dir.path + "/rec";
+    blade_guppi_writer_config gc = guppi_config(stem);
+    const blade_shape shape = blade_shape_aftp(1, 2, 4, 2);
+    std::vector<int8_t> data(blade_tensor_bytes(BLADE_CI8, &shape), 1);
+    blade_tensor chunk = blade_tensor_make(BLADE_CI8, &shape, blade_device_cpu(), data.data());
+    blade_guppi_writer* gw;
+    ok(blade_guppi_writer_create(&gw, &gc, &shape), "writer");
+    BOOST_TEST(blade_guppi_writer_files(gw) == 0); // created with the first block
+    {
+        file_size_limit limit(100); // less than one header
+        BOOST_TEST(blade_guppi_writer_write(gw, &chunk) == BLADE_ERROR_IO);
+    }
+    ok(blade_guppi_writer_close(gw), "close");
+    BOOST_TEST(blade_guppi_writer_files(gw) == 0);
+    BOOST_TEST(file_size(stem + ".0000.raw") == -1);
+    blade_guppi_writer_destroy(gw);
+}
+
+// ---- never lose an input ------------------------------------------------------------
+
+namespace {
+
+std::string read_bytes(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// An open reader of `path` (its files are this process's inputs while it lives).
+struct open_reader {
+    blade_guppi_reader* reader = nullptr;
+    explicit open_reader(const std::string& path, bool single_file = true)
+    {
+        blade_guppi_reader_config config = {};
+        config.path = path.c_str();
+        config.single_file = single_file;
+        config.output_type = BLADE_CF32;
+        ok(blade_guppi_reader_open(&reader, &config), "open");
+    }
+    ~open_reader() { blade_guppi_reader_close(reader); }
+};
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(no_writer_writes_over_a_recording_being_read)
+{
+    // The output named like the input truncated the recording and then removed it
+    // as a failed output. Every writer refuses a file being read, by any of its
+    // names (the same path, a symbolic link, a hard link), and the input keeps every
+    // byte.
+    temp_dir dir;
+    const std::string recording = dir.path + "/obs.0000.raw";
+    const std::string bytes = one_block({});
+    write_file(recording, bytes);
+    BOOST_REQUIRE(symlink(recording.c_str(), (dir.path + "/soft.0000.raw").c_str()) == 0);
+    BOOST_REQUIRE(link(recording.c_str(), (dir.path + "/hard.0000.raw").c_str()) == 0);
+    BOOST_REQUIRE(symlink(recording.c_str(), (dir.path + "/soft.beam0000.fil").c_str()) == 0);
+    BOOST_REQUIRE(symlink(recording.c_str(), (dir.path + "/soft.h5").c_str()) == 0);
+    const blade_shape shape = blade_shape_aftp(1, 2, 2, 2);
+    std::vector<int8_t> data(blade_tensor_bytes(BLADE_CI8, &shape), 3);
+    blade_tensor chunk = blade_tensor_make(BLADE_CI8, &shape, blade_device_cpu(), data.data());
+    {
+        open_reader reader(recording);
+        for (const char* stem : { "/obs", "/soft", "/hard" }) {
+            BOOST_TEST_CONTEXT(stem)
+            {
+                const std::string path = dir.path + stem;
+                blade_guppi_writer_config config = guppi_config(path);
+                blade_guppi_writer* writer = nullptr;
+                ok(blade_guppi_writer_create(&writer, &config, &shape), "writer");
+                BOOST_TEST(blade_guppi_writer_write(writer, &chunk) ==
+                           BLADE_ERROR_INVALID_ARGUMENT);
+                const std::string message = blade_last_error();
+                BOOST_TEST(contains(message, "which this process is reading"), message);
+                BOOST_TEST(contains(message, recording), message);
+                ok(blade_guppi_writer_close(writer), "close");
+                blade_guppi_writer_destroy(writer);
+                BOOST_TEST((read_bytes(recording) == bytes));
+            }
+        }
+        for (const auto& [name, format] :
+             { std::pair<std::string, blade_filterbank_format>{ "/soft.beam0000.fil",
+                                                                BLADE_FILTERBANK_FIL },
+               std::pair<std::string, blade_filterbank_format>{ "/soft.h5",
+                                                                BLADE_FILTERBANK_FBH5 } }) {
+            if (format == BLADE_FILTERBANK_FBH5 && !blade_filterbank_fbh5_available())
+                continue;
+            const std::string path = dir.path + name;
+            blade_filterbank_config config = filterbank_config(path);
+            config.format = format;
+            blade_filterbank_writer* writer = nullptr;
+            BOOST_TEST(blade_filterbank_writer_create(&writer, &config) ==
+                       BLADE_ERROR_INVALID_ARGUMENT);
+            BOOST_TEST(contains(blade_last_error(), "which this process is reading"),
+                       blade_last_error());
+            BOOST_TEST((read_bytes(recording) == bytes));
+            struct stat info;
+            BOOST_TEST(lstat(path.c_str(), &info) == 0); // the link is not removed
+        }
+    }
+    // Once the reader is closed the file is no input: replacing it is allowed.
+    blade_filterbank_config config = filterbank_config(dir.path + "/soft.beam0000.fil");
+    blade_filterbank_writer* writer = nullptr;
+    ok(blade_filterbank_writer_create(&writer, &config), "after the reader closed");
+    blade_filterbank_writer_destroy(writer);
+}
+
+BOOST_AUTO_TEST_CASE(a_corrupt_pktidx_is_not_zero_filled_without_bound)
+{
+    // A two-block file whose second PKTIDX jumps by 999 999 blocks was accepted and
+    // zero-filled into 27 GB. By default a gap may be as long as the data the
+    // recording holds; max_gap_seconds sets another bound; stopping at gaps needs
+    // none.
+    temp_dir dir;
+    const std::string path = dir.path + "/jump.raw";
+    // Blocks of 2 samples (TBIN 1 us): PIPERBLK 2 by default (NTIME).
+    write_file(path, one_block({ "PKTIDX  =                    0" }) +
+                         one_block({ "PKTIDX  =              2000000" }));
+    const auto open_with = [&](blade_guppi_gap_policy policy, double max_gap) {
+        blade_guppi_reader_config config = {};
+        config.path = path.c_str();
+        config.single_file = true;
+        config.output_type = BLADE_CF32;
+        config.gap_policy = policy;
+        config.max_gap_seconds = max_gap;
+        blade_guppi_reader* reader = nullptr;
+        const blade_status status = blade_guppi_reader_open(&reader, &config);
+        const std::string message = status == BLADE_OK ? "" : blade_last_error();
+        const int64_t stream_blocks =
+            status == BLADE_OK ? blade_guppi_reader_recording(reader)->stream_blocks : -1;
+        blade_guppi_reader_close(reader);
+        return std::make_tuple(status, message, stream_blocks);
+    };
+    auto [status, message, blocks] = open_with(BLADE_GUPPI_GAP_ZERO_FILL, 0);
+    BOOST_TEST(status == BLADE_ERROR_FORMAT);
+    for (const char* part : { "jump.raw", "block 1 ", "from 0 to 2000000", "999999 missing",
+                              "the 2 blocks", "--max-gap", "--on-gap stop" })
+        BOOST_TEST(contains(message, part), part << " in: " << message);
+    // 2 s allow 999 999 blocks of 2 us; 1.9 s do not.
+    std::tie(status, message, blocks) = open_with(BLADE_GUPPI_GAP_ZERO_FILL, 2.0);
+    BOOST_TEST(status == BLADE_OK, message);
+    BOOST_TEST(blocks == 1000001);
+    std::tie(status, message, blocks) = open_with(BLADE_GUPPI_GAP_ZERO_FILL, 1.9);
+    BOOST_TEST(status == BLADE_ERROR_FORMAT);
+    BOOST_TEST(contains(message, "1.9 s allowed"), message);
+    std::tie(status, message, blocks) = open_with(BLADE_GUPPI_GAP_ZERO_FILL, INFINITY);
+    BOOST_TEST(status == BLADE_OK, message);
+    std::tie(status, message, blocks) = open_with(BLADE_GUPPI_GAP_STOP, 0);
+    BOOST_TEST(status == BLADE_OK, message);
+    BOOST_TEST(blocks == 1); // the stream stops at the gap
+    std::tie(status, message, blocks) = open_with(BLADE_GUPPI_GAP_ZERO_FILL, -1);
+    BOOST_TEST(status == BLADE_ERROR_INVALID_ARGUMENT);
+    // A gap as long as the data is zero-filled by default: 2 blocks, 2 missing.
+    write_file(path, one_block({ "PKTIDX  =                    0" }) +
+                         one_block({ "PKTIDX  =                    6" }));
+    std::tie(status, message, blocks) = open_with(BLADE_GUPPI_GAP_ZERO_FILL, 0);
+    BOOST_TEST(status == BLADE_OK, message);
+    BOOST_TEST(blocks == 4);
+}
+
+BOOST_AUTO_TEST_CASE(what_is_not_a_regular_file_is_refused_without_waiting)
+{
+    // Opening a FIFO blocks until a writer comes (the reader hung); /dev/zero was
+    // "empty". Both are refused by what they are, before anything is opened.
+    temp_dir dir;
+    const std::string fifo = dir.path + "/live.raw";
+    BOOST_REQUIRE(mkfifo(fifo.c_str(), 0644) == 0);
+    auto [status, message] = open_recording(fifo);
+    BOOST_TEST(status == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(contains(message, "is a FIFO (named pipe)"), message);
+    BOOST_TEST(contains(message, fifo), message);
+    std::tie(status, message) = open_recording("/dev/zero");
+    BOOST_TEST(status == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(contains(message, "/dev/zero is a character device"), message);
+    blade_bfr5* recipe = nullptr;
+    BOOST_TEST(blade_bfr5_read(fifo.c_str(), &recipe) == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(contains(blade_last_error(), "a BFR5 recipe must be a regular file"),
+               blade_last_error());
+}
+
+BOOST_AUTO_TEST_CASE(shapes_whose_size_would_wrap_are_refused)
+{
+    // [2^20, 2^20, 2^20, 2] ci8 is 2^62 bytes, whose item size wrapped to 4096.
+    const int64_t huge[4] = { 1 << 20, 1 << 20, 1 << 20, 2 };
+    blade_shape shape;
+    BOOST_TEST(blade_shape_make(huge, 4, &shape) == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(contains(blade_last_error(), "more than 2^56 elements"), blade_last_error());
+    const int64_t wraps[5] = { INT64_C(1) << 40, INT64_C(1) << 30, 1, 1, 1 };
+    BOOST_TEST(blade_shape_make(wraps, 5, &shape) == BLADE_ERROR_INVALID_ARGUMENT);
+    const int64_t largest[2] = { INT64_C(1) << 28, INT64_C(1) << 28 };
+    BOOST_TEST(blade_shape_make(largest, 2, &shape) == BLADE_OK);
+    BOOST_TEST(blade_tensor_bytes(BLADE_CF64, &shape) == (size_t(1) << 60));
 }
 
 BOOST_AUTO_TEST_CASE(unwritable_places_are_refused_at_creation)

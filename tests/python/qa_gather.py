@@ -106,7 +106,7 @@ class qa_gather(gr_unittest.TestCase):
             (([2, 3, 4, 2], 2, 0), "multiplier 0 must be at least 1"),
             (([2, 3, 4, 2], 2, -4), "multiplier -4"),
             # 64 upstream-size chunks make an 8 GB item: more than GNU Radio allows
-            (([5, 192, 8192, 2], 2, 64), "beyond GNU Radio's limit of 2^31 - 1 bytes per item"),
+            (([5, 192, 8192, 2], 2, 64), "GNU Radio items hold at most 2 GiB"),
         ]
         for args, reason in cases:
             with self.subTest(args=args):

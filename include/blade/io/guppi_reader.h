@@ -35,7 +35,8 @@
  *   time takes its place). Julian date = unix/86400 + 2440587.5.
  * - Frequency of channel c (per antenna): OBSFREQ + (c - (NCHAN - 1)/2)·CHAN_BW.
  * - A PKTIDX jump of k·PIPERBLK (k > 1) means k - 1 dropped blocks: zero-filled
- *   or the end of the stream, as configured; never a silent shift in time.
+ *   or the end of the stream, as configured; never a silent shift in time. A gap
+ *   longer than blade_guppi_reader_config::max_gap_seconds allows is refused.
  */
 #ifndef BLADE_IO_GUPPI_READER_H
 #define BLADE_IO_GUPPI_READER_H
@@ -53,6 +54,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/** Most blocks one gap may miss whatever max_gap_seconds says (2^20). */
+#define BLADE_GUPPI_MOST_MISSING_BLOCKS (INT64_C(1) << 20)
 
 /** What to do where blocks are missing (a PKTIDX jump). */
 typedef enum blade_guppi_gap_policy {
@@ -72,6 +76,12 @@ typedef struct blade_guppi_reader_config {
     blade_dtype output_type; /**< ci8, cf32, ci16, cf16, or ci4 (4-bit files only) */
     blade_guppi_gap_policy gap_policy; /**< dropped blocks: zero-fill or stop */
     int readahead_blocks; /**< blocks buffered ahead; 0: about 512 MiB, 2 to 8 blocks */
+    /** Longest gap zero-filled, in seconds. 0: as long as all the data the
+     *  recording holds (a longer run of missing blocks is more likely a corrupt
+     *  PKTIDX or two recordings put together than dropped packets); INFINITY: no
+     *  bound but ::BLADE_GUPPI_MOST_MISSING_BLOCKS. A longer gap is refused at open,
+     *  naming the block and PKTIDX. Not used with ::BLADE_GUPPI_GAP_STOP. */
+    double max_gap_seconds;
 } blade_guppi_reader_config;
 
 /** The recording as found at open. */
