@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: MIT */
 
 #include "beamformer_impl.h"
+#include "observation_tags.h"
 #include <gnuradio/blade/metadata.h>
 #include <gnuradio/io_signature.h>
 
@@ -112,6 +113,20 @@ int beamformer_impl::work(int noutput_items,
             if (pmt::eq(tag.key, aspect))
                 tag.value = beam; // axis A now counts beams, not antennas
             add_item_tag(0, tag);
+        }
+        // What each beam is comes with the phasors: passed on, with the incoherent
+        // beam appended, so each beam's file gets its own name and position.
+        static const pmt::pmt_t beams_key = pmt::intern(tag::beams);
+        std::vector<gr::tag_t> identities;
+        get_tags_in_range(identities, 1, nitems_read(1), nitems_read(1) + noutput_items, beams_key);
+        for (const auto& tag : identities) {
+            beam_set set = beams_from_tag(tag.value);
+            if (output_spec(0).shape.dims[0] == this->beams() + 1) // the incoherent beam
+                set.add_incoherent();
+            add_item_tag(0,
+                         nitems_written(0) + (tag.offset - nitems_read(1)),
+                         beams_key,
+                         beams_tag_value(set));
         }
         return noutput_items;
     });

@@ -135,9 +135,9 @@ void device_block::log_device_choice(const gr::logger_ptr& logger) const
         logger->info("device '{}' -> {} ({})", d_requested_device, device_name(), name);
     } else if (d_requested_device.empty() || d_requested_device == "auto") {
         logger->info("device 'auto' -> cpu (no CUDA GPU found)");
-    } else {
-        logger->debug("device '{}' -> {}", d_requested_device, device_name());
     }
+    // (The CPU when it was asked for needs no word: Debian's GNU Radio prints even
+    // debug lines by default.)
 }
 
 void device_block::check(blade_status status, const char* context) const

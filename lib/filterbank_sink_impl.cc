@@ -236,6 +236,18 @@ void filterbank_sink_impl::open_files()
     const blade_shape& shape = input_spec(0).shape;
     const std::string rawdatafile =
         given("rawdatafile") ? d_overrides.at("rawdatafile") : "";
+    // Each beam's file names its own source and direction (the blade_beams tag of
+    // a beamformer); without them, a beam file must not claim the boresight's.
+    const std::vector<beam_identity>& identities = tagged.beams.beams;
+    const bool beams = label == "beam" && tagged.aspect == "beam";
+    const bool identified =
+        beams && static_cast<int64_t>(identities.size()) == shape.dims[0];
+    if (beams && !identified && obs.has_position && !given("ra")) {
+        d_logger->warn("the beams have no blade_beams tag (from blade.phasor through "
+                       "blade.beamformer) that says where each points: their files get no "
+                       "src_raj/src_dej (give them with file_overrides)");
+        obs.has_position = false;
+    }
     for (int64_t b = 0; b < shape.dims[0]; b++) {
         char name[4096];
         blade_filterbank_file_name(
@@ -248,6 +260,16 @@ void filterbank_sink_impl::open_files()
         config.nbeams = shape.dims[0];
         config.ibeam = b;
         config.observation = obs;
+        if (identified) {
+            const beam_identity& beam = identities[static_cast<size_t>(b)];
+            std::snprintf(config.observation.source_name,
+                          sizeof config.observation.source_name,
+                          "%s",
+                          beam.name.c_str());
+            config.observation.ra = beam.ra;
+            config.observation.dec = beam.dec;
+            config.observation.has_position = beam.has_position;
+        }
         if (b < static_cast<int64_t>(d_file_overrides.size()))
             apply_identity(config.observation, d_file_overrides[b]);
         config.telescope_id = given("telescope_id")

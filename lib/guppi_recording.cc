@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: MIT */
 
 #include "device_block.h"
+#include "guppi_source_impl.h"
 #include <gnuradio/blade/guppi_recording.h>
 
 #include <memory>
@@ -13,12 +14,17 @@ namespace {
 
 /* A reader used only for its scan: no thread starts until a read. */
 std::unique_ptr<blade_guppi_reader, void (*)(blade_guppi_reader*)>
-scan(const std::string& path, bool single_file)
+scan(const std::string& path,
+     bool single_file,
+     blade_guppi_gap_policy gap_policy = BLADE_GUPPI_GAP_ZERO_FILL,
+     double max_gap = 0)
 {
     blade_guppi_reader_config config = {};
     config.path = path.c_str();
     config.single_file = single_file;
     config.output_type = BLADE_CF32; // holds every sample type
+    config.gap_policy = gap_policy;
+    config.max_gap_seconds = max_gap;
     blade_guppi_reader* reader = nullptr;
     throw_on_error(blade_guppi_reader_open(&reader, &config), "GUPPI RAW");
     return { reader, blade_guppi_reader_close };
@@ -42,9 +48,12 @@ const char* kind_name(blade_guppi_value_kind kind)
 
 } // namespace
 
-guppi_description describe_guppi(const std::string& path, bool single_file)
+guppi_description describe_guppi(const std::string& path,
+                                 bool single_file,
+                                 const std::string& on_gap,
+                                 double max_gap)
 {
-    const auto reader = scan(path, single_file);
+    const auto reader = scan(path, single_file, parse_gap_policy(on_gap), max_gap);
     const blade_guppi_recording* rec = blade_guppi_reader_recording(reader.get());
     guppi_description d;
     for (int64_t i = 0; i < rec->nfiles; i++)

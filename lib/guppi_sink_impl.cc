@@ -108,6 +108,39 @@ bool guppi_sink_impl::stop()
     return gr::sync_block::stop();
 }
 
+/* Beamformed voltages: the aspects are beams, named where readers look for antenna
+ * names (ANTNMS), unless the caller gave them; one beam makes the recording that
+ * beam's (SRC_NAME and its direction); several keep the pointing, as antennas do.
+ * Beams nobody identified (no blade_beams tag) keep no direction: the boresight is
+ * not necessarily theirs. */
+void guppi_sink_impl::name_beams(const tagged_observation& tagged, blade_observation& observation)
+{
+    if (tagged.aspect != "beam")
+        return;
+    const std::vector<beam_identity>& beams = tagged.beams.beams;
+    const int64_t count = input_spec(0).shape.dims[0];
+    if (static_cast<int64_t>(beams.size()) != count) {
+        observation.has_position = false;
+        return;
+    }
+    std::string names;
+    for (const beam_identity& beam : beams)
+        names += (names.empty() ? "" : ",") + beam.name;
+    if (!blade_guppi_header_has(d_extra, "ANTNMS00"))
+        for (size_t at = 0, index = 0; at < names.size(); at += 64, index++) {
+            char key[16];
+            std::snprintf(key, sizeof key, "ANTNMS%02zu", index);
+            check(blade_guppi_header_set_string(d_extra, key, names.substr(at, 64).c_str()),
+                  "beam names");
+        }
+    if (count == 1) {
+        std::snprintf(observation.source_name, sizeof observation.source_name, "%s", beams[0].name.c_str());
+        observation.ra = beams[0].ra;
+        observation.dec = beams[0].dec;
+        observation.has_position = beams[0].has_position;
+    } // several beams: RA_STR, DEC_STR stay the pointing (the boresight), as for antennas
+}
+
 /* The first chunk's tags give the header's time and frequency cards. */
 void guppi_sink_impl::describe_stream()
 {
@@ -129,6 +162,7 @@ void guppi_sink_impl::describe_stream()
     if (!tagged.has_frequency)
         d_logger->warn("the first chunk has no blade_freq_first and blade_chan_bw tags: "
                        "OBSFREQ and CHAN_BW come from the header cards given, or are 0");
+    name_beams(tagged, observation);
     check(blade_guppi_writer_set_observation(d_writer, &observation, d_extra), "header");
 }
 

@@ -5,6 +5,7 @@
 #define INCLUDED_BLADE_GUPPI_SINK_IMPL_H
 
 #include "device_block.h"
+#include "observation_tags.h"
 #include <gnuradio/blade/guppi_sink.h>
 
 namespace gr {
@@ -33,6 +34,7 @@ public:
 
 private:
     void describe_stream();
+    void name_beams(const tagged_observation& tagged, blade_observation& observation);
 
     blade_guppi_writer* d_writer;
     blade_guppi_header* d_extra;

@@ -14,19 +14,15 @@
 namespace gr {
 namespace blade {
 
-namespace {
-
 blade_guppi_gap_policy parse_gap_policy(const std::string& text)
 {
     if (text == "zero-fill" || text == "zero_fill" || text == "zero")
         return BLADE_GUPPI_GAP_ZERO_FILL;
     if (text == "stop")
         return BLADE_GUPPI_GAP_STOP;
-    throw std::invalid_argument("blade.guppi_source on_gap: '" + text +
+    throw std::invalid_argument("on_gap: '" + text +
                                 "' is neither \"zero-fill\" nor \"stop\"");
 }
-
-} // namespace
 
 guppi_source::sptr guppi_source::make(const std::string& path,
                                       int64_t chunk_samples,
@@ -35,7 +31,8 @@ guppi_source::sptr guppi_source::make(const std::string& path,
                                       int64_t channel_count,
                                       const std::string& on_gap,
                                       bool single_file,
-                                      int readahead_blocks)
+                                      int readahead_blocks,
+                                      double max_gap)
 {
     blade_guppi_reader_config config = {};
     config.path = path.c_str();
@@ -46,6 +43,7 @@ guppi_source::sptr guppi_source::make(const std::string& path,
     config.output_type = parse_dtype(output_type, "blade.guppi_source output_type");
     config.gap_policy = parse_gap_policy(on_gap);
     config.readahead_blocks = readahead_blocks;
+    config.max_gap_seconds = max_gap;
     blade_guppi_reader* reader = nullptr;
     throw_on_error(blade_guppi_reader_open(&reader, &config), "blade.guppi_source");
     const tensor_spec output(config.output_type, blade_guppi_reader_output_shape(reader));
@@ -212,7 +210,7 @@ int guppi_source_impl::work(int noutput_items,
             check(status, "reading");
             tag_chunk(nitems_written(0) + produced, info);
             if (info.zero_filled_blocks > 0)
-                d_logger->debug("chunk {}: {} samples of {} missing block(s) zero-filled",
+                d_logger->trace("chunk {}: {} samples of {} missing block(s) zero-filled",
                                 info.index,
                                 info.zero_filled_samples,
                                 info.zero_filled_blocks);

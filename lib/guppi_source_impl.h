@@ -10,6 +10,9 @@
 namespace gr {
 namespace blade {
 
+/*! "zero-fill" or "stop" (on_gap of guppi_source and describe_guppi). */
+blade_guppi_gap_policy parse_gap_policy(const std::string& text);
+
 class guppi_source_impl : public guppi_source, public device_block
 {
 public:

@@ -29,6 +29,7 @@ std::map<std::string, std::string> tag_keys()
         { "dec", tag::dec },
         { "aspect", tag::aspect },
         { "dropped", tag::dropped },
+        { "beams", tag::beams },
     };
 }
 

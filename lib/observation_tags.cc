@@ -6,6 +6,7 @@
 #include <gnuradio/blade/metadata.h>
 #include <pmt/pmt.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 
@@ -19,7 +20,65 @@ void copy_name(char* out, const std::string& text)
     std::snprintf(out, BLADE_OBSERVATION_NAME_SIZE, "%s", text.c_str());
 }
 
+pmt::pmt_t reals(const std::vector<double>& values) { return pmt::init_f64vector(values.size(), values); }
+
 } // namespace
+
+void beam_set::add_incoherent()
+{
+    beam_identity sum;
+    sum.name = "incoherent";
+    sum.ra = boresight_ra;
+    sum.dec = boresight_dec;
+    sum.has_position = std::isfinite(sum.ra) && std::isfinite(sum.dec);
+    beams.push_back(sum);
+}
+
+pmt::pmt_t beams_tag_value(const beam_set& set)
+{
+    pmt::pmt_t names = pmt::make_vector(set.beams.size(), pmt::PMT_NIL);
+    std::vector<double> ra, dec;
+    for (size_t b = 0; b < set.beams.size(); b++) {
+        const beam_identity& beam = set.beams[b];
+        pmt::vector_set(names, b, pmt::intern(beam.name));
+        ra.push_back(beam.has_position ? beam.ra : NAN);
+        dec.push_back(beam.has_position ? beam.dec : NAN);
+    }
+    pmt::pmt_t value = pmt::make_dict();
+    value = pmt::dict_add(value, pmt::mp("names"), names);
+    value = pmt::dict_add(value, pmt::mp("ra"), reals(ra));
+    value = pmt::dict_add(value, pmt::mp("dec"), reals(dec));
+    value = pmt::dict_add(value, pmt::mp("boresight"), reals({ set.boresight_ra, set.boresight_dec }));
+    return value;
+}
+
+beam_set beams_from_tag(const pmt::pmt_t& value)
+{
+    beam_set set;
+    if (!pmt::is_dict(value))
+        return set;
+    const pmt::pmt_t names = pmt::dict_ref(value, pmt::mp("names"), pmt::PMT_NIL);
+    const pmt::pmt_t ra = pmt::dict_ref(value, pmt::mp("ra"), pmt::PMT_NIL);
+    const pmt::pmt_t dec = pmt::dict_ref(value, pmt::mp("dec"), pmt::PMT_NIL);
+    const pmt::pmt_t boresight = pmt::dict_ref(value, pmt::mp("boresight"), pmt::PMT_NIL);
+    if (!pmt::is_vector(names) || !pmt::is_f64vector(ra) || !pmt::is_f64vector(dec) ||
+        pmt::length(ra) != pmt::length(names) || pmt::length(dec) != pmt::length(names))
+        return set;
+    for (size_t b = 0; b < pmt::length(names); b++) {
+        beam_identity beam;
+        const pmt::pmt_t name = pmt::vector_ref(names, b);
+        beam.name = pmt::is_symbol(name) ? pmt::symbol_to_string(name) : "";
+        beam.ra = pmt::f64vector_ref(ra, b);
+        beam.dec = pmt::f64vector_ref(dec, b);
+        beam.has_position = std::isfinite(beam.ra) && std::isfinite(beam.dec);
+        set.beams.push_back(beam);
+    }
+    if (pmt::is_f64vector(boresight) && pmt::length(boresight) == 2) {
+        set.boresight_ra = pmt::f64vector_ref(boresight, 0);
+        set.boresight_dec = pmt::f64vector_ref(boresight, 1);
+    }
+    return set;
+}
 
 tagged_observation observation_from_tags(const std::vector<gr::tag_t>& tags)
 {
@@ -66,6 +125,8 @@ tagged_observation observation_from_tags(const std::vector<gr::tag_t>& tags)
             result.aspect = pmt::symbol_to_string(value);
         } else if (key == tag::dropped && number) {
             result.dropped_blocks = static_cast<int64_t>(real);
+        } else if (key == tag::beams) {
+            result.beams = beams_from_tag(value);
         }
     }
     result.has_frequency = has_freq && has_bw;

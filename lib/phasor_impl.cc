@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: MIT */
 
 #include "phasor_impl.h"
+#include "observation_tags.h"
 #include <gnuradio/blade/metadata.h>
 #include <gnuradio/io_signature.h>
 
@@ -188,6 +189,16 @@ phasor_impl::phasor_impl(const phasor_setup& setup,
 {
     set_port_specs({}, { phasor_spec(setup.config) });
     check(blade_phasor_create(&d_plan, &setup.config, blade_device_id()), "configuration");
+    const blade_phasor_config& c = setup.config;
+    d_beam_ra.assign(c.beam_ra, c.beam_ra + c.beams);
+    d_beam_dec.assign(c.beam_dec, c.beam_dec + c.beams);
+    d_beam_names = setup.beam_names;
+    d_beam_names.resize(static_cast<size_t>(c.beams));
+    for (size_t b = 0; b < d_beam_names.size(); b++)
+        if (d_beam_names[b].empty())
+            d_beam_names[b] = "beam" + std::to_string(b);
+    d_boresight_ra = c.boresight_ra;
+    d_boresight_dec = c.boresight_dec;
     message_port_register_in(update_port);
     set_msg_handler(update_port, [this](const pmt::pmt_t& message) { handle_update(message); });
     log_device_choice(d_logger);
@@ -208,6 +219,23 @@ void phasor_impl::set_beams(const std::vector<std::vector<double>>& beams)
     std::lock_guard<std::mutex> lock(d_plan_lock);
     check(blade_phasor_set_beams(d_plan, static_cast<int64_t>(ra.size()), ra.data(), dec.data()),
           "beams");
+    // New directions: the recipe's names no longer say what the beams point at.
+    for (size_t b = 0; b < ra.size(); b++)
+        if (ra[b] != d_beam_ra[b] || dec[b] != d_beam_dec[b])
+            d_beam_names[b] = "beam" + std::to_string(b);
+    d_beam_ra = ra;
+    d_beam_dec = dec;
+    d_beams_changed = true;
+}
+
+pmt::pmt_t phasor_impl::beams_tag() const
+{
+    beam_set set;
+    for (size_t b = 0; b < d_beam_names.size(); b++)
+        set.beams.push_back(beam_identity{ d_beam_names[b], d_beam_ra[b], d_beam_dec[b], true });
+    set.boresight_ra = d_boresight_ra;
+    set.boresight_dec = d_boresight_dec;
+    return beams_tag_value(set);
 }
 
 void phasor_impl::set_boresight(const std::vector<double>& boresight)
@@ -216,6 +244,9 @@ void phasor_impl::set_boresight(const std::vector<double>& boresight)
         throw std::invalid_argument("blade.phasor: boresight must be (ra, dec) in radians");
     std::lock_guard<std::mutex> lock(d_plan_lock);
     check(blade_phasor_set_boresight(d_plan, boresight[0], boresight[1]), "boresight");
+    d_boresight_ra = boresight[0];
+    d_boresight_dec = boresight[1];
+    d_beams_changed = true;
 }
 
 void phasor_impl::set_calibration(const std::vector<gr_complex>& calibration,
@@ -285,6 +316,11 @@ int phasor_impl::work(int noutput_items,
             check(blade_phasor_compute(
                       d_plan, unix_time, time.dut1, d_delays.data(), &phasors, stream()),
                   "phasors");
+            if (d_beams_changed) {
+                static const pmt::pmt_t key = pmt::intern(tag::beams);
+                add_item_tag(0, nitems_written(0) + i, key, beams_tag());
+                d_beams_changed = false;
+            }
             if (blade_phasor_dubious_year(d_plan) && !d_warned_dubious_year) {
                 d_warned_dubious_year = true;
                 d_logger->warn("ERFA flags the date (unix {:.0f}) as a dubious year (beyond "

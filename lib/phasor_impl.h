@@ -40,6 +40,8 @@ public:
 
 private:
     void handle_update(const pmt::pmt_t& message);
+    //! The blade_beams tag of the beams now in force (under d_plan_lock).
+    pmt::pmt_t beams_tag() const;
 
     // The plan is used by work() and changed by set_*() and messages: the lock
     // makes a change take effect between two chunks, never within one.
@@ -48,6 +50,12 @@ private:
     int64_t d_antennas, d_polarizations, d_beams;
     std::vector<double> d_delays;
     bool d_warned_dubious_year = false;
+    // What each beam is, for the blade_beams tag: names (recipe source names, else
+    // "beamN"), directions and the boresight; tagged again after each change.
+    std::vector<std::string> d_beam_names;
+    std::vector<double> d_beam_ra, d_beam_dec;
+    double d_boresight_ra = 0, d_boresight_dec = 0;
+    bool d_beams_changed = true;
 };
 
 } // namespace blade

@@ -154,6 +154,9 @@ void recipe_setup(phasor_setup& setup,
         throw_on_error(
             blade_bfr5_select_beams(recipe, beams.data(), static_cast<int64_t>(beams.size())),
             what + " beams");
+    setup.beam_names.clear();
+    for (int64_t b = 0; recipe->source_names != nullptr && b < recipe->beams; b++)
+        setup.beam_names.push_back(recipe->source_names[b] ? recipe->source_names[b] : "");
     throw_on_error(blade_bfr5_phasor_config(recipe,
                                             &axis,
                                             antennas,

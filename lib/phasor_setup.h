@@ -24,6 +24,7 @@ struct phasor_setup {
     std::vector<double> beam_ra;     // [B]
     std::vector<double> beam_dec;    // [B]
     std::vector<double> calibration; // [A][rows][P] (re, im)
+    std::vector<std::string> beam_names; // [B]: the recipe's source names, or empty
     std::shared_ptr<blade_bfr5> recipe;
     blade_phasor_config config{};
 

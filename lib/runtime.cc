@@ -70,8 +70,9 @@ std::vector<std::string> resolve_devices(const std::string& device,
     if (device != "all")
         return { resolve_device(device) };
     int64_t count = blade_gpu_count();
-    if (count == 0)
-        return { "cpu" };
+    if (count == 0) // GPUs were asked for: running on the CPU instead would be a surprise
+        throw std::runtime_error("device 'all' means every GPU, and no CUDA GPU was found; "
+                                 "use 'auto' or 'cpu' to run on the CPU");
     if (channels > 0)
         while (count > 1 && channels % count != 0)
             count--;

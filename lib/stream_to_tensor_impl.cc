@@ -183,7 +183,7 @@ int stream_to_tensor_impl::work(int noutput_items,
                  k < tags.size() && tags[k].offset < start + d_samples;
                  k++)
                 if (pmt::eq(tags[k].key, rx_time_key()))
-                    d_logger->debug(
+                    d_logger->trace(
                         "rx_time inside chunk {} (sample {}): the chunk keeps the "
                         "time of its first sample; the new time applies from the "
                         "next chunk",

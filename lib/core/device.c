@@ -90,8 +90,14 @@ blade_status blade_device_parse(const char* text, blade_device* device)
             return BLADE_OK;
         }
     }
-    if (strcasecmp(text, "cuda") == 0 || strcasecmp(text, "gpu") == 0)
+    if (strcasecmp(text, "cuda") == 0)
         return cuda_device(0, device);
+    /* "gpu" reads as "every GPU" as much as "GPU 0": ask which. */
+    if (strcasecmp(text, "gpu") == 0)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "device 'gpu' is ambiguous: say 'cuda' (GPU 0), 'cuda:N' (GPU "
+                          "N), or 'auto' (GPU 0 if there is one, else the CPU); several "
+                          "GPUs are blade-cli's --devices");
     if (strncasecmp(text, "cuda:", 5) == 0 && text[5] != '\0') {
         char* end = NULL;
         long index = strtol(text + 5, &end, 10);

@@ -133,16 +133,36 @@ static blade_status take_run(const member* members,
         first--;
     while (last + 1 < count && members[last + 1].number == members[last].number + 1)
         last++;
+    /* A member missing after the run: reading only the run would drop the later
+     * files without a word (the command succeeded with half the data). */
+    if (last + 1 < count) {
+        const char* before = members[last].path;
+        const char* after = members[last + 1].path;
+        const char* end = before + strlen(before) - 4; /* at ".raw" */
+        const char* digits = end;
+        while (digits > before && isdigit((unsigned char)digits[-1]))
+            digits--;
+        return blade_fail(
+            BLADE_ERROR_FORMAT,
+            "%.*s%0*lld.raw is missing from the sequence: %s is followed by %s (%zu "
+            "file(s) after the gap), which would not be read; restore the missing file, "
+            "or read each part on its own (name one file with --single-file)",
+            (int)(digits - before),
+            before,
+            (int)(end - digits),
+            members[last].number + 1,
+            before,
+            after,
+            count - last - 1);
+    }
     for (size_t i = first; i <= last; i++)
         BLADE_TRY(blade_string_list_append(files, "%s", members[i].path));
-    for (size_t i = 0; i < count; i++)
-        if (i < first || i > last)
-            BLADE_TRY(blade_string_list_append(
-                warnings,
-                "%s is not read: it is not numbered consecutively with %s .. %s",
-                members[i].path,
-                members[first].path,
-                members[last].path));
+    for (size_t i = 0; i < first; i++)
+        BLADE_TRY(blade_string_list_append(
+            warnings,
+            "%s is not read: the recording is read from %s, the member named, on",
+            members[i].path,
+            members[first].path));
     return BLADE_OK;
 }
 

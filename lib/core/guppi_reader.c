@@ -295,6 +295,26 @@ static blade_status read_observation(blade_guppi_reader* r, const char* name)
     BLADE_TRY(optional_real(h, "CHAN_BW", &chan_bw, &has_chan_bw));
     BLADE_TRY(optional_real(h, "OBSBW", &obsbw, &has_obsbw));
     BLADE_TRY(optional_real(h, "TBIN", &tbin, &has_tbin));
+    /* Each value that is there must mean something: name the one that does not. */
+    if (found && !(obsfreq > 0 && isfinite(obsfreq)))
+        return blade_fail(BLADE_ERROR_FORMAT,
+                          "OBSFREQ = %g MHz is not a sky frequency (the centre of the "
+                          "band, a positive number of MHz)",
+                          obsfreq);
+    if (has_tbin && !(tbin > 0 && isfinite(tbin)))
+        return blade_fail(BLADE_ERROR_FORMAT,
+                          "TBIN = %g s is not a sample time (a positive number of seconds)",
+                          tbin);
+    if (has_chan_bw && !(chan_bw != 0 && isfinite(chan_bw)))
+        return blade_fail(BLADE_ERROR_FORMAT,
+                          "CHAN_BW = %g MHz is not a channel width (non-zero; negative "
+                          "for descending frequencies)",
+                          chan_bw);
+    if (has_obsbw && !has_chan_bw && !(obsbw != 0 && isfinite(obsbw)))
+        return blade_fail(BLADE_ERROR_FORMAT,
+                          "OBSBW = %g MHz is not a bandwidth, and there is no CHAN_BW "
+                          "(non-zero; negative for descending frequencies)",
+                          obsbw);
     if (!has_chan_bw && has_obsbw)
         chan_bw = obsbw / (double)rec->nchan;
     if (!has_chan_bw && !has_obsbw && has_tbin && tbin > 0)

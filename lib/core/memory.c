@@ -9,6 +9,7 @@
 #include <blade/memory.h>
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -79,24 +80,36 @@ static void count_free(void* pointer)
 
 /*
  * The emulated device's memory size, from BLADE_EMULATED_MEMORY_LIMIT (bytes, or
- * with a K, M or G suffix); 0 when unset or unreadable: unlimited. It lets tests
- * exhaust "device memory" on a machine without a GPU. Read at every emulated
- * allocation, which happens when plans and buffers are made, never per chunk.
+ * with a K, M or G suffix); 0 when unset: unlimited. It lets tests exhaust "device
+ * memory" on a machine without a GPU. A value that is not a size is an error, not
+ * "unlimited" (a test that set it would otherwise pass for the wrong reason). Read
+ * at every emulated allocation, which happens when plans and buffers are made,
+ * never per chunk.
  */
-static uint64_t emulated_limit(void)
+static blade_status emulated_limit(uint64_t* limit)
 {
+    *limit = 0;
     const char* text = getenv("BLADE_EMULATED_MEMORY_LIMIT");
-    if (text == NULL || !isdigit((unsigned char)text[0]))
-        return 0;
-    char* end;
-    unsigned long long value = strtoull(text, &end, 10);
-    const int shift = *end == 'K' || *end == 'k' ? 10
+    if (text == NULL || text[0] == '\0')
+        return BLADE_OK;
+    char* end = NULL;
+    errno = 0;
+    unsigned long long value =
+        isdigit((unsigned char)text[0]) ? strtoull(text, &end, 10) : 0;
+    const int shift = end == NULL                    ? -1
+                      : *end == 'K' || *end == 'k' ? 10
                       : *end == 'M' || *end == 'm' ? 20
                       : *end == 'G' || *end == 'g' ? 30
-                                                   : 0;
-    if (shift > 0 && value < (1ULL << (63 - shift)))
-        value <<= shift;
-    return value;
+                      : *end == '\0'               ? 0
+                                                   : -1;
+    if (shift < 0 || (shift > 0 && end[1] != '\0') || errno == ERANGE ||
+        value >= (1ULL << (63 - shift)))
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "BLADE_EMULATED_MEMORY_LIMIT='%s' is not a memory size (bytes, "
+                          "or a number with K, M or G, below 2^63 bytes)",
+                          text);
+    *limit = value << shift;
+    return BLADE_OK;
 }
 
 static blade_status host_aligned_alloc(size_t bytes, const char* what, void** pointer)
@@ -114,7 +127,8 @@ static blade_status host_aligned_alloc(size_t bytes, const char* what, void** po
 
 static blade_status emulated_alloc(size_t bytes, void** pointer)
 {
-    const uint64_t limit = emulated_limit();
+    uint64_t limit;
+    BLADE_TRY(emulated_limit(&limit));
     const uint64_t in_use = atomic_load(&emulated_in_use);
     if (limit > 0 && (bytes > limit || in_use > limit - bytes))
         return blade_fail(BLADE_ERROR_OUT_OF_MEMORY,

@@ -10,11 +10,16 @@ blade-cli: the gr-blade command line.
     blade-cli demo [--output DIR]       a synthetic observation through Mode B and Mode H
 
 Errors are one line on stderr and a non-zero exit status (2 for bad arguments, 1
-for failures, 130 after Ctrl-C); --verbose shows the full trace and GNU Radio's log.
+for failures, 130 after Ctrl-C, 143 after SIGTERM, 129 after SIGHUP: each stops the
+run cleanly, with complete files and a summary); --verbose shows the full trace and
+GNU Radio's log. The output files never depend on the terminal: a closed stdout
+(`blade-cli ... | head`) only silences the messages.
 """
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
 import traceback
 
@@ -93,12 +98,16 @@ def command_header(args):
 
 
 def _channels(text):
-    """START:COUNT, START: (to the end) or START."""
+    """START:COUNT, START: (to the end) or START (to the end)."""
     start, _, count = text.partition(":")
     try:
-        return int(start), int(count) if count else 0
+        start, count = int(start), int(count) if count else None
     except ValueError:
         raise argparse.ArgumentTypeError(f"channels {text!r}: expected START:COUNT, e.g. 16:32") from None
+    if start < 0 or (count is not None and count < 1):
+        raise argparse.ArgumentTypeError(f"channels {text!r}: expected a first channel >= 0 and a count of at "
+                                         "least 1 (START: for all from START on)")
+    return start, count
 
 
 def _beam_list(text):
@@ -117,13 +126,45 @@ def _device_list(text):
     return devices
 
 
-def _positive(text):
+def _count(text):
+    """A whole number >= 0 (for options where 0 has a documented meaning)."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"{value} is negative")
+    return value
+
+
+def _at_least_one(text):
+    """A whole number >= 1: zero is refused, not read as the default (leave the option out)."""
+    value = _count(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("0 has no meaning here: give at least 1, or leave the option out for "
+                                         "its default")
+    return value
+
+
+def _seconds(text):
+    """Seconds >= 0, or inf."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected seconds >= 0 (or inf)")
+    return value
+
+
+def _factor(text):
+    """A positive number."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a positive factor")
     return value
 
 
@@ -145,16 +186,20 @@ def _add_bundle_arguments(parser, mode):
                         help="sample type of --format raw files (default: cf32, lossless)")
         io.add_argument("--raw-scale", type=float, default=1.0,
                         help="multiply voltages by this before an integer --raw-type (default: 1)")
-    io.add_argument("--chunk-samples", type=_positive, default=0, metavar="T",
+    io.add_argument("--chunk-samples", type=_at_least_one, metavar="T",
                     help="time samples per chunk (default: one GUPPI block)")
     io.add_argument("--channels", type=_channels, metavar="START:COUNT",
-                    help="process only these channels of each antenna (default: all)")
-    io.add_argument("--max-chunks", type=_positive, default=0, metavar="N",
+                    help="process only these channels of each antenna; START: or START for all from START "
+                    "on (default: all)")
+    io.add_argument("--max-chunks", type=_at_least_one, metavar="N",
                     help="stop after N chunks (default: the whole recording)")
     io.add_argument("--on-gap", choices=["zero-fill", "stop"], default="zero-fill",
                     help="where blocks are missing: emit zeros, or stop (default: zero-fill)")
+    io.add_argument("--max-gap", type=_seconds, default=0.0, metavar="SECONDS",
+                    help="longest gap zero-filled; a longer one is refused as a corrupt PKTIDX "
+                    "(default: 0, as long as all the data the recording holds; inf: no bound)")
     io.add_argument("--single-file", action="store_true", help="read only the file given, not its whole sequence")
-    io.add_argument("--pace", type=float, default=0.0, metavar="FACTOR",
+    io.add_argument("--pace", type=_factor, metavar="FACTOR",
                     help="read at FACTOR x real time, like a live stream (default: as fast as possible)")
 
     dsp = parser.add_argument_group("processing")
@@ -163,9 +208,10 @@ def _add_bundle_arguments(parser, mode):
                      help="spread the channels over several devices, one sub-band each: cuda:0,cuda:1, or "
                      "all (every GPU); the files are the same as on one device (default: --device alone)")
     rate_default = "0 = T x gather, the whole gathered time axis" if mode == "bh" else "1, no channelizer"
-    dsp.add_argument("--channelizer-rate", type=_positive, metavar="N",
-                     help=f"fine channels per coarse channel (default: {rate_default})")
-    dsp.add_argument("--pfb-taps", type=_positive, default=1, metavar="M",
+    dsp.add_argument("--channelizer-rate", type=_count, metavar="N",
+                     help=f"fine channels per coarse channel; 0: as many as the chunk has samples "
+                     f"(default: {rate_default})")
+    dsp.add_argument("--pfb-taps", type=_at_least_one, default=1, metavar="M",
                      help="polyphase filterbank taps per branch (default: 1, a plain FFT)")
     dsp.add_argument("--window", default="hamming",
                      choices=["rectangular", "hamming", "hann", "blackman", "blackman-harris"],
@@ -175,18 +221,19 @@ def _add_bundle_arguments(parser, mode):
     dsp.add_argument("--stokes", choices=stokes,
                      help="detector: Stokes I, XX and YY, the four cross products, or Stokes IQUV"
                      + ("; none with --format raw" if mode == "b" else "") + " (default: I)")
-    dsp.add_argument("--integration", type=_positive, default=1, metavar="I",
+    dsp.add_argument("--integration", type=_at_least_one, default=1, metavar="I",
                      help="spectra summed per output spectrum; may span chunks (default: 1)")
     if mode == "bh":
-        dsp.add_argument("--gather", type=_positive, default=8, metavar="M",
+        dsp.add_argument("--gather", type=_at_least_one, default=8, metavar="M",
                          help="chunks joined along time before the channelizer (default: 8)")
     if mode != "h":
         beams = parser.add_argument_group("beams")
         beams.add_argument("--beams", type=_beam_list, metavar="LIST",
                            help="recipe beams to form, by index: 0,2,3 (default: all)")
-        beams.add_argument("--incoherent", action=argparse.BooleanOptionalAction, default=(mode == "b"),
-                           help="add the incoherent sum of the antennas' power as a last beam "
-                           f"(default: {'on' if mode == 'b' else 'off'})")
+        beams.add_argument("--incoherent", action=argparse.BooleanOptionalAction, default=None,
+                           help="add the incoherent sum of the antennas' power as a last beam (default: "
+                           + ("on, but off with --format raw: it is a power, not a voltage)" if mode == "b"
+                              else "off)"))
         beams.add_argument("--delays", choices=["geometry", "recipe", "recipe_rates"], default="geometry",
                            help="delays from the array geometry, or the recipe's delay table "
                            "(interpolated, or nearest row plus rates) (default: geometry)")
@@ -206,27 +253,34 @@ def options_from_args(mode, args):
         device="all" if args.devices == ["all"] else args.device,
         devices=None if args.devices == ["all"] else args.devices,
         chunk_samples=args.chunk_samples, channels=args.channels,
-        channelizer_rate=args.channelizer_rate, pfb_taps=args.pfb_taps or 1, window=args.window,
+        channelizer_rate=args.channelizer_rate, pfb_taps=args.pfb_taps, window=args.window,
         circular=args.circular, incoherent=getattr(args, "incoherent", None), stokes=args.stokes,
-        integration=args.integration or 1, beams=getattr(args, "beams", None),
-        delays=getattr(args, "delays", "geometry"), gather=getattr(args, "gather", 8) or 1, format=args.format,
+        integration=args.integration, beams=getattr(args, "beams", None),
+        delays=getattr(args, "delays", "geometry"), gather=getattr(args, "gather", 8), format=args.format,
         raw_type=getattr(args, "raw_type", "cf32"), raw_scale=getattr(args, "raw_scale", 1.0),
-        max_chunks=args.max_chunks, on_gap=args.on_gap, pace=args.pace,
+        max_chunks=args.max_chunks, on_gap=args.on_gap, max_gap=args.max_gap, pace=args.pace,
         beamformer_path=getattr(args, "beamformer_path", "auto"), single_file=args.single_file)
 
 
-def summary_lines(summary):
+def summary_lines(summary, failed=False):
     from .pipeline import MODES
 
-    what = "interrupted" if summary.interrupted else "done"
+    what = "failed" if failed else ("interrupted" if summary.interrupted else "done")
+    if summary.interrupted and summary.signal and summary.signal != "SIGINT":
+        what += f" by {summary.signal}"
+    if summary.stopped_at_gap:
+        gaps = "stopped at the first gap (--on-gap stop)"
+    else:
+        gaps = f"{summary.dropped_blocks} dropped block{'s' if summary.dropped_blocks != 1 else ''} zero-filled"
     lines = [
         f"{MODES[summary.mode]} {what}: {summary.chunks} of {summary.chunks_total} chunks, "
         f"{summary.data_seconds:.3f} s of data in {summary.wall_seconds:.2f} s on {summary.device} = "
-        f"{summary.realtime_factor:.2f}x real time ({summary.rate / 1e6:.1f} MB/s), "
-        f"{summary.dropped_blocks} dropped block{'s' if summary.dropped_blocks != 1 else ''} zero-filled"
+        f"{summary.realtime_factor:.2f}x real time ({summary.rate / 1e6:.1f} MB/s), {gaps}"
     ]
     if summary.interrupted:
         lines.append("the files hold every chunk finished before the interruption")
+    if failed:
+        lines.append("the files hold every chunk written before the failure")
     raw = any(p.endswith(".raw") for p, *_ in summary.files)
     lines.append(f"wrote {len(summary.files)} file{'s' if len(summary.files) != 1 else ''}:")
     width = max((len(p) for p, *_ in summary.files), default=0)
@@ -247,7 +301,7 @@ def summary_lines(summary):
 
 def run_bundle(mode, args, stream=None):
     """Build and run one bundle from parsed arguments; returns (summary, exit code)."""
-    from .pipeline import Job
+    from .pipeline import Job, RunError
 
     stream = stream or sys.stdout
     job = Job(mode, options_from_args(mode, args))
@@ -257,10 +311,19 @@ def run_bundle(mode, args, stream=None):
         for line in job.plan():
             print(line, file=stream)
         stream.flush()
-    summary = job.run(progress=False if (args.no_progress or args.quiet) else None)
+    try:
+        summary = job.run(progress=False if (args.no_progress or args.quiet) else None)
+    except RunError as error:  # say what was saved (a full disk, a file cut short), then fail
+        if error.summary is not None:
+            for line in summary_lines(error.summary, failed=True):
+                print(line, file=stream)
+        raise
     for line in summary_lines(summary):
         print(line, file=stream)
-    return summary, (130 if summary.interrupted else 0)
+    code = 0
+    if summary.interrupted:
+        code = 128 + getattr(signal, summary.signal or "SIGINT", signal.SIGINT)
+    return summary, code
 
 
 def _bundle_command(mode):
@@ -287,6 +350,7 @@ def build_parser():
         prog="blade-cli",
         description="gr-blade: GPU beamforming, channelizing and detection for radio telescopes.",
     )
+    parser.add_argument("--version", action="version", version=f"blade-cli (gr-blade) {_version()}")
     parser.add_argument("--verbose", action="store_true", help="show full tracebacks and GNU Radio logs")
     verbose = _Parser(add_help=False)
     verbose.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS,
@@ -299,7 +363,7 @@ def build_parser():
 
     header = commands.add_parser("header", parents=[verbose], help="print the GUPPI RAW header of a recording")
     header.add_argument("file", help="a .raw file, a stem, or any member of stem.NNNN.raw")
-    header.add_argument("--block", type=_positive, default=0, help="block whose header to print (default: 0)")
+    header.add_argument("--block", type=_count, default=0, help="block whose header to print (default: 0)")
     header.add_argument("--summary", action="store_true", help="also describe the whole recording")
     header.add_argument("--single-file", action="store_true", help="only the file given, not its sequence")
     header.set_defaults(handler=command_header)
@@ -320,8 +384,12 @@ def build_parser():
         _add_bundle_arguments(sub, mode)
         sub.set_defaults(handler=_bundle_command(mode))
 
-    demo = commands.add_parser("demo", parents=[verbose],
-                               help="synthesize an observation and beamform it (Mode B and Mode H)")
+    demo = commands.add_parser(
+        "demo", parents=[verbose], help="synthesize an observation and beamform it (Mode B and Mode H)",
+        description="Synthesize an eight-antenna observation (GUPPI RAW and a BFR5 recipe) with a tone from a "
+        "source 38 arcmin off the boresight, form a beam on it, one elsewhere and the incoherent sum (Mode B), "
+        "channelize every antenna (Mode H), and check where the tone went: the beam on the source gains A = 8 "
+        "over the incoherent sum. Writes the files and a figure (demo.png) to --output.")
     demo.add_argument("--output", default="blade-demo", help="directory for the demo's files (default: %(default)s)")
     demo.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N (default: %(default)s)")
     demo.add_argument("--no-figure", action="store_true", help="skip the PNG figure (no matplotlib needed)")
@@ -330,16 +398,105 @@ def build_parser():
     return parser
 
 
+def _version():
+    try:
+        from gnuradio import blade
+
+        return f"{blade.version()} (commit {blade.build_commit()})"
+    except Exception:  # the module cannot load: still answer --version
+        return "unknown (the gnuradio.blade module does not load)"
+
+
+class _Output:
+    """stdout or stderr that outlives its reader (`blade-cli ... | head`): once the
+    pipe is closed, what would be printed goes nowhere and the run, and its files, go
+    on. (Python ignores SIGPIPE, so writes fail with BrokenPipeError.)"""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self._gone = False
+
+    def write(self, text):
+        if not self._gone:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._lose()
+        return len(text)
+
+    def flush(self):
+        if not self._gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._lose()
+
+    def _lose(self):
+        self._gone = True
+        try:  # so that the interpreter's own flush at exit does not fail either
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):
+            pass
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def _stop_signals():
+    """SIGTERM (timeout, SLURM, systemd, docker) and SIGHUP (the terminal went) stop
+    a run as cleanly as Ctrl-C does: complete files, a summary, exit 128 + signal."""
+    from .pipeline import Interrupted
+
+    def interrupt(signum, frame):
+        raise Interrupted(signum)
+
+    previous = {}
+    try:
+        for name in (signal.SIGTERM, signal.SIGHUP):
+            previous[name] = signal.signal(name, interrupt)
+    except ValueError:  # not the main thread: leave signals alone
+        pass
+    try:
+        yield
+    finally:
+        for name, handler in previous.items():
+            signal.signal(name, handler)
+
+
 def main(argv=None):
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Output(sys.stdout), _Output(sys.stderr)
+    try:
+        with _stop_signals():
+            return _main(argv)
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        sys.stdout, sys.stderr = saved
+
+
+def _main(argv):
+    from .pipeline import Interrupted
+
     parser = build_parser()
     args = parser.parse_args(argv)
     if not args.verbose:
         _quiet_gnuradio_logs()
     try:
         return args.handler(args)
-    except KeyboardInterrupt:
-        print(f"blade-cli {args.command}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as caught:
+        signum = caught.signum if isinstance(caught, Interrupted) else signal.SIGINT
+        print(f"blade-cli {args.command}: interrupted ({signal.Signals(signum).name})", file=sys.stderr)
+        return 128 + signum
+    except MemoryError:
+        if args.verbose:
+            traceback.print_exc()
+        print(f"blade-cli {args.command}: error: out of memory: chunks this large do not fit; use fewer time "
+              "samples per chunk (--chunk-samples) or fewer channels (--channels)", file=sys.stderr)
+        return 1
     except Exception as error:  # one clear line; the trace only when asked for
         if args.verbose:
             traceback.print_exc()

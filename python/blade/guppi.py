@@ -59,15 +59,17 @@ def read_header(path, block=0, single_file=False):
     return header
 
 
-def describe(path, single_file=False):
+def describe(path, single_file=False, on_gap="zero-fill", max_gap=0.0):
     """
     What a recording holds: {"files", "blocks", "nants", "nchan" (per antenna),
     "npol", "nbits", "sample_type", "blocsize", "ntime" (samples per block),
     "piperblk", "gaps", "missing_blocks", "first_pktidx", "tbin", "unix_start",
     "freq_first" (Hz, centre of channel 0), "chan_bw" (Hz), "coarse_first",
-    "warnings", "header" (the first block's cards, typed)}.
+    "warnings", "header" (the first block's cards, typed)}. on_gap and max_gap are
+    blade.guppi_source's (a gap longer than max_gap seconds is refused; 0: longer
+    than the recording's data).
     """
-    d = _core.describe_guppi(os.fspath(path), single_file)
+    d = _core.describe_guppi(os.fspath(path), single_file, on_gap, float(max_gap))
     result = {
         name: getattr(d, name)
         for name in (

@@ -19,7 +19,6 @@ Flowgraph (Mode B and BH; Mode H has no time port and no recipe):
 """
 
 import dataclasses
-import math
 import os
 import re
 import signal
@@ -33,7 +32,30 @@ DETECTORS = ("I", "XXYY", "cross", "IQUV", "none")
 
 
 class RunError(RuntimeError):
-    """A block failed while the flowgraph ran (blade.failures())."""
+    """A block failed while the flowgraph ran (blade.failures()); `summary` says what
+    was written before the failure (a Summary, or None if the run never started)."""
+
+    def __init__(self, message, summary=None):
+        super().__init__(message)
+        self.summary = summary
+
+
+class Interrupted(KeyboardInterrupt):
+    """A signal that asks the run to stop cleanly, as Ctrl-C does (SIGTERM from
+    timeout, SLURM, systemd or docker; SIGHUP when the terminal goes)."""
+
+    def __init__(self, signum):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _chunk_megabytes(shape, dtype):
+    from gnuradio import blade
+
+    try:
+        return blade.item_size(list(shape), dtype) / 1e6
+    except ValueError:
+        return float("nan")
 
 
 @dataclasses.dataclass
@@ -46,13 +68,13 @@ class Options:
     name: Optional[str] = None              # file stem; default RECORDING.mode_X
     device: str = "auto"
     devices: Optional[List[str]] = None     # several devices, one sub-band each
-    chunk_samples: int = 0                  # 0: one GUPPI block
-    channels: Optional[Tuple[int, int]] = None   # (start, count); count 0: to the end
-    channelizer_rate: Optional[int] = None  # default 1 (B, H), 0 = T*M (BH)
+    chunk_samples: Optional[int] = None     # None: one GUPPI block
+    channels: Optional[Tuple[int, Optional[int]]] = None   # (start, count); count None: to the end
+    channelizer_rate: Optional[int] = None  # default 1 (B, H), 0 = T*M (BH); 0: the whole chunk
     pfb_taps: int = 1
     window: str = "hamming"
     circular: bool = False
-    incoherent: Optional[bool] = None       # default: on for B, off for BH
+    incoherent: Optional[bool] = None       # default: on for B (off with format raw), off for BH
     stokes: Optional[str] = None            # detector; default I ("none" with format raw)
     integration: int = 1
     beams: Optional[List[int]] = None       # recipe beam indices; default all
@@ -61,9 +83,10 @@ class Options:
     format: str = "fil"
     raw_type: str = "cf32"                  # GUPPI sample type of beam voltages
     raw_scale: float = 1.0
-    max_chunks: int = 0                     # 0: the whole recording
+    max_chunks: Optional[int] = None        # None: the whole recording
     on_gap: str = "zero-fill"
-    pace: float = 0.0                       # read at this multiple of real time (0: flat out)
+    max_gap: float = 0.0                    # longest gap zero-filled, s (0: the recording's length)
+    pace: Optional[float] = None            # read at this multiple of real time (None: flat out)
     beamformer_path: str = "auto"
     single_file: bool = False
 
@@ -80,6 +103,8 @@ class Summary:
     dropped_blocks: int
     interrupted: bool
     device: str
+    stopped_at_gap: bool = False   # on_gap "stop" ended the stream early
+    signal: Optional[str] = None   # the signal that interrupted the run (SIGINT, SIGTERM, SIGHUP)
 
     @property
     def realtime_factor(self):
@@ -115,10 +140,11 @@ class Job:
             raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
         o = dataclasses.replace(options)
         self.mode, self.options = mode, o
+        self.warnings = []
         self._check_options()
-        self.recording = rec = Recording(o.input, o.channels, o.single_file)
+        self.recording = rec = Recording(o.input, o.channels, o.single_file, o.on_gap, o.max_gap)
         self.recipe = None
-        self.warnings = list(rec.warnings)
+        self.warnings = list(rec.warnings) + self.warnings
         if mode != "h":
             if not o.recipe:
                 raise ValueError(f"{MODES[mode]} needs a beamforming recipe (--recipe FILE.bfr5)")
@@ -129,8 +155,8 @@ class Job:
                 raise ValueError(f"{os.path.basename(o.recipe)} does not fit {os.path.basename(rec.files[0])}: "
                                  + "; ".join(problems))
 
-        self.source = blade.guppi_source(rec.path, o.chunk_samples, self._input_type(), rec.channel_start,
-                                         rec.channel_count, o.on_gap, o.single_file, 0)
+        self.source = blade.guppi_source(rec.path, o.chunk_samples or 0, self._input_type(), rec.channel_start,
+                                         rec.channel_count, o.on_gap, o.single_file, 0, o.max_gap)
         self.shape = list(self.source.output_shape())
         self.bundle = self._make_bundle()
         self.chunks_per_output = int(self.bundle.chunks_per_output())
@@ -142,8 +168,9 @@ class Job:
                              f"{self.shape[2]} samples; one output needs {self.chunks_per_output}")
         self.output_shape = list(self.bundle.output_shape())
         self.stem = os.path.join(o.output, o.name or f"{recording_name(rec.files[0])}.mode_{mode}")
-        os.makedirs(o.output or ".", exist_ok=True)
+        self._make_output_folder()
         self.labels = self._labels()
+        self._check_outputs_are_not_inputs()
         self.sink = self._make_sink()
 
         tb = self.tb = gr.top_block(f"blade-cli mode-{mode}")
@@ -155,7 +182,7 @@ class Job:
             head = blocks.head(voltage_size, self.chunks_total)
             tb.connect((voltages, 0), head)
             voltages = head
-        if o.pace > 0:
+        if o.pace:
             chunk_seconds = self.shape[2] * rec.tbin
             throttle = blocks.throttle(voltage_size, o.pace / chunk_seconds)
             tb.connect((voltages, 0), throttle)
@@ -175,6 +202,30 @@ class Job:
 
     def _check_options(self):
         o = self.options
+        # Zero is refused where it has no meaning, rather than read as "the default":
+        # leave an option out (None) for its default.
+        for name, default in (("chunk_samples", "one GUPPI block"), ("max_chunks", "the whole recording"),
+                              ("integration", "1"), ("pfb_taps", "1, a plain FFT"), ("gather", "8")):
+            value = getattr(o, name)
+            if value is not None and value < 1:
+                raise ValueError(f"{name.replace('_', '-')} {value}: expected a whole number of at least 1 "
+                                 f"(leave it out for {default})")
+        if o.pace is not None and not o.pace > 0:
+            raise ValueError(f"pace {o.pace}: expected a positive multiple of real time (leave it out to read "
+                             "as fast as possible)")
+        if not o.max_gap >= 0:
+            raise ValueError(f"max-gap {o.max_gap}: expected seconds >= 0 (0: as long as the recording's data, "
+                             "inf: no bound)")
+        if o.channelizer_rate is not None and o.channelizer_rate < 0:
+            raise ValueError(f"channelizer-rate {o.channelizer_rate}: expected fine channels per coarse channel")
+        if o.channels is not None and o.channels[1] is not None and o.channels[1] < 1:
+            raise ValueError(f"channels {o.channels[0]}:{o.channels[1]}: expected at least one channel "
+                             f"(START: for all from START on)")
+        if o.beams is not None:
+            repeated = sorted({b for b in o.beams if o.beams.count(b) > 1})
+            if repeated:
+                raise ValueError(f"beams {','.join(map(str, o.beams))}: beam {repeated[0]} is listed twice "
+                                 "(its files would be the same)")
         if o.format not in FORMATS:
             raise ValueError(f"format {o.format!r}: expected fil, h5 or raw")
         if o.stokes is not None and o.stokes not in DETECTORS:
@@ -189,14 +240,15 @@ class Job:
         elif o.stokes == "none":
             raise ValueError("stokes none gives voltages: write them with --format raw")
         o.stokes = o.stokes or "I"
-        if o.max_chunks < 0:
-            raise ValueError(f"max-chunks {o.max_chunks}: expected a positive count (0: all)")
-        if o.pace < 0:
-            raise ValueError(f"pace {o.pace}: expected a positive multiple of real time")
         if o.channelizer_rate is None:
             o.channelizer_rate = 0 if self.mode == "bh" else 1
+        # The incoherent beam is a power: in a voltage recording it would be an
+        # "antenna" of real parts that no channelizer can make sense of.
         if o.incoherent is None:
-            o.incoherent = self.mode == "b"
+            o.incoherent = self.mode == "b" and o.format != "raw"
+        elif o.incoherent and o.format == "raw":
+            self.warnings.append("the incoherent beam is a power, not a voltage: in the GUPPI RAW file it is the "
+                                 "last 'antenna', its power in the real part and zero imaginary parts")
 
     def _input_type(self):
         """What the source emits: the recording's own integer type (the bundles cast)."""
@@ -221,6 +273,31 @@ class Job:
         return blade.mode_bh(self.shape, gather=o.gather, channelizer_rate=o.channelizer_rate, detector=o.stokes,
                              **beamforming)
 
+    def _make_output_folder(self):
+        folder = self.options.output or "."
+        if os.path.exists(folder) and not os.path.isdir(folder):
+            raise ValueError(f"--output {folder}: that is a file; --output names the folder for the files")
+        os.makedirs(folder, exist_ok=True)
+
+    def output_paths(self):
+        """The files the sink will write (the first, for GUPPI RAW)."""
+        o = self.options
+        if o.format == "raw":
+            return [f"{self.stem}.0000.raw"]
+        word = "ant" if self.mode == "h" else "beam"
+        return [f"{self.stem}.{word}{b:04d}.{o.format}" for b in range(self.output_shape[0])]
+
+    def _check_outputs_are_not_inputs(self):
+        """Refuse a run whose output would overwrite one of its inputs (the writers
+        refuse it too, but this says so before anything runs)."""
+        inputs = list(self.recording.files) + ([self.options.recipe] if self.options.recipe else [])
+        for path in self.output_paths():
+            for source in inputs:
+                if os.path.exists(path) and os.path.exists(source) and os.path.samefile(path, source):
+                    how = "" if os.path.abspath(path) == os.path.abspath(source) else " (another name of it)"
+                    raise ValueError(f"the output {path} is the input {source}{how}: writing it would destroy "
+                                     "the recording; choose another --output folder or --name")
+
     def _labels(self):
         """What each output aspect is: beam source names (+ incoherent) or antennas."""
         if self.mode == "h":
@@ -233,42 +310,19 @@ class Job:
             labels.append("incoherent")
         return labels
 
-    def _beam_directions(self):
-        """(ra, dec) of each output beam; the incoherent beam at the boresight."""
-        recipe = self.recipe
-        chosen = self.options.beams or list(range(recipe.beams))
-        directions = [(recipe.beam_ras[b], recipe.beam_decs[b]) for b in chosen]
-        if self.options.incoherent:
-            directions.append(tuple(recipe.boresight))
-        return directions
-
     def _make_sink(self):
         from gnuradio import blade
 
         o = self.options
-        rawdatafile = os.path.basename(self.recording.files[0])
+        # Each beam's name and direction reach the sinks as the blade_beams tag of
+        # the bundle's phasor block (the incoherent beam at the boresight): not
+        # repeated here.
         if o.format == "raw":
             header = {"OBSID": str(self.recording.header.get("OBSID", "")) or "gr-blade beams"}
-            # The aspects of the beam recording are beams: name them where readers
-            # look for antenna names.
-            names = ",".join(self.labels)
-            for index in range(0, max(1, -(-len(names) // 64))):
-                header[f"ANTNMS{index:02d}"] = names[64 * index:64 * (index + 1)]
-            if len(self.labels) == 1:  # one beam: the recording is of that beam's target
-                from .synth import sexagesimal
-
-                ra, dec = self._beam_directions()[0]
-                header.update(SRC_NAME=self.labels[0], RA_STR=sexagesimal(ra, hours=True),
-                              DEC_STR=sexagesimal(dec, hours=False), RA=math.degrees(ra), DEC=math.degrees(dec))
-            return blade.guppi_sink(self.stem, self.output_shape, "cf32", o.raw_type, o.raw_scale, False, 0, 0,
-                                    header)
-        file_overrides = []
-        if self.mode != "h":
-            file_overrides = [{"source_name": label, "ra": repr(float(ra)), "dec": repr(float(dec))}
-                              for label, (ra, dec) in zip(self.labels, self._beam_directions())]
+            return blade.guppi_sink(self.stem, self.output_shape, "cf32", o.raw_type, o.raw_scale, header=header)
         aspect = "antenna" if self.mode == "h" else "beam"
-        return blade.filterbank_sink(self.stem, self.output_shape, o.format, aspect, {"rawdatafile": rawdatafile},
-                                     file_overrides)
+        rawdatafile = os.path.basename(self.recording.files[0])
+        return blade.filterbank_sink(self.stem, self.output_shape, o.format, aspect, {"rawdatafile": rawdatafile})
 
     # --- description ----------------------------------------------------------------
 
@@ -340,44 +394,54 @@ class Job:
         chunk_bytes = self.recording.chunk_bytes(self.shape[2])
         blade.clear_failures()
         finished = threading.Event()
-        interrupted = False
+        stopped_by = None
         start = time.perf_counter()
-        self.tb.start()
+        try:
+            self.tb.start()
+        except MemoryError as error:
+            size = _chunk_megabytes(self.shape, self._input_type())
+            raise RunError(f"out of memory while allocating the flowgraph's buffers (chunks of {size:.0f} MB, a "
+                           "few per connection): use fewer time samples per chunk (--chunk-samples) or fewer "
+                           "channels (--channels)") from error
         waiter = threading.Thread(target=lambda: (self.tb.wait(), finished.set()), daemon=True)
         waiter.start()
         try:
             while not finished.wait(0.2):
                 _advance(bar, self.chunks_done(), start, chunk_seconds, chunk_bytes)
-        except KeyboardInterrupt:
-            interrupted = True
+        except KeyboardInterrupt as caught:
+            stopped_by = signal.Signals(caught.signum).name if isinstance(caught, Interrupted) else "SIGINT"
             self._stop(finished)
         wall = time.perf_counter() - start
         done = self.chunks_done()
         _advance(bar, done, start, chunk_seconds, chunk_bytes)
         if bar is not None:
             bar.close()
+        spectra = self._written()
+        summary = Summary(mode=self.mode, chunks=done, chunks_total=self.chunks_total,
+                          data_seconds=done * chunk_seconds, wall_seconds=wall, bytes_read=done * chunk_bytes,
+                          files=[(path, label, spectra) for path, label in zip(self._files(), self.labels)],
+                          dropped_blocks=int(self.source.zero_filled_blocks()), interrupted=stopped_by is not None,
+                          device=self.bundle.device(), signal=stopped_by,
+                          stopped_at_gap=(self.options.on_gap == "stop" and self.recording.gaps > 0
+                                          and stopped_by is None))
         failures = list(blade.failures())
         if failures:
             more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
-            raise RunError(failures[0] + more)
-        spectra = self._written()
-        return Summary(mode=self.mode, chunks=done, chunks_total=self.chunks_total,
-                       data_seconds=done * chunk_seconds, wall_seconds=wall, bytes_read=done * chunk_bytes,
-                       files=[(path, label, spectra) for path, label in zip(self._files(), self.labels)],
-                       dropped_blocks=int(self.source.zero_filled_blocks()), interrupted=interrupted,
-                       device=self.bundle.device())
+            raise RunError(failures[0] + more, summary)
+        return summary
 
     def _stop(self, finished):
-        """Stop the flowgraph and wait for it; a second Ctrl-C meanwhile is ignored
-        so the sinks finish closing their files."""
+        """Stop the flowgraph and wait for it; a second Ctrl-C (or SIGTERM, SIGHUP)
+        meanwhile is ignored so the sinks finish closing their files."""
         main = threading.current_thread() is threading.main_thread()
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+        names = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+        previous = {s: signal.signal(s, signal.SIG_IGN) for s in names} if main else {}
         try:
             self.tb.stop()
             finished.wait()
         finally:
-            if main:
-                signal.signal(signal.SIGINT, previous)
+            for s, handler in previous.items():
+                signal.signal(s, handler)
 
     def _files(self):
         return list(self.sink.files())

@@ -49,12 +49,13 @@ class Recording:
     What the bundles need to know of a recording (opened as guppi_source opens it).
 
     path: a .raw file, a stem, or any member of stem.NNNN.raw.
-    channels: (start, count) of the channels to process (count 0: to the end), or None.
+    channels: (start, count) of the channels to process (count None: to the end), or None.
+    on_gap, max_gap: how gaps are read (blade.guppi_source).
     """
 
-    def __init__(self, path, channels=None, single_file=False):
+    def __init__(self, path, channels=None, single_file=False, on_gap="zero-fill", max_gap=0.0):
         self.path = os.fspath(path)
-        d = guppi.describe(self.path, single_file)
+        d = guppi.describe(self.path, single_file, on_gap, max_gap)
         self.description = d
         self.header = d["header"]
         self.files = d["files"]
@@ -63,6 +64,7 @@ class Recording:
         self.nbits, self.sample_type = d["nbits"], d["sample_type"]
         self.ntime, self.tbin = d["ntime"], d["tbin"]
         self.missing_blocks = d["missing_blocks"]
+        self.gaps = d["gaps"]
         self.warnings = list(d["warnings"])
         self.unix_start = d["unix_start"]
         self.chan_bw = d["chan_bw"]
@@ -73,10 +75,10 @@ class Recording:
         # The reader's own channel-0 centre (formats.md), back to the band centre.
         self.obsfreq = d["freq_first"] + (self.nchan - 1) / 2 * self.chan_bw
         self.schan = d["coarse_first"]
-        start, count = channels or (0, 0)
+        start, count = channels or (0, None)
         if start < 0 or start >= self.nchan:
             raise ValueError(f"channels {start}:{count}: the recording has channels 0..{self.nchan - 1} per antenna")
-        count = count or self.nchan - start
+        count = self.nchan - start if count is None else count
         if count < 1 or start + count > self.nchan:
             raise ValueError(f"channels {start}:{count}: the recording has channels 0..{self.nchan - 1} per antenna "
                              f"({self.nchan} channels)")

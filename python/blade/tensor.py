@@ -74,7 +74,10 @@ def unpack(data, shape, dtype):
     """
     dtype = dtype.lower()
     scalar = numpy_dtype(dtype)
-    raw = numpy.asarray(data, dtype=numpy.uint8).reshape(-1)
+    if isinstance(data, (bytes, bytearray, memoryview)):  # asarray would parse bytes as text
+        raw = numpy.frombuffer(data, dtype=numpy.uint8)
+    else:
+        raw = numpy.asarray(data, dtype=numpy.uint8).reshape(-1)
     size = _item_size(shape, dtype)
     if raw.size % size:
         raise ValueError(

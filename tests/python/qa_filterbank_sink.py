@@ -66,11 +66,33 @@ def parse_fil(path):
     return header, data.reshape(-1, header["nifs"], header["nchans"])
 
 
-def observation_tags(aspect="beam", nfpc=8):
+def beam_identities(count):
+    """(name, ra, dec) of `count` beams: the first at the source (RA, DEC), the others
+    named beamN and offset in RA, so a file given another beam's position shows."""
+    return [("3C286" if b == 0 else f"beam{b}", RA + 0.01 * b, DEC) for b in range(count)]
+
+
+def beams_tag_value(identities, boresight=(RA, DEC)):
+    """The blade_beams tag value (what blade.phasor attaches) for (name, ra, dec) rows."""
+    names = pmt.make_vector(len(identities), pmt.PMT_NIL)
+    for b, (name, _, _) in enumerate(identities):
+        pmt.vector_set(names, b, pmt.intern(name))
+    value = pmt.make_dict()
+    value = pmt.dict_add(value, pmt.intern("names"), names)
+    value = pmt.dict_add(value, pmt.intern("ra"), pmt.init_f64vector(len(identities), [r for _, r, _ in identities]))
+    value = pmt.dict_add(value, pmt.intern("dec"), pmt.init_f64vector(len(identities), [d for _, _, d in identities]))
+    return pmt.dict_add(value, pmt.intern("boresight"), pmt.init_f64vector(2, list(boresight)))
+
+
+def observation_tags(aspect="beam", nfpc=8, beams=1):
+    """Tags of a chunk as gr-blade's blocks make them; beams of aspect "beam" are
+    identified (blade_beams) unless beams is 0."""
+
     def tag(key, value):
         return gr.tag_utils.python_to_tag((0, pmt.intern(key), value))
 
-    return [
+    identity = [tag(blade.tag.beams, beams_tag_value(beam_identities(beams)))] if aspect == "beam" and beams else []
+    return identity + [
         tag(blade.tag.time_start_unix, pmt.from_double(START)),
         tag(blade.tag.tsamp, pmt.from_double(TSAMP)),
         tag(blade.tag.freq_first, pmt.from_double(FREQ_FIRST)),
@@ -149,13 +171,13 @@ class qa_filterbank_sink(blade_testing.FileTestCase, gr_unittest.TestCase):
     def chunks(self, n, shape):
         return self.rng.uniform(0, 1000, (n, *shape)).astype(numpy.float32)
 
-    def write(self, chunks, fmt="fil", tags=None, aspect="auto", overrides=None):
+    def write(self, chunks, fmt="fil", tags=None, aspect="auto", overrides=None, file_overrides=None):
         shape = list(chunks.shape[1:])
-        sink = blade.filterbank_sink(self.path("obs"), shape, fmt, aspect, overrides or {})
+        sink = blade.filterbank_sink(self.path("obs"), shape, fmt, aspect, overrides or {}, file_overrides or [])
         tb = gr.top_block()
         items = blade.pack(chunks, "f32")
         source = blocks.vector_source_b(items.tolist(), False, sink.input_item_size(),
-                                        observation_tags() if tags is None else tags)
+                                        observation_tags(beams=shape[0]) if tags is None else tags)
         tb.connect(source, sink)
         tb.run()
         return sink
@@ -171,6 +193,9 @@ class qa_filterbank_sink(blade_testing.FileTestCase, gr_unittest.TestCase):
         self.assertEqual(sink.files(), [self.path("obs.beam0000.fil"), self.path("obs.beam0001.fil")])
         self.assertEqual(sink.spectra_written(), 12)
         fch1, foff, tstart, _, _ = self.expected_axes(5, 12)
+        # Each beam's name and position from the blade_beams tag: beam 1 is 0.01 rad
+        # (2.292 min of RA) east of beam 0.
+        names, raj = ["3C286", "beam1"], [133108.288, 133325.79787]
         for beam, path in enumerate(sink.files()):
             header, data = parse_fil(path)
             self.assertEqual(header["fch1"], fch1)
@@ -180,9 +205,9 @@ class qa_filterbank_sink(blade_testing.FileTestCase, gr_unittest.TestCase):
             self.assertEqual((header["nchans"], header["nifs"], header["nbits"]), (5, 1, 32))
             self.assertEqual((header["nbeams"], header["ibeam"]), (2, beam))
             self.assertEqual((header["telescope_id"], header["data_type"]), (9, 1))
-            self.assertEqual(header["source_name"], "3C286")
+            self.assertEqual(header["source_name"], names[beam])
             # packed hhmmss.s / ddmmss.s
-            self.assertAlmostEqual(header["src_raj"], 133108.288, delta=1e-6)
+            self.assertAlmostEqual(header["src_raj"], raj[beam], delta=1e-3)
             self.assertAlmostEqual(header["src_dej"], -303032.96, delta=1e-6)
             numpy.testing.assert_array_equal(data, expected_spectra(chunks, beam))
             self.assertEqual(set(header) - {"header_bytes"},
@@ -226,6 +251,26 @@ class qa_filterbank_sink(blade_testing.FileTestCase, gr_unittest.TestCase):
         self.assertAlmostEqual(header["tstart"], 60000.5, delta=1e-9)
         self.assertEqual(header["source_name"], "override")
         self.assertNotIn("src_raj", header)
+
+    def test_beams_nobody_identified_claim_no_position(self):
+        # Beamformed data (aspect "beam") without the blade_beams tag that says where
+        # each beam points: the boresight (blade_ra, blade_dec) is not theirs, so the
+        # files get no src_raj/src_dej, unless file_overrides give them.
+        chunks = self.chunks(1, [2, 4, 2, 1])
+        sink = self.write(chunks, tags=observation_tags(beams=0))
+        for path in sink.files():
+            header, _ = parse_fil(path)
+            self.assertNotIn("src_raj", header)
+            self.assertEqual(header["source_name"], "3C286")
+        sink = self.write(chunks, tags=observation_tags(beams=0),
+                          file_overrides=[{"source_name": "A", "ra": "1.0", "dec": "0.5"},
+                                          {"source_name": "B", "ra": "1.1", "dec": "0.5"}])
+        headers = [parse_fil(path)[0] for path in sink.files()]
+        self.assertEqual([h["source_name"] for h in headers], ["A", "B"])
+        self.assertNotEqual(headers[0]["src_raj"], headers[1]["src_raj"])
+        # Antennas all point at the boresight: they keep it.
+        sink = self.write(chunks, tags=observation_tags(aspect="antenna"))
+        self.assertAlmostEqual(parse_fil(sink.files()[0])[0]["src_raj"], 133108.288, delta=1e-6)
 
     def test_missing_tags_end_the_flowgraph_with_a_failure(self):
         self.write(self.chunks(2, [1, 4, 2, 1]), tags=[])

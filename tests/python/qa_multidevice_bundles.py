@@ -113,8 +113,11 @@ class qa_multidevice_bundles(BundleTestCase):
         self.assertEqual(list(blade.resolve_devices("auto", ["cpu", "emulated:1"])), ["cpu", "emulated:1"])
         self.assertEqual(list(blade.resolve_devices("auto", ["emulated", "emulated"])), ["emulated", "emulated"])
         gpus = len(blade.gpus())
-        expected = [f"cuda:{i}" for i in range(gpus)] if gpus else ["cpu"]
-        self.assertEqual(list(blade.resolve_devices("all")), expected)
+        if gpus:
+            self.assertEqual(list(blade.resolve_devices("all")), [f"cuda:{i}" for i in range(gpus)])
+        else:  # every GPU of none is no device, not the CPU without a word
+            with self.assertRaisesRegex(RuntimeError, "no CUDA GPU was found; use 'auto' or 'cpu'"):
+                blade.resolve_devices("all")
         with self.assertRaisesRegex(ValueError, "not both"):
             blade.resolve_devices("cpu", ["cpu", "cpu"])
         with self.assertRaisesRegex(ValueError, "'all' stands alone"):

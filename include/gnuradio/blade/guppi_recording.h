@@ -54,10 +54,13 @@ struct BLADE_API guppi_description {
  * \brief Scan a recording (a file, a stem or a member of a sequence).
  * \ingroup blade
  *
- * Raises with the file, byte offset and problem if it is malformed.
+ * Raises with the file, byte offset and problem if it is malformed. on_gap and
+ * max_gap are guppi_source's: how gaps are counted and how long one may be.
  */
 BLADE_API guppi_description describe_guppi(const std::string& path,
-                                           bool single_file = false);
+                                           bool single_file = false,
+                                           const std::string& on_gap = "zero-fill",
+                                           double max_gap = 0);
 
 /*!
  * \brief The header cards of complete block `block` (0: the first) of a recording.

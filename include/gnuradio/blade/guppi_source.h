@@ -47,7 +47,10 @@ namespace blade {
  *
  * Dropped blocks (a PKTIDX jump): on_gap "zero-fill" emits zeros in their place
  * (tag dropped_blocks on the chunks that hold them, bit 0 of the chunk_time flags);
- * "stop" ends the stream at the first gap. Both are logged with counts.
+ * "stop" ends the stream at the first gap. Both are logged with counts. A gap longer
+ * than max_gap seconds (0: longer than all the data the recording holds) is refused
+ * when the block is made, naming the block and its PKTIDX: one corrupt PKTIDX must
+ * not turn a small file into terabytes of zeros.
  *
  * A host block: a following GPU block's device buffer uploads its chunks.
  */
@@ -67,6 +70,8 @@ public:
      * \param on_gap "zero-fill" or "stop" where blocks are missing.
      * \param single_file Read only the file named, not its whole sequence.
      * \param readahead_blocks Blocks read ahead (0: about 512 MiB worth, 2 to 8).
+     * \param max_gap Longest gap zero-filled, seconds (0: as long as the recording's
+     *        data; infinity: no bound).
      */
     static sptr make(const std::string& path,
                      int64_t chunk_samples = 0,
@@ -75,7 +80,8 @@ public:
                      int64_t channel_count = 0,
                      const std::string& on_gap = "zero-fill",
                      bool single_file = false,
-                     int readahead_blocks = 0);
+                     int readahead_blocks = 0,
+                     double max_gap = 0);
 
     /*! \brief Shape of the chunks: [NANTS, channels, chunk samples, NPOL]. */
     virtual std::vector<int64_t> output_shape() const = 0;

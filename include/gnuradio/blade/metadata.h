@@ -44,6 +44,12 @@ constexpr const char* ra = "blade_ra";                           //!< double: bo
 constexpr const char* dec = "blade_dec";                         //!< double: boresight declination, rad
 constexpr const char* aspect = "blade_aspect";                   //!< string: "antenna" or "beam" (meaning of axis A)
 constexpr const char* dropped = "blade_dropped_blocks";          //!< long: blocks zero-filled before this chunk
+//! dict: what each beam of axis A is, so that every beam's file gets its own name and
+//! position: "names" (vector of symbols), "ra" and "dec" (f64vector, radians; NaN
+//! where unknown), "boresight" (f64vector: ra, dec). The phasor block attaches it to
+//! its first chunk and after every change of beams; the beamformer passes it on with
+//! the incoherent beam (at the boresight) appended; the sinks name their files by it.
+constexpr const char* beams = "blade_beams";
 } // namespace tag
 
 /*! \brief Every tag key by short name ("tsamp" -> "blade_tsamp"), for Python. \ingroup blade */

@@ -54,7 +54,7 @@ BLADE_API std::string resolve_device(const std::string& device);
  * \ingroup blade
  *
  * With an empty list: device "all" gives every CUDA GPU ("cuda:0", "cuda:1", ...;
- * ["cpu"] without one), and when channels is above 0, only as many of them as
+ * an error without one), and when channels is above 0, only as many of them as
  * divide channels evenly (the largest such count); any other device gives a list
  * of that one device, resolved. With a list: each entry resolved ("auto" included,
  * "all" not), repeats allowed (two sub-chains on one device), and device must be

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(guppi_recording.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(18c74da2f379bb6f02d82e32e1585a0c)                     */
+/* BINDTOOL_HEADER_FILE_HASH(87468d49b819733c354f0cccd77cfca9)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -86,6 +86,8 @@ void bind_guppi_recording(py::module& m)
           &::gr::blade::describe_guppi,
           py::arg("path"),
           py::arg("single_file") = false,
+          py::arg("on_gap") = "zero-fill",
+          py::arg("max_gap") = 0.0,
           D(describe_guppi));
 
 

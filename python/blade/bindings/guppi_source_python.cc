@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(guppi_source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(675be9eb29c5c12c536794d669a32444)                     */
+/* BINDTOOL_HEADER_FILE_HASH(1374d825c022558183122095b58d1254)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -48,6 +48,7 @@ void bind_guppi_source(py::module& m)
              py::arg("on_gap") = "zero-fill",
              py::arg("single_file") = false,
              py::arg("readahead_blocks") = 0,
+             py::arg("max_gap") = 0.0,
              D(guppi_source, make))
 
 

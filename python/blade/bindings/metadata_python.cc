@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(metadata.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(cd693f179282ec052760ed69d5bb11aa)                     */
+/* BINDTOOL_HEADER_FILE_HASH(bae8a98cbd249f23ea0f6177ecf690b1)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

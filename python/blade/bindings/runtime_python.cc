@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(runtime.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(10855dbcaa2049f89ce695cc4c176bee)                     */
+/* BINDTOOL_HEADER_FILE_HASH(eb15f4923fd0fcd4b3267f5621d07570)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
