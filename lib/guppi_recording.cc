@@ -83,7 +83,8 @@ guppi_description describe_guppi(const std::string& path,
 std::vector<guppi_card>
 read_guppi_header(const std::string& path, int64_t block, bool single_file)
 {
-    const auto reader = scan(path, single_file);
+    // Gaps do not matter for reading a header: no bound on them here.
+    const auto reader = scan(path, single_file, BLADE_GUPPI_GAP_STOP);
     blade_guppi_header* header = nullptr;
     throw_on_error(blade_guppi_reader_block_header(reader.get(), block, &header),
                    "GUPPI RAW");
