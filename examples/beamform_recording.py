@@ -40,10 +40,10 @@ source = blade.guppi_source(args.recording, 0, "ci8")       # chunks of one bloc
 shape = list(source.output_shape())                         # [A, F, T, P]
 beams = blade.mode_b(shape, args.recipe, axes.obsfreq, axes.chan_bw, axes.nchan, schan=axes.schan,
                      channelizer_rate=args.rate, detector="I", integration=args.integration, device=args.device)
-names = list(recipe.source_names) + ["incoherent"]
+# Each beam's file gets its own source name and direction from the phasor block
+# (the blade_beams tag): nothing to repeat here.
 stem = os.path.join(os.path.dirname(os.path.abspath(args.recording)), "beamformed")
-sink = blade.filterbank_sink(stem, list(beams.output_shape()), "fil", "beam", {},
-                             [{"source_name": name} for name in names])
+sink = blade.filterbank_sink(stem, list(beams.output_shape()), "fil", "beam")
 
 tb = gr.top_block()
 tb.connect((source, 0), (beams, 0))      # voltages
@@ -54,11 +54,12 @@ tb.run()
 if blade.failures():
     raise SystemExit(blade.failures()[0])
 
-for path, name in zip(sink.files(), names):
+for path in sink.files():
     header, data = blade.filterbank.read(path)
     spectrum = data[:, 0, :].mean(axis=0)
     peak = int(numpy.argmax(spectrum))
-    print(f"{os.path.basename(path)} ({name}): {data.shape[0]} spectra, brightest channel {peak} at "
+    print(f"{os.path.basename(path)} ({header['source_name']} at src_raj {header['src_raj']:.1f}, "
+          f"src_dej {header['src_dej']:.1f}): {data.shape[0]} spectra, brightest channel {peak} at "
           f"{blade.filterbank.frequencies(header)[peak] / 1e6:.6f} MHz, "
           f"{spectrum[peak] / numpy.median(spectrum):.2f} x the median")
 print(f"Mode B on {beams.device()}: {len(sink.files())} files")
