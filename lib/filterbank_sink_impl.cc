@@ -275,8 +275,9 @@ void filterbank_sink_impl::open_files()
         config.telescope_id = given("telescope_id")
                                   ? static_cast<int>(number(d_overrides, "telescope_id"))
                                   : -1;
+        // rawspec's machine id, which Breakthrough Listen's files carry.
         config.machine_id =
-            given("machine_id") ? static_cast<int>(number(d_overrides, "machine_id")) : 0;
+            given("machine_id") ? static_cast<int>(number(d_overrides, "machine_id")) : 20;
         config.rawdatafile = rawdatafile.c_str();
         blade_filterbank_writer* writer = nullptr;
         check(blade_filterbank_writer_create(&writer, &config), "creating a file");

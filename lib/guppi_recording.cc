@@ -48,6 +48,9 @@ const char* kind_name(blade_guppi_value_kind kind)
 
 } // namespace
 
+/* The cards of `header`, which is destroyed. */
+std::vector<guppi_card> cards_of(blade_guppi_header* header);
+
 guppi_description describe_guppi(const std::string& path,
                                  bool single_file,
                                  const std::string& on_gap,
@@ -88,6 +91,18 @@ read_guppi_header(const std::string& path, int64_t block, bool single_file)
     blade_guppi_header* header = nullptr;
     throw_on_error(blade_guppi_reader_block_header(reader.get(), block, &header),
                    "GUPPI RAW");
+    return cards_of(header);
+}
+
+std::vector<guppi_card> read_guppi_file_header(const std::string& path)
+{
+    blade_guppi_header* header = nullptr;
+    throw_on_error(blade_guppi_file_header(path.c_str(), &header), "GUPPI RAW");
+    return cards_of(header);
+}
+
+std::vector<guppi_card> cards_of(blade_guppi_header* header)
+{
     std::vector<guppi_card> cards;
     for (int64_t i = 0; i < blade_guppi_header_count(header); i++) {
         const blade_guppi_card card = blade_guppi_header_card(header, i);

@@ -27,6 +27,8 @@ std::map<std::string, std::string> tag_keys()
         { "telescope", tag::telescope },
         { "ra", tag::ra },
         { "dec", tag::dec },
+        { "az", tag::az },
+        { "za", tag::za },
         { "aspect", tag::aspect },
         { "dropped", tag::dropped },
         { "beams", tag::beams },

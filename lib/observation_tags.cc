@@ -86,6 +86,7 @@ tagged_observation observation_from_tags(const std::vector<gr::tag_t>& tags)
     blade_observation& obs = result.observation;
     obs.nfpc = 1;
     bool has_freq = false, has_bw = false, has_ra = false, has_dec = false;
+    bool has_az = false, has_za = false;
     for (const gr::tag_t& tag : tags) {
         if (!pmt::is_symbol(tag.key))
             continue;
@@ -117,6 +118,12 @@ tagged_observation observation_from_tags(const std::vector<gr::tag_t>& tags)
         } else if (key == tag::dec && number) {
             obs.dec = real;
             has_dec = true;
+        } else if (key == tag::az && number) {
+            obs.az = real;
+            has_az = true;
+        } else if (key == tag::za && number) {
+            obs.za = real;
+            has_za = true;
         } else if (key == tag::source_name && pmt::is_symbol(value)) {
             copy_name(obs.source_name, pmt::symbol_to_string(value));
         } else if (key == tag::telescope && pmt::is_symbol(value)) {
@@ -131,6 +138,7 @@ tagged_observation observation_from_tags(const std::vector<gr::tag_t>& tags)
     }
     result.has_frequency = has_freq && has_bw;
     obs.has_position = has_ra && has_dec;
+    obs.has_horizontal = has_az && has_za;
     return result;
 }
 
@@ -151,6 +159,10 @@ observation_tag_values(const blade_observation& obs)
     if (obs.has_position) {
         tags.emplace_back(tag::ra, pmt::from_double(obs.ra));
         tags.emplace_back(tag::dec, pmt::from_double(obs.dec));
+    }
+    if (obs.has_horizontal) {
+        tags.emplace_back(tag::az, pmt::from_double(obs.az));
+        tags.emplace_back(tag::za, pmt::from_double(obs.za));
     }
     return tags;
 }

@@ -115,6 +115,10 @@ static herr_t header_attributes(hid_t d, const filterbank_values* v)
         s |= double_attribute(d, "src_raj", v->ra_hours);
         s |= double_attribute(d, "src_dej", v->dec_degrees);
     }
+    if (v->has_horizontal) {
+        s |= double_attribute(d, "az_start", v->az_degrees);
+        s |= double_attribute(d, "za_start", v->za_degrees);
+    }
     s |= double_attribute(d, "tstart", v->tstart_mjd);
     s |= double_attribute(d, "tsamp", v->tsamp);
     s |= int_attribute(d, "nbits", 32);

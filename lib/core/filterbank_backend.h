@@ -20,6 +20,8 @@ typedef struct filterbank_values {
     int telescope_id, machine_id;
     bool has_position;
     double ra_hours, dec_degrees;
+    bool has_horizontal;
+    double az_degrees, za_degrees;
     double tstart_mjd, tsamp, fch1_mhz, foff_mhz;
     int64_t nchans, nifs, nbeams, ibeam, nfpc;
 } filterbank_values;

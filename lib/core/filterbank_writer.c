@@ -118,6 +118,9 @@ static blade_status derive_values(const blade_filterbank_config* c, filterbank_v
     v->has_position = obs->has_position;
     v->ra_hours = obs->ra * 12.0 / M_PI;
     v->dec_degrees = obs->dec * 180.0 / M_PI;
+    v->has_horizontal = obs->has_horizontal && isfinite(obs->az) && isfinite(obs->za);
+    v->az_degrees = obs->az * 180.0 / M_PI;
+    v->za_degrees = obs->za * 180.0 / M_PI;
     v->tstart_mjd = blade_unix_to_mjd(obs->unix_start);
     v->tsamp = obs->tsamp;
     v->fch1_mhz = obs->freq_first / 1e6;

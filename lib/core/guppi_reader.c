@@ -55,11 +55,16 @@ typedef struct block_entry {
     int64_t header_offset; /* byte offset of the header */
     int64_t data_offset;   /* byte offset of the data */
     int64_t pktidx;
+    bool has_pktidx;      /* PKTIDX was in the header (else counted on from the last) */
     int64_t stream_block; /* (pktidx - first pktidx) / piperblk */
 } block_entry;
 
+/* What one block header says about the block's layout. ntime counts every sample
+ * of the block, the OVERLAP samples that repeat the previous block's last ones
+ * included; piperblk and pktsize are 0 when the header does not give them. */
 typedef struct geometry {
-    int64_t blocsize, nants, obsnchan, npol, nbits, ntime, piperblk, pktidx;
+    int64_t blocsize, nants, obsnchan, npol, nbits, ntime, overlap, piperblk, pktsize,
+        pktidx;
     bool has_pktidx, directio;
     blade_dtype type;
 } geometry;
@@ -76,6 +81,7 @@ struct blade_guppi_reader {
     geometry first;
     blade_shape shape;
     int64_t channel_start, channel_count, chunk_samples;
+    const char* step_source; /* where the PKTIDX step per block came from */
 
     block_entry* blocks;
     int64_t capacity;
@@ -110,6 +116,19 @@ static int64_t round_up_512(int64_t bytes) { return (bytes + 511) / 512 * 512; }
 
 static double
 sample_time(const blade_guppi_reader* r, int64_t stream_block, int64_t sample);
+
+/* What one PKTIDX step stands for: a block's new samples over its steps. */
+static double seconds_per_pktidx(const blade_guppi_recording* rec)
+{
+    return rec->tbin * (double)rec->ntime / (double)rec->piperblk;
+}
+
+/* Samples of stream block `block` in the stream: its new ones, and for the last
+ * block of the stream its overlap too. */
+static int64_t stream_block_samples(const blade_guppi_recording* rec, int64_t block)
+{
+    return rec->ntime + (block == rec->stream_blocks - 1 ? rec->overlap : 0);
+}
 
 /* Read and parse the header at `offset`, growing the read until END is found. */
 static blade_status read_header_at(int fd,
@@ -237,7 +256,22 @@ static blade_status read_geometry(const blade_guppi_header* h, geometry* g)
             (long long)g->npol,
             (long long)nbits);
     g->ntime = g->blocsize / sample_bytes;
-    BLADE_TRY(positive_int(h, "PIPERBLK", g->ntime, (int64_t)1 << 40, &g->piperblk));
+    if (blade_guppi_header_has(h, "PIPERBLK"))
+        BLADE_TRY(positive_int(h, "PIPERBLK", 0, (int64_t)1 << 40, &g->piperblk));
+    if (blade_guppi_header_has(h, "PKTSIZE"))
+        BLADE_TRY(positive_int(h, "PKTSIZE", 0, (int64_t)1 << 40, &g->pktsize));
+    /* PUPPI/GUPPI coherent-dedispersion recorders repeat the last OVERLAP samples of
+     * each block at the start of the next one. */
+    if (blade_guppi_header_has(h, "OVERLAP")) {
+        BLADE_TRY(blade_guppi_header_get_int(h, "OVERLAP", &g->overlap));
+        if (g->overlap < 0 || g->overlap >= g->ntime)
+            return blade_fail(BLADE_ERROR_FORMAT,
+                              "OVERLAP = %lld is not a number of samples a block of %lld "
+                              "can repeat (0 .. %lld)",
+                              (long long)g->overlap,
+                              (long long)g->ntime,
+                              (long long)(g->ntime - 1));
+    }
     int64_t directio = 0;
     if (blade_guppi_header_has(h, "DIRECTIO"))
         BLADE_TRY(blade_guppi_header_get_int(h, "DIRECTIO", &directio));
@@ -259,7 +293,8 @@ static bool same_geometry(const geometry* a, const geometry* b)
 {
     return a->blocsize == b->blocsize && a->obsnchan == b->obsnchan &&
            a->nants == b->nants && a->npol == b->npol && a->nbits == b->nbits &&
-           a->piperblk == b->piperblk;
+           a->piperblk == b->piperblk && a->overlap == b->overlap &&
+           a->pktsize == b->pktsize;
 }
 
 static blade_status
@@ -411,6 +446,26 @@ static blade_status read_observation(blade_guppi_reader* r, const char* name)
             obs->has_position = true;
         }
     }
+    /* Where the telescope pointed at the start (SIGPROC's az_start, za_start):
+     * AZ with ZA (GBT, Parkes) or with EL (MeerKAT, ATA), in degrees. */
+    double az, za, el;
+    bool has_az, has_za, has_el;
+    BLADE_TRY(optional_real(h, "AZ", &az, &has_az));
+    BLADE_TRY(optional_real(h, "ZA", &za, &has_za));
+    BLADE_TRY(optional_real(h, "EL", &el, &has_el));
+    if (has_az && (has_za || has_el)) {
+        if (!has_za)
+            za = 90.0 - el;
+        if (!(fabs(az) <= 720.0 && za >= -90.0 && za <= 180.0))
+            return blade_fail(BLADE_ERROR_FORMAT,
+                              "AZ = %g, %s = %g is not a telescope's direction in degrees",
+                              az,
+                              has_za ? "ZA" : "EL",
+                              has_za ? za : el);
+        obs->az = az * M_PI / 180.0;
+        obs->za = za * M_PI / 180.0;
+        obs->has_horizontal = true;
+    }
     return BLADE_OK;
 }
 
@@ -430,6 +485,56 @@ static blade_status append_block(blade_guppi_reader* r, const block_entry* entry
     return BLADE_OK;
 }
 
+/* The cards that say which observation a block belongs to: a file of the set whose
+ * first block differs in one of them is another observation's. */
+static const char* const observation_keys[] = { "OBSFREQ", "CHAN_BW", "OBSBW",    "TBIN",
+                                                "SCHAN",   "SRC_NAME", "TELESCOP", "SYNCTIME",
+                                                "STT_IMJD", "STT_SMJD", "OBSID" };
+
+static bool same_card(const blade_guppi_header* a, const blade_guppi_header* b, const char* key)
+{
+    const bool in_a = blade_guppi_header_has(a, key), in_b = blade_guppi_header_has(b, key);
+    if (!in_a || !in_b)
+        return in_a == in_b;
+    double x, y;
+    if (blade_guppi_header_get_real(a, key, &x) == BLADE_OK &&
+        blade_guppi_header_get_real(b, key, &y) == BLADE_OK)
+        return x == y;
+    const char *s, *t;
+    if (blade_guppi_header_get_string(a, key, &s) != BLADE_OK ||
+        blade_guppi_header_get_string(b, key, &t) != BLADE_OK)
+        return false;
+    return strcmp(s, t) == 0;
+}
+
+static blade_status same_observation(const blade_guppi_reader* r,
+                                     const blade_guppi_header* h,
+                                     const char* name,
+                                     int64_t offset)
+{
+    for (size_t i = 0; i < sizeof observation_keys / sizeof observation_keys[0]; i++) {
+        const char* key = observation_keys[i];
+        if (same_card(r->header, h, key))
+            continue;
+        const char *mine = "(absent)", *theirs = "(absent)";
+        if (blade_guppi_header_has(h, key))
+            blade_guppi_header_get_string(h, key, &mine);
+        if (blade_guppi_header_has(r->header, key))
+            blade_guppi_header_get_string(r->header, key, &theirs);
+        return blade_fail(BLADE_ERROR_FORMAT,
+                          "%s: block header at byte offset %lld: %s = '%s', but '%s' in "
+                          "%s: the files are of different observations; read them apart "
+                          "(name one file with --single-file)",
+                          name,
+                          (long long)offset,
+                          key,
+                          mine,
+                          theirs,
+                          r->files.items[0]);
+    }
+    return BLADE_OK;
+}
+
 /* Take the first block's header and geometry as the recording's. */
 static blade_status adopt_first_block(blade_guppi_reader* r,
                                       blade_guppi_header* h,
@@ -446,8 +551,10 @@ static blade_status adopt_first_block(blade_guppi_reader* r,
     rec->nbits = g->nbits;
     rec->file_type = g->type;
     rec->blocsize = g->blocsize;
-    rec->ntime = g->ntime;
-    rec->piperblk = g->piperblk;
+    rec->block_samples = g->ntime;
+    rec->overlap = g->overlap;
+    rec->ntime = g->ntime - g->overlap; /* the samples each block adds to the stream */
+    rec->pktsize = g->pktsize;
     const blade_status status = read_observation(r, name);
     return status == BLADE_OK ? BLADE_OK : at_block(status, name, offset);
 }
@@ -456,6 +563,7 @@ static blade_status scan_blocks(blade_guppi_reader* r, int64_t file, int fd, int
 {
     const char* name = r->files.items[file];
     int64_t offset = 0;
+    bool first_in_file = true;
     while (offset < size) {
         if (size - offset < BLADE_GUPPI_CARD_BYTES) {
             BLADE_TRY(warn(r,
@@ -492,14 +600,19 @@ static blade_status scan_blocks(blade_guppi_reader* r, int64_t file, int fd, int
         if (r->header == NULL) {
             BLADE_TRY(adopt_first_block(r, h, &g, name, offset));
         } else {
+            /* Another file of the set: the same observation, or the files of two
+             * were put together. */
+            status = first_in_file ? same_observation(r, h, name, offset) : BLADE_OK;
             blade_guppi_header_destroy(h);
+            BLADE_TRY(status);
             if (!same_geometry(&g, &r->first))
                 return blade_fail(
                     BLADE_ERROR_FORMAT,
                     "%s: block header at byte offset %lld: the block geometry "
                     "changed (BLOCSIZE %lld, OBSNCHAN %lld, NANTS %lld, NPOL %lld, "
-                    "NBITS %lld, PIPERBLK %lld; the first block has %lld, %lld, "
-                    "%lld, %lld, %lld, %lld)",
+                    "NBITS %lld, PIPERBLK %lld, OVERLAP %lld, PKTSIZE %lld; the first "
+                    "block has %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld; 0: "
+                    "absent)",
                     name,
                     (long long)offset,
                     (long long)g.blocsize,
@@ -508,12 +621,16 @@ static blade_status scan_blocks(blade_guppi_reader* r, int64_t file, int fd, int
                     (long long)g.npol,
                     (long long)g.nbits,
                     (long long)g.piperblk,
+                    (long long)g.overlap,
+                    (long long)g.pktsize,
                     (long long)r->first.blocsize,
                     (long long)r->first.obsnchan,
                     (long long)r->first.nants,
                     (long long)r->first.npol,
                     (long long)r->first.nbits,
-                    (long long)r->first.piperblk);
+                    (long long)r->first.piperblk,
+                    (long long)r->first.overlap,
+                    (long long)r->first.pktsize);
         }
         const int64_t header_bytes =
             g.directio ? round_up_512((int64_t)consumed) : (int64_t)consumed;
@@ -537,19 +654,11 @@ static blade_status scan_blocks(blade_guppi_reader* r, int64_t file, int fd, int
                         (long long)(size - data_offset > 0 ? size - data_offset : 0),
                         (long long)g.blocsize);
         }
-        block_entry entry = { file, offset, data_offset, g.pktidx, 0 };
-        if (!g.has_pktidx) /* no counter: blocks follow each other */
-            entry.pktidx = r->rec.nblocks == 0
-                               ? 0
-                               : r->blocks[r->rec.nblocks - 1].pktidx + g.piperblk;
-        if (entry.pktidx > MAX_PKTIDX) /* counted on from blocks without PKTIDX */
-            return blade_fail(BLADE_ERROR_FORMAT,
-                              "%s: block header at byte offset %lld: the block counter "
-                              "reaches %lld, beyond 2^53",
-                              name,
-                              (long long)offset,
-                              (long long)entry.pktidx);
+        /* Without PKTIDX the block follows the last one: its counter is set once
+         * the recording's PKTIDX step per block is known (place_blocks). */
+        const block_entry entry = { file, offset, data_offset, g.pktidx, g.has_pktidx, 0 };
         BLADE_TRY(append_block(r, &entry));
+        first_in_file = false;
         offset = data_offset + (g.directio ? round_up_512(g.blocsize) : g.blocsize);
     }
     return BLADE_OK;
@@ -637,10 +746,69 @@ static blade_status check_gap(const blade_guppi_reader* r, int64_t i, int64_t mi
 }
 
 /* Place blocks in the stream by PKTIDX; find gaps; size the stream. */
+/*
+ * How far PKTIDX advances from one block to the next. Recorders count differently:
+ * hpguppi (ATA, MeerKAT) says so in PIPERBLK; guppi_daq (GBT, Parkes) and PUPPI
+ * count packets of PKTSIZE bytes, so a block's new data (all but its OVERLAP
+ * samples) is BLOCSIZE/PKTSIZE steps; without either, the recording shows it: the
+ * smallest advance between consecutive blocks that carry PKTIDX (rawspec learns it
+ * from the first pair, which a dropped block there would spoil). One block alone
+ * and no card: its new samples.
+ */
+static blade_status find_pktidx_step(blade_guppi_reader* r)
+{
+    blade_guppi_recording* rec = &r->rec;
+    const geometry* g = &r->first;
+    if (g->piperblk > 0) {
+        rec->piperblk = g->piperblk;
+        r->step_source = "PIPERBLK";
+        return BLADE_OK;
+    }
+    const int64_t sample_bytes = g->blocsize / g->ntime;
+    const int64_t new_bytes = g->blocsize - g->overlap * sample_bytes;
+    if (g->pktsize > 0 && new_bytes % g->pktsize == 0) {
+        rec->piperblk = new_bytes / g->pktsize;
+        r->step_source = g->overlap > 0 ? "(BLOCSIZE - OVERLAP) / PKTSIZE" : "BLOCSIZE / PKTSIZE";
+        return BLADE_OK;
+    }
+    int64_t smallest = 0;
+    for (int64_t i = 1; i < rec->nblocks; i++) {
+        const block_entry *a = &r->blocks[i - 1], *b = &r->blocks[i];
+        const int64_t delta = b->pktidx - a->pktidx;
+        if (a->has_pktidx && b->has_pktidx && delta > 0 && (smallest == 0 || delta < smallest))
+            smallest = delta;
+    }
+    rec->piperblk = smallest > 0 ? smallest : rec->ntime;
+    r->step_source = smallest > 0 ? "the recording's PKTIDX values" : "the block's samples";
+    if (smallest > 0)
+        BLADE_TRY(warn(r,
+                       "%s: no PIPERBLK, and no PKTSIZE that divides a block: PKTIDX "
+                       "advances by %lld per block, as the recording's own PKTIDX values "
+                       "show",
+                       r->files.items[0],
+                       (long long)smallest));
+    return BLADE_OK;
+}
+
+/* Place blocks in the stream by PKTIDX; find gaps; size the stream. */
 static blade_status place_blocks(blade_guppi_reader* r)
 {
     blade_guppi_recording* rec = &r->rec;
+    BLADE_TRY(find_pktidx_step(r));
     const int64_t step = rec->piperblk;
+    /* Blocks without PKTIDX follow the block before. */
+    for (int64_t i = 0; i < rec->nblocks; i++) {
+        block_entry* block = &r->blocks[i];
+        if (!block->has_pktidx)
+            block->pktidx = i == 0 ? 0 : r->blocks[i - 1].pktidx + step;
+        if (block->pktidx > MAX_PKTIDX)
+            return blade_fail(BLADE_ERROR_FORMAT,
+                              "%s: block header at byte offset %lld: the block counter "
+                              "reaches %lld, beyond 2^53",
+                              r->files.items[block->file],
+                              (long long)block->header_offset,
+                              (long long)block->pktidx);
+    }
     rec->first_pktidx = r->blocks[0].pktidx;
     r->readable_blocks = rec->nblocks;
     bool stopped = false;
@@ -653,7 +821,8 @@ static blade_status place_blocks(blade_guppi_reader* r)
                 BLADE_ERROR_FORMAT,
                 "%s: block header at byte offset %lld: PKTIDX = %lld follows "
                 "PKTIDX = %lld (%s, byte offset %lld); expected %lld, or a later "
-                "multiple of PIPERBLK = %lld after dropped blocks",
+                "multiple of %lld (the PKTIDX step per block, from %s) after dropped "
+                "blocks",
                 r->files.items[block->file],
                 (long long)block->header_offset,
                 (long long)block->pktidx,
@@ -661,7 +830,8 @@ static blade_status place_blocks(blade_guppi_reader* r)
                 r->files.items[before->file],
                 (long long)before->header_offset,
                 (long long)(before->pktidx + step),
-                (long long)step);
+                (long long)step,
+                r->step_source);
         const int64_t missing = delta / step - 1;
         if (r->config.gap_policy == BLADE_GUPPI_GAP_ZERO_FILL)
             BLADE_TRY(check_gap(r, i, missing));
@@ -693,7 +863,9 @@ static blade_status place_blocks(blade_guppi_reader* r)
         }
     }
     rec->stream_blocks = r->blocks[r->readable_blocks - 1].stream_block + 1;
-    rec->stream_samples = rec->stream_blocks * rec->ntime;
+    /* Each block brings its new samples; the last one's overlap, which no later
+     * block repeats, is kept too. */
+    rec->stream_samples = rec->stream_blocks * rec->ntime + rec->overlap;
     return BLADE_OK;
 }
 
@@ -781,8 +953,7 @@ static blade_status configure_chunks(blade_guppi_reader* r)
     /* Axes of the whole recording: channel 0, first sample. */
     blade_observation* obs = &rec->observation;
     obs->freq_first = r->obsfreq_hz - 0.5 * (double)(rec->nchan - 1) * obs->chan_bw;
-    obs->unix_start = r->time_base + (double)rec->first_pktidx * rec->tbin *
-                                         (double)rec->ntime / (double)rec->piperblk;
+    obs->unix_start = r->time_base + (double)rec->first_pktidx * seconds_per_pktidx(rec);
     /* Every number a chunk's tags will carry must be finite and mean something:
      * writers downstream turn them into MJD days, packed angles and PKTIDX. */
     const double unix_end = sample_time(r, rec->stream_blocks, 0);
@@ -921,6 +1092,28 @@ blade_status blade_guppi_reader_block_header(const blade_guppi_reader* reader,
     return status;
 }
 
+blade_status blade_guppi_file_header(const char* path, blade_guppi_header** header)
+{
+    *header = NULL;
+    BLADE_TRY(blade_check_regular_file(path, "GUPPI RAW recording"));
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return blade_fail(BLADE_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat info;
+    blade_status status = BLADE_OK;
+    if (fstat(fd, &info) != 0)
+        status = blade_fail(BLADE_ERROR_IO, "%s: cannot stat: %s", path, strerror(errno));
+    else if (info.st_size == 0)
+        status = blade_fail(BLADE_ERROR_FORMAT, "%s: byte offset 0: the file is empty", path);
+    size_t consumed;
+    if (status == BLADE_OK)
+        status = read_header_at(fd, path, 0, (int64_t)info.st_size, header, &consumed);
+    if (status == BLADE_ERROR_END_OF_DATA)
+        status = blade_fail(BLADE_ERROR_FORMAT, "%s: no END card: the header runs to the end of the file", path);
+    close(fd);
+    return status;
+}
+
 blade_guppi_reader_stats blade_guppi_reader_get_stats(const blade_guppi_reader* reader)
 {
     blade_guppi_reader* r = (blade_guppi_reader*)reader;
@@ -1016,7 +1209,7 @@ static blade_status copy_rows(
     blade_guppi_reader* r, int64_t b, int64_t first, int64_t count, char* out, int64_t at)
 {
     const int64_t F = r->rec.nchan, Fs = r->channel_count, P = r->rec.npol;
-    const int64_t NT = r->rec.ntime, T = r->chunk_samples;
+    const int64_t NT = r->rec.block_samples, T = r->chunk_samples; /* a row's samples */
     const blade_dtype from = r->rec.file_type, to = r->config.output_type;
     const size_t row_bytes = blade_bytes(from, count * P);
     if (b >= 0) {
@@ -1064,16 +1257,16 @@ sample_time(const blade_guppi_reader* r, int64_t stream_block, int64_t sample)
 {
     const blade_guppi_recording* rec = &r->rec;
     const int64_t pktidx = rec->first_pktidx + stream_block * rec->piperblk;
-    return r->time_base +
-           (double)pktidx * (rec->tbin * (double)rec->ntime / (double)rec->piperblk) +
-           (double)sample * rec->tbin;
+    return r->time_base + (double)pktidx * seconds_per_pktidx(rec) + (double)sample * rec->tbin;
 }
 
 static void describe_chunk(blade_guppi_reader* r, int64_t index, blade_guppi_chunk* chunk)
 {
     const blade_guppi_recording* rec = &r->rec;
     const int64_t start = index * r->chunk_samples;
-    const int64_t block = start / rec->ntime, sample = start % rec->ntime;
+    const int64_t block = start / rec->ntime < rec->stream_blocks ? start / rec->ntime
+                                                                  : rec->stream_blocks - 1;
+    const int64_t sample = start - block * rec->ntime;
     memset(chunk, 0, sizeof *chunk);
     chunk->index = index;
     chunk->unix_start = sample_time(r, block, sample);
@@ -1120,8 +1313,12 @@ blade_status blade_guppi_reader_read(blade_guppi_reader* r,
     int64_t position = index * T, filled = 0;
     int64_t zero_blocks = 0, zero_samples = 0, new_zero_blocks = 0;
     while (filled < T) {
-        const int64_t block = position / NT, sample = position % NT;
-        const int64_t take = T - filled < NT - sample ? T - filled : NT - sample;
+        /* The last block's overlap lies beyond the last whole block of new samples. */
+        const int64_t block = position / NT < rec->stream_blocks ? position / NT
+                                                                 : rec->stream_blocks - 1;
+        const int64_t sample = position - block * NT;
+        const int64_t length = stream_block_samples(rec, block);
+        const int64_t take = T - filled < length - sample ? T - filled : length - sample;
         const bool real =
             r->cursor < r->readable_blocks && r->blocks[r->cursor].stream_block == block;
         const blade_status status =
@@ -1132,7 +1329,7 @@ blade_status blade_guppi_reader_read(blade_guppi_reader* r,
                 r->failure_message, sizeof r->failure_message, "%s", blade_last_error());
             return status;
         }
-        if (real && sample + take == NT)
+        if (real && sample + take == length)
             advance_cursor(r);
         if (!real) {
             zero_blocks++;

@@ -313,6 +313,10 @@ static blade_status compose_header(blade_guppi_writer* w)
         BLADE_TRY(blade_guppi_header_set_real(h, "RA", obs.ra * 180.0 / M_PI));
         BLADE_TRY(blade_guppi_header_set_real(h, "DEC", obs.dec * 180.0 / M_PI));
     }
+    if (obs.has_horizontal) {
+        BLADE_TRY(blade_guppi_header_set_real(h, "AZ", obs.az * 180.0 / M_PI));
+        BLADE_TRY(blade_guppi_header_set_real(h, "ZA", obs.za * 180.0 / M_PI));
+    }
     if (w->extra != NULL)
         BLADE_TRY(blade_guppi_header_merge(h, w->extra));
     return BLADE_OK;

@@ -144,10 +144,11 @@ int blade_sigproc_telescope_id(const char* name)
         const char* name;
         int id;
     } table[] = {
-        { "ATA", 9 },      { "ALLEN", 9 },   { "GBT", 6 },     { "GREEN BANK", 6 },
-        { "MEERKAT", 64 }, { "PARKES", 4 },  { "ARECIBO", 1 }, { "EFFELSBERG", 8 },
-        { "GMRT", 7 },     { "JODRELL", 5 }, { "NANCAY", 3 },  { "LOFAR", 11 },
-        { "VLA", 12 },     { "SRT", 10 },    { "CHIME", 20 },
+        { "ATA", 9 },      { "ALLEN", 9 },   { "GBT", 6 },         { "GREEN BANK", 6 },
+        { "MEERKAT", 64 }, { "PARKES", 4 },  { "PKS", 4 },         { "MURRIYANG", 4 },
+        { "ARECIBO", 1 },  { "AO", 1 },      { "EFFELSBERG", 8 },  { "GMRT", 7 },
+        { "JODRELL", 5 },  { "NANCAY", 3 },  { "LOFAR", 11 },      { "VLA", 12 },
+        { "SRT", 10 },     { "CHIME", 20 },
     };
     if (name == NULL)
         return 0;

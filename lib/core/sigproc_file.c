@@ -74,6 +74,10 @@ blade_status blade_sigproc_create(const char* path,
         put_double(&h, "src_raj", blade_sigproc_packed_angle(v->ra_hours));
         put_double(&h, "src_dej", blade_sigproc_packed_angle(v->dec_degrees));
     }
+    if (v->has_horizontal) { /* degrees, as SIGPROC and rawspec write them */
+        put_double(&h, "az_start", v->az_degrees);
+        put_double(&h, "za_start", v->za_degrees);
+    }
     put_double(&h, "tstart", v->tstart_mjd);
     put_double(&h, "tsamp", v->tsamp);
     put_int(&h, "nbits", 32);

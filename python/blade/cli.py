@@ -79,9 +79,20 @@ def command_header(args):
     from . import guppi
     from .recording import Recording
 
-    header = guppi.read_header(args.file, args.block, args.single_file)
+    try:
+        header, problem = guppi.read_header(args.file, args.block, args.single_file), None
+    except RuntimeError as error:
+        # A recording that cannot be read as a whole (a header without data, a block
+        # cut short, a later block refused) still says something: its first header.
+        if args.block != 0 or not os.path.isfile(args.file):
+            raise
+        header, problem = guppi.read_file_header(args.file), str(error)
     for key, value in header.items():
         print(f"{key:<8}= {_card_text(value)}")
+    if problem is not None:
+        print(f"blade-cli header: warning: the first header of {args.file} is shown, but the recording cannot be "
+              f"read: {problem}", file=sys.stderr)
+        return 0
     if args.summary:
         recording = Recording(args.file, single_file=args.single_file)
         print()

@@ -4,6 +4,8 @@ GUPPI RAW recordings from Python: read headers, describe recordings, and write
 synthetic ones.
 
 * read_header(path, block=0): the cards of one block as a dict with typed values.
+* read_file_header(path): the first header of one file, even of a recording that
+  cannot be read (header only, cut short).
 * describe(path): geometry, block count, gaps and axes of a whole recording.
 * chunk_shape(path, ...): the [A, F, T, P] shape guppi_source would emit (GRC).
 * write_raw(stem, blocks, header, ...): a synthetic recording, written by numpy
@@ -55,6 +57,18 @@ def read_header(path, block=0, single_file=False):
     """
     header = {}
     for card in _core.read_guppi_header(os.fspath(path), block, single_file):
+        header.setdefault(card.key, _typed(card))
+    return header
+
+
+def read_file_header(path):
+    """
+    The first header of the file `path` alone, as read_header gives it, whatever
+    follows (no data, a block cut short, a recording the reader refuses): what a
+    broken or header-only recording says.
+    """
+    header = {}
+    for card in _core.read_guppi_file_header(os.fspath(path)):
         header.setdefault(card.key, _typed(card))
     return header
 

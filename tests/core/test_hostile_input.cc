@@ -557,9 +557,11 @@ BOOST_AUTO_TEST_CASE(a_corrupt_pktidx_is_not_zero_filled_without_bound)
     // none.
     temp_dir dir;
     const std::string path = dir.path + "/jump.raw";
-    // Blocks of 2 samples (TBIN 1 us): PIPERBLK 2 by default (NTIME).
-    write_file(path, one_block({ "PKTIDX  =                    0" }) +
-                         one_block({ "PKTIDX  =              2000000" }));
+    // Blocks of 2 samples (TBIN 1 us), PKTIDX counting samples (PIPERBLK 2, as
+    // hpguppi writes). (Without PIPERBLK or PKTSIZE the step would be learned from
+    // the PKTIDX values themselves, and one pair cannot tell a jump from a step.)
+    write_file(path, one_block({ "PKTIDX  =                    0", "PIPERBLK=                    2" }) +
+                         one_block({ "PKTIDX  =              2000000", "PIPERBLK=                    2" }));
     const auto open_with = [&](blade_guppi_gap_policy policy, double max_gap) {
         blade_guppi_reader_config config = {};
         config.path = path.c_str();
@@ -595,8 +597,8 @@ BOOST_AUTO_TEST_CASE(a_corrupt_pktidx_is_not_zero_filled_without_bound)
     std::tie(status, message, blocks) = open_with(BLADE_GUPPI_GAP_ZERO_FILL, -1);
     BOOST_TEST(status == BLADE_ERROR_INVALID_ARGUMENT);
     // A gap as long as the data is zero-filled by default: 2 blocks, 2 missing.
-    write_file(path, one_block({ "PKTIDX  =                    0" }) +
-                         one_block({ "PKTIDX  =                    6" }));
+    write_file(path, one_block({ "PKTIDX  =                    0", "PIPERBLK=                    2" }) +
+                         one_block({ "PKTIDX  =                    6", "PIPERBLK=                    2" }));
     std::tie(status, message, blocks) = open_with(BLADE_GUPPI_GAP_ZERO_FILL, 0);
     BOOST_TEST(status == BLADE_OK, message);
     BOOST_TEST(blocks == 4);

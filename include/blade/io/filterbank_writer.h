@@ -11,7 +11,8 @@
  *
  * Header (both formats; only keys that blimpy, your and sigpyproc know):
  * telescope_id, machine_id, data_type = 1, rawdatafile, source_name, src_raj and
- * src_dej (when the position is known), tstart (MJD of the first sample), tsamp,
+ * src_dej (when the position is known), az_start and za_start (degrees, when the
+ * recording gives AZ and ZA or EL), tstart (MJD of the first sample), tsamp,
  * nbits = 32, fch1 (MHz, centre of channel 0), foff (MHz per channel, negative
  * for descending frequency), nchans, nifs, nbeams, ibeam. Frequencies are
  * fch1 + j·foff and times tstart + i·tsamp. In .fil files src_raj and src_dej are
@@ -64,7 +65,8 @@ typedef struct blade_filterbank_config {
     int64_t ibeam;                 /**< this file's beam, 0-based */
     blade_observation observation; /**< axes and pointing; tsamp > 0 */
     int telescope_id;              /**< SIGPROC id; -1: from observation.telescope */
-    int machine_id;                /**< SIGPROC machine id (0: "fake") */
+    int machine_id;                /**< SIGPROC machine id (rawspec's 20 is what
+                                        Breakthrough Listen files carry; 0: "fake") */
     const char*
         rawdatafile; /**< written when not NULL or empty (at most 80 characters) */
 } blade_filterbank_config;

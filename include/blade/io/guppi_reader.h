@@ -9,8 +9,10 @@
  * an empty file, bytes that are not header cards, a missing END card, a BLOCSIZE
  * that runs past the end of the file (for the first block), NBITS other than 4, 8,
  * 16 or 32, OBSNCHAN not a multiple of NANTS, a block size that is not a whole
- * number of time samples, a geometry that changes between blocks, or a PKTIDX that
- * goes backwards or jumps by other than whole blocks. A truncated last block (or
+ * number of time samples, a geometry that changes between blocks, a file of the
+ * set from another observation (OBSFREQ, CHAN_BW, TBIN, SCHAN, SRC_NAME, SYNCTIME,
+ * ... differ), or a PKTIDX that goes backwards or jumps by other than whole blocks.
+ * A truncated last block (or
  * a truncated header after at least one complete block) is not an error: it is
  * dropped with a warning (blade_guppi_reader_warning()).
  *
@@ -24,17 +26,24 @@
  * the end of the stream that do not fill a whole chunk are not returned
  * (blade_guppi_reader_stats::samples_left says how many).
  *
- * Conventions (docs/formats.md):
- * - Block geometry: NTIME = BLOCSIZE·8 / (2·NPOL·OBSNCHAN·NBITS); channels per
- *   antenna = OBSNCHAN / NANTS; data order [antenna][channel][time][pol][re, im].
- *   NPOL 4 (the GBT convention for "two polarizations, re and im") is read as 2.
+ * Conventions (docs/formats.md has them per telescope and recorder):
+ * - Block geometry: NTIME = BLOCSIZE·8 / (2·NPOL·OBSNCHAN·NBITS) samples, of which
+ *   the first OVERLAP (PUPPI) repeat the previous block's last ones: each block
+ *   adds NTIME − OVERLAP new samples to the stream (the last block all NTIME);
+ *   channels per antenna = OBSNCHAN / NANTS; data order
+ *   [antenna][channel][time][pol][re, im]. NPOL 4 (the GBT convention for "two
+ *   polarizations, re and im") is read as 2.
  * - Sample types: NBITS 4 -> ci4 (re in the high nibble), 8 -> ci8, 16 -> ci16
  *   (little-endian), 32 -> cf32 (float data, DATATYPE = 'FLOAT').
- * - Time of sample n of a block: SYNCTIME + PKTIDX·(TBIN·NTIME/PIPERBLK) + n·TBIN
- *   (PIPERBLK missing: NTIME; SYNCTIME missing: the STT_IMJD/STT_SMJD/STT_OFFS
- *   time takes its place). Julian date = unix/86400 + 2440587.5.
+ * - PKTIDX step per block S: PIPERBLK (hpguppi: ATA, MeerKAT); else (BLOCSIZE −
+ *   OVERLAP·sample bytes) / PKTSIZE when that is whole (guppi_daq at the GBT and
+ *   Parkes, PUPPI: PKTIDX counts packets); else the smallest advance of PKTIDX
+ *   between consecutive blocks; else NTIME − OVERLAP.
+ * - Time of new sample n of a block: T0 + PKTIDX·TBIN·(NTIME − OVERLAP)/S + n·TBIN,
+ *   T0 = SYNCTIME, or without it the STT_IMJD/STT_SMJD/STT_OFFS time. Julian date
+ *   = unix/86400 + 2440587.5.
  * - Frequency of channel c (per antenna): OBSFREQ + (c - (NCHAN - 1)/2)·CHAN_BW.
- * - A PKTIDX jump of k·PIPERBLK (k > 1) means k - 1 dropped blocks: zero-filled
+ * - A PKTIDX jump of k·S (k > 1) means k - 1 dropped blocks: zero-filled
  *   or the end of the stream, as configured; never a silent shift in time. A gap
  *   longer than blade_guppi_reader_config::max_gap_seconds allows is refused.
  */
@@ -92,15 +101,21 @@ typedef struct blade_guppi_recording {
     int64_t nbits;          /**< NBITS */
     blade_dtype file_type;  /**< element type of the data: ci4, ci8, ci16 or cf32 */
     int64_t blocsize;       /**< data bytes per block */
-    int64_t ntime;          /**< time samples per block */
-    int64_t piperblk;       /**< PKTIDX steps per block */
+    int64_t block_samples;  /**< time samples in a block's data, OVERLAP included */
+    int64_t overlap;        /**< OVERLAP: samples repeating the previous block's last */
+    int64_t ntime;          /**< time samples each block adds to the stream:
+                                 block_samples - overlap */
+    int64_t piperblk;       /**< PKTIDX steps per block (PIPERBLK, or from PKTSIZE,
+                                 or from the PKTIDX values) */
+    int64_t pktsize;        /**< PKTSIZE (bytes per packet), 0 if absent */
     int64_t nfiles;         /**< files in the recording */
     int64_t nblocks;        /**< complete blocks found in the files */
     int64_t gaps;           /**< PKTIDX jumps (places where blocks are missing) */
     int64_t missing_blocks; /**< blocks missing in all jumps together */
     int64_t stream_blocks;  /**< blocks the stream delivers (zero-filled ones included;
                                  with ::BLADE_GUPPI_GAP_STOP up to the first gap) */
-    int64_t stream_samples; /**< stream_blocks · ntime */
+    int64_t stream_samples; /**< stream_blocks · ntime + overlap (the last block's
+                                 overlap samples, which no later block repeats) */
     int64_t chunks;         /**< whole chunks the stream delivers */
     int64_t first_pktidx;   /**< PKTIDX of the first block */
     double tbin;            /**< seconds per sample */
@@ -169,6 +184,15 @@ blade_guppi_reader_header(const blade_guppi_reader* reader);
  */
 BLADE_CORE_API blade_status blade_guppi_reader_block_header(
     const blade_guppi_reader* reader, int64_t block, blade_guppi_header** header);
+
+/**
+ * Parse the first block header of the file `path` alone, whatever follows it (no
+ * data, a block cut short, cards the reader would refuse), so that what a broken or
+ * header-only recording says can still be shown; the caller destroys it. Errors
+ * name the file (a missing END card, bytes that are not cards, not a regular file).
+ */
+BLADE_CORE_API blade_status blade_guppi_file_header(const char* path,
+                                                    blade_guppi_header** header);
 
 /** Warnings found at open (truncated blocks, gaps, missing keys), oldest first. */
 BLADE_CORE_API int64_t blade_guppi_reader_warning_count(const blade_guppi_reader* reader);

@@ -41,6 +41,9 @@ typedef struct blade_observation {
     double ra;            /**< boresight right ascension, radians */
     double dec;           /**< boresight declination, radians */
     bool has_position;    /**< ra and dec are known */
+    double az;            /**< azimuth at the start, radians (AZ) */
+    double za;            /**< zenith angle at the start, radians (ZA, or 90° − EL) */
+    bool has_horizontal;  /**< az and za are known */
     char source_name[BLADE_OBSERVATION_NAME_SIZE]; /**< "" if unknown */
     char telescope[BLADE_OBSERVATION_NAME_SIZE];   /**< "" if unknown */
 } blade_observation;
@@ -85,10 +88,11 @@ BLADE_CORE_API double blade_sigproc_packed_angle(double value);
 BLADE_CORE_API double blade_sigproc_unpack_angle(double packed);
 
 /**
- * SIGPROC telescope_id of a telescope name (case-insensitive: "ATA" 9, "GBT" or
- * "Green Bank" 6, "MeerKAT" 64, "Parkes" 4, "Arecibo" 1, "Effelsberg" 8, "GMRT" 7,
- * "Jodrell" 5, "Nancay" 3, "LOFAR" 11, "VLA" 12, "SRT" 10, "CHIME" 20), 0 ("fake")
- * for anything else.
+ * SIGPROC telescope_id of a telescope name, as the Breakthrough Listen tools
+ * (rawspec, blimpy, seticore) number them (case-insensitive, by prefix: "ATA" or
+ * "Allen" 9, "GBT" or "Green Bank" 6, "MeerKAT" 64, "Parkes", "PKS" or "Murriyang"
+ * 4, "Arecibo" or "AO" 1, "Effelsberg" 8, "GMRT" 7, "Jodrell" 5, "Nancay" 3,
+ * "LOFAR" 11, "VLA" 12, "SRT" 10, "CHIME" 20), 0 ("fake") for anything else.
  */
 BLADE_CORE_API int blade_sigproc_telescope_id(const char* name);
 

@@ -34,7 +34,9 @@ namespace blade {
  * detector keep right): fch1 = freq_first (MHz, centre of channel 0), foff = chan_bw
  * (MHz), tstart = MJD of time_start_unix, tsamp, nchans = F, nifs = P, nbeams = B,
  * ibeam, source_name, telescope_id (from the telescope tag: ATA 9, GBT 6, MeerKAT
- * 64, ...), src_raj and src_dej (from ra and dec), nfpc (.h5 only). Frequencies are
+ * 64, ...), machine_id 20 (rawspec's), src_raj and src_dej (from ra and dec; for
+ * beams, each file's own from the blade_beams tag, and none for beamformed data
+ * without it), az_start and za_start (from az and za), nfpc (.h5 only). Frequencies are
  * fch1 + j foff, times tstart + i tsamp. overrides sets or replaces values:
  * source_name, rawdatafile, telescope_id, machine_id, fch1, foff (MHz), tstart
  * (MJD), tsamp (s), nfpc, ra and dec (radians). file_overrides, one map per file,

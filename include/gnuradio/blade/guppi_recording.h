@@ -69,6 +69,13 @@ BLADE_API guppi_description describe_guppi(const std::string& path,
 BLADE_API std::vector<guppi_card>
 read_guppi_header(const std::string& path, int64_t block = 0, bool single_file = false);
 
+/*!
+ * \brief The first header of the file `path` alone, whatever follows (no data, a
+ * cut-short or refused recording): what a broken recording says.
+ * \ingroup blade
+ */
+BLADE_API std::vector<guppi_card> read_guppi_file_header(const std::string& path);
+
 } // namespace blade
 } // namespace gr
 

@@ -42,6 +42,8 @@ constexpr const char* source_name = "blade_source_name";         //!< string: SR
 constexpr const char* telescope = "blade_telescope";             //!< string: TELESCOP
 constexpr const char* ra = "blade_ra";                           //!< double: boresight right ascension, rad
 constexpr const char* dec = "blade_dec";                         //!< double: boresight declination, rad
+constexpr const char* az = "blade_az";                           //!< double: azimuth at the start, rad
+constexpr const char* za = "blade_za";                           //!< double: zenith angle at the start, rad
 constexpr const char* aspect = "blade_aspect";                   //!< string: "antenna" or "beam" (meaning of axis A)
 constexpr const char* dropped = "blade_dropped_blocks";          //!< long: blocks zero-filled before this chunk
 //! dict: what each beam of axis A is, so that every beam's file gets its own name and

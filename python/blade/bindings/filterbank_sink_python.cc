@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(filterbank_sink.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(f7f874eecf1e373ff4b44554bf963607)                     */
+/* BINDTOOL_HEADER_FILE_HASH(9ae635361c5522b95aec81ef1d888c98)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

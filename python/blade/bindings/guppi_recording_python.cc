@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(guppi_recording.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(87468d49b819733c354f0cccd77cfca9)                     */
+/* BINDTOOL_HEADER_FILE_HASH(52605a137c1f06e7a9b5558a6d21d8e1)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -97,4 +97,10 @@ void bind_guppi_recording(py::module& m)
           py::arg("block") = 0,
           py::arg("single_file") = false,
           D(read_guppi_header));
+
+
+    m.def("read_guppi_file_header",
+          &::gr::blade::read_guppi_file_header,
+          py::arg("path"),
+          D(read_guppi_file_header));
 }

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(metadata.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(bae8a98cbd249f23ea0f6177ecf690b1)                     */
+/* BINDTOOL_HEADER_FILE_HASH(877efc164d13a3258db266cbf903f9ea)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

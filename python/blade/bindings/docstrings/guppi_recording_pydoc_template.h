@@ -37,3 +37,6 @@ static const char* __doc_gr_blade_describe_guppi = R"doc()doc";
 
 
 static const char* __doc_gr_blade_read_guppi_header = R"doc()doc";
+
+
+static const char* __doc_gr_blade_read_guppi_file_header = R"doc()doc";
