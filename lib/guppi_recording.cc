@@ -68,6 +68,7 @@ guppi_description describe_guppi(const std::string& path,
     d.sample_type = blade_dtype_name(rec->file_type);
     d.blocsize = rec->blocsize;
     d.ntime = rec->ntime;
+    d.overlap = rec->overlap;
     d.piperblk = rec->piperblk;
     d.blocks = rec->nblocks;
     d.gaps = rec->gaps;

@@ -76,8 +76,9 @@ def read_file_header(path):
 def describe(path, single_file=False, on_gap="zero-fill", max_gap=0.0):
     """
     What a recording holds: {"files", "blocks", "nants", "nchan" (per antenna),
-    "npol", "nbits", "sample_type", "blocsize", "ntime" (samples per block),
-    "piperblk", "gaps", "missing_blocks", "first_pktidx", "tbin", "unix_start",
+    "npol", "nbits", "sample_type", "blocsize", "ntime" (new samples per block),
+    "overlap" (samples each block repeats from the one before), "piperblk" (PKTIDX
+    steps per block), "gaps", "missing_blocks", "first_pktidx", "tbin", "unix_start",
     "freq_first" (Hz, centre of channel 0), "chan_bw" (Hz), "coarse_first",
     "warnings", "header" (the first block's cards, typed)}. on_gap and max_gap are
     blade.guppi_source's (a gap longer than max_gap seconds is refused; 0: longer
@@ -88,7 +89,7 @@ def describe(path, single_file=False, on_gap="zero-fill", max_gap=0.0):
         name: getattr(d, name)
         for name in (
             "files", "blocks", "nants", "nchan", "npol", "nbits", "sample_type", "blocsize",
-            "ntime", "piperblk", "gaps", "missing_blocks", "first_pktidx", "tbin",
+            "ntime", "overlap", "piperblk", "gaps", "missing_blocks", "first_pktidx", "tbin",
             "unix_start", "freq_first", "chan_bw", "coarse_first", "warnings",
         )
     }

@@ -63,6 +63,7 @@ class Recording:
         self.nants, self.nchan, self.npol = d["nants"], d["nchan"], d["npol"]
         self.nbits, self.sample_type = d["nbits"], d["sample_type"]
         self.ntime, self.tbin = d["ntime"], d["tbin"]
+        self.overlap = d["overlap"]
         self.missing_blocks = d["missing_blocks"]
         self.gaps = d["gaps"]
         self.warnings = list(d["warnings"])
@@ -132,9 +133,13 @@ class Recording:
         others = len(self.files) - 1
         more = f" (+{others} file{'s' if others > 1 else ''})" if others else ""
         gaps = f", {self.missing_blocks} missing" if self.missing_blocks else ""
-        return (f"{os.path.basename(self.files[0])}{more}: {self.blocks} blocks{gaps} of {self.ntime} samples, "
-                f"{self.nants} antennas x {self.nchan} channels x {self.npol} pols, {self.nbits}-bit, "
-                f"{self.duration:.3f} s")
+        def count(n, word):
+            return f"{n} {word}{'' if n == 1 else 's'}"
+
+        overlap = f" (+{self.overlap} repeated)" if self.overlap else ""
+        return (f"{os.path.basename(self.files[0])}{more}: {count(self.blocks, 'block')}{gaps} of {self.ntime} "
+                f"samples{overlap}, {count(self.nants, 'antenna')} x {count(self.nchan, 'channel')} x "
+                f"{count(self.npol, 'pol')}, {self.nbits}-bit, {self.duration:.6g} s")
 
     def describe_band(self):
         centres = self.channel_centres()

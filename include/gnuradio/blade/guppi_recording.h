@@ -36,8 +36,9 @@ struct BLADE_API guppi_description {
     int64_t nbits = 0;                 //!< bits per real or imaginary part
     std::string sample_type;           //!< ci4, ci8, ci16 or cf32
     int64_t blocsize = 0;              //!< data bytes per block
-    int64_t ntime = 0;                 //!< time samples per block
-    int64_t piperblk = 0;              //!< PKTIDX steps per block
+    int64_t ntime = 0;                 //!< time samples each block adds (OVERLAP excluded)
+    int64_t overlap = 0;               //!< OVERLAP: samples repeating the previous block's
+    int64_t piperblk = 0;              //!< PKTIDX steps per block (PIPERBLK, PKTSIZE or learned)
     int64_t blocks = 0;                //!< complete blocks in the files
     int64_t gaps = 0;                  //!< PKTIDX jumps
     int64_t missing_blocks = 0;        //!< blocks missing in them

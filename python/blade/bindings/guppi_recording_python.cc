@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(guppi_recording.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(52605a137c1f06e7a9b5558a6d21d8e1)                     */
+/* BINDTOOL_HEADER_FILE_HASH(ed2699e8e5ef47d90159aa718a71d19a)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -67,6 +67,7 @@ void bind_guppi_recording(py::module& m)
         .def_readonly("sample_type", &guppi_description::sample_type)
         .def_readonly("blocsize", &guppi_description::blocsize)
         .def_readonly("ntime", &guppi_description::ntime)
+        .def_readonly("overlap", &guppi_description::overlap)
         .def_readonly("piperblk", &guppi_description::piperblk)
         .def_readonly("blocks", &guppi_description::blocks)
         .def_readonly("gaps", &guppi_description::gaps)
