@@ -89,18 +89,22 @@ __device__ inline void add_products(sums<4>& s, float4 v)
     s.v[3] += fmaf(v.y, v.z, -(v.x * v.w));
 }
 
+// A lower-sideband band's voltages are the sky's conjugates: Im(X·Y*) changes sign.
+template <bool LowerSideband>
 struct cross_products { // mode cross
     using sample = float4;
     static constexpr int kept = 4, outputs = 4;
     __device__ static void add(sums<kept>& s, float4 v) { add_products(s, v); }
     __device__ static void finish(const sums<kept>& s, float (&out)[outputs])
     {
-#pragma unroll
-        for (int c = 0; c < 4; c++)
-            out[c] = s.v[c];
+        out[0] = s.v[0];
+        out[1] = s.v[1];
+        out[2] = s.v[2];
+        out[3] = LowerSideband ? -s.v[3] : s.v[3];
     }
 };
 
+template <bool LowerSideband>
 struct stokes_iquv { // mode IQUV (IAU, linear feeds)
     using sample = float4;
     static constexpr int kept = 4, outputs = 4;
@@ -110,7 +114,7 @@ struct stokes_iquv { // mode IQUV (IAU, linear feeds)
         out[0] = s.v[0] + s.v[1];
         out[1] = s.v[0] - s.v[1];
         out[2] = 2.0f * s.v[2];
-        out[3] = -2.0f * s.v[3];
+        out[3] = LowerSideband ? 2.0f * s.v[3] : -2.0f * s.v[3];
     }
 };
 
@@ -377,6 +381,7 @@ extern "C" blade_status blade_cuda_detect(const float* input,
                                           int64_t integration,
                                           int polarizations,
                                           blade_detector_mode mode,
+                                          bool lower_sideband,
                                           const float* previous,
                                           float* destination,
                                           void* stream_handle)
@@ -403,9 +408,13 @@ extern "C" blade_status blade_cuda_detect(const float* input,
     case BLADE_DETECT_XXYY:
         return launch<dual_powers>(input, rows, integration, previous, destination, stream);
     case BLADE_DETECT_CROSS:
-        return launch<cross_products>(input, rows, integration, previous, destination, stream);
+        return lower_sideband
+                   ? launch<cross_products<true>>(input, rows, integration, previous, destination, stream)
+                   : launch<cross_products<false>>(input, rows, integration, previous, destination, stream);
     case BLADE_DETECT_IQUV:
-        return launch<stokes_iquv>(input, rows, integration, previous, destination, stream);
+        return lower_sideband
+                   ? launch<stokes_iquv<true>>(input, rows, integration, previous, destination, stream)
+                   : launch<stokes_iquv<false>>(input, rows, integration, previous, destination, stream);
     }
     return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "detector: unknown mode code %d", (int)mode);
 }

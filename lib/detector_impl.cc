@@ -7,6 +7,7 @@
 #include <gnuradio/blade/metadata.h>
 #include <gnuradio/io_signature.h>
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -19,7 +20,7 @@ detector::sptr detector::make(const std::vector<int64_t>& shape,
                               const std::string& device)
 {
     const tensor_spec input(BLADE_CF32, parse_shape(shape, "blade.detector shape"));
-    blade_detector_config config;
+    blade_detector_config config = {};
     if (blade_detector_mode_parse(mode.c_str(), &config.mode) != BLADE_OK)
         throw std::invalid_argument(std::string("blade.detector mode: ") + blade_last_error());
     config.integration = integration;
@@ -95,9 +96,27 @@ int detector_impl::work(int noutput_items,
         const auto* in = static_cast<const char*>(input_items[0]);
         auto* out = static_cast<char*>(output_items[0]);
         const size_t in_size = input_item_size(), out_size = output_item_size();
+        // Which sideband the chunks are of, from their channel width: a lower
+        // sideband's voltages are the sky's conjugates (the sign of Im(X·Y*)).
+        std::vector<gr::tag_t> widths;
+        static const pmt::pmt_t chan_bw = pmt::intern(tag::chan_bw);
+        get_tags_in_range(widths,
+                          0,
+                          nitems_read(0),
+                          nitems_read(0) + static_cast<uint64_t>(noutput_items) * d_steps,
+                          chan_bw);
+        std::stable_sort(widths.begin(), widths.end(), [](const gr::tag_t& a, const gr::tag_t& b) {
+            return a.offset < b.offset;
+        });
+        size_t next_width = 0;
         for (int o = 0; o < noutput_items; o++) {
             blade_tensor output = tensor(output_spec(0), out + o * out_size);
             for (int64_t step = 0; step < d_steps; step++) {
+                const uint64_t item = nitems_read(0) + static_cast<uint64_t>(o * d_steps + step);
+                for (; next_width < widths.size() && widths[next_width].offset <= item; next_width++)
+                    if (pmt::is_real(widths[next_width].value))
+                        blade_detector_set_lower_sideband(
+                            d_detector, pmt::to_double(widths[next_width].value) < 0);
                 const blade_tensor input =
                     tensor(input_spec(0), in + (o * d_steps + step) * in_size);
                 check(blade_detector_process(d_detector, &input, &output, stream()), "detector");

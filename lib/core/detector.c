@@ -160,6 +160,11 @@ int64_t blade_detector_position(const blade_detector* detector) { return detecto
 
 void blade_detector_reset(blade_detector* detector) { detector->position = 0; }
 
+void blade_detector_set_lower_sideband(blade_detector* detector, bool lower_sideband)
+{
+    detector->config.lower_sideband = lower_sideband;
+}
+
 blade_status blade_detector_process(blade_detector* detector,
                                     const blade_tensor* input,
                                     blade_tensor* output,
@@ -179,6 +184,7 @@ blade_status blade_detector_process(blade_detector* detector,
                                     detector->chunk_integration,
                                     polarizations,
                                     detector->config.mode,
+                                    detector->config.lower_sideband,
                                     first ? NULL : detector->accumulator,
                                     last ? output->data : detector->accumulator,
                                     stream));
@@ -192,6 +198,7 @@ blade_status blade_detector_process(blade_detector* detector,
                          detector->chunk_integration,
                          polarizations,
                          detector->config.mode,
+                         detector->config.lower_sideband,
                          first ? NULL : detector->accumulator,
                          last ? NULL : detector->accumulator,
                          output->data);

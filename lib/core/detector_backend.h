@@ -3,6 +3,7 @@
 #ifndef BLADE_CORE_DETECTOR_BACKEND_H
 #define BLADE_CORE_DETECTOR_BACKEND_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <blade/modules/detector.h>
@@ -21,12 +22,13 @@ extern "C" {
  * is written to accumulator[r * Pout + c] when `accumulator` is given (a step that
  * does not end its group), else rounded to float into output[r * Pout + c]. The
  * CPU sums sequentially in double precision. `previous` and `accumulator` may be
- * the same memory. */
+ * the same memory. With `lower_sideband` the outputs made of Im(X·Y*) change sign. */
 void blade_cpu_detect(const float* input,
                       int64_t rows,
                       int64_t integration,
                       int polarizations,
                       blade_detector_mode mode,
+                      bool lower_sideband,
                       const double* previous,
                       double* accumulator,
                       float* output);
@@ -41,6 +43,7 @@ blade_status blade_cuda_detect(const float* input,
                                int64_t integration,
                                int polarizations,
                                blade_detector_mode mode,
+                               bool lower_sideband,
                                const float* previous,
                                float* destination,
                                void* stream);

@@ -72,16 +72,21 @@ void blade_cpu_detect(const float* input,
                       int64_t integration,
                       int polarizations,
                       blade_detector_mode mode,
+                      bool lower_sideband,
                       const double* previous,
                       double* accumulator,
                       float* output)
 {
+    /* Both cross and IQUV put Im(X·Y*) (or V) last. */
+    const bool mirror = lower_sideband && (mode == BLADE_DETECT_CROSS || mode == BLADE_DETECT_IQUV);
     const int outputs = blade_detector_mode_outputs(mode);
     const int64_t row_values = integration * 2 * polarizations;
 #pragma omp parallel for schedule(static) if (rows * integration >= PARALLEL_THRESHOLD)
     for (int64_t r = 0; r < rows; r++) {
         double value[4];
         detect_row(input + r * row_values, integration, polarizations, mode, value);
+        if (mirror)
+            value[3] = -value[3];
         for (int c = 0; c < outputs; c++) {
             const int64_t at = r * outputs + c;
             const double total = previous ? previous[at] + value[c] : value[c];

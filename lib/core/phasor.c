@@ -569,11 +569,16 @@ static void synthesize(const blade_phasor* plan, float* out)
     const int64_t N = plan->rate, F = plan->fine, P = plan->pols;
     const double first = blade_frequency_axis_centre(&plan->frequency, 0);
     const double spacing = plan->frequency.channel_width / (double)N;
+    /* A lower-sideband band (CHAN_BW < 0) is recorded as the mirror image of the sky:
+     * its complex voltages are the conjugates of the sky signal's, geometric phase
+     * included, so the phase that undoes a delay turns the other way. (The
+     * calibration was measured on the voltages as recorded: it stays as it is.) */
+    const double sense = plan->frequency.channel_width < 0 ? -1.0 : 1.0;
 
 #pragma omp parallel for schedule(static) if (B * A * F * P > 65536)
     for (int64_t pair = 0; pair < B * A; pair++) {
         const int64_t a = pair % A;
-        const double delay = plan->delays[pair];
+        const double delay = sense * plan->delays[pair];
         const double complex step = turn(delay * spacing);
         double complex phase = 1.0;
         float* row = out + 2 * pair * F * P;

@@ -10,9 +10,12 @@ phasing to the boresight, a source in direction s reaches antenna a earlier by t
 steering delay tau_a(t) = tau_a(s) - tau_a(boresight), so in the channel holding the
 tone the baseband voltage is
 
-    x_a(t) = amplitude * exp(2 pi i (b t + nu_s tau_a(t))) + n_a(t)
+    x_a(t) = amplitude * exp(2 pi i (b t + s nu_s tau_a(t))) + n_a(t)
 
-with b the tone's baseband frequency, nu_s its sky frequency and n_a independent
+with b the tone's baseband frequency, nu_s its sky frequency, s = +1 in an upper
+sideband band (CHAN_BW > 0) and -1 in a lower sideband one, whose recorded
+voltages are the conjugates of the sky's (mirrored: b > 0 is a lower sky frequency,
+and the geometric phase turns the other way), and n_a independent
 complex Gaussian noise (sigma per real component), quantized to int8. tau_a(t) is
 computed at every block's edges and interpolated linearly to each sample: the
 Earth's rotation changes it by picoseconds per second, a tenth of a turn per second
@@ -247,7 +250,8 @@ class SyntheticObservation:
             pairs *= numpy.float32(self.noise)
             tau = delays[b][:, None] + (delays[b + 1] - delays[b])[:, None] * fraction[None, :]  # [A, T]
             n = b * T + numpy.arange(T)
-            cycles = (self.tone_baseband * self.tbin * n)[None, :] + self.tone_frequency * tau
+            sense = 1.0 if self.chan_bw > 0 else -1.0  # a lower sideband is the sky's mirror image
+            cycles = (self.tone_baseband * self.tbin * n)[None, :] + sense * self.tone_frequency * tau
             tone = self.tone_amplitude * numpy.exp(2j * numpy.pi * numpy.mod(cycles, 1.0))  # [A, T]
             pairs[:, self.tone_channel, :, :, 0] += tone.real[:, :, None].astype(numpy.float32)
             pairs[:, self.tone_channel, :, :, 1] += tone.imag[:, :, None].astype(numpy.float32)

@@ -17,9 +17,10 @@ namespace {
 struct plan {
     blade_detector* detector = nullptr;
     blade_shape shape, out_shape;
-    plan(blade_shape s, blade_detector_mode mode, int64_t integration) : shape(s)
+    plan(blade_shape s, blade_detector_mode mode, int64_t integration, bool lower_sideband = false)
+        : shape(s)
     {
-        const blade_detector_config config = { mode, integration };
+        const blade_detector_config config = { mode, integration, lower_sideband };
         ok(blade_detector_create(&detector, &config, &shape, blade_device_cpu()), "create");
         out_shape = blade_detector_output_shape(detector);
     }
@@ -68,6 +69,22 @@ BOOST_AUTO_TEST_CASE(every_mode_by_hand_without_integration)
     expect(plan(shape, BLADE_DETECT_CROSS, 1).run(two_samples), { 5, 25, 11, 2, 1, 1, 0, 1 });
     // I = XX + YY, Q = XX - YY, U = 2 Re(XY*), V = -2 Im(XY*)
     expect(plan(shape, BLADE_DETECT_IQUV, 1).run(two_samples), { 30, -20, 22, -4, 2, 0, 0, -2 });
+}
+
+BOOST_AUTO_TEST_CASE(a_lower_sideband_negates_the_imaginary_cross_product_only)
+{
+    // The voltages of a lower-sideband band are the sky's conjugates: X·Y* becomes
+    // its conjugate, so Im(X·Y*) (cross's 4th output, IQUV's V) changes sign and
+    // nothing else does; the same by the setter, and within a sum over samples.
+    const blade_shape shape = blade_shape_aftp(1, 1, 2, 2);
+    expect(plan(shape, BLADE_DETECT_I, 1, true).run(two_samples), { 30, 2 });
+    expect(plan(shape, BLADE_DETECT_XXYY, 1, true).run(two_samples), { 5, 25, 1, 1 });
+    expect(plan(shape, BLADE_DETECT_CROSS, 1, true).run(two_samples), { 5, 25, 11, -2, 1, 1, 0, -1 });
+    expect(plan(shape, BLADE_DETECT_IQUV, 1, true).run(two_samples), { 30, -20, 22, 4, 2, 0, 0, 2 });
+    plan p(shape, BLADE_DETECT_IQUV, 2);
+    expect(p.run(two_samples), { 32, -20, 22, -6 });
+    blade_detector_set_lower_sideband(p.detector, true);
+    expect(p.run(two_samples), { 32, -20, 22, 6 });
 }
 
 BOOST_AUTO_TEST_CASE(every_mode_by_hand_summed_over_two_samples)

@@ -26,10 +26,11 @@ std::vector<float> detect_on(blade_device device,
                              const blade_shape& shape,
                              blade_detector_mode mode,
                              int64_t integration,
-                             const std::vector<uint8_t>& chunks)
+                             const std::vector<uint8_t>& chunks,
+                             bool lower_sideband = false)
 {
     blade_detector* detector;
-    const blade_detector_config config = { mode, integration };
+    const blade_detector_config config = { mode, integration, lower_sideband };
     ok(blade_detector_create(&detector, &config, &shape, device), "create");
     const blade_shape out_shape = blade_detector_output_shape(detector);
     const size_t in_bytes = blade_tensor_bytes(BLADE_CF32, &shape);
@@ -55,11 +56,16 @@ std::vector<float> detect_on(blade_device device,
     return values;
 }
 
-void check_parity(const blade_shape& shape, blade_detector_mode mode, int64_t integration, int nchunks, uint32_t seed)
+void check_parity(const blade_shape& shape,
+                  blade_detector_mode mode,
+                  int64_t integration,
+                  int nchunks,
+                  uint32_t seed,
+                  bool lower_sideband = false)
 {
     const auto chunks = blade_test::random_cf32(blade_shape_count(&shape) * nchunks, seed);
-    const auto cpu = detect_on(blade_device_cpu(), shape, mode, integration, chunks);
-    const auto gpu = detect_on(first_gpu(), shape, mode, integration, chunks);
+    const auto cpu = detect_on(blade_device_cpu(), shape, mode, integration, chunks, lower_sideband);
+    const auto gpu = detect_on(first_gpu(), shape, mode, integration, chunks, lower_sideband);
     // Total power per row (XX + YY), from the CPU, for the tolerance
     const auto power = detect_on(blade_device_cpu(), shape, BLADE_DETECT_I, integration, chunks);
     const int outputs = blade_detector_mode_outputs(mode);
@@ -108,6 +114,14 @@ BOOST_AUTO_TEST_CASE(integration_across_chunks)
     check_parity(blade_shape_aftp(2, 5, 64, 2), BLADE_DETECT_IQUV, 3 * 64, 6, 11);
     check_parity(blade_shape_aftp(2, 5, 64, 2), BLADE_DETECT_CROSS, 4 * 64, 8, 12);
     check_parity(blade_shape_aftp(3, 4, 7, 1), BLADE_DETECT_I, 2 * 7, 4, 13);
+}
+
+BOOST_AUTO_TEST_CASE(lower_sideband)
+{
+    // Im(X·Y*) negated on both backends alike, within and across chunks.
+    check_parity(blade_shape_aftp(3, 7, 192, 2), BLADE_DETECT_CROSS, 8, 1, 41, true);
+    check_parity(blade_shape_aftp(3, 7, 192, 2), BLADE_DETECT_IQUV, 192, 1, 42, true);
+    check_parity(blade_shape_aftp(2, 5, 64, 2), BLADE_DETECT_IQUV, 3 * 64, 6, 43, true);
 }
 
 BOOST_AUTO_TEST_CASE(benchmark_shapes)

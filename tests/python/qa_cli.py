@@ -148,6 +148,27 @@ class qa_cli_mode_b(CliTestCase):
         # Elsewhere in the band only noise: the tone's channel is the peak.
         self.assertEqual(int(numpy.argmax(spectra["tone-source"])), tone)
 
+    def test_a_lower_sideband_recording_gains_A_too(self):
+        # CHAN_BW < 0 (the band mirrored, its voltages the sky's conjugates, the
+        # steering phase included): the beam on the source still adds the antennas
+        # in phase, and the tone is where its sky frequency says.
+        obs = observation(chan_bw=-0.5e6, blocks=4)
+        files = obs.write(os.path.join(self.dir, "lsb"), "lsb")
+        code, out, err = run_cli("mode-b", "-i", files["stem"], "-r", files["recipe"], "-o", self.dir,
+                                 "--name", "lsb", "--channelizer-rate", RATE, "--integration", INTEGRATION,
+                                 "--device", "cpu", "--no-progress")
+        self.assertEqual(code, 0, err)
+        spectra = [parse_fil(self.out(f"lsb.beam{b:04d}.fil")) for b in range(3)]
+        header = spectra[0][0]
+        frequencies = header["fch1"] + header["foff"] * numpy.arange(header["nchans"])
+        self.assertLess(header["foff"], 0)
+        tone = int(numpy.argmin(numpy.abs(frequencies * 1e6 - obs.tone_frequency)))
+        self.assertEqual(tone, obs.tone_fine_channel(RATE))
+        on, off, single = (tone_to_noise(data[:, 0, :].mean(axis=0), tone) for _, data in spectra)
+        self.assertGreater(on / single, 0.8 * A)
+        self.assertLess(on / single, 1.2 * A)
+        self.assertLess(off / single, 0.3 * A)
+
     def test_max_chunks_a_beam_subset_and_fbh5(self):
         code, out, err = run_cli("mode-b", "-i", self.files["raw"][1], "-r", self.files["recipe"], "-o", self.dir,
                                  "--name", "subset", "--beams", "1", "--no-incoherent", "--format", "h5",

@@ -57,6 +57,24 @@ class qa_detector(gr_unittest.TestCase):
                 got, _ = bt.run_chunks([block], chunks, shape, "cf32", out_shape, "f32")
                 numpy.testing.assert_array_equal(got.reshape(-1), numpy.array(expected, numpy.float32).reshape(-1))
 
+    def test_a_lower_sideband_band_gives_the_sky_s_cross_products(self):
+        # Chunks of a lower-sideband band (a negative blade_chan_bw tag, as every
+        # gr-blade source and channelizer attaches): the voltages are the sky's
+        # conjugates, so Im(X Y*) and V change sign; a positive width leaves them.
+        chunks = bt.random_complex(self.rng, (3, 2, 3, 8, 2), 100.0)
+        shape = [2, 3, 8, 2]
+        for mode in ("cross", "IQUV"):
+            expected, scale = detect(chunks, mode, 4)
+            for width, sign in ((-0.5e6, -1), (0.5e6, 1)):
+                with self.subTest(mode=mode, chan_bw=width):
+                    block = blade.detector(shape, mode, 4, "cpu")
+                    tags = bt.blade_tags(0, chan_bw=width)
+                    got, _ = bt.run_chunks([block], chunks, shape, "cf32", list(block.output_shape()), "f32",
+                                           tags)
+                    want = expected.copy()
+                    want[..., 3] *= sign
+                    self.assert_power_close(got, want, scale, f"{mode} {width}")
+
     def test_every_mode_and_integration_on_edge_shapes(self):
         for mode in OUTPUTS:
             for shape, integrations in (

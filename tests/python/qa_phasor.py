@@ -3,7 +3,8 @@
 """
 The phasor block: one phasor chunk per chunk-time item, equal to the spec's
 formula phasor = cal[SCHAN + first + c] * exp(-2 pi i delay nu_f) with channel
-centres written here from formats.md; device buffers on the emulated device; run-
+centres written here from formats.md (exp(+2 pi i delay nu_f) in a lower-sideband
+band, CHAN_BW < 0, whose voltages are the conjugates of the sky's: reference.md); device buffers on the emulated device; run-
 time updates; the BFR5 recipe modes and their checks against the recording.
 Delays themselves are checked against astropy in qa_delays_astropy.py.
 """
@@ -42,7 +43,8 @@ def expected_phasors(delays, calibration_rows, first_row, axis=AXIS):
     nu = centres(**axis)
     coarse_rows = axis["schan"] + axis["first_channel"] + numpy.arange(axis["channels"]) - first_row
     cal = numpy.repeat(calibration_rows[:, coarse_rows, :], axis["channelizer_rate"], axis=1)  # [A, F, P]
-    turns = numpy.exp(-2j * numpy.pi * delays[:, :, None] * nu[None, None, :])  # [B, A, F]
+    sense = -1 if axis["channel_width"] > 0 else 1  # a lower sideband turns the other way
+    turns = numpy.exp(sense * 2j * numpy.pi * delays[:, :, None] * nu[None, None, :])  # [B, A, F]
     return (cal[None, :, :, :] * turns[:, :, :, None])[:, :, :, None, :]
 
 
@@ -95,6 +97,23 @@ class qa_phasor(gr_unittest.TestCase):
         numpy.testing.assert_allclose(out[1, 0, :, :, 0, :],
                                       numpy.repeat(self.cal[:, 14:17, :], 4, axis=1), rtol=0, atol=1e-6)
         numpy.testing.assert_array_equal(block.last_delays(), self.delays_at(times[-1]["jd_mid"], 0.2))
+
+    def test_a_lower_sideband_turns_the_phase_the_other_way(self):
+        # CHAN_BW < 0: frequencies descend with the channel index and the recorded
+        # voltages are the sky's conjugates; the phasors conjugate the geometric term
+        # (not the calibration, measured on the voltages as recorded).
+        axis = dict(AXIS, channel_width=-0.5e6)
+        block = blade.phasor(self.array["reference"], self.array["positions"], self.boresight, self.beams,
+                             **axis, polarizations=POLS, reference_antenna=1, calibration=self.cal,
+                             calibration_first_channel=self.cal_first, device="cpu")
+        out = run_phasor(block, [dict(jd_mid=JD0, dut1=0.0, step=0)])
+        delays = self.delays_at(JD0, 0.0)
+        numpy.testing.assert_allclose(out[0], expected_phasors(delays, self.cal.astype(complex), self.cal_first,
+                                                               axis), rtol=0, atol=3e-6)
+        nu = centres(**axis)
+        cal = numpy.repeat(self.cal[:, 14:17, :], 4, axis=1)
+        numpy.testing.assert_allclose(out[0, 1, 2, :, 0, 0],
+                                      cal[2, :, 0] * numpy.exp(2j * numpy.pi * delays[1, 2] * nu), rtol=0, atol=3e-6)
 
     def test_unix_time_stands_in_for_a_missing_julian_date(self):
         unix = (JD0 - 2440587.5) * 86400.0

@@ -17,7 +17,8 @@
  *
  * where XX = Σ|X|², YY = Σ|Y|² and X·Y* is summed likewise (IAU Stokes parameters for
  * linear feeds; after a polarizer to the circular basis the same formulas give the
- * circular-basis products).
+ * circular-basis products). For a lower-sideband band (config.lower_sideband) the
+ * voltages are the sky's conjugates and Im(X·Y*) changes sign.
  *
  * **Integration across chunks.** The integration I is in time samples. When I
  * divides T, each chunk gives T/I output samples. When I is larger than T it must
@@ -48,6 +49,7 @@
 #ifndef BLADE_DETECTOR_H
 #define BLADE_DETECTOR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <blade/device.h>
@@ -72,6 +74,11 @@ typedef enum blade_detector_mode {
 typedef struct blade_detector_config {
     blade_detector_mode mode; /**< products to compute */
     int64_t integration;      /**< time samples summed per output: a divisor of T, or a multiple of T */
+    /** The voltages are of a lower-sideband band (CHAN_BW < 0): the conjugates of the
+     *  sky signal's, so Im(X·Y*) is negated (cross: the 4th output; IQUV: V) to give
+     *  the sky's, as rawspec does. Total powers, XX, YY, Re(X·Y*), Q and U do not
+     *  change. */
+    bool lower_sideband;
 } blade_detector_config;
 
 /** An opaque detector plan. */
@@ -111,6 +118,14 @@ BLADE_CORE_API int64_t blade_detector_steps(const blade_detector* detector);
 BLADE_CORE_API int64_t blade_detector_position(const blade_detector* detector);
 
 /** Start a new group: the next process() call is step 0 (after a gap in the data, say). */
+/**
+ * Whether the voltages are of a lower-sideband band from the next process() on
+ * (blade_detector_config::lower_sideband): a block learns it from the chunks' channel
+ * width once it sees them.
+ */
+BLADE_CORE_API void blade_detector_set_lower_sideband(blade_detector* detector,
+                                                      bool lower_sideband);
+
 BLADE_CORE_API void blade_detector_reset(blade_detector* detector);
 
 /**
