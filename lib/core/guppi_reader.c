@@ -350,6 +350,14 @@ static blade_status read_observation(blade_guppi_reader* r, const char* name)
                           "OBSBW = %g MHz is not a bandwidth, and there is no CHAN_BW "
                           "(non-zero; negative for descending frequencies)",
                           obsbw);
+    if (has_chan_bw && has_obsbw && (chan_bw < 0) != (obsbw < 0))
+        BLADE_TRY(warn(r,
+                       "%s: CHAN_BW = %g MHz and OBSBW = %g MHz disagree in sign: the channel "
+                       "width's is used (rawspec would use OBSBW's), so check which "
+                       "sideband the band is",
+                       name,
+                       chan_bw,
+                       obsbw));
     if (!has_chan_bw && has_obsbw)
         chan_bw = obsbw / (double)rec->nchan;
     if (!has_chan_bw && !has_obsbw && has_tbin && tbin > 0)
