@@ -543,7 +543,8 @@ BOOST_AUTO_TEST_CASE(no_writer_writes_over_a_recording_being_read)
         }
     }
     // Once the reader is closed the file is no input: replacing it is allowed.
-    blade_filterbank_config config = filterbank_config(dir.path + "/soft.beam0000.fil");
+    const std::string replaced = dir.path + "/soft.beam0000.fil"; // outlives the config
+    blade_filterbank_config config = filterbank_config(replaced);
     blade_filterbank_writer* writer = nullptr;
     ok(blade_filterbank_writer_create(&writer, &config), "after the reader closed");
     blade_filterbank_writer_destroy(writer);
