@@ -38,8 +38,9 @@ if problems:
 
 source = blade.guppi_source(args.recording, 0, "ci8")       # chunks of one block
 shape = list(source.output_shape())                         # [A, F, T, P]
-beams = blade.mode_b(shape, args.recipe, axes.obsfreq, axes.chan_bw, axes.nchan, schan=axes.schan,
-                     channelizer_rate=args.rate, detector="I", integration=args.integration, device=args.device)
+options = blade.beamforming_options(channelizer_rate=args.rate, detector="I", integration=args.integration,
+                                    device=args.device)
+beams = blade.mode_b(shape, axes.observation, recipe, options)
 # Each beam's file gets its own source name and direction from the phasor block
 # (the blade_beams tag): nothing to repeat here.
 stem = os.path.join(os.path.dirname(os.path.abspath(args.recording)), "beamformed")

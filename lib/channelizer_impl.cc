@@ -90,31 +90,45 @@ void channelizer_impl::forward_tags(int nitems)
 
     const pmt::pmt_t chan_bw = pmt::intern(tag::chan_bw),
                      freq_first = pmt::intern(tag::freq_first);
-    const pmt::pmt_t tsamp = pmt::intern(tag::tsamp), nfpc = pmt::intern(tag::nfpc);
+    const pmt::pmt_t tsamp = pmt::intern(tag::tsamp), nfpc = pmt::intern(tag::nfpc),
+                     nchan = pmt::intern(tag::nchan);
     const int64_t n = d_config.rate;
+    const auto number = [](const gr::tag_t& t) {
+        return pmt::is_number(t.value) && !pmt::is_complex(t.value);
+    };
     for (auto& [offset, chunk_tags] : by_chunk) {
-        // chan_bw first: freq_first of the same chunk is shifted by half of it
-        for (const auto& t : chunk_tags)
-            if (pmt::eq(t.key, chan_bw) && pmt::is_number(t.value)) {
+        // The chunk's axis as an observation, turned into the fine one in one place
+        // (blade_observation_channelized). chan_bw first: freq_first of the same
+        // chunk is shifted by half of it, and later chunks may not repeat it.
+        blade_observation coarse = {};
+        coarse.nfpc = 1;
+        bool has_nfpc = false, axis = false;
+        for (const auto& t : chunk_tags) {
+            if (!number(t))
+                continue;
+            if (pmt::eq(t.key, chan_bw)) {
                 d_chan_bw = pmt::to_double(t.value);
                 d_have_chan_bw = true;
+            } else if (pmt::eq(t.key, freq_first)) {
+                coarse.freq_first = pmt::to_double(t.value);
+            } else if (pmt::eq(t.key, tsamp)) {
+                coarse.tsamp = pmt::to_double(t.value);
+            } else if (pmt::eq(t.key, nfpc)) {
+                coarse.nfpc = std::lround(pmt::to_double(t.value));
+            } else if (pmt::eq(t.key, nchan)) {
+                coarse.nchan = std::lround(pmt::to_double(t.value));
             }
-        bool axis = false, has_nfpc = false;
+        }
+        coarse.chan_bw = d_chan_bw;
+        const blade_observation fine = blade_observation_channelized(&coarse, n);
         for (auto t : chunk_tags) {
-            const bool numeric = pmt::is_number(t.value) && !pmt::is_complex(t.value);
-            if (numeric && pmt::eq(t.key, chan_bw)) {
-                double first, width;
-                blade_channelizer_fine_axis(
-                    n, 0.0, pmt::to_double(t.value), &first, &width);
-                t.value = pmt::from_double(width);
+            if (number(t) && pmt::eq(t.key, chan_bw)) {
+                t.value = pmt::from_double(fine.chan_bw);
                 axis = true;
-            } else if (numeric && pmt::eq(t.key, freq_first)) {
+            } else if (number(t) && pmt::eq(t.key, freq_first)) {
                 axis = true;
                 if (d_have_chan_bw) {
-                    double first, width;
-                    blade_channelizer_fine_axis(
-                        n, pmt::to_double(t.value), d_chan_bw, &first, &width);
-                    t.value = pmt::from_double(first);
+                    t.value = pmt::from_double(fine.freq_first);
                 } else if (n > 1 && !d_warned_freq) {
                     d_logger->warn(
                         "{} tag without a {} tag: passed on unchanged, as the centre "
@@ -123,12 +137,13 @@ void channelizer_impl::forward_tags(int nitems)
                         tag::chan_bw);
                     d_warned_freq = true;
                 }
-            } else if (numeric && pmt::eq(t.key, tsamp)) {
-                t.value =
-                    pmt::from_double(pmt::to_double(t.value) * static_cast<double>(n));
-            } else if (numeric && pmt::eq(t.key, nfpc)) {
-                t.value = pmt::from_long(std::lround(pmt::to_double(t.value)) * n);
+            } else if (number(t) && pmt::eq(t.key, tsamp)) {
+                t.value = pmt::from_double(fine.tsamp);
+            } else if (number(t) && pmt::eq(t.key, nfpc)) {
+                t.value = pmt::from_long(fine.nfpc);
                 has_nfpc = true;
+            } else if (number(t) && pmt::eq(t.key, nchan)) {
+                t.value = pmt::from_long(fine.nchan);
             }
             t.offset = offset - first_in + first_out;
             add_item_tag(0, t);

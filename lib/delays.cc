@@ -1,7 +1,7 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: MIT */
-/* compute_delays(), compute_phasors(), channel_frequencies(): the phasor core
- * called once, on the CPU, for users who want numbers rather than a flowgraph. */
+/* compute_delays(), compute_phasors(): the phasor core called once, on the CPU, for
+ * users who want numbers rather than a flowgraph. */
 
 #include "device_block.h"
 #include "phasor_setup.h"
@@ -29,28 +29,18 @@ plan_ptr make_plan(const blade_phasor_config& config, const char* what)
 
 } // namespace
 
-std::vector<double> compute_delays(const std::vector<double>& reference,
-                                   const std::vector<std::vector<double>>& antenna_positions,
-                                   const std::vector<double>& boresight,
-                                   const std::vector<std::vector<double>>& beams,
-                                   double jd,
-                                   double dut1,
-                                   int64_t reference_antenna,
-                                   bool absolute)
+std::vector<double>
+compute_delays(const array_geometry& array, double jd, double dut1, bool absolute)
 {
     // Delays do not depend on the frequency axis: any valid one will do.
+    observation axis;
+    axis.value().freq_first = 1e9;
+    axis.value().chan_bw = 1e6;
+    axis.value().nchan = 1;
+    phasor_options options;
+    options.polarizations = 1;
     phasor_setup setup;
-    geometry_setup(setup,
-                   reference,
-                   antenna_positions,
-                   boresight,
-                   beams,
-                   make_frequency_axis(1e9, 1e6, 1, 0, 1, 1, 0),
-                   1,
-                   reference_antenna,
-                   {},
-                   0,
-                   "blade.compute_delays");
+    geometry_setup(setup, axis, array, options, "blade.compute_delays");
     setup.config.absolute_delays = absolute;
     plan_ptr plan = make_plan(setup.config, "blade.compute_delays");
     std::vector<double> delays(static_cast<size_t>(setup.config.beams * setup.config.antennas));
@@ -59,42 +49,14 @@ std::vector<double> compute_delays(const std::vector<double>& reference,
     return delays;
 }
 
-std::vector<gr_complex> compute_phasors(const std::vector<double>& reference,
-                                        const std::vector<std::vector<double>>& antenna_positions,
-                                        const std::vector<double>& boresight,
-                                        const std::vector<std::vector<double>>& beams,
-                                        double observation_frequency,
-                                        double channel_width,
-                                        int64_t observation_channels,
-                                        int64_t first_channel,
-                                        int64_t channels,
+std::vector<gr_complex> compute_phasors(const observation& axis,
+                                        const array_geometry& array,
                                         double jd,
                                         double dut1,
-                                        int64_t channelizer_rate,
-                                        int64_t schan,
-                                        int64_t polarizations,
-                                        int64_t reference_antenna,
-                                        const std::vector<gr_complex>& calibration,
-                                        int64_t calibration_first_channel)
+                                        const phasor_options& options)
 {
     phasor_setup setup;
-    geometry_setup(setup,
-                   reference,
-                   antenna_positions,
-                   boresight,
-                   beams,
-                   make_frequency_axis(observation_frequency,
-                                       channel_width,
-                                       observation_channels,
-                                       first_channel,
-                                       channels,
-                                       channelizer_rate,
-                                       schan),
-                   polarizations,
-                   reference_antenna,
-                   calibration,
-                   calibration_first_channel,
-                   "blade.compute_phasors");
+    geometry_setup(setup, axis, array, options, "blade.compute_phasors");
     plan_ptr plan = make_plan(setup.config, "blade.compute_phasors");
     const blade_shape shape = blade_phasor_output_shape(plan.get());
     std::vector<gr_complex> phasors(static_cast<size_t>(blade_shape_count(&shape)));
@@ -103,27 +65,6 @@ std::vector<gr_complex> compute_phasors(const std::vector<double>& reference,
     throw_on_error(blade_phasor_compute(plan.get(), unix_from_jd(jd), dut1, nullptr, &tensor, nullptr),
                    "blade.compute_phasors");
     return phasors;
-}
-
-std::vector<double> channel_frequencies(double observation_frequency,
-                                        double channel_width,
-                                        int64_t observation_channels,
-                                        int64_t first_channel,
-                                        int64_t channels,
-                                        int64_t channelizer_rate)
-{
-    const blade_frequency_axis axis = make_frequency_axis(observation_frequency,
-                                                          channel_width,
-                                                          observation_channels,
-                                                          first_channel,
-                                                          channels,
-                                                          channelizer_rate,
-                                                          0);
-    throw_on_error(blade_frequency_axis_validate(&axis), "blade.channel_frequencies");
-    std::vector<double> out(static_cast<size_t>(channels * channelizer_rate));
-    for (size_t j = 0; j < out.size(); j++)
-        out[j] = blade_frequency_axis_centre(&axis, static_cast<int64_t>(j));
-    return out;
 }
 
 } // namespace blade

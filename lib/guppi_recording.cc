@@ -75,10 +75,7 @@ guppi_description describe_guppi(const std::string& path,
     d.missing_blocks = rec->missing_blocks;
     d.first_pktidx = rec->first_pktidx;
     d.tbin = rec->tbin;
-    d.unix_start = rec->observation.unix_start;
-    d.freq_first = rec->observation.freq_first;
-    d.chan_bw = rec->observation.chan_bw;
-    d.coarse_first = rec->observation.coarse_first;
+    d.observation = observation(rec->observation);
     for (int64_t i = 0; i < blade_guppi_reader_warning_count(reader.get()); i++)
         d.warnings.push_back(blade_guppi_reader_warning(reader.get(), i));
     return d;

@@ -209,6 +209,11 @@ int guppi_source_impl::work(int noutput_items,
                 break;
             check(status, "reading");
             tag_chunk(nitems_written(0) + produced, info);
+            // The chunk-time stream says which frequency axis its chunks have, so a
+            // phasor block can check that it was made for them.
+            if (times != nullptr && nitems_written(1) + produced == 0)
+                for (const auto& entry : observation_tag_values(info.observation))
+                    add_item_tag(1, 0, pmt::intern(entry.first), entry.second);
             if (info.zero_filled_blocks > 0)
                 d_logger->trace("chunk {}: {} samples of {} missing block(s) zero-filled",
                                 info.index,

@@ -19,6 +19,7 @@ std::map<std::string, std::string> tag_keys()
         { "tsamp", tag::tsamp },
         { "freq_first", tag::freq_first },
         { "chan_bw", tag::chan_bw },
+        { "nchan", tag::nchan },
         { "nfpc", tag::nfpc },
         { "coarse_first", tag::coarse_first },
         { "block_index", tag::block_index },

@@ -4,86 +4,67 @@
 #ifndef INCLUDED_BLADE_MODE_B_IMPL_H
 #define INCLUDED_BLADE_MODE_B_IMPL_H
 
-#include "bundle_chain.h"
+#include "bundle_state.h"
 #include <gnuradio/blade/mode_b.h>
+
+#include <functional>
 
 namespace gr {
 namespace blade {
 
-/*! What Mode B and Mode BH share: the options of the beamforming front end. */
-struct beamforming_options {
-    std::vector<int64_t> shape;
-    std::string recipe;
-    double observation_frequency = 0;
-    double channel_width = 0;
-    int64_t observation_channels = 0;
-    int64_t first_channel = 0;
-    int64_t schan = 0;
-    std::string input_type = "ci8";
-    int64_t channelizer_rate = 1;
-    int taps = 1;
-    std::string window = "hamming";
-    bool circular = false;
-    bool incoherent = true;
-    bool incoherent_sqrt = false;
+/*! The beamforming front end of Mode B and Mode BH, its defaults resolved. */
+struct beamforming_setup {
+    std::vector<int64_t> shape; //!< [A, F, T, P] of the (sub-band's) chunks
+    observation axis;           //!< of those chunks' coarse channels
+    ::gr::blade::recipe recipe;
+    beamforming_options options; //!< channelizer_rate and incoherent set
+    bool incoherent_sqrt = false; //!< the incoherent beam as a voltage-like square root
     std::string voltage_type = "cf32";
-    std::vector<int64_t> beams;
-    std::string delays = "geometry";
-    std::string beamformer_path = "auto";
 };
 
 /*!
- * Voltages (chunks of options.shape, options.first_channel their first recorded
- * channel) and chunk times -> [channelizer] -> [polarizer] -> beamformer fed by a
- * phasor block. Returns the beams' end of the stream and the number of coherent
- * beams.
+ * Voltages and chunk times -> [cast] -> [channelizer] -> [polarizer] -> beamformer
+ * fed by a phasor block (the axis channelized as the voltages are). Returns the
+ * beams' end of the stream and the number of coherent beams.
  */
 chain_end beamform(bundle_chain& chain,
-                   const beamforming_options& options,
+                   const beamforming_setup& setup,
                    const chain_end& voltages,
                    const chain_end& times,
                    int64_t& beams);
 
 /*!
  * Build `stages` (voltages, times -> end) on the bundle's one device, or across
- * several: one sub-band per device, with options.shape and options.first_channel
- * set to the sub-band's before `stages` runs.
+ * several: one sub-band per device, with the setup's shape and axis those of the
+ * sub-band.
  */
 using beamforming_stages = std::function<chain_end(
-    bundle_chain& chain, const beamforming_options& options, const chain_end& voltages, const chain_end& times)>;
+    bundle_chain& chain, const beamforming_setup& setup, const chain_end& voltages, const chain_end& times)>;
 chain_end build_beamforming_bundle(gr::hier_block2& hier,
                                    const std::string& name,
-                                   const beamforming_options& options,
+                                   const beamforming_setup& setup,
                                    const std::vector<std::string>& devices,
                                    const beamforming_stages& stages);
 
-class mode_b_impl : public mode_b
+/*! Check shape, axis and recipe against each other, for bundle `what`. */
+void check_beamforming_inputs(const std::vector<int64_t>& shape,
+                              const observation& axis,
+                              const recipe& recipe,
+                              const std::string& what);
+
+/*! The io signature of a beamforming bundle's inputs: voltages and chunk times. */
+gr::io_signature::sptr beamforming_inputs(const std::vector<int64_t>& shape,
+                                          const std::string& input_type);
+
+class mode_b_impl : public bundle_impl<mode_b>
 {
 public:
-    mode_b_impl(const beamforming_options& options,
-                const std::string& detector,
-                int64_t integration,
+    mode_b_impl(const beamforming_setup& setup,
                 const std::vector<std::string>& devices);
 
-    std::vector<int64_t> output_shape() const override { return d_output.shape; }
-    std::string output_type() const override { return d_output.dtype; }
-    size_t input_item_size() const override
-    {
-        return bundle_item_size(d_options.shape, d_options.input_type);
-    }
-    size_t output_item_size() const override
-    {
-        return bundle_item_size(d_output.shape, d_output.dtype);
-    }
-    int64_t chunks_per_output() const override { return d_output.chunks_per_item; }
     int64_t beams() const override { return d_beams; }
-    std::string device() const override { return join_devices(d_devices); }
-    std::vector<std::string> devices() const override { return d_devices; }
 
 private:
-    beamforming_options d_options;
-    std::vector<std::string> d_devices;
-    chain_end d_output;
     int64_t d_beams = 0;
 };
 

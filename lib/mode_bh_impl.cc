@@ -3,8 +3,6 @@
 
 #include "mode_bh_impl.h"
 
-#include <gnuradio/blade/metadata.h>
-#include <gnuradio/blade/runtime.h>
 #include <gnuradio/io_signature.h>
 
 #include <stdexcept>
@@ -13,95 +11,55 @@ namespace gr {
 namespace blade {
 
 mode_bh::sptr mode_bh::make(const std::vector<int64_t>& shape,
-                            const std::string& recipe,
-                            double observation_frequency,
-                            double channel_width,
-                            int64_t observation_channels,
-                            int64_t first_channel,
-                            int64_t schan,
-                            const std::string& input_type,
-                            int64_t gather,
-                            int64_t channelizer_rate,
-                            int taps,
-                            const std::string& window,
-                            bool circular,
-                            bool incoherent,
-                            const std::string& detector,
-                            int64_t integration,
-                            const std::vector<int64_t>& beams,
-                            const std::string& delays,
-                            const std::string& beamformer_path,
-                            const std::string& device,
-                            const std::vector<std::string>& devices)
+                            const observation& axis,
+                            const recipe& recipe,
+                            const beamforming_options& options)
 {
-    check_detector_mode(detector, false, "blade.mode_bh");
-    if (gather < 1)
-        throw std::invalid_argument("blade.mode_bh gather: " + std::to_string(gather) +
+    check_beamforming_inputs(shape, axis, recipe, "blade.mode_bh");
+    check_detector_mode(options.detector, false, "blade.mode_bh");
+    if (options.gather < 1)
+        throw std::invalid_argument("blade.mode_bh gather: " + std::to_string(options.gather) +
                                     " chunks (at least 1)");
-    if (channelizer_rate < 0)
-        throw std::invalid_argument("blade.mode_bh channelizer_rate: " +
-                                    std::to_string(channelizer_rate) +
+    const int64_t rate = options.channelizer_rate.value_or(0);
+    if (rate < 0)
+        throw std::invalid_argument("blade.mode_bh channelizer_rate: " + std::to_string(rate) +
                                     " (0 means the whole gathered time axis)");
-    beamforming_options options;
-    options.shape = shape;
-    options.recipe = recipe;
-    options.observation_frequency = observation_frequency;
-    options.channel_width = channel_width;
-    options.observation_channels = observation_channels;
-    options.first_channel = first_channel;
-    options.schan = schan;
-    options.input_type = input_type;
-    options.circular = circular;
-    options.incoherent = incoherent;
-    options.beams = beams;
-    options.delays = delays;
-    options.beamformer_path = beamformer_path;
-    return gnuradio::make_block_sptr<mode_bh_impl>(options,
-                                                   gather,
-                                                   channelizer_rate,
-                                                   taps,
-                                                   window,
-                                                   detector,
-                                                   integration,
-                                                   gr::blade::resolve_devices(
-                                                       device, devices, shape.size() > 1 ? shape[1] : 0));
+    // The beamformer works on the coarse channels; the channelizer comes after the
+    // gather.
+    beamforming_setup setup;
+    setup.shape = shape;
+    setup.axis = axis;
+    setup.recipe = recipe;
+    setup.options = options;
+    setup.options.channelizer_rate = 1;
+    setup.options.taps = 1;
+    setup.options.incoherent = options.incoherent.value_or(false);
+    return gnuradio::make_block_sptr<mode_bh_impl>(
+        setup, rate, options.taps, bundle_devices(options, shape));
 }
 
-mode_bh_impl::mode_bh_impl(const beamforming_options& options,
-                           int64_t gather,
+mode_bh_impl::mode_bh_impl(const beamforming_setup& setup,
                            int64_t channelizer_rate,
                            int taps,
-                           const std::string& window,
-                           const std::string& detector,
-                           int64_t integration,
                            const std::vector<std::string>& devices)
-    : gr::hier_block2(
-          "mode_bh",
-          gr::io_signature::makev(
-              2,
-              2,
-              { static_cast<int>(bundle_item_size(options.shape, options.input_type)),
-                static_cast<int>(sizeof(chunk_time)) }),
-          gr::io_signature::make(1, 1, sizeof(float))), // item size set once built
-      d_options(options),
-      d_devices(devices)
+    : gr::hier_block2("mode_bh",
+                      beamforming_inputs(setup.shape, setup.options.input_type),
+                      gr::io_signature::make(1, 1, sizeof(float))), // item size set once built
+      bundle_impl(setup.shape, setup.options.input_type, devices)
 {
-    const chain_end end = build_beamforming_bundle(
+    const beamforming_options& o = setup.options;
+    finish(build_beamforming_bundle(
         *this,
         "mode_bh",
-        options,
+        setup,
         devices,
-        [&](bundle_chain& chain, const beamforming_options& o, const chain_end& voltages, const chain_end& times) {
-            chain_end spectra = beamform(chain, o, voltages, times, d_beams);
-            spectra = chain.gather_time(spectra, gather);
+        [&](bundle_chain& chain, const beamforming_setup& part, const chain_end& voltages, const chain_end& times) {
+            chain_end spectra = beamform(chain, part, voltages, times, d_beams);
+            spectra = chain.gather_time(spectra, o.gather);
             const int64_t rate = channelizer_rate == 0 ? spectra.shape[2] : channelizer_rate;
-            spectra = chain.channelize(spectra, rate, taps, window);
-            return chain.detect(spectra, detector, integration);
-        });
-    d_output = end;
-    set_output_signature(
-        gr::io_signature::make(1, 1, static_cast<int>(bundle_item_size(end.shape, "f32"))));
-    connect(end.block, end.port, self(), 0);
+            spectra = chain.channelize(spectra, rate, taps, o.window);
+            return chain.detect(spectra, o.detector, o.integration);
+        }));
 }
 
 } // namespace blade

@@ -10,33 +10,19 @@
 namespace gr {
 namespace blade {
 
-class mode_bh_impl : public mode_bh
+class mode_bh_impl : public bundle_impl<mode_bh>
 {
 public:
-    mode_bh_impl(const beamforming_options& options,
-                 int64_t gather,
+    /*! setup: the beamforming front end (no channelizer); channelizer_rate and
+     *  taps: the channelizer after the gather. */
+    mode_bh_impl(const beamforming_setup& setup,
                  int64_t channelizer_rate,
                  int taps,
-                 const std::string& window,
-                 const std::string& detector,
-                 int64_t integration,
                  const std::vector<std::string>& devices);
 
-    std::vector<int64_t> output_shape() const override { return d_output.shape; }
-    size_t input_item_size() const override
-    {
-        return bundle_item_size(d_options.shape, d_options.input_type);
-    }
-    size_t output_item_size() const override { return bundle_item_size(d_output.shape, "f32"); }
-    int64_t chunks_per_output() const override { return d_output.chunks_per_item; }
     int64_t beams() const override { return d_beams; }
-    std::string device() const override { return join_devices(d_devices); }
-    std::vector<std::string> devices() const override { return d_devices; }
 
 private:
-    beamforming_options d_options;
-    std::vector<std::string> d_devices;
-    chain_end d_output;
     int64_t d_beams = 0;
 };
 

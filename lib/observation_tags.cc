@@ -108,6 +108,8 @@ tagged_observation observation_from_tags(const std::vector<gr::tag_t>& tags)
             has_bw = true;
         } else if (key == tag::nfpc && number) {
             obs.nfpc = static_cast<int64_t>(real);
+        } else if (key == tag::nchan && number) {
+            obs.nchan = static_cast<int64_t>(real);
         } else if (key == tag::coarse_first && number) {
             obs.coarse_first = static_cast<int64_t>(real);
         } else if (key == tag::dut1 && number) {
@@ -150,6 +152,7 @@ observation_tag_values(const blade_observation& obs)
         { tag::tsamp, pmt::from_double(obs.tsamp) },
         { tag::freq_first, pmt::from_double(obs.freq_first) },
         { tag::chan_bw, pmt::from_double(obs.chan_bw) },
+        { tag::nchan, pmt::from_long(static_cast<long>(obs.nchan)) },
         { tag::nfpc, pmt::from_long(static_cast<long>(obs.nfpc)) },
         { tag::coarse_first, pmt::from_long(static_cast<long>(obs.coarse_first)) },
         { tag::dut1, pmt::from_double(obs.dut1) },

@@ -17,11 +17,9 @@ const pmt::pmt_t update_port = pmt::mp("update");
 
 tensor_spec phasor_spec(const blade_phasor_config& config)
 {
-    const int64_t dims[5] = { config.beams,
-                              config.antennas,
-                              config.frequency.channels * config.frequency.channelizer_rate,
-                              1,
-                              config.polarizations };
+    const int64_t dims[5] = {
+        config.beams, config.antennas, config.observation.nchan, 1, config.polarizations
+    };
     blade_shape shape;
     throw_on_error(blade_shape_make(dims, 5, &shape), "blade.phasor");
     return tensor_spec(BLADE_CF32, shape);
@@ -100,78 +98,22 @@ std::vector<std::vector<double>> pairs_of(const std::vector<double>& flat, const
 
 } // namespace
 
-phasor::sptr phasor::make(const std::vector<double>& reference,
-                          const std::vector<std::vector<double>>& antenna_positions,
-                          const std::vector<double>& boresight,
-                          const std::vector<std::vector<double>>& beams,
-                          double observation_frequency,
-                          double channel_width,
-                          int64_t observation_channels,
-                          int64_t first_channel,
-                          int64_t channels,
-                          int64_t channelizer_rate,
-                          int64_t schan,
-                          int64_t polarizations,
-                          int64_t reference_antenna,
-                          const std::vector<gr_complex>& calibration,
-                          int64_t calibration_first_channel,
-                          const std::string& device)
+phasor::sptr phasor::make(const observation& axis, const array_geometry& array, const phasor_options& options)
 {
     phasor_setup setup;
-    geometry_setup(setup,
-                   reference,
-                   antenna_positions,
-                   boresight,
-                   beams,
-                   make_frequency_axis(observation_frequency,
-                                       channel_width,
-                                       observation_channels,
-                                       first_channel,
-                                       channels,
-                                       channelizer_rate,
-                                       schan),
-                   polarizations,
-                   reference_antenna,
-                   calibration,
-                   calibration_first_channel,
-                   "blade.phasor");
-    const blade_device resolved = checked_device(setup, device);
-    return gnuradio::make_block_sptr<phasor_impl>(setup, device, resolved);
+    geometry_setup(setup, axis, array, options, "blade.phasor");
+    const blade_device resolved = checked_device(setup, options.device);
+    return gnuradio::make_block_sptr<phasor_impl>(setup, options.device, resolved);
 }
 
-phasor::sptr phasor::make_from_recipe(const std::string& recipe,
-                                      int64_t antennas,
-                                      int64_t polarizations,
-                                      double observation_frequency,
-                                      double channel_width,
-                                      int64_t observation_channels,
-                                      int64_t first_channel,
-                                      int64_t channels,
-                                      int64_t channelizer_rate,
-                                      int64_t schan,
-                                      int64_t reference_antenna,
-                                      const std::string& delays,
-                                      const std::string& device,
-                                      const std::vector<int64_t>& beams)
+phasor::sptr phasor::make_from_recipe(const observation& axis,
+                                      const recipe& recipe,
+                                      const phasor_options& options)
 {
     phasor_setup setup;
-    recipe_setup(setup,
-                 recipe,
-                 antennas,
-                 polarizations,
-                 make_frequency_axis(observation_frequency,
-                                     channel_width,
-                                     observation_channels,
-                                     first_channel,
-                                     channels,
-                                     channelizer_rate,
-                                     schan),
-                 reference_antenna,
-                 parse_delay_mode(delays, "blade.phasor"),
-                 "blade.phasor",
-                 beams);
-    const blade_device resolved = checked_device(setup, device);
-    return gnuradio::make_block_sptr<phasor_impl>(setup, device, resolved);
+    recipe_setup(setup, axis, recipe, options, "blade.phasor");
+    const blade_device resolved = checked_device(setup, options.device);
+    return gnuradio::make_block_sptr<phasor_impl>(setup, options.device, resolved);
 }
 
 phasor_impl::phasor_impl(const phasor_setup& setup,
@@ -199,6 +141,7 @@ phasor_impl::phasor_impl(const phasor_setup& setup,
             d_beam_names[b] = "beam" + std::to_string(b);
     d_boresight_ra = c.boresight_ra;
     d_boresight_dec = c.boresight_dec;
+    d_axis = c.observation;
     message_port_register_in(update_port);
     set_msg_handler(update_port, [this](const pmt::pmt_t& message) { handle_update(message); });
     log_device_choice(d_logger);
@@ -287,6 +230,21 @@ void phasor_impl::handle_update(const pmt::pmt_t& message)
     }
 }
 
+/* The chunk-time stream's tags (guppi_source puts the recording's axis on its first
+ * item) must describe channels that hold the ones the phasors were made for: a
+ * phasor block given another recording's axis would make wrong beams silently. */
+void phasor_impl::check_axis_of_chunks()
+{
+    d_axis_checked = true;
+    std::vector<gr::tag_t> tags;
+    get_tags_in_range(tags, 0, nitems_read(0), nitems_read(0) + 1);
+    const tagged_observation tagged = observation_from_tags(tags);
+    if (!tagged.has_frequency)
+        return;
+    check(blade_observation_check_within(&tagged.observation, &d_axis, "the chunk times' tags"),
+          "frequency axis");
+}
+
 bool phasor_impl::start()
 {
     check_neighbours_at_start(*this, d_logger);
@@ -298,6 +256,8 @@ int phasor_impl::work(int noutput_items,
                       gr_vector_void_star& output_items)
 {
     return guarded_work(d_logger, [&]() {
+        if (!d_axis_checked)
+            check_axis_of_chunks();
         const auto* times = static_cast<const chunk_time*>(input_items[0]);
         auto* out = static_cast<char*>(output_items[0]);
         const size_t out_size = output_item_size();

@@ -40,6 +40,7 @@ public:
 
 private:
     void handle_update(const pmt::pmt_t& message);
+    void check_axis_of_chunks();
     //! The blade_beams tag of the beams now in force (under d_plan_lock).
     pmt::pmt_t beams_tag() const;
 
@@ -56,6 +57,8 @@ private:
     std::vector<double> d_beam_ra, d_beam_dec;
     double d_boresight_ra = 0, d_boresight_dec = 0;
     bool d_beams_changed = true;
+    blade_observation d_axis; // the channels the phasors are for
+    bool d_axis_checked = false;
 };
 
 } // namespace blade

@@ -1,14 +1,15 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: MIT */
 /*
- * Turning the C++/Python arguments of the phasor block and of compute_delays()
- * and compute_phasors() into a core phasor configuration (private header). The
- * setup owns every array the configuration points to.
+ * Turning the phasor block's and compute_delays()/compute_phasors()'s arguments (an
+ * observation, an array or a recipe, options) into a core phasor configuration
+ * (private header). The setup owns every array the configuration points to.
  */
 #ifndef INCLUDED_BLADE_PHASOR_SETUP_H
 #define INCLUDED_BLADE_PHASOR_SETUP_H
 
 #include <blade/blade.h>
+#include <gnuradio/blade/phasor.h>
 #include <gnuradio/gr_complex.h>
 
 #include <memory>
@@ -33,14 +34,6 @@ struct phasor_setup {
     phasor_setup& operator=(const phasor_setup&) = delete;
 };
 
-blade_frequency_axis make_frequency_axis(double observation_frequency,
-                                         double channel_width,
-                                         int64_t observation_channels,
-                                         int64_t first_channel,
-                                         int64_t channels,
-                                         int64_t channelizer_rate,
-                                         int64_t schan);
-
 /*! B rows of (ra, dec) -> two arrays; throws std::invalid_argument naming `what`. */
 void split_directions(const std::vector<std::vector<double>>& rows,
                       std::vector<double>& ra,
@@ -59,28 +52,18 @@ blade_delay_mode parse_delay_mode(const std::string& name, const std::string& wh
 
 /*! Fill `setup` from explicit geometry (validated by the core later). */
 void geometry_setup(phasor_setup& setup,
-                    const std::vector<double>& reference,
-                    const std::vector<std::vector<double>>& antenna_positions,
-                    const std::vector<double>& boresight,
-                    const std::vector<std::vector<double>>& beams,
-                    const blade_frequency_axis& axis,
-                    int64_t polarizations,
-                    int64_t reference_antenna,
-                    const std::vector<gr_complex>& calibration,
-                    int64_t calibration_first_channel,
+                    const observation& axis,
+                    const array_geometry& array,
+                    const phasor_options& options,
                     const std::string& what);
 
-/*! Fill `setup` from a BFR5 recipe matched against the recording; `beams` picks
+/*! Fill `setup` from a BFR5 recipe for chunks on `axis`; options.beams picks
  *  recipe beams by index (empty: all, in recipe order). */
 void recipe_setup(phasor_setup& setup,
-                  const std::string& path,
-                  int64_t antennas,
-                  int64_t polarizations,
-                  const blade_frequency_axis& axis,
-                  int64_t reference_antenna,
-                  blade_delay_mode mode,
-                  const std::string& what,
-                  const std::vector<int64_t>& beams = {});
+                  const observation& axis,
+                  const recipe& recipe,
+                  const phasor_options& options,
+                  const std::string& what);
 
 } // namespace blade
 } // namespace gr

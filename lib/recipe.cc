@@ -6,6 +6,7 @@
 #include <gnuradio/blade/recipe.h>
 
 #include <memory>
+#include <stdexcept>
 
 namespace gr {
 namespace blade {
@@ -46,15 +47,41 @@ std::optional<std::string> text(const char* value)
 
 } // namespace
 
-recipe read_bfr5(const std::string& path)
+namespace {
+
+bool conjugated(const std::string& convention)
 {
+    if (convention == "blade")
+        return false;
+    if (convention == "seticore")
+        return true;
+    throw std::invalid_argument("calibration_convention '" + convention +
+                                "': \"blade\" (cal_all as stored, BLADE's) or \"seticore\" "
+                                "(seticore multiplies by conj(cal_all))");
+}
+
+} // namespace
+
+blade_bfr5* read_bfr5_core(const recipe& r)
+{
+    const bool conjugate = conjugated(r.calibration_convention);
     blade_bfr5* raw = nullptr;
-    throw_on_error(blade_bfr5_read(path.c_str(), &raw), "blade.read_bfr5");
+    throw_on_error(blade_bfr5_read(r.path.c_str(), &raw), "blade.read_bfr5");
+    if (conjugate)
+        blade_bfr5_conjugate_calibration(raw);
+    return raw;
+}
+
+recipe read_bfr5(const std::string& path, const std::string& calibration_convention)
+{
+    recipe r;
+    r.path = path;
+    r.calibration_convention = calibration_convention;
+    blade_bfr5* raw = read_bfr5_core(r);
     std::unique_ptr<blade_bfr5, decltype(&blade_bfr5_free)> owner(raw, blade_bfr5_free);
     const int64_t A = raw->antennas, P = raw->polarizations, F = raw->channels;
     const int64_t B = raw->beams, T = raw->times;
 
-    recipe r;
     r.path = raw->path;
     r.antennas = A;
     r.polarizations = P;

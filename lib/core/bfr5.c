@@ -873,10 +873,21 @@ void blade_bfr5_free(blade_bfr5* recipe)
     free(recipe);
 }
 
+void blade_bfr5_conjugate_calibration(blade_bfr5* recipe)
+{
+    const int64_t F = recipe->channels, P = recipe->polarizations, A = recipe->antennas;
+    double* tables[] = { recipe->cal_all, recipe->cal_b, recipe->calibration };
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+        for (int64_t i = 0; tables[t] != NULL && i < F * P * A; i++)
+            tables[t][2 * i + 1] = -tables[t][2 * i + 1];
+    for (int64_t i = 0; recipe->cal_g != NULL && i < P * A; i++)
+        recipe->cal_g[2 * i + 1] = -recipe->cal_g[2 * i + 1];
+}
+
 blade_status blade_bfr5_check_recording(const blade_bfr5* recipe,
                                         int64_t antennas,
                                         int64_t polarizations,
-                                        const blade_frequency_axis* axis)
+                                        const blade_observation* axis)
 {
     const reader r = { recipe->path, -1 };
     if (antennas != recipe->antennas)
@@ -887,24 +898,31 @@ blade_status blade_bfr5_check_recording(const blade_bfr5* recipe,
         return dataset_error(&r, BLADE_ERROR_INVALID_ARGUMENT, "/diminfo/npol",
                              "the recipe has %lld polarizations but the recording %lld",
                              (long long)recipe->polarizations, (long long)polarizations);
-    BLADE_TRY(blade_frequency_axis_validate(axis));
-    const int64_t first = axis->absolute_first_channel + axis->first_channel;
-    const int64_t last = first + axis->channels - 1;
+    BLADE_TRY(blade_observation_check_axis(axis, "BFR5 recipe"));
+    const int64_t first = axis->coarse_first;
+    const int64_t last = blade_observation_coarse_channel(axis, axis->nchan - 1);
     if (last >= recipe->channels)
         return dataset_error(&r, BLADE_ERROR_INVALID_ARGUMENT, "/calinfo/cal_all",
                              "calibrates absolute channels 0 .. %lld (/diminfo/nchan %lld) but "
-                             "the recording needs %lld .. %lld (SCHAN %lld + channels "
-                             "%lld .. %lld)",
+                             "the recording needs %lld .. %lld (its F-engine channels: SCHAN "
+                             "and the channels chosen)",
                              (long long)(recipe->channels - 1), (long long)recipe->channels,
-                             (long long)first, (long long)last,
-                             (long long)axis->absolute_first_channel,
-                             (long long)axis->first_channel,
-                             (long long)(axis->first_channel + axis->channels - 1));
+                             (long long)first, (long long)last);
     return BLADE_OK;
 }
 
+int64_t blade_bfr5_reference_antenna(const blade_bfr5* recipe)
+{
+    for (int64_t a = 0; recipe->refant != NULL && recipe->antenna_names != NULL &&
+                        a < recipe->antennas;
+         a++)
+        if (recipe->antenna_names[a] != NULL && strcmp(recipe->antenna_names[a], recipe->refant) == 0)
+            return a;
+    return 0;
+}
+
 blade_status blade_bfr5_phasor_config(const blade_bfr5* recipe,
-                                      const blade_frequency_axis* axis,
+                                      const blade_observation* axis,
                                       int64_t antennas,
                                       int64_t polarizations,
                                       int64_t reference_antenna,
@@ -919,13 +937,14 @@ blade_status blade_bfr5_phasor_config(const blade_bfr5* recipe,
     config->altitude = recipe->altitude;
     config->antennas = recipe->antennas;
     config->antenna_positions = recipe->antenna_positions_ecef;
-    config->reference_antenna = reference_antenna;
+    config->reference_antenna = reference_antenna >= 0 ? reference_antenna
+                                                       : blade_bfr5_reference_antenna(recipe);
     config->boresight_ra = recipe->phase_center_ra;
     config->boresight_dec = recipe->phase_center_dec;
     config->beams = recipe->beams;
     config->beam_ra = recipe->beam_ras;
     config->beam_dec = recipe->beam_decs;
-    config->frequency = *axis;
+    config->observation = *axis;
     config->polarizations = recipe->polarizations;
     config->calibration = recipe->calibration;
     config->calibration_channels = recipe->channels;

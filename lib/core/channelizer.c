@@ -188,21 +188,6 @@ blade_status blade_channelizer_prototype(int64_t rate,
     return BLADE_OK;
 }
 
-void blade_channelizer_fine_axis(int64_t rate,
-                                 double freq_first,
-                                 double chan_bw,
-                                 double* fine_freq_first,
-                                 double* fine_chan_bw)
-{
-    if (rate <= 1) {
-        *fine_freq_first = freq_first;
-        *fine_chan_bw = chan_bw;
-        return;
-    }
-    /* fine channel k of coarse channel 0 is centred at (k - N/2)/N coarse widths */
-    *fine_freq_first = freq_first - 0.5 * chan_bw;
-    *fine_chan_bw = chan_bw / (double)rate;
-}
 
 /* The divisors of t nearest to n from below and above (0 when there is none above). */
 static void nearest_divisors(int64_t t, int64_t n, int64_t* below, int64_t* above)

@@ -960,7 +960,9 @@ static blade_status configure_chunks(blade_guppi_reader* r)
 
     /* Axes of the whole recording: channel 0, first sample. */
     blade_observation* obs = &rec->observation;
-    obs->freq_first = r->obsfreq_hz - 0.5 * (double)(rec->nchan - 1) * obs->chan_bw;
+    /* The frequency axis, computed here once: every later stage derives its own from
+     * this (io/observation.h). */
+    blade_observation_set_band(obs, r->obsfreq_hz, obs->chan_bw, rec->nchan);
     obs->unix_start = r->time_base + (double)rec->first_pktidx * seconds_per_pktidx(rec);
     /* Every number a chunk's tags will carry must be finite and mean something:
      * writers downstream turn them into MJD days, packed angles and PKTIDX. */
@@ -1286,10 +1288,10 @@ static void describe_chunk(blade_guppi_reader* r, int64_t index, blade_guppi_chu
     while (real + 1 < r->readable_blocks && r->blocks[real].stream_block < block)
         real++;
     chunk->file_index = r->blocks[real].file;
-    chunk->observation = rec->observation;
+    /* (The selection was checked at open: it cannot fail.) */
+    blade_observation_select_channels(
+        &rec->observation, r->channel_start, r->channel_count, &chunk->observation);
     chunk->observation.unix_start = chunk->unix_start;
-    chunk->observation.freq_first += (double)r->channel_start * rec->observation.chan_bw;
-    chunk->observation.coarse_first += r->channel_start;
 }
 
 blade_status blade_guppi_reader_read(blade_guppi_reader* r,

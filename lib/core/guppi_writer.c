@@ -279,7 +279,9 @@ static blade_status compose_header(blade_guppi_writer* w)
     BLADE_TRY(blade_guppi_header_set_int(h, "PKTIDX", 0));
 
     /* The band centre: channel centres are OBSFREQ + (c - (F - 1)/2)·CHAN_BW. */
-    const double centre = obs.freq_first + 0.5 * (double)(F - 1) * obs.chan_bw;
+    blade_observation band = obs;
+    band.nchan = F;
+    const double centre = blade_observation_band_centre(&band);
     BLADE_TRY(blade_guppi_header_set_real(h, "OBSFREQ", centre / 1e6));
     BLADE_TRY(blade_guppi_header_set_real(h, "CHAN_BW", obs.chan_bw / 1e6));
     BLADE_TRY(blade_guppi_header_set_real(h, "OBSBW", (double)F * obs.chan_bw / 1e6));

@@ -27,6 +27,129 @@ blade_status blade_check_pointing(const blade_observation* observation, const ch
     return BLADE_OK;
 }
 
+void blade_observation_set_band(blade_observation* observation,
+                                double centre_hz,
+                                double chan_bw_hz,
+                                int64_t nchan)
+{
+    observation->chan_bw = chan_bw_hz;
+    observation->nchan = nchan;
+    observation->freq_first = centre_hz - 0.5 * (double)(nchan - 1) * chan_bw_hz;
+}
+
+double blade_observation_band_centre(const blade_observation* observation)
+{
+    return observation->freq_first + 0.5 * (double)(observation->nchan - 1) * observation->chan_bw;
+}
+
+double blade_observation_frequency(const blade_observation* observation, int64_t channel)
+{
+    return observation->freq_first + (double)channel * observation->chan_bw;
+}
+
+int64_t blade_observation_coarse_channel(const blade_observation* observation, int64_t channel)
+{
+    const int64_t nfpc = observation->nfpc > 0 ? observation->nfpc : 1;
+    return observation->coarse_first + channel / nfpc;
+}
+
+blade_status blade_observation_select_channels(const blade_observation* observation,
+                                               int64_t first,
+                                               int64_t count,
+                                               blade_observation* subset)
+{
+    *subset = *observation;
+    if (observation->nfpc > 1)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "a channel subset is taken of coarse channels; these chunks have "
+                          "%lld fine channels per coarse channel",
+                          (long long)observation->nfpc);
+    if (first < 0 || count < 1 || (observation->nchan > 0 && first + count > observation->nchan))
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "channels %lld .. %lld are not within the %lld channels",
+                          (long long)first,
+                          (long long)(first + count - 1),
+                          (long long)observation->nchan);
+    subset->freq_first = blade_observation_frequency(observation, first);
+    subset->coarse_first = observation->coarse_first + first;
+    subset->nchan = count;
+    return BLADE_OK;
+}
+
+blade_observation blade_observation_channelized(const blade_observation* observation,
+                                               int64_t rate)
+{
+    blade_observation fine = *observation;
+    if (rate <= 1)
+        return fine;
+    /* Fine channel k of coarse channel 0 is centred at f0 + (k − N/2)·chan_bw/N: the
+     * first at f0 − chan_bw/2, whatever the parity of N. */
+    fine.freq_first = observation->freq_first - observation->chan_bw / 2.0;
+    fine.chan_bw = observation->chan_bw / (double)rate;
+    fine.nchan = observation->nchan * rate;
+    fine.nfpc = (observation->nfpc > 0 ? observation->nfpc : 1) * rate;
+    fine.tsamp = observation->tsamp * (double)rate;
+    return fine;
+}
+
+blade_status blade_observation_check_axis(const blade_observation* observation, const char* what)
+{
+    if (!isfinite(observation->freq_first) || !isfinite(observation->chan_bw) ||
+        observation->chan_bw == 0.0)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "%s: the first channel's centre (%g Hz) and the channel width (%g "
+                          "Hz) must be finite, the width non-zero",
+                          what,
+                          observation->freq_first,
+                          observation->chan_bw);
+    if (observation->nchan < 1 || observation->nfpc < 1 ||
+        observation->nchan % observation->nfpc != 0)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "%s: %lld channels of %lld fine channels per coarse channel: both "
+                          "must be >= 1 and the first a multiple of the second",
+                          what,
+                          (long long)observation->nchan,
+                          (long long)observation->nfpc);
+    if (observation->coarse_first < 0)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "%s: the first coarse (F-engine) channel %lld is negative",
+                          what,
+                          (long long)observation->coarse_first);
+    return BLADE_OK;
+}
+
+blade_status blade_observation_check_within(const blade_observation* outer,
+                                           const blade_observation* inner,
+                                           const char* what)
+{
+    const int64_t outer_nfpc = outer->nfpc > 0 ? outer->nfpc : 1;
+    const int64_t inner_nfpc = inner->nfpc > 0 ? inner->nfpc : 1;
+    bool fits = inner_nfpc % outer_nfpc == 0;
+    const blade_observation fine =
+        blade_observation_channelized(outer, fits ? inner_nfpc / outer_nfpc : 1);
+    const int64_t first = (inner->coarse_first - outer->coarse_first) * inner_nfpc;
+    const double tolerance = 1e-3 * fabs(inner->chan_bw);
+    fits = fits && fabs(fine.chan_bw - inner->chan_bw) <= 1e-9 * fabs(inner->chan_bw) &&
+           first >= 0 && (outer->nchan <= 0 || first + inner->nchan <= fine.nchan) &&
+           fabs(blade_observation_frequency(&fine, first) - inner->freq_first) <= tolerance;
+    if (fits)
+        return BLADE_OK;
+    return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                      "%s: the chunks' frequency axis (first channel %.9g MHz, %.9g MHz "
+                      "wide, F-engine channel %lld on, %lld per coarse channel) does not hold "
+                      "the channels expected (first %.9g MHz, %.9g MHz wide, F-engine "
+                      "channel %lld, %lld per coarse channel)",
+                      what,
+                      outer->freq_first / 1e6,
+                      outer->chan_bw / 1e6,
+                      (long long)outer->coarse_first,
+                      (long long)outer_nfpc,
+                      inner->freq_first / 1e6,
+                      inner->chan_bw / 1e6,
+                      (long long)inner->coarse_first,
+                      (long long)inner_nfpc);
+}
+
 double blade_unix_to_mjd(double unix_seconds)
 {
     return unix_seconds / 86400.0 + BLADE_MJD_OF_UNIX_EPOCH;

@@ -31,7 +31,7 @@ struct blade_phasor {
     double* xyz;        /* [A][3] metres along ECEF axes from the reference position */
     double* beam_ra;    /* [B] */
     double* beam_dec;   /* [B] */
-    blade_frequency_axis frequency;
+    blade_observation observation; /* the channels' axis */
     double complex* cal; /* [A][coarse][P]: the rows of this step's channels */
     blade_delay_mode mode;
     int64_t table_times;
@@ -57,55 +57,6 @@ static const char* mode_name(blade_delay_mode mode)
         return "table (rates)";
     }
     return "unknown";
-}
-
-/* ---- frequency axis ---------------------------------------------------------- */
-
-double blade_frequency_axis_centre(const blade_frequency_axis* axis, int64_t channel)
-{
-    const int64_t rate = axis->channelizer_rate;
-    const int64_t coarse = channel / rate, fine = channel % rate;
-    const double centre = (double)(axis->observation_channels - 1) / 2.0;
-    const double coarse_centre =
-        axis->observation_frequency +
-        ((double)(axis->first_channel + coarse) - centre) * axis->channel_width;
-    if (rate == 1) /* no channelizer: the coarse channel itself */
-        return coarse_centre;
-    /* (k - N/2) exactly, as the channelizer defines its fine channels (odd N too) */
-    return coarse_centre + ((double)fine - (double)rate / 2.0) * axis->channel_width / (double)rate;
-}
-
-blade_status blade_frequency_axis_validate(const blade_frequency_axis* axis)
-{
-    if (axis == NULL)
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "no frequency axis given");
-    if (!isfinite(axis->observation_frequency) || !isfinite(axis->channel_width) ||
-        axis->channel_width == 0.0)
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "frequency axis: observation frequency %g Hz and channel width "
-                          "%g Hz must be finite, the width non-zero",
-                          axis->observation_frequency,
-                          axis->channel_width);
-    if (axis->observation_channels < 1 || axis->channels < 1 || axis->channelizer_rate < 1)
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "frequency axis: recorded channels (%lld), channels per step "
-                          "(%lld) and channelizer rate (%lld) must be >= 1",
-                          (long long)axis->observation_channels,
-                          (long long)axis->channels,
-                          (long long)axis->channelizer_rate);
-    if (axis->first_channel < 0 ||
-        axis->first_channel + axis->channels > axis->observation_channels)
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "frequency axis: channels %lld..%lld of a step are outside the "
-                          "%lld recorded channels",
-                          (long long)axis->first_channel,
-                          (long long)(axis->first_channel + axis->channels - 1),
-                          (long long)axis->observation_channels);
-    if (axis->absolute_first_channel < 0)
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "frequency axis: first absolute channel (SCHAN) %lld is negative",
-                          (long long)axis->absolute_first_channel);
-    return BLADE_OK;
 }
 
 /* ---- validation and creation ------------------------------------------------- */
@@ -141,20 +92,16 @@ static blade_status select_calibration(blade_phasor* plan,
             cal[i] = 1.0;
         return BLADE_OK;
     }
-    const int64_t step_first =
-        plan->frequency.absolute_first_channel + plan->frequency.first_channel;
+    const int64_t step_first = plan->observation.coarse_first;
     const int64_t first = step_first - first_row_channel;
     if (rows < 1 || first < 0 || first + C > rows)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "phasor: the calibration covers absolute channels %lld..%lld but "
-                          "the step needs %lld..%lld (SCHAN %lld + channels %lld..%lld)",
+                          "the chunks need %lld..%lld (their F-engine channels)",
                           (long long)first_row_channel,
                           (long long)(first_row_channel + rows - 1),
                           (long long)step_first,
-                          (long long)(step_first + C - 1),
-                          (long long)plan->frequency.absolute_first_channel,
-                          (long long)plan->frequency.first_channel,
-                          (long long)(plan->frequency.first_channel + C - 1));
+                          (long long)(step_first + C - 1));
     for (int64_t a = 0; a < A; a++)
         for (int64_t c = 0; c < C; c++)
             for (int64_t p = 0; p < P; p++) {
@@ -215,9 +162,8 @@ static blade_status validate(const blade_phasor_config* config)
                           (long long)config->antennas,
                           (long long)config->beams,
                           (long long)config->polarizations);
-    if (blade_frequency_axis_validate(&config->frequency) != BLADE_OK)
-        return blade_fail_context(BLADE_ERROR_INVALID_ARGUMENT, "phasor");
-    const int64_t fine = config->frequency.channels * config->frequency.channelizer_rate;
+    BLADE_TRY(blade_observation_check_axis(&config->observation, "phasor"));
+    const int64_t fine = config->observation.nchan;
     const int64_t dims[5] = {
         config->beams, config->antennas, fine, 1, config->polarizations
     };
@@ -281,13 +227,13 @@ blade_status blade_phasor_create(blade_phasor** result,
     plan->device = device;
     plan->beams = config->beams;
     plan->antennas = config->antennas;
-    plan->coarse = config->frequency.channels;
-    plan->rate = config->frequency.channelizer_rate;
-    plan->fine = plan->coarse * plan->rate;
+    plan->rate = config->observation.nfpc;
+    plan->fine = config->observation.nchan;
+    plan->coarse = plan->fine / plan->rate;
     plan->pols = config->polarizations;
     const int64_t dims[5] = { plan->beams, plan->antennas, plan->fine, 1, plan->pols };
     blade_shape_make(dims, 5, &plan->shape);
-    plan->frequency = config->frequency;
+    plan->observation = config->observation;
     plan->mode = config->delay_mode;
     plan->longitude = config->longitude;
     plan->latitude = config->latitude;
@@ -567,13 +513,13 @@ static void synthesize(const blade_phasor* plan, float* out)
 {
     const int64_t B = plan->beams, A = plan->antennas, C = plan->coarse;
     const int64_t N = plan->rate, F = plan->fine, P = plan->pols;
-    const double first = blade_frequency_axis_centre(&plan->frequency, 0);
-    const double spacing = plan->frequency.channel_width / (double)N;
+    const double first = blade_observation_frequency(&plan->observation, 0);
+    const double spacing = plan->observation.chan_bw;
     /* A lower-sideband band (CHAN_BW < 0) is recorded as the mirror image of the sky:
      * its complex voltages are the conjugates of the sky signal's, geometric phase
      * included, so the phase that undoes a delay turns the other way. (The
      * calibration was measured on the voltages as recorded: it stays as it is.) */
-    const double sense = plan->frequency.channel_width < 0 ? -1.0 : 1.0;
+    const double sense = plan->observation.chan_bw < 0 ? -1.0 : 1.0;
 
 #pragma omp parallel for schedule(static) if (B * A * F * P > 65536)
     for (int64_t pair = 0; pair < B * A; pair++) {

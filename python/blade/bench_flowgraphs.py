@@ -77,13 +77,14 @@ def build_bundle(mode, shape, dtype, options, device, recipe):
     from gnuradio import blade
 
     if mode == "h":
-        return blade.mode_h(shape, dtype, options["rate"], 1, "hamming", options["circular"], options["detector"],
-                            options["integration"], device)
-    common = dict(first_channel=0, schan=0, input_type=dtype, incoherent=options["incoherent"],
-                  detector=options["detector"], device=device)
-    if mode == "b":
-        return blade.mode_b(shape, recipe, 1.42e9, CHANNEL_WIDTH, 192, **common)
-    return blade.mode_bh(shape, recipe, 1.42e9, CHANNEL_WIDTH, 192, gather=options["gather"], **common)
+        return blade.mode_h(shape, blade.spectrometer_options(
+            input_type=dtype, channelizer_rate=options["rate"], circular=options["circular"],
+            detector=options["detector"], integration=options["integration"], device=device))
+    axis = blade.Observation(freq_first=1.42e9 - 95.5 * CHANNEL_WIDTH, chan_bw=CHANNEL_WIDTH, nchan=192)
+    beamforming = blade.beamforming_options(input_type=dtype, incoherent=options["incoherent"],
+                                            detector=options["detector"], device=device, gather=options.get("gather", 8))
+    bundle = blade.mode_b if mode == "b" else blade.mode_bh
+    return bundle(shape, axis.channels(0, shape[1]), blade.read_bfr5(recipe), beamforming)
 
 
 def time_flowgraph(bundle, shape, dtype, source_device, chunks, warmup, two_inputs):
@@ -228,7 +229,8 @@ def run_spectrometer(device, quick):
 
         source = blade.guppi_source(files[0], ntime, "ci8")
         shape = list(source.output_shape())
-        spectrometer = blade.mode_h(shape, "ci8", 1024, 1, "hamming", False, "I", 16, device)
+        spectrometer = blade.mode_h(shape, blade.spectrometer_options(channelizer_rate=1024, integration=16,
+                                                                      device=device))
         sink = blade.filterbank_sink(os.path.join(scratch, "out"), list(spectrometer.output_shape()), "fil")
         tb = gr.top_block()
         tb.connect((source, 0), spectrometer, sink)

@@ -91,9 +91,10 @@ def measure(devices, case, chunks, warmup, recipe):
     shape = case["shape"]
     samples, channels = shape[2], shape[1]
     chunk_seconds = samples * case["tbin"]
-    bundle = blade.mode_b(shape, recipe, 1.42e9, case["channel_width"], channels, first_channel=0, schan=0,
-                          input_type="ci8", incoherent=True, detector="I", integration=1,
-                          devices=list(devices))
+    width = case["channel_width"]
+    axis = blade.Observation(freq_first=1.42e9 - (channels - 1) / 2 * width, chan_bw=width, nchan=channels)
+    bundle = blade.mode_b(shape, axis, blade.read_bfr5(recipe),
+                          blade.beamforming_options(incoherent=True, devices=list(devices)))
     item_size = bundle.input_item_size()
     chunk_bytes = int(numpy.prod(shape)) * 2
     pattern = numpy.random.default_rng(1).integers(-90, 90, size=chunk_bytes, dtype=numpy.int8).view(numpy.uint8)

@@ -250,6 +250,10 @@ def _add_bundle_arguments(parser, mode):
                            "(interpolated, or nearest row plus rates) (default: geometry)")
         beams.add_argument("--beamformer-path", choices=["auto", "fp32", "tf32", "tf32x3"], default="auto",
                            help="GPU beamformer arithmetic (default: auto)")
+        beams.add_argument("--calibration-convention", choices=["blade", "seticore"], default="blade",
+                           help="how the recipe's cal_all is meant: blade multiplies the voltages by it, "
+                           "seticore by its conjugate; give seticore for recipes made for seticore "
+                           "(default: blade)")
     shown = parser.add_argument_group("display")
     shown.add_argument("--no-progress", action="store_true", help="no progress bar")
     shown.add_argument("-q", "--quiet", action="store_true", help="print only errors and the final summary")
@@ -270,7 +274,8 @@ def options_from_args(mode, args):
         delays=getattr(args, "delays", "geometry"), gather=getattr(args, "gather", 8), format=args.format,
         raw_type=getattr(args, "raw_type", "cf32"), raw_scale=getattr(args, "raw_scale", 1.0),
         max_chunks=args.max_chunks, on_gap=args.on_gap, max_gap=args.max_gap, pace=args.pace,
-        beamformer_path=getattr(args, "beamformer_path", "auto"), single_file=args.single_file)
+        beamformer_path=getattr(args, "beamformer_path", "auto"),
+        calibration_convention=getattr(args, "calibration_convention", "blade"), single_file=args.single_file)
 
 
 def summary_lines(summary, failed=False):

@@ -78,9 +78,10 @@ def describe(path, single_file=False, on_gap="zero-fill", max_gap=0.0):
     What a recording holds: {"files", "blocks", "nants", "nchan" (per antenna),
     "npol", "nbits", "sample_type", "blocsize", "ntime" (new samples per block),
     "overlap" (samples each block repeats from the one before), "piperblk" (PKTIDX
-    steps per block), "gaps", "missing_blocks", "first_pktidx", "tbin", "unix_start",
-    "freq_first" (Hz, centre of channel 0), "chan_bw" (Hz), "coarse_first",
-    "warnings", "header" (the first block's cards, typed)}. on_gap and max_gap are
+    steps per block), "gaps", "missing_blocks", "first_pktidx", "tbin",
+    "observation" (blade.Observation, the recording's axes over all its channels) and
+    from it "unix_start", "freq_first" (Hz, centre of channel 0), "chan_bw" (Hz),
+    "coarse_first"; "warnings", "header" (the first block's cards, typed)}. on_gap and max_gap are
     blade.guppi_source's (a gap longer than max_gap seconds is refused; 0: longer
     than the recording's data).
     """
@@ -90,9 +91,13 @@ def describe(path, single_file=False, on_gap="zero-fill", max_gap=0.0):
         for name in (
             "files", "blocks", "nants", "nchan", "npol", "nbits", "sample_type", "blocsize",
             "ntime", "overlap", "piperblk", "gaps", "missing_blocks", "first_pktidx", "tbin",
-            "unix_start", "freq_first", "chan_bw", "coarse_first", "warnings",
+            "observation", "warnings",
         )
     }
+    # The axes come from the one observation value the reader computed.
+    observation = d.observation
+    result.update(unix_start=observation.unix_start, freq_first=observation.freq_first,
+                  chan_bw=observation.chan_bw, coarse_first=observation.coarse_first)
     result["files"] = list(result["files"])
     result["warnings"] = list(result["warnings"])
     result["header"] = read_header(path, 0, single_file)

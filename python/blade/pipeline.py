@@ -88,6 +88,7 @@ class Options:
     max_gap: float = 0.0                    # longest gap zero-filled, s (0: the recording's length)
     pace: Optional[float] = None            # read at this multiple of real time (None: flat out)
     beamformer_path: str = "auto"
+    calibration_convention: str = "blade"   # "seticore": the recipe's gains are conjugated
     single_file: bool = False
 
 
@@ -148,7 +149,7 @@ class Job:
         if mode != "h":
             if not o.recipe:
                 raise ValueError(f"{MODES[mode]} needs a beamforming recipe (--recipe FILE.bfr5)")
-            self.recipe = blade.read_bfr5(o.recipe)
+            self.recipe = blade.read_bfr5(o.recipe, o.calibration_convention)
             problems, warnings = rec.check_recipe(self.recipe, o.beams)
             self.warnings += warnings
             if problems:
@@ -258,20 +259,15 @@ class Job:
         from gnuradio import blade
 
         o, rec = self.options, self.recording
+        common = dict(input_type=self._input_type(), channelizer_rate=o.channelizer_rate, taps=o.pfb_taps,
+                      window=o.window, circular=o.circular, detector=o.stokes, integration=o.integration,
+                      device=o.device, devices=list(o.devices or []))
         if self.mode == "h":
-            return blade.mode_h(self.shape, self._input_type(), o.channelizer_rate, o.pfb_taps, o.window,
-                                o.circular, o.stokes, o.integration, o.device, list(o.devices or []))
-        beamforming = dict(recipe=o.recipe, observation_frequency=rec.obsfreq, channel_width=rec.chan_bw,
-                           observation_channels=rec.nchan, first_channel=rec.channel_start, schan=rec.schan,
-                           input_type=self._input_type(), taps=o.pfb_taps, window=o.window, circular=o.circular,
-                           incoherent=o.incoherent, integration=o.integration, beams=list(o.beams or []),
-                           delays=o.delays, beamformer_path=o.beamformer_path, device=o.device,
-                           devices=list(o.devices or []))
-        if self.mode == "b":
-            return blade.mode_b(self.shape, channelizer_rate=o.channelizer_rate, detector=o.stokes,
-                                output_type="cf32", **beamforming)
-        return blade.mode_bh(self.shape, gather=o.gather, channelizer_rate=o.channelizer_rate, detector=o.stokes,
-                             **beamforming)
+            return blade.mode_h(self.shape, blade.spectrometer_options(**common))
+        options = blade.beamforming_options(**common, incoherent=o.incoherent, beams=list(o.beams or []),
+                                            delays=o.delays, beamformer_path=o.beamformer_path, gather=o.gather)
+        bundle = blade.mode_b if self.mode == "b" else blade.mode_bh
+        return bundle(self.shape, rec.observation, self.recipe, options)
 
     def _make_output_folder(self):
         folder = self.options.output or "."

@@ -4,12 +4,14 @@ A GUPPI RAW recording's axes as the bundles need them, and whether a BFR5 recipe
 fits it.
 
     rec = Recording("obs.0000.raw", channels=(16, 32))   # stem or any member; a channel subset
-    rec.obsfreq, rec.chan_bw, rec.nchan, rec.schan       # OBSFREQ, CHAN_BW (Hz), channels per antenna, SCHAN
+    rec.observation                # blade.Observation of the channels read: the axes
+    rec.observation.frequencies()  # their centres (Hz)
     problems, warnings = rec.check_recipe(blade.read_bfr5("obs.bfr5"), beams=[0, 2])
 
-The frequency of recorded channel c is OBSFREQ + (c - (NCHAN - 1)/2) CHAN_BW
-(docs/formats.md); its absolute (F-engine) channel, which indexes the recipe's
-calibration, is SCHAN + c.
+The axes come from the one value the C reader computes (blade.Observation): the
+frequency of recorded channel c is OBSFREQ + (c - (NCHAN - 1)/2) CHAN_BW
+(docs/formats.md), its absolute (F-engine) channel, which indexes the recipe's
+calibration, SCHAN + c; nothing here computes them again.
 """
 
 import math
@@ -67,15 +69,12 @@ class Recording:
         self.missing_blocks = d["missing_blocks"]
         self.gaps = d["gaps"]
         self.warnings = list(d["warnings"])
-        self.unix_start = d["unix_start"]
-        self.chan_bw = d["chan_bw"]
-        if not self.chan_bw:
-            raise ValueError(f"{self.path}: the header gives no CHAN_BW: the frequency axis is unknown")
+        recording = d["observation"]  # all the recording's channels
+        self.unix_start = recording.unix_start
+        self.chan_bw = recording.chan_bw
         if "OBSFREQ" not in self.header:
             raise ValueError(f"{self.path}: the header gives no OBSFREQ: the frequency axis is unknown")
-        # The reader's own channel-0 centre (formats.md), back to the band centre.
-        self.obsfreq = d["freq_first"] + (self.nchan - 1) / 2 * self.chan_bw
-        self.schan = d["coarse_first"]
+        self.schan = recording.coarse_first
         start, count = channels or (0, None)
         if start < 0 or start >= self.nchan:
             raise ValueError(f"channels {start}:{count}: the recording has channels 0..{self.nchan - 1} per antenna")
@@ -84,6 +83,8 @@ class Recording:
             raise ValueError(f"channels {start}:{count}: the recording has channels 0..{self.nchan - 1} per antenna "
                              f"({self.nchan} channels)")
         self.channel_start, self.channel_count = start, count
+        #: blade.Observation of the channels read (what the bundles take)
+        self.observation = recording.channels(start, count)
         self.source_name = str(self.header.get("SRC_NAME", ""))
         self.telescope = str(self.header.get("TELESCOP", ""))
         self.antenna_names = _antenna_names(self.header)
@@ -112,13 +113,12 @@ class Recording:
 
     def channel_centres(self):
         """Sky frequencies (Hz) of the selected channels' centres."""
-        c = self.channel_start + numpy.arange(self.channel_count)
-        return self.obsfreq + (c - (self.nchan - 1) / 2) * self.chan_bw
+        return numpy.asarray(self.observation.frequencies())
 
     @property
     def absolute_channels(self):
-        """(first, last) absolute channel of the selection: SCHAN + start, ..."""
-        first = self.schan + self.channel_start
+        """(first, last) absolute (F-engine) channel of the selection."""
+        first = self.observation.coarse_first
         return first, first + self.channel_count - 1
 
     def chunk_shape(self, chunk_samples):

@@ -73,8 +73,7 @@ class reader(gr.top_block):
             sink = zeromq.push_sink(part_size, 1, _endpoint(bind, n), timeout_ms, True, hwm)
             self.connect((self.split, n), sink)
             self.sinks.append(sink)
-        description = _guppi.describe(recording)
-        nchan, chan_bw = description["nchan"], description["chan_bw"]
+        recording_axis = _guppi.describe(recording)["observation"]
         part_shape = list(self.split.output_shape())
         self.plan = {
             "recording": recording,
@@ -82,13 +81,11 @@ class reader(gr.top_block):
             "chunk_shape": shape,
             "input_type": "ci8",
             "tsamp": self.source.tsamp(),
-            "unix_start": description["unix_start"],
-            # OBSFREQ from the centre of channel 0 (the reader's own axis), so the
-            # workers place channels exactly where the recording's tags say.
-            "observation_frequency": description["freq_first"] + (nchan - 1) / 2 * chan_bw,
-            "channel_width": chan_bw,
-            "observation_channels": nchan,
-            "schan": int(description["coarse_first"]),
+            "unix_start": recording_axis.unix_start,
+            # The recording's axis as the reader computed it (blade.Observation), so
+            # the workers place channels exactly where the recording's tags say.
+            "observation": {name: getattr(recording_axis, name)
+                            for name in ("freq_first", "chan_bw", "nchan", "coarse_first", "unix_start", "tsamp")},
             "subbands": [
                 {
                     "endpoint": sink.last_endpoint(),
@@ -120,11 +117,11 @@ class worker(gr.top_block):
         self.source = zeromq.pull_source(_core.item_size(shape, dtype), 1, endpoint or part["endpoint"],
                                          timeout_ms, True, hwm)
         self.times = _core.chunk_time_from_tags(shape, dtype, on_gap)
-        self.bundle = _core.mode_b(shape, recipe, plan["observation_frequency"], plan["channel_width"],
-                                   plan["observation_channels"], first_channel=part["first_channel"],
-                                   schan=plan["schan"], input_type=dtype, channelizer_rate=channelizer_rate,
-                                   incoherent=incoherent, detector=detector, integration=integration,
-                                   beams=list(beams), device=device, devices=list(devices))
+        axis = _core.Observation(**plan["observation"]).channels(part["first_channel"], shape[1])
+        options = _core.beamforming_options(input_type=dtype, channelizer_rate=channelizer_rate,
+                                            incoherent=incoherent, detector=detector, integration=integration,
+                                            beams=list(beams), device=device, devices=list(devices))
+        self.bundle = _core.mode_b(shape, axis, _core.read_bfr5(recipe), options)
         self.connect(self.source, (self.bundle, 0))
         self.connect(self.source, self.times, (self.bundle, 1))
         # The chunk times with the tags of every chunk, for the report.

@@ -182,8 +182,9 @@ class SyntheticObservation:
                                                   jd, self.dut1), numpy.float64)
         from gnuradio import blade
 
-        return blade.compute_delays(list(self.reference), self.positions_ecef.tolist(), list(self.boresight),
-                                    [list(direction)], jd, self.dut1)[0]
+        array = blade.array_geometry(reference=list(self.reference), antenna_positions=self.positions_ecef.tolist(),
+                                     boresight=list(self.boresight), beams=[list(direction)])
+        return blade.compute_delays(array, jd, self.dut1)[0]
 
     # --- files ----------------------------------------------------------------
 

@@ -490,23 +490,43 @@ BOOST_AUTO_TEST_CASE(process_refuses_tensors_the_plan_was_not_made_for)
 
 BOOST_AUTO_TEST_CASE(fine_frequency_axis)
 {
-    // ATA-like: coarse channel 0 centred at 1000.25 MHz, 0.5 MHz wide, N = 8192.
-    double first, width;
-    blade_channelizer_fine_axis(8192, 1000.25e6, 0.5e6, &first, &width);
-    BOOST_TEST(first == 1000.0e6);
-    BOOST_TEST(width == 0.5e6 / 8192);
-    // the DC channel N/2 of coarse channel 0 is the coarse centre
-    BOOST_TEST(first + 4096 * width == 1000.25e6);
+    // The axis after a channelizer comes from the observation (io/observation.h), in
+    // one place. ATA-like: coarse channel 0 centred at 1000.25 MHz, 0.5 MHz wide, N =
+    // 8192; 2 coarse channels from F-engine channel 100, 2 us samples.
+    blade_observation coarse = {};
+    coarse.freq_first = 1000.25e6;
+    coarse.chan_bw = 0.5e6;
+    coarse.nchan = 2;
+    coarse.nfpc = 1;
+    coarse.coarse_first = 100;
+    coarse.tsamp = 2e-6;
+    blade_observation fine = blade_observation_channelized(&coarse, 8192);
+    BOOST_TEST(fine.freq_first == 1000.0e6);
+    BOOST_TEST(fine.chan_bw == 0.5e6 / 8192);
+    BOOST_TEST(fine.nchan == 2 * 8192);
+    BOOST_TEST(fine.nfpc == 8192);
+    BOOST_TEST(fine.tsamp == 2e-6 * 8192);
+    // the DC channel N/2 of coarse channel 0 is the coarse centre, of coarse channel 1
+    // the next; fine channels belong to their coarse channel
+    BOOST_TEST(blade_observation_frequency(&fine, 4096) == 1000.25e6);
+    BOOST_TEST(blade_observation_frequency(&fine, 8192 + 4096) == 1000.75e6);
+    BOOST_TEST(blade_observation_coarse_channel(&fine, 8191) == 100);
+    BOOST_TEST(blade_observation_coarse_channel(&fine, 8192) == 101);
     // odd N: channel 0 centred on the lower edge as well
-    blade_channelizer_fine_axis(5, 100.0, 10.0, &first, &width);
-    BOOST_TEST(first == 95.0);
-    BOOST_TEST(width == 2.0);
+    coarse.freq_first = 100.0;
+    coarse.chan_bw = 10.0;
+    fine = blade_observation_channelized(&coarse, 5);
+    BOOST_TEST(fine.freq_first == 95.0);
+    BOOST_TEST(fine.chan_bw == 2.0);
     // descending frequencies (negative width)
-    blade_channelizer_fine_axis(4, 1400.0, -2.0, &first, &width);
-    BOOST_TEST(first == 1401.0);
-    BOOST_TEST(width == -0.5);
+    coarse.freq_first = 1400.0;
+    coarse.chan_bw = -2.0;
+    fine = blade_observation_channelized(&coarse, 4);
+    BOOST_TEST(fine.freq_first == 1401.0);
+    BOOST_TEST(fine.chan_bw == -0.5);
     // N = 1: the identity
-    blade_channelizer_fine_axis(1, 1400.0, -2.0, &first, &width);
-    BOOST_TEST(first == 1400.0);
-    BOOST_TEST(width == -2.0);
+    fine = blade_observation_channelized(&coarse, 1);
+    BOOST_TEST(fine.freq_first == 1400.0);
+    BOOST_TEST(fine.chan_bw == -2.0);
+    BOOST_TEST(fine.nfpc == 1);
 }

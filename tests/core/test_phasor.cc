@@ -38,17 +38,20 @@ struct array_setup {
     }
 };
 
-blade_frequency_axis axis(int64_t channels, int64_t rate, int64_t first = 0, int64_t schan = 0)
+// 16 recorded channels of 0.5 MHz around 1.42 GHz from F-engine channel `schan`
+// (channel c centred at 1420 + (c - 7.5) * 0.5 MHz); the chunks hold `channels` of
+// them from `first`, channelized at `rate`: the observation the phasors are for.
+blade_observation axis(int64_t channels, int64_t rate, int64_t first = 0, int64_t schan = 0)
 {
-    blade_frequency_axis f{};
-    f.observation_frequency = 1.42e9;
-    f.observation_channels = 16;
-    f.channel_width = 0.5e6;
-    f.first_channel = first;
-    f.channels = channels;
-    f.channelizer_rate = rate;
-    f.absolute_first_channel = schan;
-    return f;
+    blade_observation recording{};
+    recording.freq_first = 1.42e9 - 7.5 * 0.5e6;
+    recording.chan_bw = 0.5e6;
+    recording.nchan = 16;
+    recording.nfpc = 1;
+    recording.coarse_first = schan;
+    blade_observation chunks;
+    ok(blade_observation_select_channels(&recording, first, channels, &chunks), "channels");
+    return blade_observation_channelized(&chunks, rate);
 }
 
 struct plan_holder {
@@ -65,7 +68,7 @@ blade_phasor_config geometry_config(const array_setup& array,
                                     int antennas,
                                     const std::vector<double>& ra,
                                     const std::vector<double>& dec,
-                                    const blade_frequency_axis& frequency,
+                                    const blade_observation& frequency,
                                     int pols)
 {
     blade_phasor_config c{};
@@ -80,7 +83,7 @@ blade_phasor_config geometry_config(const array_setup& array,
     c.beams = static_cast<int64_t>(ra.size());
     c.beam_ra = ra.data();
     c.beam_dec = dec.data();
-    c.frequency = frequency;
+    c.observation = frequency;
     c.polarizations = pols;
     c.delay_mode = BLADE_DELAYS_GEOMETRY;
     return c;
@@ -180,24 +183,30 @@ BOOST_AUTO_TEST_CASE(channel_centres_follow_the_spec)
 {
     // 16 recorded channels of 0.5 MHz around 1420 MHz: channel c is centred at
     // 1420 + (c - 7.5) * 0.5 MHz.
-    blade_frequency_axis f = axis(4, 1, 3);
+    blade_observation f = axis(4, 1, 3);
     for (int c = 0; c < 4; c++)
-        BOOST_TEST(blade_frequency_axis_centre(&f, c) == 1.42e9 + (3 + c - 7.5) * 0.5e6);
+        BOOST_TEST(blade_observation_frequency(&f, c) == 1.42e9 + (3 + c - 7.5) * 0.5e6);
     // Rate 4: fine k of coarse c at centre + (k - 2) * 0.125 MHz (DC at bin 2).
     f = axis(2, 4, 3);
     for (int j = 0; j < 8; j++) {
         const double coarse = 1.42e9 + (3 + j / 4 - 7.5) * 0.5e6;
-        BOOST_TEST(std::abs(blade_frequency_axis_centre(&f, j) - (coarse + (j % 4 - 2) * 0.125e6)) < 1e-6);
+        BOOST_TEST(std::abs(blade_observation_frequency(&f, j) - (coarse + (j % 4 - 2) * 0.125e6)) < 1e-6);
+        BOOST_TEST(blade_observation_coarse_channel(&f, j) == 3 + j / 4);
     }
     // Odd rate 3: the channelizer's fine centres (k - 3/2)/3 of the coarse width,
-    // so the coarse centre falls between fine channels. Descending bands: negative width.
-    f = axis(1, 3, 0);
-    f.channel_width = -0.5e6;
-    BOOST_TEST(std::abs(blade_frequency_axis_centre(&f, 0) - (1.42e9 + 7.5 * 0.5e6 + 0.25e6)) < 1e-6);
-    BOOST_TEST(std::abs(blade_frequency_axis_centre(&f, 1) - (1.42e9 + 7.5 * 0.5e6 + 0.5e6 / 6)) < 1e-6);
-    f = axis(4, 1, 14);
-    BOOST_TEST(blade_frequency_axis_validate(&f) == BLADE_ERROR_INVALID_ARGUMENT);
-    BOOST_TEST(std::string(blade_last_error()).find("outside the 16 recorded") != std::string::npos);
+    // so the coarse centre falls between fine channels. Descending bands: negative
+    // width (the recording's channel 0 at the top).
+    blade_observation descending{};
+    descending.freq_first = 1.42e9 + 7.5 * 0.5e6;
+    descending.chan_bw = -0.5e6;
+    descending.nchan = 1;
+    descending.nfpc = 1;
+    f = blade_observation_channelized(&descending, 3);
+    BOOST_TEST(std::abs(blade_observation_frequency(&f, 0) - (1.42e9 + 7.5 * 0.5e6 + 0.25e6)) < 1e-6);
+    BOOST_TEST(std::abs(blade_observation_frequency(&f, 1) - (1.42e9 + 7.5 * 0.5e6 + 0.5e6 / 6)) < 1e-6);
+    blade_observation recording = axis(16, 1);
+    BOOST_TEST(blade_observation_select_channels(&recording, 14, 4, &f) == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(std::string(blade_last_error()).find("not within the 16 channels") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(boresight_beam_gives_zero_delay_and_the_calibration)
@@ -297,7 +306,7 @@ BOOST_AUTO_TEST_CASE(calibration_is_broadcast_over_fine_channels_without_overflo
     config.calibration_first_channel = 106;
     const std::string message = create_error(config);
     BOOST_TEST(message.find("covers absolute channels 106..108") != std::string::npos);
-    BOOST_TEST(message.find("needs 105..107") != std::string::npos);
+    BOOST_TEST(message.find("need 105..107") != std::string::npos);
     // Replacing the calibration at run time is checked the same way.
     BOOST_TEST(blade_phasor_set_calibration(holder.plan, cal.data(), C, 104) ==
                BLADE_ERROR_INVALID_ARGUMENT);
@@ -313,7 +322,7 @@ BOOST_AUTO_TEST_CASE(delay_tables_interpolate_linearly_or_with_rates)
     config.antennas = A;
     config.beams = B;
     config.polarizations = 1;
-    config.frequency = axis(1, 1);
+    config.observation = axis(1, 1);
     const std::vector<double> times = { 1000.0, 1010.0, 1030.0 };
     const std::vector<double> delays = { 0, 1e-9, 0, 3e-9, 0, -1e-9 }; // [T][B][A]
     const std::vector<double> rates = { 0, 1e-10, 0, 2e-10, 0, 0 };
@@ -374,8 +383,8 @@ BOOST_AUTO_TEST_CASE(bad_configurations_are_rejected_with_the_reason)
     config.antenna_positions = broken.data();
     BOOST_TEST(create_error(config).find("antenna position[4] is not finite") != std::string::npos);
     config.antenna_positions = array.ecef.data();
-    config.frequency.channelizer_rate = 0;
-    BOOST_TEST(create_error(config).find("channelizer rate (0)") != std::string::npos);
+    config.observation.nfpc = 0;
+    BOOST_TEST(create_error(config).find("0 fine channels per coarse channel") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(emulated_device_uploads_once_per_step_and_dubious_years_warn)

@@ -41,7 +41,17 @@ BOOST_AUTO_TEST_CASE(uploaded_phasors_equal_the_cpu_plan_bit_for_bit)
     config.beams = B;
     config.beam_ra = ra.data();
     config.beam_dec = dec.data();
-    config.frequency = { 1.42e9, 64, 0.5e6, 8, 16, 64, 100 };
+    // Channels 8 .. 23 of 64 recorded around 1.42 GHz (F-engine channel 100 on),
+    // channelized at 64.
+    blade_observation recording{};
+    recording.freq_first = 1.42e9 - 31.5 * 0.5e6;
+    recording.chan_bw = 0.5e6;
+    recording.nchan = 64;
+    recording.nfpc = 1;
+    recording.coarse_first = 100;
+    blade_observation chunks;
+    ok(blade_observation_select_channels(&recording, 8, 16, &chunks), "channels");
+    config.observation = blade_observation_channelized(&chunks, 64);
     config.polarizations = 2;
 
     blade_phasor *cpu = nullptr, *cuda = nullptr;

@@ -543,15 +543,17 @@ static void check_recipe(const blade_bfr5* r, const int64_t* sizes, const char* 
 static void use_recipe(blade_bfr5* r, fuzz_bytes* b)
 {
     /* The recording it is checked against: mostly the recipe's own sizes. */
-    blade_frequency_axis axis;
-    memset(&axis, 0, sizeof axis);
-    axis.observation_frequency = 1.4e9;
-    axis.observation_channels = r->channels;
-    axis.channel_width = fuzz_choice(b, 2) ? -250e3 : 250e3;
-    axis.channels = 1 + fuzz_choice(b, 2);
-    axis.first_channel = fuzz_choice(b, 3);
-    axis.channelizer_rate = 1 + fuzz_choice(b, 2);
-    axis.absolute_first_channel = fuzz_choice(b, 3);
+    blade_observation recording, chunks;
+    memset(&recording, 0, sizeof recording);
+    recording.chan_bw = fuzz_choice(b, 2) ? -250e3 : 250e3;
+    recording.freq_first = 1.4e9 - 0.5 * (double)(r->channels - 1) * recording.chan_bw;
+    recording.nchan = r->channels;
+    recording.nfpc = 1;
+    recording.coarse_first = fuzz_choice(b, 3);
+    if (blade_observation_select_channels(
+            &recording, fuzz_choice(b, 3), 1 + fuzz_choice(b, 2), &chunks) != BLADE_OK)
+        chunks = recording; /* more channels asked than the recipe has: all of them */
+    const blade_observation axis = blade_observation_channelized(&chunks, 1 + fuzz_choice(b, 2));
     const int64_t antennas = r->antennas + (fuzz_choice(b, 8) == 7 ? 1 : 0);
     const int64_t polarizations = r->polarizations;
     blade_status status = blade_bfr5_check_recording(r, antennas, polarizations, &axis);

@@ -50,9 +50,8 @@ class qa_beam_pointing(gr_unittest.TestCase):
             path = os.path.join(tmp, "pointing.bfr5")
             blade.write_bfr5(path, reference=array["reference"], antenna_positions=array["enu"], frame="enu",
                              boresight=boresight, beams=beams, cal_all=1 / gains)
-            block = blade.phasor.make_from_recipe(path, A, P, observation_frequency=OBSFREQ, channel_width=CHAN_BW,
-                                                  observation_channels=NCHAN, first_channel=FIRST, channels=COARSE,
-                                                  schan=SCHAN, device="cpu")
+            axis = blade.Observation.band(OBSFREQ, CHAN_BW, NCHAN, coarse_first=SCHAN).channels(FIRST, COARSE)
+            block = blade.phasor.make_from_recipe(axis, blade.read_bfr5(path), blade.phasor_options(device="cpu"))
             times = [dict(jd_mid=2460400.75 + 0.01 * i, dut1=0.05) for i in range(2)]
             (data, _), = blade_testing.run_graph_chain(block, [], blade_testing.chunk_time_items(times), 64,
                                                        block.output_item_size())

@@ -21,6 +21,13 @@ from detector_reference import detect
 
 OBSFREQ, CHAN_BW, OBSNCHAN, SCHAN, FIRST = 1.42e9, -0.5e6, 16, 100, 3
 TBIN = 1.0 / abs(CHAN_BW)
+# The recording's band (F-engine channels SCHAN .. SCHAN + OBSNCHAN - 1).
+RECORDING = blade.Observation.band(OBSFREQ, CHAN_BW, OBSNCHAN, coarse_first=SCHAN)
+
+
+def chunk_axis(channels):
+    """The observation of chunks of `channels` channels from recorded channel FIRST on."""
+    return RECORDING.channels(FIRST, channels)
 
 
 def ci8_chunks(rng, n, shape):
@@ -61,12 +68,12 @@ class BundleTestCase(gr_unittest.TestCase):
         calibration = None
         if cal_all is not None:
             calibration = numpy.transpose(cal_all, (2, 0, 1))  # [A, rows, P], rows = absolute channels
-        return numpy.stack([
-            blade.compute_phasors(array["reference"], array["positions"].tolist(), (array["ra"], array["dec"]),
-                                  directions, OBSFREQ, CHAN_BW, OBSNCHAN, FIRST, channels,
-                                  t / 86400.0 + 2440587.5, 0.0, rate, SCHAN, 2, 0,
-                                  calibration, 0)
-            for t in times])
+        geometry = blade.array_geometry(reference=array["reference"], antenna_positions=array["positions"].tolist(),
+                                        boresight=[array["ra"], array["dec"]], beams=[list(d) for d in directions])
+        options = blade.phasor_options(calibration=calibration)
+        axis = chunk_axis(channels).channelized(rate)
+        return numpy.stack([blade.compute_phasors(axis, geometry, t / 86400.0 + 2440587.5, 0.0, options)
+                            for t in times])
 
     def chunk_times(self, n, samples):
         start = 1.7e9 + 0.25
@@ -87,7 +94,8 @@ class BundleTestCase(gr_unittest.TestCase):
 class qa_mode_h(BundleTestCase):
     def check(self, shape, rate, mode, integration, device, nchunks=3, circular=False):
         voltages = ci8_chunks(self.rng, nchunks, shape)
-        bundle = blade.mode_h(shape, "ci8", rate, 1, "hamming", circular, mode, integration, device)
+        bundle = blade.mode_h(shape, blade.spectrometer_options(channelizer_rate=rate, circular=circular, detector=mode,
+                                                                integration=integration, device=device))
         blade.reset_copy_stats()
         got, _ = bt.run_chunks([bundle], voltages, shape, "ci8", list(bundle.output_shape()), "f32")
         stats = blade.copy_stats()
@@ -114,9 +122,19 @@ class qa_mode_h(BundleTestCase):
 
     def test_bad_options(self):
         with self.assertRaisesRegex(ValueError, "detector"):
-            blade.mode_h([2, 2, 32, 2], "ci8", 8, 1, "hamming", False, "Q", 1, "cpu")
+            blade.mode_h([2, 2, 32, 2], blade.spectrometer_options(channelizer_rate=8, detector="Q", device="cpu"))
         with self.assertRaisesRegex(ValueError, "divide"):
-            blade.mode_h([2, 2, 30, 2], "ci8", 8, 1, "hamming", False, "I", 1, "cpu")
+            blade.mode_h([2, 2, 30, 2], blade.spectrometer_options(channelizer_rate=8, device="cpu"))
+
+    def test_defaults_are_a_plain_power_spectrum(self):
+        """No options: no channelizer, Stokes I, no integration, ci8 voltages."""
+        shape = [2, 3, 8, 2]
+        voltages = ci8_chunks(self.rng, 2, shape)
+        bundle = blade.mode_h(shape)
+        self.assertEqual(list(bundle.output_shape()), [2, 3, 8, 1])
+        got, _ = bt.run_chunks([bundle], voltages, shape, "ci8", list(bundle.output_shape()), "f32")
+        x = as_complex(voltages)
+        numpy.testing.assert_allclose(got[..., 0], (numpy.abs(x) ** 2).sum(-1), rtol=1e-6)
 
 
 class qa_mode_b(BundleTestCase):
@@ -125,9 +143,9 @@ class qa_mode_b(BundleTestCase):
         recipe, array, directions, cal_all = self.recipe(5, 3)
         voltages = ci8_chunks(self.rng, nchunks, shape)
         items, mids = self.chunk_times(nchunks, shape[2])
-        bundle = blade.mode_b(shape, recipe, OBSFREQ, CHAN_BW, OBSNCHAN, first_channel=FIRST, schan=SCHAN,
-                              channelizer_rate=rate, incoherent=incoherent, detector=detector,
-                              integration=integration, beams=list(beams), device=device)
+        options = blade.beamforming_options(channelizer_rate=rate, incoherent=incoherent, detector=detector,
+                                            integration=integration, beams=list(beams), device=device)
+        bundle = blade.mode_b(shape, chunk_axis(shape[1]), blade.read_bfr5(recipe), options)
         blade.reset_copy_stats()
         data = self.run_bundle(bundle, voltages, items, shape)
         stats = blade.copy_stats()
@@ -161,17 +179,20 @@ class qa_mode_b(BundleTestCase):
         self.assertEqual((stats["host_to_device"], stats["device_to_host"], stats["device_to_device"]), (8, 4, 0))
 
     def test_bad_options(self):
-        recipe, *_ = self.recipe(5, 3)
-        make = lambda **kw: blade.mode_b([5, 4, 32, 2], recipe, OBSFREQ, CHAN_BW, OBSNCHAN, first_channel=FIRST,
-                                         schan=SCHAN, device="cpu", **kw)
+        path, *_ = self.recipe(5, 3)
+        recipe = blade.read_bfr5(path)
+        make = lambda shape=(5, 4, 32, 2), axis=chunk_axis(4), **kw: blade.mode_b(
+            list(shape), axis, recipe, blade.beamforming_options(device="cpu", **kw))
         with self.assertRaisesRegex(ValueError, "integration 4 needs a detector"):
             make(detector="none", integration=4)
         with self.assertRaisesRegex(ValueError, "beam 7 selected"):
             make(beams=[0, 7])
-        with self.assertRaises(Exception) as caught:
-            blade.mode_b([6, 4, 32, 2], recipe, OBSFREQ, CHAN_BW, OBSNCHAN, first_channel=FIRST, schan=SCHAN,
-                         device="cpu")
-        self.assertIn("antenna", str(caught.exception))
+        with self.assertRaisesRegex(ValueError, "antenna"):
+            make(shape=(6, 4, 32, 2))
+        with self.assertRaisesRegex(ValueError, "channel"):  # the axis has 3 channels, the chunks 4
+            make(axis=chunk_axis(3))
+        with self.assertRaisesRegex(ValueError, "channel"):  # beyond the recipe's 120 F-engine channels
+            make(axis=blade.Observation.band(OBSFREQ, CHAN_BW, 4, coarse_first=118))
 
 
 class qa_mode_bh(BundleTestCase):
@@ -180,8 +201,9 @@ class qa_mode_bh(BundleTestCase):
         recipe, array, directions, cal_all = self.recipe(4, 2)
         voltages = ci8_chunks(self.rng, nchunks, shape)
         items, mids = self.chunk_times(nchunks, shape[2])
-        bundle = blade.mode_bh(shape, recipe, OBSFREQ, CHAN_BW, OBSNCHAN, first_channel=FIRST, schan=SCHAN,
-                               gather=gather, incoherent=True, detector="I", device="emulated")
+        bundle = blade.mode_bh(shape, chunk_axis(shape[1]), blade.read_bfr5(recipe),
+                               blade.beamforming_options(gather=gather, incoherent=True, detector="I",
+                                                         device="emulated"))
         self.assertEqual(list(bundle.output_shape()), [3, 2 * 16 * gather, 1, 1])
         self.assertEqual(bundle.chunks_per_output(), gather)
         data = self.run_bundle(bundle, voltages, items, shape)

@@ -55,6 +55,12 @@ def astropy_hadec(location, jd, dut1, ra, dec):
     return hadec.ha.to_value(u.rad), hadec.dec.to_value(u.rad)
 
 
+def geometry(array, boresight, beams, reference_antenna=0):
+    """The array and beams as blade.compute_delays takes them."""
+    return blade.array_geometry(reference=array["reference"], antenna_positions=array["positions"],
+                                boresight=boresight, beams=beams, reference_antenna=reference_antenna)
+
+
 def astropy_delays(reference, positions, boresight, beams, jd, dut1, reference_antenna=0, absolute=False):
     """delay[b, a] from the formulas of astrometry.md, directions from astropy."""
     lon, lat, alt = reference
@@ -85,8 +91,8 @@ class qa_delays_astropy(gr_unittest.TestCase):
                                  for dra, ddec in [(0.0, 0.0), (0.5, -0.2), (-0.4, 0.3), (0.9, 0.25)]])
             for jd, dut1 in DATES:
                 with self.subTest(array=array["name"], jd=jd):
-                    ours = blade.compute_delays(array["reference"], array["positions"], boresight, beams, jd, dut1,
-                                                reference_antenna=2, absolute=True)
+                    ours = blade.compute_delays(geometry(array, boresight, beams, reference_antenna=2), jd, dut1,
+                                                absolute=True)
                     theirs = astropy_delays(array["reference"], array["positions"], boresight, beams, jd, dut1,
                                             reference_antenna=2, absolute=True)
                     self.assertGreater(numpy.abs(theirs).max(), 1e-7 if array["name"] == "meerkat" else 1e-7 / 20)
@@ -100,7 +106,7 @@ class qa_delays_astropy(gr_unittest.TestCase):
             beams = numpy.array([[boresight[0] + dra, boresight[1] + ddec] for dra, ddec in offsets])
             for jd, dut1 in DATES:
                 with self.subTest(array=array["name"], jd=jd):
-                    ours = blade.compute_delays(array["reference"], array["positions"], boresight, beams, jd, dut1)
+                    ours = blade.compute_delays(geometry(array, boresight, beams), jd, dut1)
                     theirs = astropy_delays(array["reference"], array["positions"], boresight, beams, jd, dut1)
                     self.assertGreater(numpy.abs(theirs).max(), 1e-9)  # the test can see an error
                     numpy.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-13)
@@ -143,9 +149,8 @@ class qa_delays_astropy(gr_unittest.TestCase):
         boresight = (array["ra"], array["dec"])
         beams = numpy.array([[boresight[0] + 0.5, boresight[1] - 0.2]])
         jd, dut1 = DATES[1]
-        base = blade.compute_delays(array["reference"], array["positions"], boresight, beams, jd, dut1, absolute=True)
-        later = blade.compute_delays(array["reference"], array["positions"], boresight, beams, jd, dut1 + 0.5,
-                                     absolute=True)
+        base = blade.compute_delays(geometry(array, boresight, beams), jd, dut1, absolute=True)
+        later = blade.compute_delays(geometry(array, boresight, beams), jd, dut1 + 0.5, absolute=True)
         theirs = astropy_delays(array["reference"], array["positions"], boresight, beams, jd, dut1 + 0.5,
                                 absolute=True)
         self.assertGreater(numpy.abs(later - base).max(), 5e-12)  # 0.5 s of DUT1 is visible

@@ -16,7 +16,7 @@ from gnuradio import gr_unittest
 
 from gnuradio import blade
 import blade_testing as bt
-from qa_bundles import CHAN_BW, FIRST, OBSFREQ, OBSNCHAN, SCHAN, BundleTestCase, ci8_chunks
+from qa_bundles import BundleTestCase, chunk_axis, ci8_chunks
 
 SPREADS = (["cpu", "cpu"], ["emulated", "emulated"], ["emulated:0", "emulated:1"], ["cpu"] * 4)
 
@@ -29,8 +29,8 @@ class qa_multidevice_bundles(BundleTestCase):
         items, _ = self.chunk_times(nchunks, shape[2])
         device = devices if isinstance(devices, str) else "auto"
         listed = [] if isinstance(devices, str) else list(devices)
-        bundle = blade.mode_b(shape, recipe, OBSFREQ, CHAN_BW, OBSNCHAN, first_channel=FIRST, schan=SCHAN,
-                              device=device, devices=listed, **options)
+        bundle = blade.mode_b(shape, chunk_axis(shape[1]), blade.read_bfr5(recipe),
+                              blade.beamforming_options(device=device, devices=listed, **options))
         blade.reset_copy_stats()
         data = self.run_bundle(bundle, voltages, items, shape)
         return bundle, data, blade.copy_stats()
@@ -77,7 +77,8 @@ class qa_multidevice_bundles(BundleTestCase):
         for options in (dict(channelizer_rate=8, detector="IQUV", integration=16, circular=True),
                         dict(channelizer_rate=4, taps=4, detector="I", integration=2)):
             def run(device, devices=()):
-                bundle = blade.mode_h(shape, "ci8", device=device, devices=list(devices), **options)
+                bundle = blade.mode_h(shape, blade.spectrometer_options(device=device, devices=list(devices),
+                                                                        **options))
                 blade.reset_copy_stats()
                 got, _ = bt.run_chunks([bundle], voltages, shape, "ci8", list(bundle.output_shape()), "f32")
                 self.assertEqual(blade.failures(), [])
@@ -99,9 +100,9 @@ class qa_multidevice_bundles(BundleTestCase):
         items, _ = self.chunk_times(4, shape[2])
 
         def run(device, devices=()):
-            bundle = blade.mode_bh(shape, recipe, OBSFREQ, CHAN_BW, OBSNCHAN, first_channel=FIRST, schan=SCHAN,
-                                   gather=2, channelizer_rate=0, detector="XXYY", device=device,
-                                   devices=list(devices))
+            bundle = blade.mode_bh(shape, chunk_axis(shape[1]), blade.read_bfr5(recipe),
+                                   blade.beamforming_options(gather=2, channelizer_rate=0, detector="XXYY",
+                                                             device=device, devices=list(devices)))
             return blade.unpack(self.run_bundle(bundle, voltages, items, shape), list(bundle.output_shape()), "f32")
         single = run("cpu")
         self.assertGreater(len(single), 0)
@@ -123,22 +124,24 @@ class qa_multidevice_bundles(BundleTestCase):
         with self.assertRaisesRegex(ValueError, "'all' stands alone"):
             blade.resolve_devices("auto", ["all"])
         with self.assertRaisesRegex(ValueError, "4 channels cannot be split evenly across 3 devices"):
-            blade.mode_h([2, 4, 16, 2], "ci8", 4, devices=["cpu"] * 3)
+            blade.mode_h([2, 4, 16, 2], blade.spectrometer_options(channelizer_rate=4, devices=["cpu"] * 3))
         recipe, _, _, _ = self.recipe(2, 1)
         with self.assertRaisesRegex(ValueError, "4 channels cannot be split evenly across 3 devices"):
-            blade.mode_b([2, 4, 16, 2], recipe, OBSFREQ, CHAN_BW, OBSNCHAN, first_channel=FIRST, schan=SCHAN,
-                         devices=["cpu"] * 3)
+            blade.mode_b([2, 4, 16, 2], chunk_axis(4), blade.read_bfr5(recipe),
+                         blade.beamforming_options(devices=["cpu"] * 3))
         with self.assertRaisesRegex(ValueError, "not both"):
-            blade.mode_h([2, 4, 16, 2], "ci8", 4, device="cpu", devices=["cpu", "cpu"])
+            blade.mode_h([2, 4, 16, 2], blade.spectrometer_options(channelizer_rate=4, device="cpu",
+                                                                   devices=["cpu", "cpu"]))
 
     def test_one_device_in_a_list_is_the_one_device_chain(self):
         shape = [2, 4, 32, 2]
-        one = blade.mode_h(shape, "ci8", 8, devices=["cpu"])
+        one = blade.mode_h(shape, blade.spectrometer_options(channelizer_rate=8, devices=["cpu"]))
         self.assertEqual(one.device(), "cpu")
         self.assertEqual(list(one.devices()), ["cpu"])
         voltages = ci8_chunks(numpy.random.default_rng(3), 2, shape)
         a, _ = bt.run_chunks([one], voltages, shape, "ci8", list(one.output_shape()), "f32")
-        b, _ = bt.run_chunks([blade.mode_h(shape, "ci8", 8, device="cpu")], voltages, shape, "ci8",
+        b, _ = bt.run_chunks([blade.mode_h(shape, blade.spectrometer_options(channelizer_rate=8, device="cpu"))],
+                             voltages, shape, "ci8",
                              list(one.output_shape()), "f32")
         self.assertTrue(bt.same_bits(a, b))
 

@@ -14,7 +14,7 @@ from gnuradio import blocks, gr, gr_unittest
 
 from gnuradio import blade
 import blade_testing as bt
-from qa_bundles import CHAN_BW, FIRST, OBSFREQ, OBSNCHAN, SCHAN, BundleTestCase, ci8_chunks
+from qa_bundles import BundleTestCase, chunk_axis, ci8_chunks
 
 GPUS = ["cuda:0", "cuda:1"]
 
@@ -56,8 +56,8 @@ class qa_multidevice_gpu(BundleTestCase):
         items, _ = self.chunk_times(4, shape[2])
         outputs = {}
         for name, device, devices in (("cpu", "cpu", []), ("one", "cuda:0", []), ("two", "auto", GPUS)):
-            bundle = blade.mode_b(shape, recipe, OBSFREQ, CHAN_BW, OBSNCHAN, first_channel=FIRST, schan=SCHAN,
-                                  device=device, devices=devices)
+            bundle = blade.mode_b(shape, chunk_axis(shape[1]), blade.read_bfr5(recipe),
+                                  blade.beamforming_options(device=device, devices=devices))
             blade.reset_copy_stats()
             data = self.run_bundle(bundle, voltages, items, shape)
             outputs[name] = (blade.unpack(data, list(bundle.output_shape()), "f32"), blade.copy_stats())
@@ -75,7 +75,8 @@ class qa_multidevice_gpu(BundleTestCase):
         voltages = ci8_chunks(self.rng, 4, shape)
         results = {}
         for name, device, devices in (("one", "cuda:0", []), ("two", "auto", GPUS)):
-            bundle = blade.mode_h(shape, "ci8", 64, 4, "hamming", False, "IQUV", 8, device, devices)
+            bundle = blade.mode_h(shape, blade.spectrometer_options(channelizer_rate=64, taps=4, detector="IQUV",
+                                                                    integration=8, device=device, devices=devices))
             blade.reset_copy_stats()
             got, _ = bt.run_chunks([bundle], voltages, shape, "ci8", list(bundle.output_shape()), "f32")
             self.assertEqual(blade.failures(), [])

@@ -29,6 +29,13 @@ POLS = 2
 JD0 = 2460400.75
 
 
+def observation(observation_frequency, channel_width, observation_channels, first_channel, channels,
+                channelizer_rate, schan=0):
+    """The chunks' blade.Observation for the parameters of AXIS."""
+    band = blade.Observation.band(observation_frequency, channel_width, observation_channels, coarse_first=schan)
+    return band.channels(first_channel, channels).channelized(channelizer_rate)
+
+
 def centres(observation_frequency, channel_width, observation_channels, first_channel, channels,
             channelizer_rate, schan=0):
     """Channel centres from formats.md: coarse centre plus (k - N//2) * width / N."""
@@ -70,15 +77,29 @@ class qa_phasor(gr_unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def geometry_block(self, device="cpu", beams=None):
-        return blade.phasor(self.array["reference"], self.array["positions"], self.boresight,
-                            self.beams if beams is None else beams, **AXIS, polarizations=POLS,
-                            reference_antenna=1, calibration=self.cal,
-                            calibration_first_channel=self.cal_first, device=device)
+    def geometry(self, beams=None, **changes):
+        fields = dict(reference=list(self.array["reference"]), antenna_positions=self.array["positions"].tolist(),
+                      boresight=list(self.boresight), beams=numpy.asarray(self.beams if beams is None else beams).tolist(),
+                      reference_antenna=1)
+        fields.update(changes)
+        return blade.array_geometry(**fields)
+
+    def options(self, **changes):
+        fields = dict(polarizations=POLS, calibration=self.cal, calibration_first_channel=self.cal_first,
+                      device="cpu")
+        fields.update(changes)
+        return blade.phasor_options(**fields)
+
+    def geometry_block(self, device="cpu", beams=None, axis=AXIS):
+        return blade.phasor(observation(**axis), self.geometry(beams), self.options(device=device))
 
     def delays_at(self, jd, dut1, beams=None):
-        return blade.compute_delays(self.array["reference"], self.array["positions"], self.boresight,
-                                    self.beams if beams is None else beams, jd, dut1, reference_antenna=1)
+        return blade.compute_delays(self.geometry(beams), jd, dut1)
+
+    def test_compute_phasors_is_the_block_without_a_flowgraph(self):
+        out = run_phasor(self.geometry_block(), [dict(jd_mid=JD0, dut1=0.1)])
+        direct = blade.compute_phasors(observation(**AXIS), self.geometry(), JD0, 0.1, self.options())
+        numpy.testing.assert_array_equal(out[0], direct)
 
     # --- geometry mode ---------------------------------------------------------
 
@@ -103,9 +124,7 @@ class qa_phasor(gr_unittest.TestCase):
         # voltages are the sky's conjugates; the phasors conjugate the geometric term
         # (not the calibration, measured on the voltages as recorded).
         axis = dict(AXIS, channel_width=-0.5e6)
-        block = blade.phasor(self.array["reference"], self.array["positions"], self.boresight, self.beams,
-                             **axis, polarizations=POLS, reference_antenna=1, calibration=self.cal,
-                             calibration_first_channel=self.cal_first, device="cpu")
+        block = self.geometry_block(axis=axis)
         out = run_phasor(block, [dict(jd_mid=JD0, dut1=0.0, step=0)])
         delays = self.delays_at(JD0, 0.0)
         numpy.testing.assert_allclose(out[0], expected_phasors(delays, self.cal.astype(complex), self.cal_first,
@@ -171,7 +190,7 @@ class qa_phasor(gr_unittest.TestCase):
         numpy.testing.assert_allclose(out[0], expected, rtol=0, atol=3e-6)
         with self.assertRaisesRegex(ValueError, "1 beam directions given, the plan has 3"):
             block.set_beams([[1.0, 0.5]])
-        with self.assertRaisesRegex(ValueError, "covers absolute channels 0..1 but the step needs 104..106"):
+        with self.assertRaisesRegex(ValueError, "covers absolute channels 0..1 but the chunks need 104..106"):
             block.set_calibration(numpy.ones((5, 2, POLS)), 0)
         block.set_calibration(None)  # all ones
         block.set_boresight(list(self.beams[2]))
@@ -196,8 +215,9 @@ class qa_phasor(gr_unittest.TestCase):
         explicit = run_phasor(self.geometry_block(), times)
         for frame in ("ecef", "xyz", "enu"):
             with self.subTest(frame=frame):
-                block = blade.phasor.make_from_recipe(self.write_recipe(frame=frame), 5, POLS, **AXIS,
-                                                      reference_antenna=1, device="cpu")
+                # The recipe's /calinfo/refant names antenna 1, the reference of the explicit geometry.
+                recipe = blade.read_bfr5(self.write_recipe(frame=frame, refant="ant001"))
+                block = blade.phasor.make_from_recipe(observation(**AXIS), recipe, blade.phasor_options(device="cpu"))
                 numpy.testing.assert_allclose(run_phasor(block, times), explicit, rtol=0, atol=2e-5)
 
     def test_recipe_delays_are_interpolated_to_the_chunk_time(self):
@@ -211,7 +231,8 @@ class qa_phasor(gr_unittest.TestCase):
         items = [dict(unix_mid=t, jd_mid=t / 86400.0 + 2440587.5) for t in chunk_times]
         for mode in ("recipe", "recipe_rates"):
             with self.subTest(mode=mode):
-                block = blade.phasor.make_from_recipe(path, 5, POLS, **AXIS, delays=mode, device="cpu")
+                block = blade.phasor.make_from_recipe(observation(**AXIS), blade.read_bfr5(path),
+                                                      blade.phasor_options(delays=mode, device="cpu"))
                 out = run_phasor(block, items)
                 for i, t in enumerate(chunk_times):
                     if mode == "recipe":
@@ -225,39 +246,44 @@ class qa_phasor(gr_unittest.TestCase):
 
     def test_recipe_that_does_not_fit_the_recording_is_rejected(self):
         path = self.write_recipe()
-        with self.assertRaisesRegex(ValueError, path + ": /diminfo/nants: the recipe has 5 antennas but the recording 6"):
-            blade.phasor.make_from_recipe(path, 6, POLS, **AXIS)
-        with self.assertRaisesRegex(ValueError, "/diminfo/npol"):
-            blade.phasor.make_from_recipe(path, 5, 1, **AXIS)
+        recipe = blade.read_bfr5(path)
+        make = lambda axis=AXIS, **options: blade.phasor.make_from_recipe(observation(**axis), recipe,
+                                                                          blade.phasor_options(**options))
+        with self.assertRaisesRegex(ValueError, path + ": /diminfo/npol: the recipe has 2 polarizations but the recording 1"):
+            make(polarizations=1)
         beyond = dict(AXIS, schan=127)
         with self.assertRaisesRegex(ValueError, path + ": /calinfo/cal_all: calibrates absolute channels 0 .. 129"):
-            blade.phasor.make_from_recipe(path, 5, POLS, **beyond)
+            make(beyond)
         with self.assertRaisesRegex(ValueError, "/delayinfo/delays"):
-            blade.phasor.make_from_recipe(path, 5, POLS, **AXIS, delays="recipe")
+            make(delays="recipe")
         with self.assertRaisesRegex(ValueError, "not one of geometry, recipe, recipe_rates"):
-            blade.phasor.make_from_recipe(path, 5, POLS, **AXIS, delays="magic")
+            make(delays="magic")
+        with self.assertRaisesRegex(ValueError, "brings its own calibration"):
+            make(calibration=self.cal)
         with self.assertRaisesRegex(RuntimeError, "cannot open"):
-            blade.phasor.make_from_recipe(path + ".missing", 5, POLS, **AXIS)
+            blade.read_bfr5(path + ".missing")
 
     def test_bad_arguments_are_rejected_at_creation(self):
-        args = dict(AXIS, polarizations=POLS)
+        axis = observation(**AXIS)
+        make = lambda geometry=None, options=None: blade.phasor(axis, geometry or self.geometry(),
+                                                               options or self.options())
         with self.assertRaisesRegex(ValueError, "beams: row 1 has 3 values"):
-            blade.phasor(self.array["reference"], self.array["positions"], self.boresight,
-                         [[1.0, 0.5], [1.0, 0.5, 0.1]], **args)
+            make(blade.array_geometry(reference=list(self.array["reference"]),
+                                      antenna_positions=self.array["positions"].tolist(),
+                                      boresight=list(self.boresight), beams=[[1.0, 0.5], [1.0, 0.5, 0.1]]))
         with self.assertRaisesRegex(ValueError, "reference must be"):
-            blade.phasor(self.array["reference"][:2], self.array["positions"], self.boresight, self.beams, **args)
-        degrees = (numpy.degrees(self.array["reference"][0]), numpy.degrees(self.array["reference"][1]), 1000.0)
+            make(self.geometry(reference=list(self.array["reference"][:2])))
+        degrees = [numpy.degrees(self.array["reference"][0]), numpy.degrees(self.array["reference"][1]), 1000.0]
         with self.assertRaisesRegex(ValueError, "degrees"):
-            blade.phasor(degrees, self.array["positions"], self.boresight, self.beams, **args)
+            make(self.geometry(reference=degrees))
         with self.assertRaisesRegex(ValueError, "reference antenna 5 is not one of the 5"):
-            blade.phasor(self.array["reference"], self.array["positions"], self.boresight, self.beams, **args,
-                         reference_antenna=5)
+            make(self.geometry(reference_antenna=5))
         with self.assertRaisesRegex(ValueError, "covers absolute channels 0..0"):
-            blade.phasor(self.array["reference"], self.array["positions"], self.boresight, self.beams, **args,
-                         calibration=numpy.ones((5, 1, POLS)))
-        with self.assertRaisesRegex(ValueError, "outside the 16 recorded channels"):
-            blade.phasor(self.array["reference"], self.array["positions"], self.boresight, self.beams,
-                         **dict(args, first_channel=14))
+            make(options=self.options(calibration=numpy.ones((5, 1, POLS)), calibration_first_channel=0))
+        with self.assertRaisesRegex(ValueError, "channels 14 .. 16 are not within the 16 channels"):
+            observation(**dict(AXIS, first_channel=14))
+        with self.assertRaisesRegex(ValueError, "channel"):  # an observation without a frequency axis
+            blade.phasor(blade.Observation(), self.geometry(), self.options())
 
 
 if __name__ == "__main__":

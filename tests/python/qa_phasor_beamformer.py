@@ -30,19 +30,20 @@ class qa_phasor_beamformer(gr_unittest.TestCase):
                              boresight])
         times = [dict(jd_mid=JD0 + 0.01 * i, dut1=0.05) for i in range(3)]
         n, B = len(times), len(beams)
+        geometry = blade.array_geometry(reference=array["reference"], antenna_positions=array["positions"],
+                                        boresight=boresight, beams=beams)
 
         # Voltages: antenna a receives s with the phase of its steering delay to the source.
         s = bt.random_complex(rng, (n, F, T, P), 10.0).astype(numpy.complex128)
         x = numpy.empty((n, A, F, T, P), numpy.complex64)
         for i, time in enumerate(times):
-            delay = blade.compute_delays(array["reference"], array["positions"], boresight, beams,
-                                         time["jd_mid"], time["dut1"])[0]  # [A] seconds, beam 0
+            delay = blade.compute_delays(geometry, time["jd_mid"], time["dut1"])[0]  # [A] seconds, beam 0
             arrival = numpy.exp(2j * numpy.pi * numpy.outer(delay, bt.coarse_channel_centres(OBSFREQ, CHAN_BW, NCHAN, FIRST, F)))  # [A, F]
             x[i] = arrival[:, :, None, None] * s[i][None]
 
         def phasor_block(device):
-            return blade.phasor(array["reference"], array["positions"], boresight, beams, OBSFREQ, CHAN_BW, NCHAN,
-                                FIRST, F, polarizations=P, device=device)
+            axis = blade.Observation.band(OBSFREQ, CHAN_BW, NCHAN).channels(FIRST, F)
+            return blade.phasor(axis, geometry, blade.phasor_options(polarizations=P, device=device))
 
         tb = gr.top_block()
         phasors = phasor_block("emulated")

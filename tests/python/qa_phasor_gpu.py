@@ -15,8 +15,7 @@ import blade_testing
 
 blade_testing.require_gpu()
 
-AXIS = dict(observation_frequency=1.42e9, channel_width=0.5e6, observation_channels=64,
-            first_channel=8, channels=16, channelizer_rate=8, schan=0)
+# 16 of 64 channels of 0.5 MHz around 1.42 GHz from channel 8, channelized by 8.
 
 
 class qa_phasor_gpu(gr_unittest.TestCase):
@@ -24,7 +23,10 @@ class qa_phasor_gpu(gr_unittest.TestCase):
         array = blade_testing.meerkat_like_array(antennas=16)
         boresight = (array["ra"], array["dec"])
         beams = [(boresight[0] + 0.001 * b, boresight[1] - 0.0005 * b) for b in range(8)]
-        return blade.phasor(array["reference"], array["positions"], boresight, beams, **AXIS, device=device)
+        axis = blade.Observation.band(1.42e9, 0.5e6, 64).channels(8, 16).channelized(8)
+        geometry = blade.array_geometry(reference=array["reference"], antenna_positions=array["positions"],
+                                        boresight=boresight, beams=beams)
+        return blade.phasor(axis, geometry, blade.phasor_options(device=device))
 
     def run_phasor(self, block, extra=()):
         """Five chunks through block (and extra blocks after it); the output as cf32."""

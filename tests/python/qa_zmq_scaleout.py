@@ -57,8 +57,8 @@ class qa_zmq_scaleout(gr_unittest.TestCase):
         tb = gr.top_block()
         source = blade.guppi_source(self.recording, CHUNK)
         shape = list(source.output_shape())
-        bundle = blade.mode_b(shape, self.recipe, plan["observation_frequency"], plan["channel_width"],
-                              plan["observation_channels"], first_channel=0, schan=plan["schan"], device="cpu")
+        axis = blade.Observation(**plan["observation"])
+        bundle = blade.mode_b(shape, axis, blade.read_bfr5(self.recipe), blade.beamforming_options(device="cpu"))
         beams = blocks.vector_sink_b(bundle.output_item_size())
         times = blocks.vector_sink_b(64)
         chunks = blocks.vector_sink_b(source.output_item_size())

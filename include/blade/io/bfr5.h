@@ -115,28 +115,43 @@ BLADE_CORE_API blade_status blade_bfr5_select_beams(blade_bfr5* recipe,
                                                     const int64_t* selection,
                                                     int64_t count);
 
+/**
+ * Conjugate the recipe's complex gains (cal_all, cal_b, cal_g and the calibration
+ * derived from them): for a recipe made for seticore, which multiplies the voltages
+ * by conj(cal_all) where gr-blade, as BLADE, multiplies by cal_all (docs/bfr5.md).
+ */
+BLADE_CORE_API void blade_bfr5_conjugate_calibration(blade_bfr5* recipe);
+
 /** Release a recipe (NULL is ignored). */
 BLADE_CORE_API void blade_bfr5_free(blade_bfr5* recipe);
 
 /**
  * Check that a recipe fits a recording of `antennas` antennas and `polarizations`
- * polarizations whose steps cover `axis` (SCHAN + first_channel + channels must lie
- * within the recipe's nchan). The message names the file and the dataset.
+ * polarizations whose chunks have the frequency axis `axis` (their F-engine channels
+ * must lie within the recipe's nchan). The message names the file and the dataset.
  */
 BLADE_CORE_API blade_status blade_bfr5_check_recording(const blade_bfr5* recipe,
                                                        int64_t antennas,
                                                        int64_t polarizations,
-                                                       const blade_frequency_axis* axis);
+                                                       const blade_observation* axis);
 
 /**
- * Fill a phasor configuration from a recipe for steps on `axis`: array, boresight,
+ * The recipe's reference antenna: the index in /telinfo/antenna_names of the
+ * antenna /calinfo/refant names, or 0 when there is no such antenna.
+ */
+BLADE_CORE_API int64_t blade_bfr5_reference_antenna(const blade_bfr5* recipe);
+
+/**
+ * Fill a phasor configuration from a recipe for chunks on `axis` (after a
+ * channelizer: the fine axis): array, boresight,
  * beams and calibration from the recipe; delays from geometry or from
- * /delayinfo (`mode`). The configuration points into `recipe`, which must outlive
+ * /delayinfo (`mode`), relative to antenna `reference_antenna` (negative: the
+ * recipe's, blade_bfr5_reference_antenna()). The configuration points into `recipe`, which must outlive
  * blade_phasor_create() (the plan copies what it needs). Runs
  * blade_bfr5_check_recording() first.
  */
 BLADE_CORE_API blade_status blade_bfr5_phasor_config(const blade_bfr5* recipe,
-                                                     const blade_frequency_axis* axis,
+                                                     const blade_observation* axis,
                                                      int64_t antennas,
                                                      int64_t polarizations,
                                                      int64_t reference_antenna,

@@ -3,10 +3,16 @@
  * @file io/observation.h
  * @brief What a recording says about its data: time and frequency axes, pointing.
  *
- * Readers fill a ::blade_observation from a file's header; writers turn one into
- * their header (GUPPI cards, SIGPROC keys, FBH5 attributes). GNU Radio blocks carry
- * the same values as stream tags (gnuradio/blade/metadata.h). Units are SI: seconds,
- * hertz, radians. Channel frequencies are channel centres.
+ * The one place where the time and frequency axes of a stream of chunks live. The
+ * GUPPI reader computes it once from a recording's header; every later stage
+ * derives what it needs with the small functions below (the channels of a subset,
+ * the axis after a channelizer, the frequency or the F-engine channel of a channel);
+ * writers turn it into their header (GUPPI cards, SIGPROC keys, FBH5 attributes);
+ * GNU Radio blocks carry the same values as stream tags (gnuradio/blade/metadata.h)
+ * and C++ and Python see it as gr::blade::observation (blade.Observation). Units are
+ * SI: seconds, hertz, radians. Channel frequencies are channel centres: channel j
+ * (0-based, per aspect) of the chunks is centred at freq_first + j·chan_bw and
+ * belongs to F-engine (coarse) channel coarse_first + j / nfpc.
  *
  * Also here: the time and angle conversions the formats share (unix time to
  * Julian and modified Julian dates, sexagesimal text, SIGPROC's packed angles and
@@ -34,9 +40,12 @@ typedef struct blade_observation {
     double unix_start;    /**< unix seconds at the start of the first sample */
     double tsamp;         /**< seconds per time sample */
     double freq_first;    /**< Hz, centre of channel 0 */
-    double chan_bw;       /**< Hz per channel (negative: frequency descends) */
+    double chan_bw;       /**< Hz per channel (negative: frequency descends, a lower
+                               sideband: the voltages are the sky's conjugates) */
+    int64_t nchan;        /**< channels per aspect in the chunks (0: not said) */
     int64_t nfpc;         /**< fine channels per coarse channel (1: not channelized) */
-    int64_t coarse_first; /**< absolute index of coarse channel 0 (SCHAN + subset) */
+    int64_t coarse_first; /**< absolute (F-engine) index of the coarse channel of
+                               channel 0 (SCHAN + the subset's first channel) */
     double dut1;          /**< UT1 - UTC, seconds */
     double ra;            /**< boresight right ascension, radians */
     double dec;           /**< boresight declination, radians */
@@ -47,6 +56,66 @@ typedef struct blade_observation {
     char source_name[BLADE_OBSERVATION_NAME_SIZE]; /**< "" if unknown */
     char telescope[BLADE_OBSERVATION_NAME_SIZE];   /**< "" if unknown */
 } blade_observation;
+
+/**
+ * Set the frequency axis from a band's centre, as recorders write it (GUPPI OBSFREQ):
+ * nchan channels of chan_bw, channel 0 centred at centre − (nchan − 1)·chan_bw/2.
+ */
+BLADE_CORE_API void blade_observation_set_band(blade_observation* observation,
+                                               double centre_hz,
+                                               double chan_bw_hz,
+                                               int64_t nchan);
+
+/** Centre (Hz) of the band of the nchan channels: the inverse of blade_observation_set_band(). */
+BLADE_CORE_API double blade_observation_band_centre(const blade_observation* observation);
+
+/** Centre (Hz) of channel `channel` of the chunks: freq_first + channel·chan_bw. */
+BLADE_CORE_API double blade_observation_frequency(const blade_observation* observation,
+                                                  int64_t channel);
+
+/** The absolute (F-engine) coarse channel that channel `channel` belongs to:
+ *  coarse_first + channel / nfpc (what calibration tables are indexed by). */
+BLADE_CORE_API int64_t blade_observation_coarse_channel(const blade_observation* observation,
+                                                        int64_t channel);
+
+/**
+ * The observation of channels first .. first + count − 1 of the chunks (a subset of
+ * coarse channels: nfpc must be 1): freq_first and coarse_first move, nchan is count.
+ * ::BLADE_ERROR_INVALID_ARGUMENT if the channels are not within nchan.
+ */
+BLADE_CORE_API blade_status blade_observation_select_channels(const blade_observation* observation,
+                                                              int64_t first,
+                                                              int64_t count,
+                                                              blade_observation* subset);
+
+/**
+ * The observation after a channelizer of rate N (N ≥ 1): fine channel 0 is centred
+ * at freq_first − chan_bw/2 (N ≥ 2; its fine channel k of coarse channel c sits at
+ * that centre + (k − N/2)·chan_bw/N, fftshifted, N/2 not rounded for odd N), the
+ * width is chan_bw/N, nchan and nfpc are multiplied and tsamp too. N = 1 changes
+ * nothing.
+ */
+BLADE_CORE_API blade_observation blade_observation_channelized(const blade_observation* observation,
+                                                               int64_t rate);
+
+/**
+ * Check that the observation has a usable frequency axis for `what` (named in the
+ * message): finite freq_first, non-zero finite chan_bw, nchan and nfpc ≥ 1, nchan a
+ * multiple of nfpc, coarse_first ≥ 0.
+ */
+BLADE_CORE_API blade_status blade_observation_check_axis(const blade_observation* observation,
+                                                         const char* what);
+
+/**
+ * Check that the channels `inner` describes are channels of `outer` (e.g. a
+ * sub-band of the recording, channelized): after channelizing outer to inner's
+ * nfpc, the same width, and inner's first channel where outer puts the F-engine
+ * channel inner claims (within a thousandth of a channel). ::BLADE_ERROR_INVALID_ARGUMENT
+ * naming `what` and both axes otherwise.
+ */
+BLADE_CORE_API blade_status blade_observation_check_within(const blade_observation* outer,
+                                                           const blade_observation* inner,
+                                                           const char* what);
 
 /** Seconds from the unix epoch to the MJD epoch offset: MJD = unix/86400 + 40587. */
 #define BLADE_MJD_OF_UNIX_EPOCH 40587.0

@@ -149,19 +149,6 @@ BLADE_CORE_API blade_status blade_channelizer_prototype(int64_t rate,
                                                         blade_channelizer_window window,
                                                         double* filter);
 
-/**
- * The frequency axis after channelization (the stream tags of gr-blade carry it):
- * from the centre of coarse channel 0 and the coarse channel width (Hz; a negative
- * width means descending frequencies), the centre of fine channel 0 and the fine
- * width. For rate N >= 2 (even or odd) fine channel 0 is centred at
- * `freq_first - chan_bw / 2` and the width is `chan_bw / N`, so fine channel j of the
- * output sits at fine_freq_first + j * fine_chan_bw; rate 1 changes nothing.
- */
-BLADE_CORE_API void blade_channelizer_fine_axis(int64_t rate,
-                                                double freq_first,
-                                                double chan_bw,
-                                                double* fine_freq_first,
-                                                double* fine_chan_bw);
 
 /**
  * Validate the configuration and shape and prepare a channelizer on `device`

@@ -16,20 +16,20 @@
  *   step's time, and are used as they are.
  * - **phasors** (cf32): phasor[b, a, f, 0, p] = cal[a, f, p] * exp(-2 pi i delay[b, a]
  *   nu_f), nu_f the sky frequency of channel f's centre, cal the calibration of f's
- *   coarse channel. Computed in double precision, stored as cf32. A beamformer
- *   computes y = sum_a x * phasor (no conjugation).
+ *   coarse channel; exp(+2 pi i ...) for a lower-sideband band (chan_bw < 0), whose
+ *   voltages are the sky's conjugates. Computed in double precision, stored as cf32.
+ *   A beamformer computes y = sum_a x * phasor (no conjugation).
  *
- * Frequencies: coarse channel c of a step (0-based) is recorded channel
- * first_channel + c, centred at OBSFREQ + (first_channel + c - (NCHAN - 1)/2) *
- * CHAN_BW; after a channelizer of rate N, fine channel k of it (fftshifted) is
- * centred at that + (k - N/2) * CHAN_BW / N (N/2 not rounded: the channelizer's
- * convention, for odd N too). The phasor tensor's F axis
- * is the fine axis (channels * N).
+ * Frequencies come from the observation of the chunks the phasors are for
+ * (config.observation, io/observation.h; after a channelizer: the fine axis, which
+ * blade_observation_channelized() gives): channel f is centred at freq_first +
+ * f·chan_bw and belongs to F-engine channel coarse_first + f / nfpc. The phasor
+ * tensor's F axis is observation.nchan.
  *
  * Calibration: a complex [A, calibration_channels, P] table whose row r belongs to
- * absolute (F-engine) coarse channel calibration_first_channel + r. A step's
- * coarse channel c uses the row of absolute channel SCHAN + first_channel + c,
- * for all its N fine channels. A table that does not cover the step is rejected.
+ * absolute (F-engine) coarse channel calibration_first_channel + r. Channel f uses
+ * the row of its F-engine channel. A table that does not cover the channels is
+ * rejected.
  *
  * All computation runs on the CPU (phasors are small). For a GPU-like device the
  * phasors are computed into pinned host memory and uploaded into the output
@@ -42,6 +42,7 @@
 #include <stdint.h>
 
 #include <blade/device.h>
+#include <blade/io/observation.h>
 #include <blade/export.h>
 #include <blade/status.h>
 #include <blade/tensor.h>
@@ -49,17 +50,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** The frequency axis of one step. */
-typedef struct blade_frequency_axis {
-    double observation_frequency;   /**< Hz: centre of the recorded band (OBSFREQ) */
-    int64_t observation_channels;   /**< coarse channels recorded per antenna (NCHAN) */
-    double channel_width;           /**< Hz: coarse channel width (CHAN_BW; < 0: descending) */
-    int64_t first_channel;          /**< recorded channel of the step's coarse channel 0 */
-    int64_t channels;               /**< coarse channels per step */
-    int64_t channelizer_rate;       /**< fine channels per coarse channel (1: none) */
-    int64_t absolute_first_channel; /**< F-engine index of recorded channel 0 (SCHAN) */
-} blade_frequency_axis;
 
 /** Where the delays come from. */
 typedef enum blade_delay_mode {
@@ -93,7 +83,9 @@ typedef struct blade_phasor_config {
     int64_t beams;                   /**< B */
     const double* beam_ra;           /**< [B] rad (geometry mode) */
     const double* beam_dec;          /**< [B] rad */
-    blade_frequency_axis frequency;  /**< channels of a step */
+    /** The chunks' frequency axis (freq_first, chan_bw, nchan, nfpc, coarse_first;
+     *  the other fields are not used): after a channelizer, its fine axis. */
+    blade_observation observation;
     int64_t polarizations;           /**< P */
     /** [A][calibration_channels][P] complex as (re, im) double pairs; NULL: all 1. */
     const double* calibration;
@@ -110,16 +102,6 @@ typedef struct blade_phasor_config {
 typedef struct blade_phasor blade_phasor;
 
 /**
- * Sky frequency (Hz) of the centre of fine channel `channel` (0 .. channels * rate
- * - 1) of a step.
- */
-BLADE_CORE_API double blade_frequency_axis_centre(const blade_frequency_axis* axis,
-                                                  int64_t channel);
-
-/** Check an axis (counts >= 1, finite frequencies, channel range inside NCHAN). */
-BLADE_CORE_API blade_status blade_frequency_axis_validate(const blade_frequency_axis* axis);
-
-/**
  * Validate the configuration and prepare a plan whose phasors go to `device`.
  * @return ::BLADE_ERROR_INVALID_ARGUMENT naming the offending field.
  */
@@ -127,7 +109,7 @@ BLADE_CORE_API blade_status blade_phasor_create(blade_phasor** plan,
                                                 const blade_phasor_config* config,
                                                 blade_device device);
 
-/** Shape of the phasor tensor: [B, A, channels * rate, 1, P]. */
+/** Shape of the phasor tensor: [B, A, observation.nchan, 1, P]. */
 BLADE_CORE_API blade_shape blade_phasor_output_shape(const blade_phasor* plan);
 
 /**

@@ -5,6 +5,7 @@
 #define INCLUDED_BLADE_GUPPI_RECORDING_H
 
 #include <gnuradio/blade/api.h>
+#include <gnuradio/blade/observation.h>
 
 #include <cstdint>
 #include <string>
@@ -44,10 +45,7 @@ struct BLADE_API guppi_description {
     int64_t missing_blocks = 0;        //!< blocks missing in them
     int64_t first_pktidx = 0;          //!< PKTIDX of the first block
     double tbin = 0;                   //!< seconds per sample
-    double unix_start = 0;             //!< unix time of the first sample
-    double freq_first = 0;             //!< Hz, centre of channel 0
-    double chan_bw = 0;                //!< Hz per channel
-    int64_t coarse_first = 0;          //!< SCHAN
+    ::gr::blade::observation observation; //!< the recording's axes and pointing (all channels)
     std::vector<std::string> warnings; //!< found while scanning
 };
 

@@ -34,6 +34,7 @@ constexpr const char* dut1 = "blade_dut1";                       //!< double: UT
 constexpr const char* tsamp = "blade_tsamp";                     //!< double: seconds per sample on the T axis
 constexpr const char* freq_first = "blade_freq_first";           //!< double: centre of channel 0, Hz
 constexpr const char* chan_bw = "blade_chan_bw";                 //!< double: channel width, Hz (negative: descending)
+constexpr const char* nchan = "blade_nchan";                     //!< long: channels per aspect in the chunk
 constexpr const char* nfpc = "blade_nfpc";                       //!< long: fine channels per coarse channel
 constexpr const char* coarse_first = "blade_coarse_first";       //!< long: absolute index of coarse channel 0 (SCHAN + subset start)
 constexpr const char* block_index = "blade_block_index";         //!< long: GUPPI block of the chunk start

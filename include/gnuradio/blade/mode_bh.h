@@ -5,6 +5,9 @@
 #define INCLUDED_BLADE_MODE_BH_H
 
 #include <gnuradio/blade/api.h>
+#include <gnuradio/blade/bundle.h>
+#include <gnuradio/blade/observation.h>
+#include <gnuradio/blade/recipe.h>
 #include <gnuradio/hier_block2.h>
 
 #include <cstdint>
@@ -38,7 +41,7 @@ namespace blade {
  * what one device gives. The upstream and downstream blocks must then be host
  * blocks. The number of devices must divide F.
  */
-class BLADE_API mode_bh : virtual public gr::hier_block2
+class BLADE_API mode_bh : virtual public gr::hier_block2, public virtual beamforming_bundle
 {
 public:
     typedef std::shared_ptr<mode_bh> sptr;
@@ -47,72 +50,17 @@ public:
      * \brief Make a Mode BH bundle.
      *
      * \param shape [A, F, T, P] of the voltage chunks.
-     * \param recipe Path of the BFR5 beamforming recipe.
-     * \param observation_frequency OBSFREQ, Hz.
-     * \param channel_width CHAN_BW, Hz.
-     * \param observation_channels Channels recorded per antenna.
-     * \param first_channel Recorded channel of the chunks' channel 0.
-     * \param schan SCHAN.
-     * \param input_type Element type of the voltages.
-     * \param gather M, chunks gathered along time before the channelizer.
-     * \param channelizer_rate N (0: T*M, the whole gathered time axis).
-     * \param taps Polyphase filterbank taps per branch (1: plain FFT).
-     * \param window Polyphase prototype window.
-     * \param circular Convert to circular polarization before beamforming.
-     * \param incoherent Add the incoherent beam.
-     * \param detector "I", "XXYY", "cross" or "IQUV".
-     * \param integration Fine samples summed per spectrum.
-     * \param beams Recipe beams to form, by index (empty: all).
-     * \param delays "geometry", "recipe" or "recipe_rates".
-     * \param beamformer_path "auto", "fp32", "tf32" or "tf32x3".
-     * \param device "auto", "cpu", "cuda", "cuda:N", "emulated", or "all" (every
-     *        GPU, as many as divide F; the CPU without a GPU).
-     * \param devices Several devices, one sub-band each (e.g. ["cuda:0",
-     *        "cuda:1"]; the same device may repeat); empty: the device parameter
-     *        alone. With devices given, leave device at "auto".
+     * \param axis The observation of the chunks (their coarse channels).
+     * \param recipe The BFR5 recipe (read_bfr5()).
+     * \param options As Mode B's, with gather (M chunks joined along time before
+     *        the channelizer), channelizer_rate unset or 0 for T·M (the whole
+     *        gathered axis) and incoherent unset for off; the detector is required
+     *        ("none" is not allowed).
      */
     static sptr make(const std::vector<int64_t>& shape,
-                     const std::string& recipe,
-                     double observation_frequency,
-                     double channel_width,
-                     int64_t observation_channels,
-                     int64_t first_channel = 0,
-                     int64_t schan = 0,
-                     const std::string& input_type = "ci8",
-                     int64_t gather = 8,
-                     int64_t channelizer_rate = 0,
-                     int taps = 1,
-                     const std::string& window = "hamming",
-                     bool circular = false,
-                     bool incoherent = false,
-                     const std::string& detector = "I",
-                     int64_t integration = 1,
-                     const std::vector<int64_t>& beams = std::vector<int64_t>(),
-                     const std::string& delays = "geometry",
-                     const std::string& beamformer_path = "auto",
-                     const std::string& device = "auto",
-                     const std::vector<std::string>& devices = std::vector<std::string>());
-
-    /*! \brief Shape of the output chunks. */
-    virtual std::vector<int64_t> output_shape() const = 0;
-
-    /*! \brief Bytes of one voltage input item. */
-    virtual size_t input_item_size() const = 0;
-
-    /*! \brief Bytes of one output item. */
-    virtual size_t output_item_size() const = 0;
-
-    /*! \brief Input chunks per output chunk. */
-    virtual int64_t chunks_per_output() const = 0;
-
-    /*! \brief Coherent beams formed. */
-    virtual int64_t beams() const = 0;
-
-    /*! \brief The device the chain runs on ("cpu", "cuda:0", or "cuda:0,cuda:1" for several). */
-    virtual std::string device() const = 0;
-
-    /*! \brief The devices the chain runs on, one sub-band each (one entry for one device). */
-    virtual std::vector<std::string> devices() const = 0;
+                     const observation& axis,
+                     const recipe& recipe,
+                     const beamforming_options& options = beamforming_options());
 };
 
 } // namespace blade

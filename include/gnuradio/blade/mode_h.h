@@ -5,6 +5,7 @@
 #define INCLUDED_BLADE_MODE_H_H
 
 #include <gnuradio/blade/api.h>
+#include <gnuradio/blade/bundle.h>
 #include <gnuradio/hier_block2.h>
 
 #include <cstdint>
@@ -42,7 +43,7 @@ namespace blade {
  * The upstream block must then be a host block (guppi_source, a ZeroMQ source),
  * and so must the downstream block. The number of devices must divide F.
  */
-class BLADE_API mode_h : virtual public gr::hier_block2
+class BLADE_API mode_h : virtual public gr::hier_block2, public virtual bundle
 {
 public:
     typedef std::shared_ptr<mode_h> sptr;
@@ -51,48 +52,14 @@ public:
      * \brief Make a Mode H bundle.
      *
      * \param shape [A, F, T, P] of the input chunks.
-     * \param input_type Element type of the input: ci4, ci8, ci16, cf16 or cf32.
-     * \param channelizer_rate N, fine channels per coarse channel (divides T).
-     * \param taps Polyphase filterbank taps per branch (1: plain FFT channelizer).
-     * \param window Polyphase prototype window (hamming, hann, blackman, ...).
-     * \param circular Convert linear X, Y to circular L, R before detection.
-     * \param detector Detector mode: "I", "XXYY", "cross" or "IQUV".
-     * \param integration Fine time samples summed per output spectrum (a divisor of
-     *        T/N, or a multiple of it to integrate across chunks).
-     * \param device "auto", "cpu", "cuda", "cuda:N", "emulated", or "all" (every
-     *        GPU, as many as divide F; the CPU without a GPU).
-     * \param devices Several devices, one sub-band each (e.g. ["cuda:0",
-     *        "cuda:1"]; the same device may repeat); empty: the device parameter
-     *        alone. With devices given, leave device at "auto".
+     * \param options The chain (spectrometer_options): input type, channelizer rate
+     *        N (a divisor of T; unset: 1), polyphase taps and window, circular,
+     *        detector ("I", "XXYY", "cross" or "IQUV") and integration (a divisor of
+     *        T/N, or a multiple of it to integrate across chunks), device or devices
+     *        ("all": every GPU, as many as divide F).
      */
     static sptr make(const std::vector<int64_t>& shape,
-                     const std::string& input_type = "ci8",
-                     int64_t channelizer_rate = 1,
-                     int taps = 1,
-                     const std::string& window = "hamming",
-                     bool circular = false,
-                     const std::string& detector = "I",
-                     int64_t integration = 1,
-                     const std::string& device = "auto",
-                     const std::vector<std::string>& devices = std::vector<std::string>());
-
-    /*! \brief Shape of the output chunks: [A, F*N, T/(N*I) or 1, Pout]. */
-    virtual std::vector<int64_t> output_shape() const = 0;
-
-    /*! \brief Bytes of one input item. */
-    virtual size_t input_item_size() const = 0;
-
-    /*! \brief Bytes of one output item. */
-    virtual size_t output_item_size() const = 0;
-
-    /*! \brief Input chunks per output chunk. */
-    virtual int64_t chunks_per_output() const = 0;
-
-    /*! \brief The device the chain runs on ("cpu", "cuda:0", or "cuda:0,cuda:1" for several). */
-    virtual std::string device() const = 0;
-
-    /*! \brief The devices the chain runs on, one sub-band each (one entry for one device). */
-    virtual std::vector<std::string> devices() const = 0;
+                     const spectrometer_options& options = spectrometer_options());
 };
 
 } // namespace blade

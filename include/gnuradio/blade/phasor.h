@@ -5,6 +5,8 @@
 #define INCLUDED_BLADE_PHASOR_H
 
 #include <gnuradio/blade/api.h>
+#include <gnuradio/blade/observation.h>
+#include <gnuradio/blade/recipe.h>
 #include <gnuradio/gr_complex.h>
 #include <gnuradio/sync_block.h>
 
@@ -40,14 +42,12 @@ namespace blade {
  * time instead (linearly, or from the nearest row with its rates) and used as
  * they are.
  *
- * Frequency axis: coarse channel c of a chunk is recorded channel first_channel +
- * c, centred at observation_frequency + (first_channel + c - (observation_channels
- * - 1) / 2) * channel_width; with a channelizer of rate N upstream of the
- * beamformer, F = channels * N and fine channel k of coarse channel c is centred
- * (k - N / 2) * channel_width / N from it (for odd N too, as the channelizer
- * defines it). Calibration rows are
- * absolute F-engine channels: coarse channel c uses row schan + first_channel + c
- * for all its fine channels.
+ * Frequency axis: the observation of the chunks the phasors are for (axis): channel
+ * f is centred at axis.frequency(f) and calibrated with the row of F-engine channel
+ * axis.coarse_channel(f). With a channelizer of rate N upstream of the beamformer,
+ * that is the recording's observation channelized(N) (what Mode B passes). A
+ * lower-sideband axis (chan_bw < 0) turns the geometric phase the other way: its
+ * voltages are the sky's conjugates (docs/reference.md).
  *
  * Run-time updates: a message on port "update", a dict with any of "beams"
  * (B (ra, dec) pairs in radians, as a flat f64 vector or a list of pairs),
@@ -61,6 +61,39 @@ namespace blade {
  * buffer that the block fills by one upload per chunk, so it feeds a GPU
  * beamformer without further copies.
  */
+/*!
+ * \brief Where the antennas are and where the beams point (explicit geometry).
+ * \ingroup blade
+ */
+struct BLADE_API array_geometry {
+    //! Array reference: longitude (rad, east-positive), latitude (rad), altitude (m
+    //! above the WGS84 ellipsoid).
+    std::vector<double> reference;
+    std::vector<std::vector<double>> antenna_positions; //!< A rows of ECEF x, y, z (m), in data order
+    std::vector<double> boresight;                      //!< (ra, dec) rad (ICRS) the data are phased to
+    std::vector<std::vector<double>> beams;             //!< B rows of (ra, dec) rad
+    int64_t reference_antenna = 0;                      //!< the antenna whose delay is 0
+};
+
+/*!
+ * \brief How phasors are made, besides the axis and the array.
+ * \ingroup blade
+ */
+struct BLADE_API phasor_options {
+    int64_t polarizations = 2; //!< P
+    //! Complex gains [A, rows, P] flattened, row r = F-engine channel
+    //! calibration_first_channel + r; empty: all ones (explicit geometry only: a
+    //! recipe brings its own).
+    std::vector<gr_complex> calibration;
+    int64_t calibration_first_channel = 0;
+    //! "geometry" (delays from the array and the beams), "recipe" (a recipe's
+    //! /delayinfo/delays interpolated linearly in time) or "recipe_rates" (nearest
+    //! row plus /delayinfo/rates times the offset).
+    std::string delays = "geometry";
+    std::vector<int64_t> beams; //!< recipe beams to form, by index (empty: all, in order)
+    std::string device = "auto"; //!< "auto", "cpu", "cuda", "cuda:N" or "emulated"
+};
+
 class BLADE_API phasor : virtual public gr::sync_block
 {
 public:
@@ -69,75 +102,28 @@ public:
     /*!
      * \brief Phasors from explicit array geometry.
      *
-     * \param reference Array reference position: longitude (rad, east-positive),
-     *        latitude (rad), altitude (m above the WGS84 ellipsoid).
-     * \param antenna_positions A rows of ECEF x, y, z in metres, in data order.
-     * \param boresight Right ascension and declination (rad, ICRS) the data are
-     *        phased to.
-     * \param beams B rows of right ascension and declination (rad).
-     * \param observation_frequency Centre of the recorded band, Hz (OBSFREQ).
-     * \param channel_width Coarse channel width, Hz (CHAN_BW; negative: descending).
-     * \param observation_channels Coarse channels recorded per antenna (NCHAN).
-     * \param first_channel Recorded channel of a chunk's first coarse channel.
-     * \param channels Coarse channels per chunk.
-     * \param channelizer_rate Fine channels per coarse channel (1: no channelizer).
-     * \param schan Absolute F-engine index of recorded channel 0 (SCHAN).
-     * \param polarizations P.
-     * \param reference_antenna Index of the antenna whose delay is 0.
-     * \param calibration Complex gains [A, rows, P] flattened (row r = absolute
-     *        channel calibration_first_channel + r); empty: all ones.
-     * \param calibration_first_channel Absolute channel of calibration row 0.
-     * \param device "auto", "cpu", "cuda", "cuda:N" or "emulated".
+     * \param axis The observation of the chunks the phasors are for (their channels:
+     *        after a channelizer, its fine channels).
+     * \param array Antenna positions, boresight, beams, reference antenna.
+     * \param options Polarizations, calibration, device.
      */
-    static sptr make(const std::vector<double>& reference,
-                     const std::vector<std::vector<double>>& antenna_positions,
-                     const std::vector<double>& boresight,
-                     const std::vector<std::vector<double>>& beams,
-                     double observation_frequency,
-                     double channel_width,
-                     int64_t observation_channels,
-                     int64_t first_channel,
-                     int64_t channels,
-                     int64_t channelizer_rate = 1,
-                     int64_t schan = 0,
-                     int64_t polarizations = 2,
-                     int64_t reference_antenna = 0,
-                     const std::vector<gr_complex>& calibration = std::vector<gr_complex>(),
-                     int64_t calibration_first_channel = 0,
-                     const std::string& device = "auto");
+    static sptr make(const observation& axis,
+                     const array_geometry& array,
+                     const phasor_options& options = phasor_options());
 
     /*!
-     * \brief Phasors from a BFR5 beamformer recipe.
+     * \brief Phasors from a BFR5 beamformer recipe (read_bfr5()).
      *
-     * The array, boresight, beams and calibration (/calinfo/cal_all, rows indexed
-     * by absolute channel) come from the recipe, which must match the recording:
-     * antennas and polarizations equal to /diminfo, and schan + first_channel +
-     * channels within /diminfo/nchan.
-     *
-     * \param recipe Path of the .bfr5 file.
-     * \param antennas Antennas in the recording (A).
-     * \param polarizations Polarizations in the recording (P).
-     * \param delays "geometry" (compute from the recipe's array and beams),
-     *        "recipe" (interpolate /delayinfo/delays linearly in time) or
-     *        "recipe_rates" (nearest row plus /delayinfo/rates times the offset).
-     * \param beams Recipe beams to form, by index in /beaminfo (empty: all, in
-     *        recipe order).
-     * Other parameters as in make().
+     * The array, boresight, beams and calibration (/calinfo/cal_all, rows indexed by
+     * F-engine channel; conjugated if the recipe was read with the seticore
+     * convention) come from the recipe, which must fit: /diminfo/npol equal to the
+     * polarizations and the axis's F-engine channels within /diminfo/nchan.
+     * options.delays chooses geometry or the recipe's delay table, options.beams
+     * the recipe beams.
      */
-    static sptr make_from_recipe(const std::string& recipe,
-                                 int64_t antennas,
-                                 int64_t polarizations,
-                                 double observation_frequency,
-                                 double channel_width,
-                                 int64_t observation_channels,
-                                 int64_t first_channel,
-                                 int64_t channels,
-                                 int64_t channelizer_rate = 1,
-                                 int64_t schan = 0,
-                                 int64_t reference_antenna = 0,
-                                 const std::string& delays = "geometry",
-                                 const std::string& device = "auto",
-                                 const std::vector<int64_t>& beams = {});
+    static sptr make_from_recipe(const observation& axis,
+                                 const recipe& recipe,
+                                 const phasor_options& options = phasor_options());
 
     /*! \brief The device actually used ("cpu", "cuda:0", "emulated"). */
     virtual std::string device() const = 0;

@@ -6,6 +6,8 @@
 
 #include <gnuradio/blade/api.h>
 
+#include <blade/io/bfr5.h>
+
 #include <complex>
 #include <cstdint>
 #include <optional>
@@ -28,6 +30,10 @@ namespace blade {
  */
 struct BLADE_API recipe {
     std::string path;                        //!< the file read
+    //! "blade": cal_all multiplies the voltages as stored (BLADE's and gr-blade's
+    //! convention); "seticore": the file was made for seticore, which multiplies by
+    //! conj(cal_all), so the complex gains here are the file's conjugated.
+    std::string calibration_convention = "blade";
     int64_t antennas = 0;                    //!< /diminfo/nants (A)
     int64_t polarizations = 0;               //!< /diminfo/npol (P)
     int64_t channels = 0;                    //!< /diminfo/nchan (F), absolute channels
@@ -69,9 +75,19 @@ struct BLADE_API recipe {
  *
  * Raises (RuntimeError in Python) with the file and the dataset named when the
  * file cannot be opened, is not HDF5, or has a missing required dataset or a
- * dataset of the wrong type or shape.
+ * dataset of the wrong type or shape. calibration_convention "seticore" reads a
+ * recipe made for seticore (its gains conjugated, docs/bfr5.md); "blade" (the
+ * default) as stored.
  */
-BLADE_API recipe read_bfr5(const std::string& path);
+BLADE_API recipe read_bfr5(const std::string& path,
+                           const std::string& calibration_convention = "blade");
+
+/*!
+ * \brief The core's recipe for `r` (read again from r.path, with r's calibration
+ * convention applied): what blocks build their phasors from. The caller frees it
+ * with blade_bfr5_free().
+ */
+BLADE_API blade_bfr5* read_bfr5_core(const recipe& r);
 
 } // namespace blade
 } // namespace gr

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(guppi_recording.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(ed2699e8e5ef47d90159aa718a71d19a)                     */
+/* BINDTOOL_HEADER_FILE_HASH(2b1185918c6926eb5d8af5b611e56d14)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -74,10 +74,7 @@ void bind_guppi_recording(py::module& m)
         .def_readonly("missing_blocks", &guppi_description::missing_blocks)
         .def_readonly("first_pktidx", &guppi_description::first_pktidx)
         .def_readonly("tbin", &guppi_description::tbin)
-        .def_readonly("unix_start", &guppi_description::unix_start)
-        .def_readonly("freq_first", &guppi_description::freq_first)
-        .def_readonly("chan_bw", &guppi_description::chan_bw)
-        .def_readonly("coarse_first", &guppi_description::coarse_first)
+        .def_readonly("observation", &guppi_description::observation)
         .def_readonly("warnings", &guppi_description::warnings)
 
         ;

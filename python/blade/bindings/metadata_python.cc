@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(metadata.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(877efc164d13a3258db266cbf903f9ea)                     */
+/* BINDTOOL_HEADER_FILE_HASH(92fde17c3b20c6d5289ee67d22dcea0b)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -48,6 +48,8 @@ namespace py = pybind11;
     void bind_channel_split(py::module& m);
     void bind_channel_merge(py::module& m);
     void bind_chunk_time_from_tags(py::module& m);
+    void bind_observation(py::module& m);
+    void bind_bundle(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -76,6 +78,8 @@ PYBIND11_MODULE(blade_python, m)
     // Please do not delete
     /**************************************/
     // BINDING_FUNCTION_CALLS(
+    bind_observation(m);
+    bind_bundle(m);
     bind_cast(m);
     bind_device_source(m);
     bind_runtime(m);

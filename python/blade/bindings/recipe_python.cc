@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(recipe.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(74d494ab65616203099d8ceb4b3449f2)                     */
+/* BINDTOOL_HEADER_FILE_HASH(70244cb3e3d00e624243fefbf3ad708f)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -41,6 +41,7 @@ void bind_recipe(py::module& m)
     // file lacks come out as None.
     py::class_<recipe, std::shared_ptr<recipe>>(m, "recipe", D(recipe))
         .def_readonly("path", &recipe::path)
+        .def_readonly("calibration_convention", &recipe::calibration_convention)
         .def_readonly("antennas", &recipe::antennas)
         .def_readonly("polarizations", &recipe::polarizations)
         .def_readonly("channels", &recipe::channels)
@@ -160,5 +161,9 @@ void bind_recipe(py::module& m)
              });
 
 
-    m.def("read_bfr5", &::gr::blade::read_bfr5, py::arg("path"), D(read_bfr5));
+    m.def("read_bfr5",
+          &::gr::blade::read_bfr5,
+          py::arg("path"),
+          py::arg("calibration_convention") = "blade",
+          D(read_bfr5));
 }

@@ -1,11 +1,4 @@
-/*
- * Copyright 2026 Free Software Foundation, Inc.
- *
- * This file is part of GNU Radio
- *
- * SPDX-License-Identifier: GPL-3.0-or-later
- *
- */
+/* SPDX-License-Identifier: MIT */
 #include "pydoc_macros.h"
 #define D(...) DOC(gr, blade, __VA_ARGS__)
 /*
@@ -13,6 +6,9 @@
   Do not edit! These were automatically extracted during the binding process
   and will be overwritten during the build process
  */
+
+
+static const char* __doc_gr_blade_describe_guppi = R"doc()doc";
 
 
 static const char* __doc_gr_blade_guppi_card = R"doc()doc";
@@ -33,10 +29,7 @@ static const char* __doc_gr_blade_guppi_description_guppi_description_0 = R"doc(
 static const char* __doc_gr_blade_guppi_description_guppi_description_1 = R"doc()doc";
 
 
-static const char* __doc_gr_blade_describe_guppi = R"doc()doc";
+static const char* __doc_gr_blade_read_guppi_file_header = R"doc()doc";
 
 
 static const char* __doc_gr_blade_read_guppi_header = R"doc()doc";
-
-
-static const char* __doc_gr_blade_read_guppi_file_header = R"doc()doc";

@@ -1,11 +1,4 @@
-/*
- * Copyright 2026 Free Software Foundation, Inc.
- *
- * This file is part of GNU Radio
- *
- * SPDX-License-Identifier: GPL-3.0-or-later
- *
- */
+/* SPDX-License-Identifier: MIT */
 #include "pydoc_macros.h"
 #define D(...) DOC(gr, blade, __VA_ARGS__)
 /*
@@ -18,31 +11,4 @@
 static const char* __doc_gr_blade_mode_bh = R"doc()doc";
 
 
-static const char* __doc_gr_blade_mode_bh_mode_bh_0 = R"doc()doc";
-
-
-static const char* __doc_gr_blade_mode_bh_mode_bh_1 = R"doc()doc";
-
-
 static const char* __doc_gr_blade_mode_bh_make = R"doc()doc";
-
-
-static const char* __doc_gr_blade_mode_bh_output_shape = R"doc()doc";
-
-
-static const char* __doc_gr_blade_mode_bh_input_item_size = R"doc()doc";
-
-
-static const char* __doc_gr_blade_mode_bh_output_item_size = R"doc()doc";
-
-
-static const char* __doc_gr_blade_mode_bh_chunks_per_output = R"doc()doc";
-
-
-static const char* __doc_gr_blade_mode_bh_beams = R"doc()doc";
-
-
-static const char* __doc_gr_blade_mode_bh_device = R"doc()doc";
-
-
-static const char* __doc_gr_blade_mode_bh_devices = R"doc()doc";

@@ -1,11 +1,4 @@
-/*
- * Copyright 2026 Free Software Foundation, Inc.
- *
- * This file is part of GNU Radio
- *
- * SPDX-License-Identifier: GPL-3.0-or-later
- *
- */
+/* SPDX-License-Identifier: MIT */
 #include "pydoc_macros.h"
 #define D(...) DOC(gr, blade, __VA_ARGS__)
 /*
@@ -18,28 +11,4 @@
 static const char* __doc_gr_blade_mode_h = R"doc()doc";
 
 
-static const char* __doc_gr_blade_mode_h_mode_h_0 = R"doc()doc";
-
-
-static const char* __doc_gr_blade_mode_h_mode_h_1 = R"doc()doc";
-
-
 static const char* __doc_gr_blade_mode_h_make = R"doc()doc";
-
-
-static const char* __doc_gr_blade_mode_h_output_shape = R"doc()doc";
-
-
-static const char* __doc_gr_blade_mode_h_input_item_size = R"doc()doc";
-
-
-static const char* __doc_gr_blade_mode_h_output_item_size = R"doc()doc";
-
-
-static const char* __doc_gr_blade_mode_h_chunks_per_output = R"doc()doc";
-
-
-static const char* __doc_gr_blade_mode_h_device = R"doc()doc";
-
-
-static const char* __doc_gr_blade_mode_h_devices = R"doc()doc";

@@ -1,11 +1,4 @@
-/*
- * Copyright 2026 Free Software Foundation, Inc.
- *
- * This file is part of GNU Radio
- *
- * SPDX-License-Identifier: GPL-3.0-or-later
- *
- */
+/* SPDX-License-Identifier: MIT */
 #include "pydoc_macros.h"
 #define D(...) DOC(gr, blade, __VA_ARGS__)
 /*
@@ -15,13 +8,16 @@
  */
 
 
+static const char* __doc_gr_blade_array_geometry = R"doc()doc";
+
+
 static const char* __doc_gr_blade_phasor = R"doc()doc";
 
 
-static const char* __doc_gr_blade_phasor_phasor_0 = R"doc()doc";
+static const char* __doc_gr_blade_phasor_device = R"doc()doc";
 
 
-static const char* __doc_gr_blade_phasor_phasor_1 = R"doc()doc";
+static const char* __doc_gr_blade_phasor_last_delays = R"doc()doc";
 
 
 static const char* __doc_gr_blade_phasor_make = R"doc()doc";
@@ -30,16 +26,13 @@ static const char* __doc_gr_blade_phasor_make = R"doc()doc";
 static const char* __doc_gr_blade_phasor_make_from_recipe = R"doc()doc";
 
 
-static const char* __doc_gr_blade_phasor_device = R"doc()doc";
-
-
-static const char* __doc_gr_blade_phasor_output_shape = R"doc()doc";
+static const char* __doc_gr_blade_phasor_options = R"doc()doc";
 
 
 static const char* __doc_gr_blade_phasor_output_item_size = R"doc()doc";
 
 
-static const char* __doc_gr_blade_phasor_last_delays = R"doc()doc";
+static const char* __doc_gr_blade_phasor_output_shape = R"doc()doc";
 
 
 static const char* __doc_gr_blade_phasor_set_beams = R"doc()doc";

@@ -1,11 +1,4 @@
-/*
- * Copyright 2026 Free Software Foundation, Inc.
- *
- * This file is part of GNU Radio
- *
- * SPDX-License-Identifier: GPL-3.0-or-later
- *
- */
+/* SPDX-License-Identifier: MIT */
 #include "pydoc_macros.h"
 #define D(...) DOC(gr, blade, __VA_ARGS__)
 /*
@@ -15,6 +8,9 @@
  */
 
 
+static const char* __doc_gr_blade_read_bfr5 = R"doc()doc";
+
+
 static const char* __doc_gr_blade_recipe = R"doc()doc";
 
 
@@ -22,6 +18,3 @@ static const char* __doc_gr_blade_recipe_recipe_0 = R"doc()doc";
 
 
 static const char* __doc_gr_blade_recipe_recipe_1 = R"doc()doc";
-
-
-static const char* __doc_gr_blade_read_bfr5 = R"doc()doc";
