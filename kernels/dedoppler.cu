@@ -195,9 +195,14 @@ __global__ void __launch_bounds__(kThreads) taylor_kernel(const float* __restric
                 int current = 0;
                 for (int length = 2; length <= padded; length *= 2) {
                     const int columns = dedoppler_stage_columns(pitch, length);
-                    for (int row = 0; row < padded; row++)
+                    const float* in = buffers[current];
+                    float* out = buffers[1 - current];
+                    for (int row = 0; row < padded; row++) {
+                        int earlier, later;
+                        dedoppler_stage_sources(pitch, length, row, &earlier, &later);
                         for (int j = threadIdx.x; j < columns; j += kThreads)
-                            dedoppler_stage_element(buffers[current], buffers[1 - current], pitch, length, row, j);
+                            out[row * pitch + j] = in[earlier + j] + in[later + j];
+                    }
                     current = 1 - current;
                     __syncthreads();
                 }

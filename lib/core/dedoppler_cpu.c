@@ -83,7 +83,8 @@ void blade_cpu_dedoppler_prepare(const float* input,
     }
 }
 
-/* Fill a tile buffer: T' rows of `pitch` columns (see dedoppler_tree.h). */
+/* Fill a tile buffer: T' rows of `pitch` columns (see dedoppler_tree.h), row by row
+ * as the run of columns whose channels are inside the band. */
 static void load_tile(const float* beam_input,
                       const dedoppler_grid* grid,
                       int direction,
@@ -92,14 +93,27 @@ static void load_tile(const float* beam_input,
                       int pitch,
                       float* buffer)
 {
+    const int64_t channels = grid->channels;
     for (int64_t t = 0; t < grid->padded; t++) {
         float* row = buffer + t * pitch;
-        for (int j = 0; j < pitch; j++) {
-            const int64_t channel = t < grid->spectra
-                                        ? dedoppler_tile_channel(grid->channels, direction, origin, block, t, j)
-                                        : -1;
-            row[j] = channel >= 0 ? beam_input[t * grid->channels + channel] : 0.0f;
+        /* column j holds x = origin + j + block·t, inside when 0 <= x < F */
+        const int64_t x0 = origin + block * t;
+        int64_t low = -x0 > 0 ? -x0 : 0, high = channels - x0 < pitch ? channels - x0 : pitch;
+        if (t >= grid->spectra || high < low)
+            low = high = 0;
+        for (int64_t j = 0; j < low; j++)
+            row[j] = 0.0f;
+        const float* spectrum = beam_input + t * channels;
+        if (direction > 0) {
+            if (high > low)
+                memcpy(row + low, spectrum + x0 + low, (size_t)(high - low) * sizeof *row);
+        } else {
+            const float* mirrored = spectrum + channels - 1 - x0; /* channel F − 1 − x */
+            for (int64_t j = low; j < high; j++)
+                row[j] = mirrored[-j];
         }
+        for (int64_t j = high; j < pitch; j++)
+            row[j] = 0.0f;
     }
 }
 
@@ -111,9 +125,15 @@ static float* run_tree(float* buffers[2], int64_t padded, int pitch)
         const int columns = dedoppler_stage_columns(pitch, length);
         const float* in = buffers[current];
         float* out = buffers[1 - current];
-        for (int row = 0; row < padded; row++)
+        for (int row = 0; row < padded; row++) {
+            int earlier, later;
+            dedoppler_stage_sources(pitch, length, row, &earlier, &later);
+            const float* restrict a = in + earlier;
+            const float* restrict b = in + later;
+            float* restrict sum = out + row * pitch;
             for (int j = 0; j < columns; j++)
-                dedoppler_stage_element(in, out, pitch, length, row, j);
+                sum[j] = a[j] + b[j];
+        }
         current = 1 - current;
     }
     return buffers[current];
@@ -147,19 +167,24 @@ static void taylor_tile(const float* beam_input,
             const float* sums = run_tree(buffers, grid->padded, pitch);
             for (int64_t p = low; p <= high; p++) {
                 const int64_t magnitude = block * span + p;
-                const int64_t k = direction * magnitude;
+                const int32_t k = (int32_t)(direction * magnitude);
                 const float* row = sums + p * pitch;
-                float* plane_row = plane ? plane + dedoppler_plane_index(grid, k) * channels : NULL;
-                for (int c = 0; c < valid_width; c++) {
-                    const int64_t start = first + c;
-                    /* the path's end, in the direction's coordinates, must be inside */
-                    const int64_t end = (direction > 0 ? start : channels - 1 - start) + magnitude;
-                    const float sum = end < channels ? row[dedoppler_tile_column(direction, c, width)] : NAN;
-                    if (plane_row)
-                        plane_row[start] = sum;
-                    else if (end < channels)
-                        dedoppler_keep_best(sum, (int32_t)k, &best_sum[start], &best_k[start]);
+                /* valid starts: the end first + c ± |k| inside the band */
+                int64_t from = 0, to = valid_width;
+                if (direction > 0)
+                    to = channels - magnitude - first < to ? channels - magnitude - first : to;
+                else
+                    from = magnitude - first > 0 ? magnitude - first : 0;
+                if (plane) {
+                    float* plane_row = plane + dedoppler_plane_index(grid, k) * channels + first;
+                    for (int64_t c = 0; c < valid_width; c++)
+                        plane_row[c] = c >= from && c < to ? row[dedoppler_tile_column(direction, (int)c, width)]
+                                                           : NAN;
+                    continue;
                 }
+                for (int64_t c = from; c < to; c++)
+                    dedoppler_keep_best(row[dedoppler_tile_column(direction, (int)c, width)], k, &best_sum[first + c],
+                                        &best_k[first + c]);
             }
         }
     }

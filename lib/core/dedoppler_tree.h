@@ -150,15 +150,17 @@ DEDOPPLER_SHARED int dedoppler_tile_column(int direction, int c, int width)
     return direction > 0 ? c : width - 1 - c;
 }
 
-/* One element of one tree stage on a tile buffer of `pitch` columns: paths of
- * `length` spectra from pairs of paths of length/2. Row r = τ·length + p of the output
- * (τ the time block, p the path) adds rows τ·length + ⌊p/2⌋ (the earlier half) and
- * τ·length + length/2 + ⌊p/2⌋ (the later half) of the input, the later one read
- * ⌈p/2⌉ columns on. Valid for columns j < pitch − (length − 1). */
-DEDOPPLER_SHARED void dedoppler_stage_element(const float* in, float* out, int pitch, int length, int row, int j)
+/* Where one row of one tree stage reads, on a tile buffer of `pitch` columns: paths
+ * of `length` spectra from pairs of paths of length/2. Row r = τ·length + p of the
+ * output (τ the time block, p the path) adds, column by column, rows τ·length + ⌊p/2⌋
+ * (the earlier half) and τ·length + length/2 + ⌊p/2⌋ (the later half) of the input,
+ * the later one read ⌈p/2⌉ columns on: out[r·pitch + j] = in[earlier + j] +
+ * in[later + j]. Valid for columns j < pitch − (length − 1). */
+DEDOPPLER_SHARED void dedoppler_stage_sources(int pitch, int length, int row, int* earlier, int* later)
 {
     const int p = row & (length - 1), base = row - p, lower = p >> 1;
-    out[row * pitch + j] = in[(base + lower) * pitch + j] + in[(base + (length >> 1) + lower) * pitch + j + (p - lower)];
+    *earlier = (base + lower) * pitch;
+    *later = (base + (length >> 1) + lower) * pitch + (p - lower);
 }
 
 /* Columns computed by the stage of path `length`: only those whose paths stay in
