@@ -168,8 +168,8 @@ BOOST_AUTO_TEST_CASE(tree_and_brute_force_on_edge_shapes)
 
 BOOST_AUTO_TEST_CASE(drift_range_bounds_and_signs)
 {
-    auto c = config_of(2.0, 1024, BLADE_DEDOPPLER_TAYLOR);
-    c.min_drift_hz_per_s = 0.9; // no zero drift, blocks from the middle
+    auto c = config_of(8.0, 1024, BLADE_DEDOPPLER_TAYLOR);
+    c.min_drift_hz_per_s = 0.9; // no zero drift; |k| 4 ... 33 over blocks 0 ... 2
     c.foff_hz = -2.5;
     c.tsamp_s = 0.7;
     check_parity(c, blade_shape_btf(2, 16, 4096), 31);
@@ -199,11 +199,11 @@ BOOST_AUTO_TEST_CASE(benchmark_shapes)
     c.foff_hz = 2.7939677238464355;
     c.tsamp_s = 18.253611008;
     check_parity(c, blade_shape_tf(16, 2 << 20), 51, false);
-    auto ata = config_of(0.5, 8192, BLADE_DEDOPPLER_TAYLOR);
-    ata.foff_hz = 0.5e6 / 8192;
-    ata.tsamp_s = 8192 / 0.5e6 * 8; // 8192-point channelizer, 8 spectra integrated
-    ata.max_drift_hz_per_s = 4.0;
-    check_parity(ata, blade_shape_btf(3, 32, 16 * 8192), 52, false);
+    // ATA Mode B beams: 0.5 MHz coarse channels split 2^18 ways (1.91 Hz, 0.52 s)
+    auto ata = config_of(4.0, 1 << 18, BLADE_DEDOPPLER_TAYLOR);
+    ata.foff_hz = 0.5e6 / (1 << 18);
+    ata.tsamp_s = (1 << 18) / 0.5e6;
+    check_parity(ata, blade_shape_btf(3, 16, 2 << 18), 52, false);
 }
 
 BOOST_AUTO_TEST_CASE(repeated_runs_give_identical_bits)

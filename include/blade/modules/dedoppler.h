@@ -213,8 +213,10 @@ BLADE_CORE_API blade_shape blade_shape_tf(int64_t spectra, int64_t channels);
 /** A spectrogram shape [B, T, F] (rank 3). */
 BLADE_CORE_API blade_shape blade_shape_btf(int64_t beams, int64_t spectra, int64_t channels);
 
-/** Name of a normalisation ("MAD", "turbo_seti") or method ("taylor", "brute_force"). */
+/** Name of a normalisation: "MAD", "turbo_seti", or "unknown". */
 BLADE_CORE_API const char* blade_dedoppler_normalization_name(blade_dedoppler_normalization normalization);
+
+/** Name of a method: "taylor", "brute_force", or "unknown". */
 BLADE_CORE_API const char* blade_dedoppler_method_name(blade_dedoppler_method method);
 
 /**
