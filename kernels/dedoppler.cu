@@ -157,9 +157,9 @@ __global__ void __launch_bounds__(kThreads) taylor_kernel(const float* __restric
     const int padded = static_cast<int>(grid.padded);
     const int64_t channels = grid.channels, span = grid.padded - 1;
     const size_t tile_floats = static_cast<size_t>(padded) * pitch;
-    float* buffers[2];
-    buffers[0] = scratch ? scratch + blockIdx.x * 2 * tile_floats : shared_buffers;
-    buffers[1] = buffers[0] + tile_floats;
+    // two named buffers, not an array of pointers: indexing one would put it on the stack
+    float* const buffer_a = scratch ? scratch + blockIdx.x * 2 * tile_floats : shared_buffers;
+    float* const buffer_b = buffer_a + tile_floats;
     const int64_t drifts = dedoppler_drift_count(&grid);
     const int64_t items = grid.beams * tiles;
 
@@ -184,7 +184,7 @@ __global__ void __launch_bounds__(kThreads) taylor_kernel(const float* __restric
                 if (low > high)
                     continue; // the same for every thread of the block
                 for (int t = 0; t < padded; t++) {
-                    float* row = buffers[0] + t * pitch;
+                    float* row = buffer_a + t * pitch;
                     for (int j = threadIdx.x; j < pitch; j += kThreads) {
                         const int64_t channel =
                             t < grid.spectra ? dedoppler_tile_channel(channels, direction, origin, block, t, j) : -1;
@@ -192,21 +192,21 @@ __global__ void __launch_bounds__(kThreads) taylor_kernel(const float* __restric
                     }
                 }
                 __syncthreads();
-                int current = 0;
+                bool in_a = true; // where the last stage's sums are
                 for (int length = 2; length <= padded; length *= 2) {
                     const int columns = dedoppler_stage_columns(pitch, length);
-                    const float* in = buffers[current];
-                    float* out = buffers[1 - current];
+                    const float* in = in_a ? buffer_a : buffer_b;
+                    float* out = in_a ? buffer_b : buffer_a;
                     for (int row = 0; row < padded; row++) {
                         int earlier, later;
                         dedoppler_stage_sources(pitch, length, row, &earlier, &later);
                         for (int j = threadIdx.x; j < columns; j += kThreads)
                             out[row * pitch + j] = in[earlier + j] + in[later + j];
                     }
-                    current = 1 - current;
+                    in_a = !in_a;
                     __syncthreads();
                 }
-                const float* sums = buffers[current];
+                const float* sums = in_a ? buffer_a : buffer_b;
                 for (int c = threadIdx.x; c < valid_width; c += kThreads) {
                     const int64_t start = first + c;
                     const int column = dedoppler_tile_column(direction, c, width);

@@ -42,7 +42,15 @@ void blade_dedoppler_select_hits(const float* best_sum,
         const float* beam_centres = centres + beam * coarse;
         const float* beam_spreads = spreads + beam * coarse;
         for (int64_t f = 0; f < channels; f++) {
-            const float snr = snr_of(sums, beam_centres, beam_spreads, f, f / nfpc);
+            /* A cheap comparison of sums first (the scan covers every channel: 2^26
+             * per GBT node), with a margin far wider than the rounding of the SNR;
+             * the exact SNR decides. */
+            const int64_t coarse_channel = f / nfpc;
+            const double spread = beam_spreads[coarse_channel];
+            const double bound = beam_centres[coarse_channel] + snr_threshold * spread;
+            if (!(sums[f] > bound - 1e-5 * (fabs(bound) + spread)))
+                continue;
+            const float snr = snr_of(sums, beam_centres, beam_spreads, f, coarse_channel);
             if (!(snr > snr_threshold))
                 continue;
             const int64_t low = f - window > 0 ? f - window : 0;

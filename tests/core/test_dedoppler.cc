@@ -363,12 +363,14 @@ BOOST_AUTO_TEST_CASE(injected_tones_are_found_where_they_were_put)
             }
             if (method == BLADE_DEDOPPLER_BRUTE_FORCE) {
                 exact.push_back(*h);
-            } else { // the tree's SNR: the same where it follows, at most 2/16 of 48 less
+            } else {
                 const auto& e = *std::find_if(exact.begin(), exact.end(),
                                               [&](const blade_dedoppler_hit& x) { return x.channel == t.start; });
                 if (follows) // the same pixels, summed in float32 by the tree: rounding only
                     BOOST_TEST(std::abs(h->snr - e.snr) <= 1e-5f * e.snr);
-                BOOST_TEST(h->snr >= e.snr - 2 * 3.0f / 4 * 1.5f);
+                // else at most 2 of the tone's pixels (3 each) missed, over a spread of
+                // about 4 (3 allows for the estimate's own noise): 2 SNR at most
+                BOOST_TEST(h->snr >= e.snr - 2 * 3.0f / 3.0f);
             }
         }
     }
