@@ -139,6 +139,29 @@ static float* run_tree(float* buffers[2], int64_t padded, int pitch)
     return buffers[current];
 }
 
+/* best[c], best_k[c] = sums[c·step], k where that sum is strictly larger (NaN never
+ * is), for c in [from, to). Written with masks rather than branches, so that the
+ * compiler vectorises it: a branch per channel cost as much as the tree itself. */
+static void keep_larger(const float* sums,
+                        int step,
+                        float* restrict best,
+                        int32_t* restrict best_k,
+                        int64_t from,
+                        int64_t to,
+                        int32_t k)
+{
+    for (int64_t c = from; c < to; c++) {
+        const float sum = sums[c * step], current = best[c];
+        const int32_t mask = -(int32_t)(sum > current);
+        int32_t sum_bits, current_bits;
+        memcpy(&sum_bits, &sum, sizeof sum_bits);
+        memcpy(&current_bits, &current, sizeof current_bits);
+        const int32_t chosen = (sum_bits & mask) | (current_bits & ~mask);
+        memcpy(&best[c], &chosen, sizeof chosen);
+        best_k[c] = (k & mask) | (best_k[c] & ~mask);
+    }
+}
+
 /* One tile: start channels first … first + width − 1 of one beam. */
 static void taylor_tile(const float* beam_input,
                         const dedoppler_grid* grid,
@@ -156,16 +179,23 @@ static void taylor_tile(const float* beam_input,
         best_sum[first + c] = -INFINITY;
         best_k[first + c] = INT32_MAX;
     }
+    /* Drifts are visited in increasing k (negative blocks from the last down, their
+     * rows from the top down; then positive ones upwards), so that a later equal sum
+     * always has the larger k: the tie rule (smallest k) becomes "strictly larger
+     * wins", a comparison the compiler vectorises. */
     for (int direction = -1; direction <= 1; direction += 2) {
         const int64_t origin = dedoppler_tile_origin(channels, direction, first, width);
-        for (int64_t block = grid->first_block; block <= grid->last_block; block++) {
+        const int64_t blocks = grid->last_block - grid->first_block + 1;
+        for (int64_t b = 0; b < blocks; b++) {
+            const int64_t block = direction > 0 ? grid->first_block + b : grid->last_block - b;
             int64_t low, high;
             dedoppler_block_rows(grid, block, direction, &low, &high);
             if (low > high)
                 continue;
             load_tile(beam_input, grid, direction, origin, block, pitch, buffers[0]);
             const float* sums = run_tree(buffers, grid->padded, pitch);
-            for (int64_t p = low; p <= high; p++) {
+            for (int64_t r = 0; r <= high - low; r++) {
+                const int64_t p = direction > 0 ? low + r : high - r;
                 const int64_t magnitude = block * span + p;
                 const int32_t k = (int32_t)(direction * magnitude);
                 const float* row = sums + p * pitch;
@@ -182,9 +212,10 @@ static void taylor_tile(const float* beam_input,
                                                            : NAN;
                     continue;
                 }
-                for (int64_t c = from; c < to; c++)
-                    dedoppler_keep_best(row[dedoppler_tile_column(direction, (int)c, width)], k, &best_sum[first + c],
-                                        &best_k[first + c]);
+                if (direction > 0)
+                    keep_larger(row, 1, best_sum + first, best_k + first, from, to, k);
+                else
+                    keep_larger(row + width - 1, -1, best_sum + first, best_k + first, from, to, k); /* column width − 1 − c */
             }
         }
     }
