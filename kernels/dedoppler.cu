@@ -59,14 +59,18 @@ blade_status layout_of(const dedoppler_grid* grid, tree_layout* layout)
 {
     int device = 0, optin = 0, multiprocessors = 0;
     BLADE_CUDA_TRY(cudaGetDevice(&device));
-    BLADE_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    BLADE_CUDA_TRY(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+    BLADE_CUDA_TRY(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    BLADE_CUDA_TRY(
+        cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
     layout->pitch = shared_pitch(grid->padded);
     layout->bytes = 2 * static_cast<size_t>(grid->padded) * layout->pitch * sizeof(float);
-    layout->shared = grid->padded < layout->pitch && layout->bytes <= static_cast<size_t>(optin);
+    layout->shared =
+        grid->padded < layout->pitch && layout->bytes <= static_cast<size_t>(optin);
     if (!layout->shared) {
         layout->pitch = scratch_pitch(grid->padded);
-        layout->bytes = 2 * static_cast<size_t>(grid->padded) * layout->pitch * sizeof(float);
+        layout->bytes =
+            2 * static_cast<size_t>(grid->padded) * layout->pitch * sizeof(float);
     }
     layout->width = layout->pitch - static_cast<int>(grid->padded - 1);
     layout->tiles = (grid->channels + layout->width - 1) / layout->width;
@@ -93,7 +97,9 @@ __global__ void moments_kernel(const float* __restrict__ input,
                                double* s2)
 {
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+         i < count;
+         i += stride) {
         const float* column = input + (i / channels) * spectra * channels + i % channels;
         double sum = 0, squares = 0;
         for (int64_t t = 0; t < spectra; t++) {
@@ -121,7 +127,9 @@ __global__ void prepare_kernel(const float* __restrict__ input,
 {
     const int64_t coarse = channels / nfpc;
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+         i < count;
+         i += stride) {
         const int64_t f = i % channels, beam = i / (spectra * channels);
         float value = input[i];
         if (flags && flags[beam * channels + f])
@@ -135,7 +143,9 @@ __global__ void blank_dc_kernel(float* work, int64_t rows, int64_t channels, int
 {
     const int64_t coarse = channels / nfpc, count = rows * coarse;
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+         i < count;
+         i += stride) {
         float* row = work + (i / coarse) * channels;
         const int64_t middle = (i % coarse) * nfpc + nfpc / 2;
         row[middle] = (row[middle - 1] + row[middle + 1]) * 0.5f;
@@ -158,7 +168,8 @@ __global__ void __launch_bounds__(kThreads) taylor_kernel(const float* __restric
     const int64_t channels = grid.channels, span = grid.padded - 1;
     const size_t tile_floats = static_cast<size_t>(padded) * pitch;
     // two named buffers, not an array of pointers: indexing one would put it on the stack
-    float* const buffer_a = scratch ? scratch + blockIdx.x * 2 * tile_floats : shared_buffers;
+    float* const buffer_a =
+        scratch ? scratch + blockIdx.x * 2 * tile_floats : shared_buffers;
     float* const buffer_b = buffer_a + tile_floats;
     const int64_t drifts = dedoppler_drift_count(&grid);
     const int64_t items = grid.beams * tiles;
@@ -166,7 +177,8 @@ __global__ void __launch_bounds__(kThreads) taylor_kernel(const float* __restric
     for (int64_t item = blockIdx.x; item < items; item += gridDim.x) {
         const int64_t beam = item / tiles, first = (item % tiles) * width;
         const float* beam_input = input + beam * grid.spectra * channels;
-        const int valid_width = static_cast<int>(first + width <= channels ? width : channels - first);
+        const int valid_width =
+            static_cast<int>(first + width <= channels ? width : channels - first);
         float* beam_best = best_sum ? best_sum + beam * channels + first : nullptr;
         int32_t* beam_best_k = best_k ? best_k + beam * channels + first : nullptr;
         float* beam_plane = plane ? plane + beam * drifts * channels : nullptr;
@@ -177,7 +189,8 @@ __global__ void __launch_bounds__(kThreads) taylor_kernel(const float* __restric
             }
 
         for (int direction = -1; direction <= 1; direction += 2) {
-            const int64_t origin = dedoppler_tile_origin(channels, direction, first, width);
+            const int64_t origin =
+                dedoppler_tile_origin(channels, direction, first, width);
             for (int64_t block = grid.first_block; block <= grid.last_block; block++) {
                 int64_t low, high;
                 dedoppler_block_rows(&grid, block, direction, &low, &high);
@@ -187,8 +200,12 @@ __global__ void __launch_bounds__(kThreads) taylor_kernel(const float* __restric
                     float* row = buffer_a + t * pitch;
                     for (int j = threadIdx.x; j < pitch; j += kThreads) {
                         const int64_t channel =
-                            t < grid.spectra ? dedoppler_tile_channel(channels, direction, origin, block, t, j) : -1;
-                        row[j] = channel >= 0 ? __ldg(&beam_input[t * channels + channel]) : 0.0f;
+                            t < grid.spectra
+                                ? dedoppler_tile_channel(
+                                      channels, direction, origin, block, t, j)
+                                : -1;
+                        row[j] = channel >= 0 ? __ldg(&beam_input[t * channels + channel])
+                                              : 0.0f;
                     }
                 }
                 __syncthreads();
@@ -210,7 +227,8 @@ __global__ void __launch_bounds__(kThreads) taylor_kernel(const float* __restric
                 for (int c = threadIdx.x; c < valid_width; c += kThreads) {
                     const int64_t start = first + c;
                     const int column = dedoppler_tile_column(direction, c, width);
-                    const int64_t start_in_direction = direction > 0 ? start : channels - 1 - start;
+                    const int64_t start_in_direction =
+                        direction > 0 ? start : channels - 1 - start;
                     float best = beam_best ? beam_best[c] : 0.0f;
                     int32_t best_drift = beam_best_k ? beam_best_k[c] : 0;
                     for (int64_t p = low; p <= high; p++) {
@@ -218,10 +236,15 @@ __global__ void __launch_bounds__(kThreads) taylor_kernel(const float* __restric
                         const bool valid = start_in_direction + magnitude < channels;
                         const float sum = valid ? sums[p * pitch + column] : NAN;
                         if (beam_plane) {
-                            const int64_t d = dedoppler_plane_index(&grid, direction * magnitude);
+                            const int64_t d =
+                                dedoppler_plane_index(&grid, direction * magnitude);
                             beam_plane[d * channels + start] = sum;
                         } else if (valid) {
-                            dedoppler_keep_best(sum, static_cast<int32_t>(direction * magnitude), &best, &best_drift);
+                            dedoppler_keep_best(
+                                sum,
+                                static_cast<int32_t>(direction * magnitude),
+                                &best,
+                                &best_drift);
                         }
                     }
                     if (beam_best) {
@@ -245,7 +268,9 @@ __global__ void brute_force_kernel(const float* __restrict__ input,
     const int64_t channels = grid.channels, spectra = grid.spectra;
     const int64_t count = grid.beams * channels, drifts = dedoppler_drift_count(&grid);
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+         i < count;
+         i += stride) {
         const int64_t beam = i / channels, start = i % channels;
         const float* beam_input = input + beam * spectra * channels;
         float best = -INFINITY;
@@ -259,8 +284,9 @@ __global__ void brute_force_kernel(const float* __restrict__ input,
                 for (int64_t t = 0; t < spectra; t++)
                     total = __dadd_rn(
                         total,
-                        static_cast<double>(
-                            __ldg(&beam_input[t * channels + start + dedoppler_nearest_offset(k, t, grid.padded)])));
+                        static_cast<double>(__ldg(
+                            &beam_input[t * channels + start +
+                                        dedoppler_nearest_offset(k, t, grid.padded)])));
                 sum = static_cast<float>(total);
             }
             if (plane)
@@ -287,7 +313,10 @@ extern "C" blade_status blade_cuda_dedoppler_moments(const float* input,
                                                      void* stream)
 {
     const int64_t count = beams * channels;
-    moments_kernel<<<blade_grid_size(count, kThreads, 65535u * 8u), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+    moments_kernel<<<blade_grid_size(count, kThreads, 65535u * 8u),
+                     kThreads,
+                     0,
+                     static_cast<cudaStream_t>(stream)>>>(
         input, count, spectra, channels, zero_drift, s1, s2);
     BLADE_CUDA_CHECK_LAUNCH("dedoppler moments_kernel");
     return BLADE_OK;
@@ -306,13 +335,19 @@ extern "C" blade_status blade_cuda_dedoppler_prepare(const float* input,
 {
     cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
     const int64_t count = beams * spectra * channels;
-    prepare_kernel<<<blade_grid_size(count, kThreads, 65535u * 8u), kThreads, 0, stream>>>(
+    prepare_kernel<<<blade_grid_size(count, kThreads, 65535u * 8u),
+                     kThreads,
+                     0,
+                     stream>>>(
         input, work, count, spectra, channels, nfpc, flags, centres);
     BLADE_CUDA_CHECK_LAUNCH("dedoppler prepare_kernel");
     if (blank_dc) {
         const int64_t rows = beams * spectra;
-        blank_dc_kernel<<<blade_grid_size(rows * (channels / nfpc), kThreads, 65535u * 8u), kThreads, 0, stream>>>(
-            work, rows, channels, nfpc);
+        blank_dc_kernel<<<blade_grid_size(
+                              rows * (channels / nfpc), kThreads, 65535u * 8u),
+                          kThreads,
+                          0,
+                          stream>>>(work, rows, channels, nfpc);
         BLADE_CUDA_CHECK_LAUNCH("dedoppler blank_dc_kernel");
     }
     return BLADE_OK;
@@ -337,14 +372,26 @@ extern "C" blade_status blade_cuda_dedoppler_taylor(const float* input,
     tree_layout layout;
     BLADE_TRY(layout_of(grid, &layout));
     if (!layout.shared && scratch == nullptr)
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "dedoppler: the CUDA tree of T' = %lld needs scratch memory",
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "dedoppler: the CUDA tree of T' = %lld needs scratch memory",
                           static_cast<long long>(grid->padded));
     const size_t shared_bytes = layout.shared ? layout.bytes : 0;
     if (shared_bytes > 48 * 1024)
-        BLADE_CUDA_TRY(cudaFuncSetAttribute(taylor_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        BLADE_CUDA_TRY(cudaFuncSetAttribute(taylor_kernel,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(shared_bytes)));
-    taylor_kernel<<<layout.blocks, kThreads, shared_bytes, static_cast<cudaStream_t>(stream)>>>(
-        input, *grid, layout.pitch, layout.tiles, best_sum, best_k, plane, layout.shared ? nullptr : scratch);
+    taylor_kernel<<<layout.blocks,
+                    kThreads,
+                    shared_bytes,
+                    static_cast<cudaStream_t>(stream)>>>(input,
+                                                         *grid,
+                                                         layout.pitch,
+                                                         layout.tiles,
+                                                         best_sum,
+                                                         best_k,
+                                                         plane,
+                                                         layout.shared ? nullptr
+                                                                       : scratch);
     BLADE_CUDA_CHECK_LAUNCH("dedoppler taylor_kernel");
     return BLADE_OK;
 }
@@ -357,7 +404,10 @@ extern "C" blade_status blade_cuda_dedoppler_brute_force(const float* input,
                                                          void* stream)
 {
     const int64_t count = grid->beams * grid->channels;
-    brute_force_kernel<<<blade_grid_size(count, kThreads, 65535u * 8u), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+    brute_force_kernel<<<blade_grid_size(count, kThreads, 65535u * 8u),
+                         kThreads,
+                         0,
+                         static_cast<cudaStream_t>(stream)>>>(
         input, *grid, best_sum, best_k, plane);
     BLADE_CUDA_CHECK_LAUNCH("dedoppler brute_force_kernel");
     return BLADE_OK;

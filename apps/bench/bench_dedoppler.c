@@ -26,7 +26,8 @@ typedef struct dedoppler_state {
     blade_dedoppler_hit* hits;
 } dedoppler_state;
 
-static blade_status dedoppler_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
+static blade_status
+dedoppler_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
 {
     (void)stream;
     dedoppler_state* state = calloc(1, sizeof *state);
@@ -37,9 +38,15 @@ static blade_status dedoppler_setup(bench_case* self, blade_device device, blade
     const int64_t nfpc = (int64_t)1 << self->p[2];
     const int64_t coarse = device.kind == BLADE_DEVICE_CUDA ? self->p[3] : self->p[4];
     const int64_t channels = coarse * nfpc / shrink;
-    snprintf(self->label, sizeof self->label, "%s [%lld, %lld, %lldx2^%lld%s] +-4 Hz/s",
-             self->p[5] ? "ATA beams" : "BL hi-res", (long long)beams, (long long)spectra, (long long)coarse,
-             self->p[2], shrink > 1 ? "/64" : "");
+    snprintf(self->label,
+             sizeof self->label,
+             "%s [%lld, %lld, %lldx2^%lld%s] +-4 Hz/s",
+             self->p[5] ? "ATA beams" : "BL hi-res",
+             (long long)beams,
+             (long long)spectra,
+             (long long)coarse,
+             self->p[2],
+             shrink > 1 ? "/64" : "");
     blade_dedoppler_config config = blade_dedoppler_config_default();
     config.foff_hz = self->p[5] ? 0.5e6 / (double)nfpc : 2.7939677238464355;
     config.tsamp_s = self->p[5] ? (double)nfpc / 0.5e6 : 18.253611008;
@@ -56,9 +63,11 @@ static blade_status dedoppler_setup(bench_case* self, blade_device device, blade
         stages++;
     const double blocks = g.max_drift_index >= 1 ? 2.0 * (double)g.drift_blocks : 1.0;
     self->samples = (double)blade_shape_count(&shape);
-    self->bytes = (double)beams * blocks * stages * 2.0 * (double)g.padded_spectra * (double)channels * 4.0;
+    self->bytes = (double)beams * blocks * stages * 2.0 * (double)g.padded_spectra *
+                  (double)channels * 4.0;
     /* per output path: about one addition per stage */
-    self->flops = (double)beams * blocks * stages * (double)g.padded_spectra * (double)channels;
+    self->flops =
+        (double)beams * blocks * stages * (double)g.padded_spectra * (double)channels;
     state->hits = calloc((size_t)config.hit_capacity, sizeof *state->hits);
     if (state->hits == NULL)
         return BLADE_ERROR_OUT_OF_MEMORY;
@@ -75,8 +84,12 @@ static blade_status dedoppler_setup(bench_case* self, blade_device device, blade
     }
     status = blade_device_alloc(device, bytes, &in);
     if (status == BLADE_OK)
-        status = blade_memcpy(device, in, host, bytes,
-                              device.kind == BLADE_DEVICE_CUDA ? BLADE_COPY_HOST_TO_DEVICE : BLADE_COPY_HOST_TO_HOST,
+        status = blade_memcpy(device,
+                              in,
+                              host,
+                              bytes,
+                              device.kind == BLADE_DEVICE_CUDA ? BLADE_COPY_HOST_TO_DEVICE
+                                                               : BLADE_COPY_HOST_TO_HOST,
                               NULL);
     if (status == BLADE_OK)
         status = blade_stream_synchronize(device, NULL);
@@ -89,7 +102,8 @@ static blade_status dedoppler_run(bench_case* self, blade_stream stream)
 {
     dedoppler_state* state = self->state;
     int64_t count = 0, dropped = 0;
-    return blade_dedoppler_process(state->plan, &state->input, state->hits, &count, &dropped, stream);
+    return blade_dedoppler_process(
+        state->plan, &state->input, state->hits, &count, &dropped, stream);
 }
 
 static void dedoppler_teardown(bench_case* self, blade_device device)
@@ -115,7 +129,8 @@ void bench_register_dedoppler(bench_case** cases, int* count)
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         bench_case one = { 0 };
         one.module = "dedoppler";
-        snprintf(one.label, sizeof one.label, "%s", shapes[i].ata ? "ATA beams" : "BL hi-res");
+        snprintf(
+            one.label, sizeof one.label, "%s", shapes[i].ata ? "ATA beams" : "BL hi-res");
         one.bound = BENCH_MEMORY;
         one.setup = dedoppler_setup;
         one.run = dedoppler_run;

@@ -98,7 +98,8 @@ static void load_tile(const float* beam_input,
         float* row = buffer + t * pitch;
         /* column j holds x = origin + j + block·t, inside when 0 <= x < F */
         const int64_t x0 = origin + block * t;
-        int64_t low = -x0 > 0 ? -x0 : 0, high = channels - x0 < pitch ? channels - x0 : pitch;
+        int64_t low = -x0 > 0 ? -x0 : 0,
+                high = channels - x0 < pitch ? channels - x0 : pitch;
         if (t >= grid->spectra || high < low)
             low = high = 0;
         for (int64_t j = 0; j < low; j++)
@@ -106,7 +107,8 @@ static void load_tile(const float* beam_input,
         const float* spectrum = beam_input + t * channels;
         if (direction > 0) {
             if (high > low)
-                memcpy(row + low, spectrum + x0 + low, (size_t)(high - low) * sizeof *row);
+                memcpy(
+                    row + low, spectrum + x0 + low, (size_t)(high - low) * sizeof *row);
         } else {
             const float* mirrored = spectrum + channels - 1 - x0; /* channel F − 1 − x */
             for (int64_t j = low; j < high; j++)
@@ -187,7 +189,8 @@ static void taylor_tile(const float* beam_input,
         const int64_t origin = dedoppler_tile_origin(channels, direction, first, width);
         const int64_t blocks = grid->last_block - grid->first_block + 1;
         for (int64_t b = 0; b < blocks; b++) {
-            const int64_t block = direction > 0 ? grid->first_block + b : grid->last_block - b;
+            const int64_t block =
+                direction > 0 ? grid->first_block + b : grid->last_block - b;
             int64_t low, high;
             dedoppler_block_rows(grid, block, direction, &low, &high);
             if (low > high)
@@ -202,20 +205,30 @@ static void taylor_tile(const float* beam_input,
                 /* valid starts: the end first + c ± |k| inside the band */
                 int64_t from = 0, to = valid_width;
                 if (direction > 0)
-                    to = channels - magnitude - first < to ? channels - magnitude - first : to;
+                    to = channels - magnitude - first < to ? channels - magnitude - first
+                                                           : to;
                 else
                     from = magnitude - first > 0 ? magnitude - first : 0;
                 if (plane) {
-                    float* plane_row = plane + dedoppler_plane_index(grid, k) * channels + first;
+                    float* plane_row =
+                        plane + dedoppler_plane_index(grid, k) * channels + first;
                     for (int64_t c = 0; c < valid_width; c++)
-                        plane_row[c] = c >= from && c < to ? row[dedoppler_tile_column(direction, (int)c, width)]
-                                                           : NAN;
+                        plane_row[c] =
+                            c >= from && c < to
+                                ? row[dedoppler_tile_column(direction, (int)c, width)]
+                                : NAN;
                     continue;
                 }
                 if (direction > 0)
                     keep_larger(row, 1, best_sum + first, best_k + first, from, to, k);
                 else
-                    keep_larger(row + width - 1, -1, best_sum + first, best_k + first, from, to, k); /* column width − 1 − c */
+                    keep_larger(row + width - 1,
+                                -1,
+                                best_sum + first,
+                                best_k + first,
+                                from,
+                                to,
+                                k); /* column width − 1 − c */
             }
         }
     }
@@ -232,7 +245,8 @@ blade_status blade_cpu_dedoppler_taylor(const float* input,
     const int64_t items = grid->beams * tiles;
     const size_t buffer_floats = (size_t)(grid->padded * (width + grid->padded - 1));
     bool failed = false;
-#pragma omp parallel if (items > 1 && grid->spectra * grid->channels * grid->beams >= PARALLEL_THRESHOLD)
+#pragma omp parallel if (items > 1 && grid->spectra * grid->channels * grid->beams >= \
+                                          PARALLEL_THRESHOLD)
     {
         float* memory = malloc(2 * buffer_floats * sizeof *memory);
         if (memory == NULL) {
@@ -253,12 +267,15 @@ blade_status blade_cpu_dedoppler_taylor(const float* input,
                         buffers,
                         best_sum ? best_sum + offset : NULL,
                         best_k ? best_k + offset : NULL,
-                        plane ? plane + beam * dedoppler_drift_count(grid) * grid->channels : NULL);
+                        plane
+                            ? plane + beam * dedoppler_drift_count(grid) * grid->channels
+                            : NULL);
         }
         free(memory);
     }
     if (failed)
-        return blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "dedoppler: no memory for the tree's tile buffers");
+        return blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
+                          "dedoppler: no memory for the tree's tile buffers");
     return BLADE_OK;
 }
 
@@ -271,7 +288,8 @@ blade_status blade_cpu_dedoppler_brute_force(const float* input,
     const int64_t channels = grid->channels, spectra = grid->spectra;
     const int64_t count = grid->beams * channels;
     const int64_t drifts = dedoppler_drift_count(grid);
-#pragma omp parallel for schedule(static) if (count * spectra * drifts >= PARALLEL_THRESHOLD)
+#pragma omp parallel for schedule(static) if (count * spectra * drifts >= \
+                                              PARALLEL_THRESHOLD)
     for (int64_t i = 0; i < count; i++) {
         const int64_t beam = i / channels, start = i % channels;
         const float* beam_input = input + beam * spectra * channels;
@@ -284,7 +302,8 @@ blade_status blade_cpu_dedoppler_brute_force(const float* input,
             if (valid) {
                 double total = 0;
                 for (int64_t t = 0; t < spectra; t++)
-                    total += beam_input[t * channels + start + dedoppler_nearest_offset(k, t, grid->padded)];
+                    total += beam_input[t * channels + start +
+                                        dedoppler_nearest_offset(k, t, grid->padded)];
                 sum = (float)total;
             }
             if (plane)

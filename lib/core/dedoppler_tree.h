@@ -72,14 +72,16 @@ DEDOPPLER_SHARED int64_t dedoppler_block_of(int64_t magnitude, int64_t padded)
 /* Number of drifts searched, D (both signs, and k = 0 when searched). */
 DEDOPPLER_SHARED int64_t dedoppler_drift_count(const dedoppler_grid* grid)
 {
-    const int64_t nonzero = grid->max_index >= grid->min_index ? grid->max_index - grid->min_index + 1 : 0;
+    const int64_t nonzero =
+        grid->max_index >= grid->min_index ? grid->max_index - grid->min_index + 1 : 0;
     return 2 * nonzero + (grid->with_zero ? 1 : 0);
 }
 
 /* The d-th drift of the increasing list: −max … −min, [0], min … max. */
 DEDOPPLER_SHARED int64_t dedoppler_drift_at(const dedoppler_grid* grid, int64_t d)
 {
-    const int64_t nonzero = grid->max_index >= grid->min_index ? grid->max_index - grid->min_index + 1 : 0;
+    const int64_t nonzero =
+        grid->max_index >= grid->min_index ? grid->max_index - grid->min_index + 1 : 0;
     if (d < nonzero)
         return -(grid->max_index - d);
     d -= nonzero;
@@ -94,7 +96,8 @@ DEDOPPLER_SHARED int64_t dedoppler_drift_at(const dedoppler_grid* grid, int64_t 
 /* Index of drift k in the increasing list of searched drifts (the plane's d). */
 DEDOPPLER_SHARED int64_t dedoppler_plane_index(const dedoppler_grid* grid, int64_t k)
 {
-    const int64_t nonzero = grid->max_index >= grid->min_index ? grid->max_index - grid->min_index + 1 : 0;
+    const int64_t nonzero =
+        grid->max_index >= grid->min_index ? grid->max_index - grid->min_index + 1 : 0;
     if (k < 0)
         return k + grid->max_index;
     if (k == 0)
@@ -105,15 +108,20 @@ DEDOPPLER_SHARED int64_t dedoppler_plane_index(const dedoppler_grid* grid, int64
 /* Whether drift k (of the block and row given) is searched. */
 DEDOPPLER_SHARED bool dedoppler_searched(const dedoppler_grid* grid, int64_t magnitude)
 {
-    return magnitude == 0 ? grid->with_zero : (magnitude >= grid->min_index && magnitude <= grid->max_index);
+    return magnitude == 0
+               ? grid->with_zero
+               : (magnitude >= grid->min_index && magnitude <= grid->max_index);
 }
 
 /* Rows p of block b that hold searched drifts: [*first, *last] (empty when
  * *first > *last). Row p ≥ 1 of block b is |k| = b(T'−1) + p; row 0 serves only
  * k = 0 (block 0, positive direction). with_zero implies min_index = 1, so the rows
  * are contiguous. */
-DEDOPPLER_SHARED void dedoppler_block_rows(const dedoppler_grid* grid, int64_t block, int direction,
-                                           int64_t* first, int64_t* last)
+DEDOPPLER_SHARED void dedoppler_block_rows(const dedoppler_grid* grid,
+                                           int64_t block,
+                                           int direction,
+                                           int64_t* first,
+                                           int64_t* last)
 {
     const int64_t span = grid->padded - 1, base = block * span;
     int64_t low = grid->min_index - base, high = grid->max_index - base;
@@ -128,8 +136,8 @@ DEDOPPLER_SHARED void dedoppler_block_rows(const dedoppler_grid* grid, int64_t b
 }
 
 /* Channel of row t, column j of a tile (see the file comment), or −1 outside. */
-DEDOPPLER_SHARED int64_t dedoppler_tile_channel(int64_t channels, int direction, int64_t origin, int64_t block,
-                                                int64_t t, int64_t j)
+DEDOPPLER_SHARED int64_t dedoppler_tile_channel(
+    int64_t channels, int direction, int64_t origin, int64_t block, int64_t t, int64_t j)
 {
     const int64_t x = origin + j + block * t;
     if (x < 0 || x >= channels)
@@ -139,7 +147,10 @@ DEDOPPLER_SHARED int64_t dedoppler_tile_channel(int64_t channels, int direction,
 
 /* Origin of the tile that serves start channels first … first + width − 1 in
  * `direction`: the mirror image puts channel first + c at column width − 1 − c. */
-DEDOPPLER_SHARED int64_t dedoppler_tile_origin(int64_t channels, int direction, int64_t first, int64_t width)
+DEDOPPLER_SHARED int64_t dedoppler_tile_origin(int64_t channels,
+                                               int direction,
+                                               int64_t first,
+                                               int64_t width)
 {
     return direction > 0 ? first : channels - first - width;
 }
@@ -156,7 +167,8 @@ DEDOPPLER_SHARED int dedoppler_tile_column(int direction, int c, int width)
  * (the earlier half) and τ·length + length/2 + ⌊p/2⌋ (the later half) of the input,
  * the later one read ⌈p/2⌉ columns on: out[r·pitch + j] = in[earlier + j] +
  * in[later + j]. Valid for columns j < pitch − (length − 1). */
-DEDOPPLER_SHARED void dedoppler_stage_sources(int pitch, int length, int row, int* earlier, int* later)
+DEDOPPLER_SHARED void
+dedoppler_stage_sources(int pitch, int length, int row, int* earlier, int* later)
 {
     const int p = row & (length - 1), base = row - p, lower = p >> 1;
     *earlier = (base + lower) * pitch;
@@ -165,11 +177,15 @@ DEDOPPLER_SHARED void dedoppler_stage_sources(int pitch, int length, int row, in
 
 /* Columns computed by the stage of path `length`: only those whose paths stay in
  * the tile. */
-DEDOPPLER_SHARED int dedoppler_stage_columns(int pitch, int length) { return pitch - (length - 1); }
+DEDOPPLER_SHARED int dedoppler_stage_columns(int pitch, int length)
+{
+    return pitch - (length - 1);
+}
 
 /* Keep the better of a running best and a candidate: larger sum, then smaller k
  * (NaN never wins). */
-DEDOPPLER_SHARED void dedoppler_keep_best(float sum, int32_t k, float* best, int32_t* best_k)
+DEDOPPLER_SHARED void
+dedoppler_keep_best(float sum, int32_t k, float* best, int32_t* best_k)
 {
     if (sum > *best || (sum == *best && k < *best_k)) {
         *best = sum;
