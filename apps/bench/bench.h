@@ -56,5 +56,6 @@ void bench_register_gather(bench_case** cases, int* count);
 void bench_register_channelizer(bench_case** cases, int* count);
 void bench_register_duplicate(bench_case** cases, int* count);
 void bench_register_permutation(bench_case** cases, int* count);
+void bench_register_dedoppler(bench_case** cases, int* count);
 
 #endif

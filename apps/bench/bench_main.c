@@ -28,6 +28,7 @@ static const bench_register_fn registries[] = {
     bench_register_channelizer,
     bench_register_duplicate,
     bench_register_permutation,
+    bench_register_dedoppler,
 };
 
 void bench_add(bench_case** cases, int* count, const bench_case* one)
