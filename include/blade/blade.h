@@ -35,6 +35,7 @@
 #include <blade/io/output_files.h>
 #include <blade/modules/polarizer.h>
 #include <blade/modules/detector.h>
+#include <blade/modules/correlator.h>
 #include <blade/modules/gather.h>
 #include <blade/modules/subband.h>
 
