@@ -49,8 +49,9 @@
  * - `fp16`: tensor cores (compute capability 8.0 or newer), the voltages multiplied
  *   by `operand_scale` and rounded to fp16, products accumulated in float32, the
  *   sums divided by operand_scale². Each operand's rounding adds at most
- *   2^-11 relative, so |error| ≤ (2^-10 + 2^-22 + n·2^-24)·Σ|x_i||x_j|. ci8 voltages are
- *   exact in fp16 (then only the float32 accumulation rounds). |operand_scale · x|
+ *   2^-11 relative, so |error| ≤ (2^-10 + 2^-22 + n·2^-24)·Σ|x_i||x_j| (n·2^-23 where
+ *   the tensor cores truncate their float32 sums). ci8 voltages are exact in fp16
+ *   and not scaled (then only the float32 accumulation rounds). |operand_scale · x|
  *   must stay below 65504 (fp16's largest value); values beyond it become infinite.
  * Every output is computed in an order fixed by the shapes and the integration alone,
  * with no atomics: repeated runs give identical bits on a given backend and GPU model.
@@ -98,10 +99,11 @@ typedef struct blade_correlator_config {
     int64_t integration;         /**< time samples summed per output: a divisor of T, or a multiple of T */
     int64_t channel_integration; /**< adjacent channels summed per output (Fc, divides F); 1: none */
     blade_correlator_path path;  /**< how to compute on a GPU */
-    /** Tensor-core path only: the voltages are multiplied by this before they are
-     *  rounded to fp16 and the sums divided by its square (a power of two keeps that
-     *  exact). 0 means 1. Choose it so that |scale · x| < 65504 and the smallest
-     *  voltages stay above fp16's normal range (6.1e-5). */
+    /** Tensor-core path with cf32 voltages only: the voltages are multiplied by this
+     *  before they are rounded to fp16 and the sums divided by its square (a power of
+     *  two keeps that exact). 0 means 1. Choose it so that |scale · x| < 65504 and
+     *  the smallest voltages stay above fp16's normal range (6.1e-5). ci8 voltages
+     *  are exact in fp16 and are never scaled. */
     float operand_scale;
     /** The voltages are of a lower-sideband band (the sky's conjugates): every output
      *  is conjugated. */
