@@ -24,6 +24,7 @@ static const bench_register_fn registries[] = {
     bench_register_beamformer,
     bench_register_polarizer,
     bench_register_detector,
+    bench_register_correlator,
     bench_register_gather,
     bench_register_channelizer,
     bench_register_duplicate,
@@ -309,6 +310,8 @@ int main(int argc, char** argv)
             fraction = rate / bandwidth;
         else if (one->bound == BENCH_FP32 && fp32_peak > 0)
             fraction = one->flops / seconds / fp32_peak;
+        else if (one->bound == BENCH_TENSOR && one->tensor_peak > 0 && device.kind == BLADE_DEVICE_CUDA)
+            fraction = one->flops / seconds / one->tensor_peak;
         char upstream[32] = "", target[32] = "";
         if (one->upstream_ms > 0 && h200_reference)
             snprintf(upstream, sizeof upstream, "%.3f x%.2f", one->upstream_ms, one->upstream_ms / ms);
@@ -319,15 +322,25 @@ int main(int argc, char** argv)
         if (one->macs > 0)
             printf("%-12s %-40s %10s %.3f T complex MAC/s (%.1f TFLOP/s)\n", "", "", "", one->macs / seconds / 1e12,
                    one->flops / seconds / 1e12);
+        if (one->duration_s > 0)
+            printf("%-12s %-40s %10s %.2fx real time", "", "", "", one->duration_s / seconds);
+        if (one->duration_s > 0 && one->tensor_peak > 0 && device.kind == BLADE_DEVICE_CUDA)
+            printf("; %.1f %% of the FP32 peak, %.1f %% of the tensor-core peak (%.0f TFLOP/s)",
+                   100 * one->flops / seconds / (fp32_peak > 0 ? fp32_peak : 67e12),
+                   100 * one->flops / seconds / one->tensor_peak, one->tensor_peak / 1e12);
+        if (one->duration_s > 0)
+            printf("\n");
         if (json)
             fprintf(json,
                     "%s\n  {\"module\": \"%s\", \"case\": \"%s\", \"time_ms\": %.6g, \"samples_per_s\": %.6g, "
                     "\"bytes\": %.6g, \"bytes_per_s\": %.6g, \"flops\": %.6g, \"macs_per_s\": %.6g, "
-                    "\"bound\": \"%s\", \"fraction_of_bound\": %.6g, \"upstream_ms\": %.6g, \"target_ms\": %.6g}",
+                    "\"bound\": \"%s\", \"fraction_of_bound\": %.6g, \"upstream_ms\": %.6g, \"target_ms\": %.6g, "
+                    "\"realtime\": %.6g}",
                     written++ ? "," : "", one->module, one->label, ms, one->samples / seconds, one->bytes, rate,
                     one->flops, one->macs / seconds,
                     one->bound == BENCH_MEMORY ? "memory" : (one->bound == BENCH_FP32 ? "fp32" : "tensor"),
-                    fraction, h200_reference ? one->upstream_ms : 0.0, h200_reference ? one->target_ms : 0.0);
+                    fraction, h200_reference ? one->upstream_ms : 0.0, h200_reference ? one->target_ms : 0.0,
+                    one->duration_s > 0 ? one->duration_s / seconds : 0.0);
     }
     if (json) {
         fprintf(json, "\n]}\n");
