@@ -10,24 +10,37 @@ complex type, bytes strings and groups that pyuvdata expects with no code of our
 and it is tested against pyuvdata directly. A C writer (lib/core, HDF5 C API, like the
 FBH5 writer) can follow when a C pipeline needs one.
 
-Conventions (those of include/blade/modules/correlator.h, which are UVH5's):
-- visibilities V_ij = x_i conj(x_j) with i <= j; ant_1 = i, ant_2 = j and
-  uvw = position(j) - position(i): pyuvdata's "ant1 * conj(ant2)" with
-  uvw = xyz(ant2) - xyz(ant1). The data are written as the correlator made them
-  (a lower-sideband band is conjugated by the correlator's lower_sideband option).
-- products XX, XY, YX, YY: polarization numbers -5, -7, -8, -6 (P = 1: -5).
+Conventions:
+- the correlator gives V_ij = x_i conj(x_j), i <= j (include/blade/modules/correlator.h),
+  for voltages that turn as exp(+2 pi i nu t) (an upper-sideband recording; the
+  correlator's lower_sideband option conjugates a lower sideband's into that).
+  pyuvdata phases data as V = integral of I exp(+2 pi i b.s / lambda) with
+  b = uvw = xyz(ant2) - xyz(ant1) (UVData.phase multiplies by exp(-2 pi i dw / lambda)),
+  which for such voltages is conj(x_ant1) x_ant2. So the file has ant_1 = i,
+  ant_2 = j, uvw = position(j) - position(i) and the data conj(V_ij): the
+  conjugation to apply when writing. (pyuvdata's maintainers call their convention
+  "ant1 * conj(ant2)" with uvw = xyz(ant2) - xyz(ant1), pyuvdata issue 924: the same
+  physics for voltages of the opposite time sign. tests/python/check_correlator_uvh5.py
+  decides it: after pyuvdata rephases the file to a synthesized source, the source's
+  phases are zero, to 0.04 rad of noise; with the data unconjugated they are random.)
+- products XX, XY, YX, YY: polarization numbers -5, -7, -8, -6 (P = 1: -5); the
+  conjugate of V_ij's XY is conj(x_i,X) x_j,Y, pyuvdata's XY of (ant_1, ant_2), so
+  no product moves.
 - baseline-time order: time-major ("time, baseline"), baselines in the correlator's
   order within each time.
 - vis_units "uncalib": sums (not averages) of I * Fc products, in squared input units;
   nsamples 1 (each visibility is one whole integration), flags all false.
-- uvw (m) are the baseline vectors in the ICRS-aligned frame of the phase centre:
-  the ITRS baseline rotated to the GCRS with ERFA's c2t06a (IAU 2006/2000A precession
-  and nutation, Earth rotation angle from UT1 = UTC + dut1, polar motion neglected),
-  then projected on w = the direction of the phase centre, u = east, v = north. That is
-  what pyuvdata recomputes from the antenna positions to within the annual aberration
-  (20.5", 3 cm on a 300 m baseline) and DUT1; its check() allows 1 m.
-- times: the Julian date (UTC) of each integration's centre; lst_array and the
-  apparent phase-centre coordinates are left for pyuvdata to compute when it reads.
+- uvw (m): the ITRS baseline projected on the phase centre's topocentric apparent
+  place (ERFA atco13 without refraction, right ascension from the equinox; Greenwich
+  apparent sidereal time, IAU 2006/2000A; UT1 = UTC + dut1; no polar motion), then
+  turned by the frame position angle so that v points to the ICRS north: the frame
+  pyuvdata works in. Its own recomputation from the antenna positions agrees to
+  half a millimetre (its check() allows 1 m; at 21 cm a centimetre is 0.3 rad of
+  phase when the data are rephased).
+- times: the Julian date (UTC) of each integration's centre; lst_array is left for
+  pyuvdata to compute when it reads (with its IERS tables' DUT1); the phase centre's
+  apparent place and frame position angle, which the format requires, are computed
+  with ERFA as pyuvdata defines them (apparent_place(), frame_position_angle()).
 
     from uvh5_writer import write_uvh5
     write_uvh5("obs.uvh5", chunks, antenna_names=names, antenna_positions=ecef,
@@ -76,22 +89,49 @@ def celestial_from_terrestrial(jd_utc, dut1=0.0):
     return numpy.asarray(erfa.c2t06a(tt1, tt2, ut11, ut12, 0.0, 0.0)).T
 
 
-def phase_centre_axes(ra, dec):
-    """Unit vectors (u: east, v: north, w: towards the source) of a direction (ICRS)."""
-    east = numpy.array([-math.sin(ra), math.cos(ra), 0.0])
-    north = numpy.array([-math.sin(dec) * math.cos(ra), -math.sin(dec) * math.sin(ra), math.cos(dec)])
-    towards = numpy.array([math.cos(dec) * math.cos(ra), math.cos(dec) * math.sin(ra), math.sin(dec)])
-    return numpy.stack([east, north, towards])
+def greenwich_sidereal_time(jd_utc, dut1=0.0):
+    """Greenwich apparent sidereal time (radians, IAU 2006/2000A)."""
+    (tt1, tt2), (ut11, ut12) = _two_part_dates(jd_utc, dut1)
+    return float(erfa.gst06a(ut11, ut12, tt1, tt2))
 
 
-def uvw(antenna_positions, jd_utc, phase_centre, dut1=0.0):
-    """uvw (m) [B, 3] of every baseline (correlator order) at one time: position(ant_2)
-    - position(ant_1) in the frame of the phase centre (ra, dec radians, ICRS)."""
+def apparent_place(direction, jd_utc, site, dut1=0.0):
+    """The topocentric apparent place (ra with respect to the equinox, dec; radians) of
+    an ICRS direction, as pyuvdata defines phase_center_app_ra/dec: ERFA's atco13
+    without refraction, its CIO-based right ascension moved to the equinox (ra - eo)."""
+    day = math.floor(jd_utc - 0.5) + 0.5
+    longitude, latitude, altitude = site
+    _, _, _, dec, ra, eo = erfa.atco13(direction[0], direction[1], 0.0, 0.0, 0.0, 0.0, day, jd_utc - day, dut1,
+                                       longitude, latitude, altitude, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    return float(numpy.mod(ra - eo, 2 * math.pi)), float(dec)
+
+
+def frame_position_angle(direction, jd_utc, site, dut1=0.0, offset=math.pi / 360):
+    """The angle (radians) from the apparent frame's north to the ICRS north at the
+    phase centre, as pyuvdata's phase_center_frame_pa: the position angle, in apparent
+    coordinates, of a point half a degree north of the centre seen from one half a
+    degree south (both offsets taken in the ICRS)."""
+    ra, dec = direction
+    south = apparent_place((ra, dec - offset), jd_utc, site, dut1)
+    north = apparent_place((ra, dec + offset), jd_utc, site, dut1)
+    return float(erfa.pas(south[0], south[1], north[0], north[1]))
+
+
+def uvw(antenna_positions, jd_utc, phase_centre, site, dut1=0.0):
+    """uvw (m) [B, 3] of every baseline (correlator order) at one time: the ITRS vector
+    position(ant_2) - position(ant_1) in the frame of the phase centre's apparent place
+    (w towards it, v north, u east; Greenwich hour angle from the apparent sidereal
+    time), turned by the frame position angle so that v points to the ICRS north."""
     positions = numpy.asarray(antenna_positions, numpy.float64)
     first, second = baselines(len(positions))
-    itrs = positions[second] - positions[first]
-    gcrs = itrs @ celestial_from_terrestrial(jd_utc, dut1).T
-    return gcrs @ phase_centre_axes(*phase_centre).T
+    x, y, z = (positions[second] - positions[first]).T
+    ra, dec = apparent_place(phase_centre, jd_utc, site, dut1)
+    hour = greenwich_sidereal_time(jd_utc, dut1) - ra
+    u = math.sin(hour) * x + math.cos(hour) * y
+    v = -math.sin(dec) * math.cos(hour) * x + math.sin(dec) * math.sin(hour) * y + math.cos(dec) * z
+    w = math.cos(dec) * math.cos(hour) * x - math.cos(dec) * math.sin(hour) * y + math.sin(dec) * z
+    angle = frame_position_angle(phase_centre, jd_utc, site, dut1)
+    return numpy.column_stack([u * math.cos(angle) - v * math.sin(angle), v * math.cos(angle) + u * math.sin(angle), w])
 
 
 def _bytes(text):
@@ -141,7 +181,7 @@ def write_uvh5(path, chunks, *, antenna_names, antenna_positions, site, times, i
 
     first, second = baselines(antennas)
     nblts = ntimes * nbls
-    uvws = numpy.concatenate([uvw(positions, t, phase_centre, dut1) for t in times])
+    uvws = numpy.concatenate([uvw(positions, t, phase_centre, site, dut1) for t in times])
     mode = "w" if overwrite else "w-"
     with h5py.File(path, mode) as f:
         header = f.create_group("Header")
@@ -182,6 +222,11 @@ def write_uvh5(path, chunks, *, antenna_names, antenna_positions, site, times, i
         header["time_axis_faster_than_bls"] = False
         header["Nphase"] = 1
         header["phase_center_id_array"] = numpy.zeros(nblts, numpy.int64)
+        places = numpy.array([apparent_place(phase_centre, t, site, dut1) for t in times])
+        angles = numpy.array([frame_position_angle(phase_centre, t, site, dut1) for t in times])
+        header["phase_center_app_ra"] = numpy.repeat(places[:, 0], nbls)
+        header["phase_center_app_dec"] = numpy.repeat(places[:, 1], nbls)
+        header["phase_center_frame_pa"] = numpy.repeat(angles, nbls)
         centre = header.create_group("phase_center_catalog").create_group("0")
         centre["cat_name"] = _bytes(phase_centre_name)
         centre["cat_type"] = _bytes("sidereal")
@@ -194,7 +239,8 @@ def write_uvh5(path, chunks, *, antenna_names, antenna_positions, site, times, i
         header["history"] = _bytes(history or "Written by gr-blade's UVH5 writer (tools/uvh5_writer.py).")
 
         group = f.create_group("Data")
-        group["visdata"] = data.reshape(nblts, nfreqs, npols).astype(numpy.complex64)
+        # conj: see "Conventions" above
+        group["visdata"] = numpy.conj(data.reshape(nblts, nfreqs, npols)).astype(numpy.complex64)
         group["flags"] = numpy.zeros((nblts, nfreqs, npols), bool)
         group["nsamples"] = numpy.ones((nblts, nfreqs, npols), numpy.float32)
     return path

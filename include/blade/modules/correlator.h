@@ -11,18 +11,24 @@
  *
  *     V[b(i, j), g, τ, p·P + q] = Σ_{c=0}^{Fc−1} Σ_{t=τ·I}^{τ·I+I−1} x[i, g·Fc + c, t, p] · conj(x[j, g·Fc + c, t, q])
  *
- * **Conventions** (chosen so that the visibilities are written to UVH5 as they are):
+ * **Conventions**:
  * - Baselines have i ≤ j and are ordered row by row of the upper triangle:
  *   (0,0), (0,1), …, (0,A−1), (1,1), (1,2), …, (A−1,A−1); the index of (i, j) is
  *   b = i·A − i(i−1)/2 + (j − i) (blade_correlator_baseline_index()).
- * - The first antenna of a baseline is the unconjugated one: V_ij = x_i · conj(x_j).
- *   With uvw = position(j) − position(i) this is the convention pyuvdata and UVH5
- *   use (ant_1 = i, ant_2 = j, "ant1 · conj(ant2)" with uvw = xyz(ant2) − xyz(ant1)),
- *   which is also the usual radio-astronomy sign: a point source in direction s gives
- *   V_ij = exp(−2πi ν (r_j − r_i)·s / c) for voltages x_a(t) = e(t + r_a·s/c) that
- *   follow the e^{+2πiνt} convention of an upper-sideband recording. The phase of
- *   V_ij is 2πν(τ_i − τ_j) where τ_a is the time by which the wavefront reaches
- *   antenna a early.
+ * - The first antenna of a baseline is the unconjugated one: V_ij = x_i · conj(x_j),
+ *   as the detector's X·Y* and the usual V_12 = ⟨E_1 E_2*⟩. For voltages that turn
+ *   as e^{+2πiνt} (an upper-sideband recording, the project's sign: the synthesizer's
+ *   x_a(t) = e(t + τ_a)) a point source gives V_ij = exp(2πiν(τ_i − τ_j)), where τ_a is
+ *   the time by which the wavefront reaches antenna a early: with b = r_j − r_i,
+ *   V_ij = exp(−2πi b·s/λ).
+ * - **UVH5 / pyuvdata** phases data as V = exp(+2πi b·s/λ) with
+ *   b = uvw = xyz(ant2) − xyz(ant1), i.e. conj(x_ant1)·x_ant2 for such voltages.
+ *   A UVH5 file therefore holds ant_1 = i, ant_2 = j, uvw = position(j) −
+ *   position(i) and the data **conj(V_ij)**: tools/uvh5_writer.py conjugates when it
+ *   writes (no product moves: conj of XY_ij is pyuvdata's XY of (i, j)), and
+ *   tests/python/check_correlator_uvh5.py shows that pyuvdata then rephases a
+ *   synthesized source to zero phase. (pyuvdata names its convention
+ *   "ant1·conj(ant2)" for voltages of the opposite time sign.)
  * - Products in the order XX, XY, YX, YY for P = 2 (p·2 + q; XY = x_i,X · conj(x_j,Y)):
  *   UVH5 polarization numbers −5, −7, −8, −6. P = 1 gives one product.
  *   Autocorrelations hold XY and YX too (YX_ii = conj(XY_ii)); XX_ii and YY_ii are
