@@ -319,11 +319,14 @@ int main(int argc, char** argv)
             snprintf(target, sizeof target, "%.3f %s", one->target_ms, ms <= one->target_ms ? "met" : "MISSED");
         printf("%-12s %-40s %10.4f %11.2f %10.1f %7.1f%% %10s %10s\n", one->module, one->label, ms,
                one->samples / seconds / 1e9, rate / 1e9, 100 * fraction, upstream, target);
-        if (one->macs > 0)
+        if (one->macs > 0 && one->macs / seconds >= 1e11)
             printf("%-12s %-40s %10s %.3f T complex MAC/s (%.1f TFLOP/s)\n", "", "", "", one->macs / seconds / 1e12,
                    one->flops / seconds / 1e12);
+        else if (one->macs > 0) /* a CPU: T would print as 0.001 */
+            printf("%-12s %-40s %10s %.3f G complex MAC/s (%.2f GFLOP/s)\n", "", "", "", one->macs / seconds / 1e9,
+                   one->flops / seconds / 1e9);
         if (one->duration_s > 0)
-            printf("%-12s %-40s %10s %.2fx real time", "", "", "", one->duration_s / seconds);
+            printf("%-12s %-40s %10s %.3gx real time", "", "", "", one->duration_s / seconds);
         if (one->duration_s > 0 && one->tensor_peak > 0 && device.kind == BLADE_DEVICE_CUDA)
             printf("; %.1f %% of the FP32 peak, %.1f %% of the tensor-core peak (%.0f TFLOP/s)",
                    100 * one->flops / seconds / (fp32_peak > 0 ? fp32_peak : 67e12),
