@@ -70,6 +70,17 @@ static blade_status correlator_setup(bench_case* self, blade_device device, blad
         return BLADE_ERROR_OUT_OF_MEMORY;
     self->state = state;
     const int64_t A = self->p[0], times = TIMES / shrink;
+    /* The CPU computes the same fp64 reference for every path, at about 1 G complex
+     * MAC/s on one core: time it once per shape, and the large arrays only with
+     * --quick (A = 256 at full size would take hours). */
+    if (device.kind != BLADE_DEVICE_CUDA && self->p[2] == BLADE_CORRELATOR_FP16) {
+        self->skipped = "the CPU computes the fp64 reference for every path (the fp32 case times it)";
+        return BLADE_OK;
+    }
+    if (device.kind != BLADE_DEVICE_CUDA && shrink == 1 && A > 28) {
+        self->skipped = "too long for the CPU at full size (--quick times it)";
+        return BLADE_OK;
+    }
     blade_correlator_config config = blade_correlator_config_default();
     config.input_type = (blade_dtype)self->p[1];
     config.path = (blade_correlator_path)self->p[2];

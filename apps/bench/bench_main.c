@@ -293,6 +293,11 @@ int main(int argc, char** argv)
             continue;
         double ms = 0;
         blade_status status = one->setup(one, device, stream, shrink);
+        if (status == BLADE_OK && one->skipped != NULL) {
+            one->teardown(one, device);
+            printf("%-12s %-40s skipped: %s\n", one->module, one->label, one->skipped);
+            continue;
+        }
         if (status == BLADE_OK)
             status = time_case(one, device, stream, 3, runs, &ms);
         one->teardown(one, device);
