@@ -33,6 +33,10 @@ struct bench_case {
     bench_bound bound;
     double upstream_ms;   /* upstream BLADE on the H200 (performance.md), 0 if none */
     double target_ms;     /* our target on the H200 (performance.md), 0 if none */
+    double duration_s;    /* seconds of signal one run's input holds (real-time factor), 0 if none */
+    double tensor_peak;   /* BENCH_TENSOR: the nominal tensor-core FLOP/s the case is measured against */
+    const char* skipped;  /* set by setup (returning BLADE_OK): why the case is not timed on this
+                             device; printed, not a failure */
     void* state;
     blade_status (*setup)(bench_case* self, blade_device device, blade_stream stream, int shrink);
     blade_status (*run)(bench_case* self, blade_stream stream);
@@ -52,6 +56,7 @@ void bench_register_cast(bench_case** cases, int* count);
 void bench_register_beamformer(bench_case** cases, int* count);
 void bench_register_polarizer(bench_case** cases, int* count);
 void bench_register_detector(bench_case** cases, int* count);
+void bench_register_correlator(bench_case** cases, int* count);
 void bench_register_gather(bench_case** cases, int* count);
 void bench_register_channelizer(bench_case** cases, int* count);
 void bench_register_duplicate(bench_case** cases, int* count);

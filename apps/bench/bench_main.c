@@ -24,6 +24,7 @@ static const bench_register_fn registries[] = {
     bench_register_beamformer,
     bench_register_polarizer,
     bench_register_detector,
+    bench_register_correlator,
     bench_register_gather,
     bench_register_channelizer,
     bench_register_duplicate,
@@ -293,6 +294,11 @@ int main(int argc, char** argv)
             continue;
         double ms = 0;
         blade_status status = one->setup(one, device, stream, shrink);
+        if (status == BLADE_OK && one->skipped != NULL) {
+            one->teardown(one, device);
+            printf("%-12s %-40s skipped: %s\n", one->module, one->label, one->skipped);
+            continue;
+        }
         if (status == BLADE_OK)
             status = time_case(one, device, stream, 3, runs, &ms);
         one->teardown(one, device);
@@ -310,6 +316,8 @@ int main(int argc, char** argv)
             fraction = rate / bandwidth;
         else if (one->bound == BENCH_FP32 && fp32_peak > 0)
             fraction = one->flops / seconds / fp32_peak;
+        else if (one->bound == BENCH_TENSOR && one->tensor_peak > 0 && device.kind == BLADE_DEVICE_CUDA)
+            fraction = one->flops / seconds / one->tensor_peak;
         char upstream[32] = "", target[32] = "";
         if (one->upstream_ms > 0 && h200_reference)
             snprintf(upstream, sizeof upstream, "%.3f x%.2f", one->upstream_ms, one->upstream_ms / ms);
@@ -317,18 +325,31 @@ int main(int argc, char** argv)
             snprintf(target, sizeof target, "%.3f %s", one->target_ms, ms <= one->target_ms ? "met" : "MISSED");
         printf("%-12s %-40s %10.4f %11.2f %10.1f %7.1f%% %10s %10s\n", one->module, one->label, ms,
                one->samples / seconds / 1e9, rate / 1e9, 100 * fraction, upstream, target);
-        if (one->macs > 0)
+        if (one->macs > 0 && one->macs / seconds >= 1e11)
             printf("%-12s %-40s %10s %.3f T complex MAC/s (%.1f TFLOP/s)\n", "", "", "", one->macs / seconds / 1e12,
                    one->flops / seconds / 1e12);
+        else if (one->macs > 0) /* a CPU: T would print as 0.001 */
+            printf("%-12s %-40s %10s %.3f G complex MAC/s (%.2f GFLOP/s)\n", "", "", "", one->macs / seconds / 1e9,
+                   one->flops / seconds / 1e9);
+        if (one->duration_s > 0)
+            printf("%-12s %-40s %10s %.3gx real time", "", "", "", one->duration_s / seconds);
+        if (one->duration_s > 0 && one->tensor_peak > 0 && device.kind == BLADE_DEVICE_CUDA)
+            printf("; %.1f %% of the FP32 peak, %.1f %% of the tensor-core peak (%.0f TFLOP/s)",
+                   100 * one->flops / seconds / (fp32_peak > 0 ? fp32_peak : 67e12),
+                   100 * one->flops / seconds / one->tensor_peak, one->tensor_peak / 1e12);
+        if (one->duration_s > 0)
+            printf("\n");
         if (json)
             fprintf(json,
                     "%s\n  {\"module\": \"%s\", \"case\": \"%s\", \"time_ms\": %.6g, \"samples_per_s\": %.6g, "
                     "\"bytes\": %.6g, \"bytes_per_s\": %.6g, \"flops\": %.6g, \"macs_per_s\": %.6g, "
-                    "\"bound\": \"%s\", \"fraction_of_bound\": %.6g, \"upstream_ms\": %.6g, \"target_ms\": %.6g}",
+                    "\"bound\": \"%s\", \"fraction_of_bound\": %.6g, \"upstream_ms\": %.6g, \"target_ms\": %.6g, "
+                    "\"realtime\": %.6g}",
                     written++ ? "," : "", one->module, one->label, ms, one->samples / seconds, one->bytes, rate,
                     one->flops, one->macs / seconds,
                     one->bound == BENCH_MEMORY ? "memory" : (one->bound == BENCH_FP32 ? "fp32" : "tensor"),
-                    fraction, h200_reference ? one->upstream_ms : 0.0, h200_reference ? one->target_ms : 0.0);
+                    fraction, h200_reference ? one->upstream_ms : 0.0, h200_reference ? one->target_ms : 0.0,
+                    one->duration_s > 0 ? one->duration_s / seconds : 0.0);
     }
     if (json) {
         fprintf(json, "\n]}\n");

@@ -36,6 +36,7 @@
 #include <blade/modules/polarizer.h>
 #include <blade/modules/detector.h>
 #include <blade/modules/dedoppler.h>
+#include <blade/modules/correlator.h>
 #include <blade/modules/gather.h>
 #include <blade/modules/subband.h>
 

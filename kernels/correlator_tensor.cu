@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: MIT
+//
+// The correlator on tensor cores: fp16 operands, float32 accumulation (sm_80 and
+// newer), as the Tensor-Core Correlator does it.
+//
+// For one channel the visibilities of inputs n = (antenna, polarization) are the
+// complex matrix product V = X X^H over time. Written with real matrices whose k axis
+// interleaves each sample's real and imaginary parts (k = 2t, 2t + 1):
+//
+//   Re V[m][n] = sum_k R[m][k] R[n][k]        R[n][2t] = Re x_n(t),  R[n][2t+1] = Im x_n(t)
+//   Im V[m][n] = sum_k R[m][k] J[n][k]        J[n][2t] = -Im x_n(t), J[n][2t+1] = Re x_n(t)
+//
+// which is Re and Im of x_m conj(x_n). mma.m16n8k16 (fp16 in, fp32 accumulate) takes
+// its A operand as 16 rows x 16 k, and in its fragment layout each 32-bit register of
+// a thread is a pair of k = 2t', 2t'+1 of one row: one complex sample as a half2. Its
+// B operand (16 k x 8 columns, "col" layout) is the same: one register = one sample
+// of one column input. So A and B fragments are plain 32-bit loads of half2 samples
+// from one shared-memory layout, [input][time] half2, and J's fragment is R's with
+// the halves swapped and the new low half negated (two instructions). One k-step
+// covers 8 samples; per k-step two mma (Re, Im) give 16 x 8 input pairs: 1024 complex
+// multiply-adds, all of them needed products (the redundancy is only the lower
+// triangle of the diagonal tiles).
+//
+// Tiles: a block of 4 warps computes 64 x 64 inputs (32 x 32 antennas at P = 2), each
+// warp 32 x 32 (2 A fragments x 4 B fragments: 16 mma per k-step, 64 float
+// accumulators per thread). Stages of kStageTimes = 32 samples (4 k-steps) are
+// converted to fp16 (times operand_scale, round to nearest) while being copied to
+// shared memory. Rows of the stage are padded by 4 words: the fragment loads of a warp
+// (8 rows x 4 consecutive words) then fall in 32 distinct banks.
+//
+// Error (fp16 operands, unit roundoff 2^-11 each): |error| <= (2^-10 + 2^-22) sum |x_i||x_j|
+// from the operands plus the float32 accumulation; ci8 voltages are exact in fp16.
+
+#include "correlator_kernels.h"
+#include "cuda_check.h"
+
+#include <cuda_fp16.h>
+
+namespace correlator_cuda {
+namespace {
+
+[[maybe_unused]] constexpr int kInputs = kTensorTileInputs; // inputs per tile side
+constexpr int kThreads = 128;              // 4 warps: 2 along rows x 2 along columns
+[[maybe_unused]] constexpr int kRow = kStageTimes + 4;      // half2 words per shared-memory row (padded)
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define BLADE_CORRELATOR_TENSOR_CORES 1
+#endif
+
+template <blade_dtype In>
+__device__ __forceinline__ __half2 load_half2(const void* input, int64_t index, float scale)
+{
+    if constexpr (In == BLADE_CI8) {
+        const char2 v = static_cast<const char2*>(input)[index]; // exact in fp16: not scaled
+        (void)scale;
+        return __floats2half2_rn(static_cast<float>(v.x), static_cast<float>(v.y));
+    } else {
+        const float2 v = __ldg(static_cast<const float2*>(input) + index);
+        return __floats2half2_rn(v.x * scale, v.y * scale);
+    }
+}
+
+// Samples [t0, t0 + kStageTimes) of channel f of inputs [first, first + kInputs) into
+// stage[input][t]; samples past `end` and inputs past A * P are zeros.
+template <int P, blade_dtype In>
+__device__ __forceinline__ void load_stage(const Grid& grid, int64_t f, int64_t t0, int64_t end, int first,
+                                           float scale, __half2* stage)
+{
+    constexpr int kAntennas = kInputs / P;
+    constexpr int kElements = kAntennas * kStageTimes * P;
+    const int first_antenna = first / P;
+    for (int e = threadIdx.x; e < kElements; e += kThreads) {
+        const int antenna = e / (kStageTimes * P);
+        const int rest = e % (kStageTimes * P);
+        const int t = rest / P, p = rest % P;
+        const int a = first_antenna + antenna;
+        __half2 value = __floats2half2_rn(0.0f, 0.0f);
+        if (a < grid.antennas && t0 + t < end)
+            value = load_half2<In>(grid.input, ((a * grid.channels + f) * grid.times + t0 + t) * P + p, scale);
+        stage[(antenna * P + p) * kRow + t] = value;
+    }
+}
+
+#ifdef BLADE_CORRELATOR_TENSOR_CORES
+__device__ __forceinline__ uint32_t as_bits(__half2 v) { return *reinterpret_cast<uint32_t*>(&v); }
+
+// (re, im) -> (-im, re): the J operand from the R operand.
+__device__ __forceinline__ uint32_t rotate(uint32_t bits)
+{
+    __half2 v = *reinterpret_cast<__half2*>(&bits);
+    const __half2 r = __halves2half2(__hneg(__high2half(v)), __low2half(v));
+    return as_bits(r);
+}
+
+__device__ __forceinline__ void mma_f16(float (&c)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+#endif
+
+template <int P, blade_dtype In>
+__global__ void __launch_bounds__(kThreads) correlate_fp16_kernel(Grid grid, float scale)
+{
+#ifdef BLADE_CORRELATOR_TENSOR_CORES
+    __shared__ __align__(16) __half2 rows_stage[kInputs * kRow];
+    __shared__ __align__(16) __half2 columns_stage[kInputs * kRow];
+
+    const BlockWork work = block_work(grid, blockIdx.x);
+    const int first_row = work.ti * kInputs, first_column = work.tj * kInputs;
+    const bool diagonal = work.ti == work.tj;
+    const __half2* columns = diagonal ? rows_stage : columns_stage;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int g = lane / 4, t = lane % 4;                   // fragment row group, thread in group
+    const int warp_row = (warp / 2) * 32, warp_column = (warp % 2) * 32;
+    int64_t begin, end;
+    slice_bounds(grid, work, &begin, &end);
+
+    float re[2][4][4], im[2][4][4];
+#pragma unroll
+    for (int m = 0; m < 2; m++)
+#pragma unroll
+        for (int n = 0; n < 4; n++)
+#pragma unroll
+            for (int r = 0; r < 4; r++)
+                re[m][n][r] = im[m][n][r] = 0.0f;
+
+    const uint32_t* rows_words = reinterpret_cast<const uint32_t*>(rows_stage);
+    const uint32_t* columns_words = reinterpret_cast<const uint32_t*>(columns);
+    for (int64_t c = 0; c < grid.fc; c++) {
+        const int64_t f = work.g * grid.fc + c;
+        for (int64_t t0 = begin; t0 < end; t0 += kStageTimes) {
+            __syncthreads();
+            load_stage<P, In>(grid, f, t0, end, first_row, scale, rows_stage);
+            if (!diagonal)
+                load_stage<P, In>(grid, f, t0, end, first_column, scale, columns_stage);
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k < kStageTimes; k += 8) {
+                uint32_t a[2][4], b[4][2], j[4][2];
+#pragma unroll
+                for (int m = 0; m < 2; m++) {
+                    const int row = warp_row + 16 * m + g;
+                    a[m][0] = rows_words[row * kRow + k + t];
+                    a[m][1] = rows_words[(row + 8) * kRow + k + t];
+                    a[m][2] = rows_words[row * kRow + k + t + 4];
+                    a[m][3] = rows_words[(row + 8) * kRow + k + t + 4];
+                }
+#pragma unroll
+                for (int n = 0; n < 4; n++) {
+                    const int column = warp_column + 8 * n + g;
+                    b[n][0] = columns_words[column * kRow + k + t];
+                    b[n][1] = columns_words[column * kRow + k + t + 4];
+                    j[n][0] = rotate(b[n][0]);
+                    j[n][1] = rotate(b[n][1]);
+                }
+#pragma unroll
+                for (int m = 0; m < 2; m++)
+#pragma unroll
+                    for (int n = 0; n < 4; n++) {
+                        mma_f16(re[m][n], a[m], b[n]);
+                        mma_f16(im[m][n], a[m], j[n]);
+                    }
+            }
+        }
+    }
+
+    // Accumulator r of fragment (m, n): row g (r < 2) or g + 8, column 2t + (r & 1).
+#pragma unroll
+    for (int m = 0; m < 2; m++) {
+#pragma unroll
+        for (int n = 0; n < 4; n++) {
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                const int row_input = first_row + warp_row + 16 * m + g + (r < 2 ? 0 : 8);
+                const int column_input = first_column + warp_column + 8 * n + 2 * t + (r & 1);
+                const int i = row_input / P, jj = column_input / P;
+                if (i > jj || jj >= grid.antennas)
+                    continue;
+                const int product = (row_input % P) * P + column_input % P;
+                store_sum(grid, work, baseline_index(grid.antennas, i, jj), product,
+                          make_float2(re[m][n][r], im[m][n][r]));
+            }
+        }
+    }
+#endif
+}
+
+template <int P, blade_dtype In>
+blade_status launch_one(const Grid& grid, float scale, unsigned blocks, cudaStream_t stream)
+{
+    auto kernel = correlate_fp16_kernel<P, In>;
+    // The kernel body exists only in code compiled for sm_80 or newer; a build whose
+    // newest code is older would launch an empty kernel on a newer GPU.
+    cudaFuncAttributes attributes{};
+    BLADE_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
+    if (attributes.ptxVersion < 80)
+        return blade_fail(BLADE_ERROR_UNSUPPORTED,
+                          "correlator: this build has no tensor-core code for the GPU (compiled for compute "
+                          "capability %d.%d; add 80 or 90 to CMAKE_CUDA_ARCHITECTURES) - use path fp32",
+                          attributes.ptxVersion / 10,
+                          attributes.ptxVersion % 10);
+    kernel<<<blocks, kThreads, 0, stream>>>(grid, scale);
+    BLADE_CUDA_CHECK_LAUNCH("correlate_fp16_kernel");
+    return BLADE_OK;
+}
+
+} // namespace
+
+blade_status launch_fp16(const blade_correlator_job& job, const Grid& grid, int64_t blocks, cudaStream_t stream)
+{
+    const unsigned count = static_cast<unsigned>(blocks);
+    const float scale = job.operand_scale;
+    if (job.pols == 2)
+        return job.input_type == BLADE_CI8 ? launch_one<2, BLADE_CI8>(grid, scale, count, stream)
+                                           : launch_one<2, BLADE_CF32>(grid, scale, count, stream);
+    return job.input_type == BLADE_CI8 ? launch_one<1, BLADE_CI8>(grid, scale, count, stream)
+                                       : launch_one<1, BLADE_CF32>(grid, scale, count, stream);
+}
+
+} // namespace correlator_cuda

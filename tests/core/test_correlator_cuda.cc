@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: MIT
+// Correlator on CUDA against the CPU reference (double products and sums): the fp32
+// path within float32 rounding, the fp16 tensor-core path within its stated bound,
+// every shape class the kernels treat differently (antenna tiles, P = 1, ci8, time
+// slices, channel and across-chunk integration, lower sideband), and bit-for-bit
+// repeatable results. Exits 77 without a GPU.
+//
+// Tolerances, per output V_ij[p, q] summed over n samples, with the scale
+// S = sqrt(V_ii[p, p] V_jj[q, q]) >= sum |x_i||x_j| (Cauchy-Schwarz; the autos are the
+// CPU's):
+// - fp32: each output is a sequential float32 sum of n products, whose rounding error
+//   grows like sqrt(n) 2^-24 S for noise-like data: |error| <= 1e-5 S (n <= 4096),
+//   scaled by sqrt(n / 4096) beyond (rtol about 1e-5, as the brief of the module asks).
+// - fp16: the header's bound (2^-10 + 2^-22 + n 2^-23) S (the tensor cores' float32
+//   accumulation may truncate, hence 2^-23 per addition rather than 2^-24), and an
+//   RMS over all outputs below 2^-12 S, which a wrong operand would exceed; ci8
+//   operands are exact, so then only n 2^-23 S.
+#define BOOST_TEST_NO_MAIN
+#include <boost/test/unit_test.hpp>
+
+#include "device_memory.h"
+
+#include <cmath>
+#include <complex>
+
+using blade_test::device_memory;
+using blade_test::first_gpu;
+using blade_test::ok;
+using cf = std::complex<float>;
+
+namespace {
+
+struct job {
+    blade_shape shape;
+    int64_t integration = 1, channel_integration = 1;
+    blade_dtype type = BLADE_CF32;
+    blade_correlator_path path = BLADE_CORRELATOR_FP32;
+    float operand_scale = 1.0f;
+    bool lower_sideband = false;
+};
+
+// Correlate `chunks` (concatenated input bytes) with one plan on `device`; returns the
+// output chunks (one per group).
+std::vector<cf> correlate_on(blade_device device, const job& j, const std::vector<uint8_t>& chunks)
+{
+    blade_correlator_config config = blade_correlator_config_default();
+    config.input_type = j.type;
+    config.integration = j.integration;
+    config.channel_integration = j.channel_integration;
+    config.path = j.path;
+    config.operand_scale = j.operand_scale;
+    config.lower_sideband = j.lower_sideband;
+    blade_correlator* correlator;
+    ok(blade_correlator_create(&correlator, &config, &j.shape, device), "create");
+    const blade_shape out_shape = blade_correlator_output_shape(correlator);
+    const size_t in_bytes = blade_tensor_bytes(j.type, &j.shape);
+    const size_t out_bytes = blade_tensor_bytes(BLADE_CF32, &out_shape);
+    const int64_t nchunks = static_cast<int64_t>(chunks.size() / in_bytes);
+    const int64_t steps = blade_correlator_steps(correlator);
+    blade_stream stream = nullptr;
+    ok(blade_stream_create(device, &stream), "stream");
+    device_memory in(device, chunks);
+    device_memory out(device, out_bytes * static_cast<size_t>(nchunks / steps));
+    for (int64_t c = 0; c < nchunks; c++) {
+        blade_tensor a = blade_tensor_make(j.type, &j.shape, device, static_cast<char*>(in.data()) + c * in_bytes);
+        blade_tensor b = blade_tensor_make(BLADE_CF32, &out_shape, device,
+                                           static_cast<char*>(out.data()) + (c / steps) * out_bytes);
+        ok(blade_correlator_process(correlator, &a, &b, stream), "process");
+    }
+    ok(blade_stream_synchronize(device, stream), "sync");
+    blade_stream_destroy(device, stream);
+    blade_correlator_destroy(correlator);
+    const auto bytes = out.download();
+    std::vector<cf> values(bytes.size() / sizeof(cf));
+    std::memcpy(values.data(), bytes.data(), bytes.size());
+    return values;
+}
+
+std::vector<uint8_t> random_input(const job& j, int nchunks, uint32_t seed, float scale = 100.0f)
+{
+    const int64_t count = blade_shape_count(&j.shape) * nchunks;
+    if (j.type == BLADE_CI8)
+        return blade_test::random_elements(BLADE_CI8, count, seed);
+    return blade_test::random_cf32(count, seed, scale);
+}
+
+struct errors {
+    double worst = 0, rms = 0; // relative to each output's scale S
+};
+
+// Compare GPU outputs with the CPU's; `bound(n)` is the largest error allowed per
+// unit of S for sums of n samples.
+template <class Bound>
+errors compare(const job& j, const std::vector<cf>& cpu, const std::vector<cf>& gpu, int64_t samples, Bound bound,
+               const std::string& what)
+{
+    BOOST_TEST_REQUIRE(gpu.size() == cpu.size(), what);
+    const int64_t A = j.shape.dims[0], P = j.shape.dims[3], products = P * P;
+    const int64_t per_baseline = static_cast<int64_t>(cpu.size()) / blade_correlator_baselines(A);
+    const int64_t cells = per_baseline / products; // (channel, time) cells per baseline
+    errors e;
+    size_t bad = 0, first = 0;
+    double first_error = 0, first_allowed = 0;
+    const double allowed = bound(samples);
+    for (int64_t i = 0; i < A; i++) {
+        for (int64_t k = i; k < A; k++) {
+            const int64_t b = blade_correlator_baseline_index(A, i, k);
+            const int64_t bi = blade_correlator_baseline_index(A, i, i), bk = blade_correlator_baseline_index(A, k, k);
+            for (int64_t cell = 0; cell < cells; cell++) {
+                for (int64_t p = 0; p < P; p++) {
+                    for (int64_t q = 0; q < P; q++) {
+                        const auto at = [&](int64_t baseline, int64_t product) {
+                            return static_cast<size_t>((baseline * cells + cell) * products + product);
+                        };
+                        const double scale =
+                            std::sqrt(static_cast<double>(cpu[at(bi, p * P + p)].real()) * cpu[at(bk, q * P + q)].real());
+                        const size_t x = at(b, p * P + q);
+                        const double error = std::abs(std::complex<double>(gpu[x]) - std::complex<double>(cpu[x]));
+                        const double relative = scale > 0 ? error / scale : (error > 0 ? INFINITY : 0);
+                        e.worst = std::max(e.worst, relative);
+                        e.rms += relative * relative;
+                        if (!(relative <= allowed) && bad++ == 0) {
+                            first = x;
+                            first_error = error;
+                            first_allowed = allowed * scale;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    e.rms = std::sqrt(e.rms / static_cast<double>(cpu.size()));
+    BOOST_TEST(bad == 0, what << ": " << bad << " of " << cpu.size() << " outputs beyond the bound, first " << first
+                              << " (gpu " << gpu[first] << ", cpu " << cpu[first] << ", error " << first_error
+                              << " > " << first_allowed << ")");
+    BOOST_TEST_MESSAGE(what << ": worst error " << e.worst << " of S, RMS " << e.rms << " of S (bound "
+                            << allowed << ")");
+    return e;
+}
+
+std::string describe(const job& j)
+{
+    char text[64];
+    return std::string(blade_correlator_path_name(j.path)) + " " + blade_shape_format(&j.shape, text, sizeof text) +
+           " " + blade_dtype_name(j.type) + " I " + std::to_string(j.integration) + " Fc " +
+           std::to_string(j.channel_integration) + (j.lower_sideband ? " LSB" : "");
+}
+
+// Samples summed per output.
+int64_t samples_of(const job& j) { return j.integration * j.channel_integration; }
+
+double fp32_bound(int64_t n) { return 1e-5 * std::max(1.0, std::sqrt(n / 4096.0)); }
+
+double fp16_bound(int64_t n) { return std::ldexp(1.0, -10) + std::ldexp(1.0, -22) + n * std::ldexp(1.0, -23); }
+
+double exact_operand_bound(int64_t n) { return std::max(1.0, static_cast<double>(n)) * std::ldexp(1.0, -23); }
+
+errors check(const job& j, int nchunks, uint32_t seed, float scale = 100.0f)
+{
+    const auto chunks = random_input(j, nchunks, seed, scale);
+    const auto cpu = correlate_on(blade_device_cpu(), j, chunks);
+    const auto gpu = correlate_on(first_gpu(), j, chunks);
+    if (j.path == BLADE_CORRELATOR_FP32)
+        return compare(j, cpu, gpu, samples_of(j), fp32_bound, describe(j));
+    const auto e = compare(j, cpu, gpu, samples_of(j), j.type == BLADE_CI8 ? exact_operand_bound : fp16_bound,
+                           describe(j));
+    if (j.type != BLADE_CI8)
+        BOOST_TEST(e.rms <= std::ldexp(1.0, -12), describe(j) << ": RMS error " << e.rms << " of S");
+    return e;
+}
+
+bool tensor_cores_present()
+{
+    blade_gpu_info info;
+    return blade_gpu_info_get(0, &info) == BLADE_OK && info.compute_major >= 8;
+}
+
+const blade_correlator_path both_paths[] = { BLADE_CORRELATOR_FP32, BLADE_CORRELATOR_FP16 };
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(antenna_counts_across_tile_edges)
+{
+    // 1, 2, odd, a tile (16 and 32 antennas per tile side), a tile plus one, 64.
+    uint32_t seed = 1;
+    for (auto path : both_paths) {
+        if (path == BLADE_CORRELATOR_FP16 && !tensor_cores_present())
+            continue;
+        for (int64_t A : { 1, 2, 3, 15, 16, 17, 28, 31, 32, 33, 64, 65 }) {
+            job j;
+            j.shape = blade_shape_aftp(A, 3, 256, 2);
+            j.integration = 256;
+            j.path = path;
+            check(j, 1, seed++);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(one_polarization_ci8_and_ragged_windows)
+{
+    uint32_t seed = 100;
+    for (auto path : both_paths) {
+        if (path == BLADE_CORRELATOR_FP16 && !tensor_cores_present())
+            continue;
+        job j;
+        j.path = path;
+        j.shape = blade_shape_aftp(5, 4, 96, 1); // P = 1
+        j.integration = 96;
+        check(j, 1, seed++);
+        j.shape = blade_shape_aftp(20, 4, 96, 2);
+        j.type = BLADE_CI8;
+        check(j, 1, seed++);
+        j.integration = 3; // windows shorter than a tile of samples
+        check(j, 1, seed++);
+        j.type = BLADE_CF32;
+        j.shape = blade_shape_aftp(9, 2, 77, 2); // a prime number of samples
+        j.integration = 77;
+        check(j, 1, seed++);
+        j.integration = 7;
+        check(j, 1, seed++);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(channel_and_across_chunk_integration_and_lower_sideband)
+{
+    uint32_t seed = 200;
+    for (auto path : both_paths) {
+        if (path == BLADE_CORRELATOR_FP16 && !tensor_cores_present())
+            continue;
+        job j;
+        j.path = path;
+        j.shape = blade_shape_aftp(12, 8, 128, 2);
+        j.integration = 3 * 128; // K = 3, two groups of distinct chunks
+        j.channel_integration = 4;
+        check(j, 6, seed++);
+        j.lower_sideband = true;
+        check(j, 6, seed++);
+        j.type = BLADE_CI8;
+        j.integration = 64;
+        j.channel_integration = 2;
+        check(j, 1, seed++);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(long_windows_split_into_time_slices)
+{
+    // Few channels and one window per chunk: the kernels split the window among
+    // thread blocks and add the slices in a fixed order afterwards.
+    uint32_t seed = 300;
+    for (auto path : both_paths) {
+        if (path == BLADE_CORRELATOR_FP16 && !tensor_cores_present())
+            continue;
+        job j;
+        j.path = path;
+        j.shape = blade_shape_aftp(8, 1, 65536, 2);
+        j.integration = 65536;
+        check(j, 1, seed++);
+        j.shape = blade_shape_aftp(28, 2, 16384, 2);
+        j.integration = 2 * 16384;
+        check(j, 2, seed++);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(ata_node_shape_with_fewer_channels)
+{
+    // The ATA node (A = 28, T = 8192) on 16 of its 192 channels (the CPU reference in
+    // double precision takes long at 192), and a large array.
+    uint32_t seed = 400;
+    for (auto path : both_paths) {
+        if (path == BLADE_CORRELATOR_FP16 && !tensor_cores_present())
+            continue;
+        job j;
+        j.path = path;
+        j.shape = blade_shape_aftp(28, 16, 8192, 2);
+        j.integration = 8192;
+        check(j, 1, seed++);
+        j.type = BLADE_CI8;
+        check(j, 1, seed++);
+        j.shape = blade_shape_aftp(128, 2, 1024, 2);
+        j.integration = 1024;
+        check(j, 1, seed++);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(the_operand_scale_keeps_large_voltages_in_fp16_range)
+{
+    if (!tensor_cores_present())
+        return;
+    // Components up to 1e6 (a channelizer's output of int8 voltages at N = 8192)
+    // overflow fp16 (65504); scaled by 2^-6 they fit, and the sums come back scaled
+    // by 2^12.
+    job j;
+    j.path = BLADE_CORRELATOR_FP16;
+    j.shape = blade_shape_aftp(6, 2, 256, 2);
+    j.integration = 256;
+    j.operand_scale = 1.0f / 64;
+    check(j, 1, 500, 1e6f);
+    j.operand_scale = 1.0f;
+    const auto chunks = random_input(j, 1, 501, 1e6f);
+    const auto gpu = correlate_on(first_gpu(), j, chunks);
+    BOOST_TEST(std::any_of(gpu.begin(), gpu.end(), [](cf v) { return !std::isfinite(v.real()); }),
+               "without a scale, fp16 overflows as documented");
+}
+
+BOOST_AUTO_TEST_CASE(repeated_runs_give_identical_bits)
+{
+    for (auto path : both_paths) {
+        if (path == BLADE_CORRELATOR_FP16 && !tensor_cores_present())
+            continue;
+        job j;
+        j.path = path;
+        j.shape = blade_shape_aftp(28, 8, 8192, 2);
+        j.integration = 2 * 8192;
+        j.channel_integration = 2;
+        const auto chunks = random_input(j, 2, 600);
+        const auto first = correlate_on(first_gpu(), j, chunks);
+        const auto second = correlate_on(first_gpu(), j, chunks);
+        BOOST_TEST(std::memcmp(first.data(), second.data(), first.size() * sizeof(cf)) == 0, describe(j));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(path_resolution_on_a_gpu)
+{
+    const blade_shape shape = blade_shape_aftp(4, 2, 16, 2);
+    blade_correlator_config config = blade_correlator_config_default();
+    blade_correlator* correlator;
+    ok(blade_correlator_create(&correlator, &config, &shape, first_gpu()), "create");
+    BOOST_TEST(blade_correlator_path_used(correlator) == BLADE_CORRELATOR_FP32);
+    blade_correlator_destroy(correlator);
+    config.path = BLADE_CORRELATOR_FP16;
+    const blade_status status = blade_correlator_create(&correlator, &config, &shape, first_gpu());
+    if (tensor_cores_present()) {
+        ok(status, "create fp16");
+        BOOST_TEST(blade_correlator_path_used(correlator) == BLADE_CORRELATOR_FP16);
+        blade_correlator_destroy(correlator);
+    } else {
+        BOOST_TEST(status == BLADE_ERROR_UNSUPPORTED);
+        BOOST_TEST(std::string(blade_last_error()).find("compute capability 8.0") != std::string::npos);
+    }
+}
+
+bool init_unit_test() { return true; }
+
+int main(int argc, char* argv[]) { return blade_test::gpu_suite_main(argc, argv, &init_unit_test); }
