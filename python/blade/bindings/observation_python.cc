@@ -7,7 +7,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(observation.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(04061c53aeb034b715ff812e78e1d814)                     */
+/* BINDTOOL_HEADER_FILE_HASH(118a7325f664b8983437b657d0fc7e6e)                     */
 /***********************************************************************************/
 
 #include <pybind11/pybind11.h>
