@@ -17,6 +17,7 @@ except ModuleNotFoundError:
 
 # import any pure python here
 from .tensor import pack, unpack, numpy_dtype, DTYPES, CHUNK_TIME_DTYPE
-from .bfr5 import write_bfr5
-from . import guppi
-from . import filterbank, synth
+from .formats import bfr5, filterbank, guppi
+from .formats.bfr5 import write_bfr5
+from . import synth
+from .recording import Recording

@@ -116,6 +116,73 @@ class Summary:
         """Recording bytes per second."""
         return self.bytes_read / self.wall_seconds if self.wall_seconds > 0 else float("inf")
 
+    @property
+    def exit_status(self):
+        """0, or 128 + the signal's number when a signal interrupted the run (the shell's convention)."""
+        if not self.interrupted:
+            return 0
+        return 128 + getattr(signal, self.signal or "SIGINT", signal.SIGINT)
+
+    def lines(self, failed=False):
+        """What was done and written, as blade-cli prints it."""
+        what = "failed" if failed else ("interrupted" if self.interrupted else "done")
+        if self.interrupted and self.signal and self.signal != "SIGINT":
+            what += f" by {self.signal}"
+        if self.stopped_at_gap:
+            gaps = "stopped at the first gap (--on-gap stop)"
+        else:
+            gaps = f"{self.dropped_blocks} dropped block{'s' if self.dropped_blocks != 1 else ''} zero-filled"
+        lines = [
+            f"{MODES[self.mode]} {what}: {self.chunks} of {self.chunks_total} chunks, "
+            f"{self.data_seconds:.3f} s of data in {self.wall_seconds:.2f} s on {self.device} = "
+            f"{self.realtime_factor:.2f}x real time ({self.rate / 1e6:.1f} MB/s), {gaps}"
+        ]
+        if self.interrupted:
+            lines.append("the files hold every chunk finished before the interruption")
+        if failed:
+            lines.append("the files hold every chunk written before the failure")
+        raw = any(p.endswith(".raw") for p, *_ in self.files)
+        lines.append(f"wrote {len(self.files)} file{'s' if len(self.files) != 1 else ''}:")
+        width = max((len(p) for p, *_ in self.files), default=0)
+        shown = self.files
+        if len(shown) > 6:  # many antennas: the first few and the last say enough
+            shown = shown[:3] + [(f"... ({len(shown) - 4} more)", None, None)] + shown[-1:]
+        for path, label, count in shown:
+            if label is None:
+                lines.append(f"  {path}")
+                continue
+            unit = ("block" if count == 1 else "blocks") if raw else ("spectrum" if count == 1 else "spectra")
+            lines.append(f"  {path:<{width}}  {count} {unit}  {label}")
+        if any(p.endswith(".h5") and count < 3 for p, _, count in self.files):
+            lines.append("warning: blimpy refuses FBH5 files with fewer than 3 spectra (h5py and sigpyproc read "
+                         "them): process more chunks, integrate less, or write .fil")
+        return lines
+
+
+def report_run(job, who, stream=None, quiet=False, progress=None):
+    """Run `job`, printing its warnings (to stderr, as "who: warning: ..."), its plan
+    (unless quiet) and its summary to `stream`; returns the Summary. A failure is
+    raised as RunError after saying what was written before it."""
+    import sys
+
+    stream = stream or sys.stdout
+    for warning in job.warnings:
+        print(f"{who}: warning: {warning}", file=sys.stderr)
+    if not quiet:
+        for line in job.plan():
+            print(line, file=stream)
+        stream.flush()
+    try:
+        summary = job.run(progress=progress)
+    except RunError as error:  # say what was saved (a full disk, a file cut short), then fail
+        if error.summary is not None:
+            for line in error.summary.lines(failed=True):
+                print(line, file=stream)
+        raise
+    for line in summary.lines():
+        print(line, file=stream)
+    return summary
+
 
 def recording_name(path):
     """obs.0003.raw, obs.raw or obs -> obs."""

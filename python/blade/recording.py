@@ -19,7 +19,7 @@ import os
 
 import numpy
 
-from . import guppi
+from .formats import guppi
 
 
 def parse_angle(text):

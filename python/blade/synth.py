@@ -267,7 +267,7 @@ class SyntheticObservation:
         {"stem", "raw" (paths), "recipe"}. delay_rows (default: enough rows one second
         apart to cover the recording) fills the recipe's delay table.
         """
-        from . import guppi
+        from .formats import guppi
 
         os.makedirs(directory, exist_ok=True)
         stem = os.path.join(directory, name)

@@ -15,7 +15,7 @@ import os
 import tempfile
 import unittest
 
-from gnuradio.blade import bench
+from gnuradio.blade.bench import command as bench
 
 
 def record(commit, device, figures):

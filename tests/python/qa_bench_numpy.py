@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """blade-bench's numpy suite compares like with like: each numpy version of a case
-(gnuradio.blade.bench_numpy) gives what the gr-blade CPU block gives on the same
+(gnuradio.blade.bench.numpy_suite) gives what the gr-blade CPU block gives on the same
 inputs, at the suite's quick shape."""
 
 import numpy
 from gnuradio import gr_unittest
 
 from gnuradio import blade
-from gnuradio.blade import bench_numpy
+from gnuradio.blade.bench import numpy_suite as bench_numpy
 import blade_testing as bt
 
 QUICK_TIMES = bench_numpy.TIMES // bench_numpy.QUICK_SHRINK

@@ -333,7 +333,7 @@ class qa_synth(CliTestCase):
         numpy.testing.assert_allclose(numpy.angle(numpy.exp(1j * (got - expected))), 0, atol=0.02)
 
     def test_the_demo_runs_on_a_short_observation(self):
-        from gnuradio.blade import demo
+        from gnuradio.blade.cli import demo
 
         small = synth.SyntheticObservation(blocks=4)
         out = io.StringIO()

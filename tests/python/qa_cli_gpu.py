@@ -67,7 +67,7 @@ class qa_cli_gpu(gr_unittest.TestCase):
                      "--pfb-taps", 4)
 
     def test_the_demo(self):
-        from gnuradio.blade import demo
+        from gnuradio.blade.cli import demo
 
         out = io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):

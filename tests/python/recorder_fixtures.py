@@ -18,7 +18,7 @@ Breakthrough Listen recorder writes (docs/formats.md, "Telescopes and recorders"
                        PKTIDX counts packets of the new data
 
 The recordings are written by this module alone (numpy, the header formatter of
-gnuradio.blade.guppi), not by gr-blade's C writer; tests/fixtures/recorders holds
+gnuradio.blade.formats.guppi), not by gr-blade's C writer; tests/fixtures/recorders holds
 them (make them again with tests/fixtures/make-recorder-fixtures). Each fixture
 knows its truth: the continuous voltage stream a reader must deliver, the unix time
 of its first sample, and where its tone is.

@@ -30,9 +30,9 @@ try:
 except ImportError:  # gr-zeromq is a separate Debian package (libgnuradio-zeromq)
     zeromq = None
 
-from . import blade_python as _core
-from . import guppi as _guppi
-from . import tensor as _tensor
+from .. import blade_python as _core
+from .. import tensor as _tensor
+from ..formats import guppi as _guppi
 
 DEFAULT_TIMEOUT_MS = 100
 
@@ -299,6 +299,3 @@ def main(argv=None):
         args.chunks = None
     return args.handler(args)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -6,9 +6,9 @@ blade-bench: gr-blade benchmarks kept over time.
     blade-bench plot [--history FILE] [--output DIR]
     blade-bench compare [--history FILE] [--threshold 0.10]
 
-`run` times the core modules (blade-module-bench), and with --suite the bundles and
-other flowgraphs (bench_flowgraphs.py), several GPUs (bench_multigpu.py) or the CPU
-backend against numpy (bench_numpy.py), and writes one JSON record:
+`run` times the core modules (blade-module-bench, modules.py), and with --suite the
+bundles and other flowgraphs (flowgraphs.py), several GPUs (multigpu.py) or the CPU
+backend against numpy (numpy_suite.py), and writes one JSON record:
 commit, date, host, CPU and GPU models, driver and CUDA versions, settings and
 every figure, each with the fraction of the limit it is bound by. `--record`
 appends it to the history (docs/benchmarks/history.jsonl in the repository);
@@ -26,7 +26,8 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
+
+from .modules import module_figures
 
 DEFAULT_HISTORY = os.path.join("docs", "benchmarks", "history.jsonl")
 
@@ -108,48 +109,6 @@ def _cuda_version():
     return None
 
 
-def module_bench_program():
-    """blade-module-bench: $BLADE_MODULE_BENCH, else on PATH, else beside this file."""
-    return (os.environ.get("BLADE_MODULE_BENCH") or shutil.which("blade-module-bench")
-            or os.path.join(os.path.dirname(__file__), "blade-module-bench"))
-
-
-def module_bench_report(device, *options):
-    """Run blade-module-bench on `device` with `options`, echo its table and return
-    its JSON report."""
-    with tempfile.TemporaryDirectory() as scratch:
-        path = os.path.join(scratch, "modules.json")
-        command = [module_bench_program(), "--device", device, *options, "--json", path]
-        result = subprocess.run(command, capture_output=True, text=True)
-        sys.stdout.write(result.stdout)
-        if result.returncode != 0:
-            raise RuntimeError(f"blade-module-bench failed: {result.stderr.strip() or result.stdout.strip()[-400:]}")
-        with open(path) as data:
-            return json.load(data)
-
-
-def module_figures(device, quick, repeat):
-    """Run blade-module-bench and turn its JSON into figures."""
-    report = module_bench_report(device, "--repeat", str(repeat), *(["--quick"] if quick else []))
-    limits = {"copy_bandwidth": report["copy_bandwidth"], "fp32_peak": report["fp32_peak"]}
-    figures = []
-    for case in report["cases"]:
-        figures.append(
-            {
-                "benchmark": f"module{'-quick' if quick else ''}/{case['module']}/{case['case']}",
-                "time_ms": case["time_ms"],
-                "samples_per_s": case["samples_per_s"],
-                "bytes_per_s": case["bytes_per_s"],
-                "macs_per_s": case["macs_per_s"],
-                "bound": case["bound"],
-                "fraction_of_bound": case["fraction_of_bound"],
-                "upstream_ms": case["upstream_ms"] or None,
-                "target_ms": case["target_ms"] or None,
-            }
-        )
-    return figures, limits
-
-
 def run(args):
     from gnuradio import blade
 
@@ -164,21 +123,21 @@ def run(args):
         record["limits"].update(limits)
     for suite in args.suite:
         if suite == "multigpu":
-            from . import bench_multigpu
+            from . import multigpu
 
-            figures, limits = bench_multigpu.run_suite(suite, device, args.quick)
+            figures, limits = multigpu.run_suite(suite, device, args.quick)
             record["figures"] += figures
             record["limits"].update(limits)
         elif suite == "numpy":
-            from . import bench_numpy
+            from . import numpy_suite
 
-            figures, limits = bench_numpy.run_suite(device, args.quick)
+            figures, limits = numpy_suite.run_suite(device, args.quick)
             record["figures"] += figures
             record["limits"].update(limits)
         elif suite != "modules":
-            from . import bench_flowgraphs
+            from . import flowgraphs
 
-            figures, limits = bench_flowgraphs.run_suite(suite, device, args.quick)
+            figures, limits = flowgraphs.run_suite(suite, device, args.quick)
             record["figures"] += figures
             record["limits"].update(limits)
     text = json.dumps(record, sort_keys=True)
@@ -350,7 +309,3 @@ def main(argv=None):
     except (RuntimeError, ValueError, OSError) as error:
         print(f"blade-bench {args.command}: error: {error}", file=sys.stderr)
         return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -76,8 +76,8 @@ def _card_text(value):
 
 
 def command_header(args):
-    from . import guppi
-    from .recording import Recording
+    from ..formats import guppi
+    from ..recording import Recording
 
     try:
         header, problem = guppi.read_header(args.file, args.block, args.single_file), None
@@ -261,7 +261,7 @@ def _add_bundle_arguments(parser, mode):
 
 def options_from_args(mode, args):
     """pipeline.Options from parsed command-line arguments."""
-    from .pipeline import Options
+    from ..pipeline import Options
 
     return Options(
         input=args.input, output=args.output, recipe=getattr(args, "recipe", None), name=args.name,
@@ -278,68 +278,14 @@ def options_from_args(mode, args):
         calibration_convention=getattr(args, "calibration_convention", "blade"), single_file=args.single_file)
 
 
-def summary_lines(summary, failed=False):
-    from .pipeline import MODES
-
-    what = "failed" if failed else ("interrupted" if summary.interrupted else "done")
-    if summary.interrupted and summary.signal and summary.signal != "SIGINT":
-        what += f" by {summary.signal}"
-    if summary.stopped_at_gap:
-        gaps = "stopped at the first gap (--on-gap stop)"
-    else:
-        gaps = f"{summary.dropped_blocks} dropped block{'s' if summary.dropped_blocks != 1 else ''} zero-filled"
-    lines = [
-        f"{MODES[summary.mode]} {what}: {summary.chunks} of {summary.chunks_total} chunks, "
-        f"{summary.data_seconds:.3f} s of data in {summary.wall_seconds:.2f} s on {summary.device} = "
-        f"{summary.realtime_factor:.2f}x real time ({summary.rate / 1e6:.1f} MB/s), {gaps}"
-    ]
-    if summary.interrupted:
-        lines.append("the files hold every chunk finished before the interruption")
-    if failed:
-        lines.append("the files hold every chunk written before the failure")
-    raw = any(p.endswith(".raw") for p, *_ in summary.files)
-    lines.append(f"wrote {len(summary.files)} file{'s' if len(summary.files) != 1 else ''}:")
-    width = max((len(p) for p, *_ in summary.files), default=0)
-    shown = summary.files
-    if len(shown) > 6:  # many antennas: the first few and the last say enough
-        shown = shown[:3] + [(f"... ({len(shown) - 4} more)", None, None)] + shown[-1:]
-    for path, label, count in shown:
-        if label is None:
-            lines.append(f"  {path}")
-            continue
-        unit = ("block" if count == 1 else "blocks") if raw else ("spectrum" if count == 1 else "spectra")
-        lines.append(f"  {path:<{width}}  {count} {unit}  {label}")
-    if any(p.endswith(".h5") and count < 3 for p, _, count in summary.files):
-        lines.append("warning: blimpy refuses FBH5 files with fewer than 3 spectra (h5py and sigpyproc read "
-                     "them): process more chunks, integrate less, or write .fil")
-    return lines
-
-
 def run_bundle(mode, args, stream=None):
     """Build and run one bundle from parsed arguments; returns (summary, exit code)."""
-    from .pipeline import Job, RunError
+    from ..pipeline import Job, report_run
 
-    stream = stream or sys.stdout
     job = Job(mode, options_from_args(mode, args))
-    for warning in job.warnings:
-        print(f"blade-cli mode-{mode}: warning: {warning}", file=sys.stderr)
-    if not args.quiet:
-        for line in job.plan():
-            print(line, file=stream)
-        stream.flush()
-    try:
-        summary = job.run(progress=False if (args.no_progress or args.quiet) else None)
-    except RunError as error:  # say what was saved (a full disk, a file cut short), then fail
-        if error.summary is not None:
-            for line in summary_lines(error.summary, failed=True):
-                print(line, file=stream)
-        raise
-    for line in summary_lines(summary):
-        print(line, file=stream)
-    code = 0
-    if summary.interrupted:
-        code = 128 + getattr(signal, summary.signal or "SIGINT", signal.SIGINT)
-    return summary, code
+    summary = report_run(job, f"blade-cli mode-{mode}", stream=stream or sys.stdout, quiet=args.quiet,
+                         progress=False if (args.no_progress or args.quiet) else None)
+    return summary, summary.exit_status
 
 
 def _bundle_command(mode):
@@ -464,7 +410,7 @@ class _Output:
 def _stop_signals():
     """SIGTERM (timeout, SLURM, systemd, docker) and SIGHUP (the terminal went) stop
     a run as cleanly as Ctrl-C does: complete files, a summary, exit 128 + signal."""
-    from .pipeline import Interrupted
+    from ..pipeline import Interrupted
 
     def interrupt(signum, frame):
         raise Interrupted(signum)
@@ -495,7 +441,7 @@ def main(argv=None):
 
 
 def _main(argv):
-    from .pipeline import Interrupted
+    from ..pipeline import Interrupted
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -530,6 +476,3 @@ def _quiet_gnuradio_logs():
     except Exception:
         pass
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -28,8 +28,8 @@ import time
 
 import numpy
 
-CHANNEL_WIDTH = 0.5e6  # ATA: 0.5 MHz channels, TBIN = 2 us
-TBIN = 1.0 / CHANNEL_WIDTH
+from .modules import limits
+from .workloads import TBIN, band, chunk_times, make_recipe
 
 # performance.md: upstream BLADE v1.0.5 on the H200 (ms per chunk or per group) and our targets.
 BUNDLE_CASES = [
@@ -47,32 +47,6 @@ BUNDLE_CASES = [
 ]
 
 
-def limits(device):
-    """Copy and pinned-upload bandwidths measured now (blade-module-bench --limits)."""
-    from .bench import module_bench_program
-
-    out = subprocess.run([module_bench_program(), "--device", device, "--limits"], capture_output=True, text=True)
-    if out.returncode != 0:
-        raise RuntimeError(f"blade-module-bench --limits: {out.stderr.strip() or out.stdout.strip()}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def make_recipe(path, antennas, beams):
-    """A BFR5 recipe for an ATA-like array (the geometry does not change the cost)."""
-    from . import bfr5
-
-    rng = numpy.random.default_rng(1)
-    lon, lat, alt = numpy.radians(-121.47), numpy.radians(40.82), 1019.0
-    a, e2 = 6378137.0, 6.69437999014e-3
-    n = a / numpy.sqrt(1 - e2 * numpy.sin(lat) ** 2)
-    centre = numpy.array([(n + alt) * numpy.cos(lat) * numpy.cos(lon), (n + alt) * numpy.cos(lat) * numpy.sin(lon),
-                          (n * (1 - e2) + alt) * numpy.sin(lat)])
-    positions = centre + rng.uniform(-150, 150, size=(antennas, 3))
-    directions = [(1.46 + 0.001 * b, 0.38) for b in range(beams)]
-    bfr5.write_bfr5(path, reference=(lon, lat, alt), antenna_positions=positions, boresight=(1.46, 0.38),
-                    beams=directions, nchan=192, npol=2)
-
-
 def build_bundle(mode, shape, dtype, options, device, recipe):
     from gnuradio import blade
 
@@ -80,11 +54,10 @@ def build_bundle(mode, shape, dtype, options, device, recipe):
         return blade.mode_h(shape, blade.spectrometer_options(
             input_type=dtype, channelizer_rate=options["rate"], circular=options["circular"],
             detector=options["detector"], integration=options["integration"], device=device))
-    axis = blade.Observation(freq_first=1.42e9 - 95.5 * CHANNEL_WIDTH, chan_bw=CHANNEL_WIDTH, nchan=192)
     beamforming = blade.beamforming_options(input_type=dtype, incoherent=options["incoherent"],
                                             detector=options["detector"], device=device, gather=options.get("gather", 8))
     bundle = blade.mode_b if mode == "b" else blade.mode_bh
-    return bundle(shape, axis.channels(0, shape[1]), blade.read_bfr5(recipe), beamforming)
+    return bundle(shape, band(shape[1]), blade.read_bfr5(recipe), beamforming)
 
 
 def time_flowgraph(bundle, shape, dtype, source_device, chunks, warmup, two_inputs):
@@ -96,11 +69,7 @@ def time_flowgraph(bundle, shape, dtype, source_device, chunks, warmup, two_inpu
     sink = blocks.null_sink(bundle.output_item_size())
     tb.connect(source, (bundle, 0))
     if two_inputs:
-        times = numpy.zeros(chunks, dtype=blade.CHUNK_TIME_DTYPE)
-        start = 1.7e9
-        times["unix_mid"] = start + (numpy.arange(chunks) + 0.5) * shape[2] * TBIN
-        times["tsamp"] = TBIN
-        times["step"] = numpy.arange(chunks)
+        times = chunk_times(chunks, shape[2] * TBIN)
         tb.connect(blocks.vector_source_b(times.view(numpy.uint8).tolist(), False, 64), (bundle, 1))
     tb.connect(bundle, sink)
     per_output = bundle.chunks_per_output()
@@ -146,7 +115,7 @@ def run_bundles(device, quick):
                     options = dict(options, rate=512)
             recipe = os.path.join(scratch, f"recipe{shape[0]}x{options.get('beams', 1)}.bfr5")
             if mode != "h" and not os.path.exists(recipe):
-                make_recipe(recipe, shape[0], options["beams"])
+                make_recipe(recipe, shape[0], options["beams"], shape[1])
             chunk_bytes = blade.item_size(shape, dtype)
             chunk_seconds = shape[2] * TBIN
             chunks = 24 if not quick else 16
@@ -209,7 +178,7 @@ def run_spectrometer(device, quick):
     """Mode H from a GUPPI RAW file in the page cache, against `cat` of the file."""
     from gnuradio import blade, gr
 
-    from . import guppi
+    from ..formats import guppi
 
     nchan, ntime, blocks_count = 64, 8192, 64 if not quick else 4  # 64 x 64 MiB blocks = 4 GiB
     scratch = tempfile.mkdtemp(dir="/dev/shm" if os.path.isdir("/dev/shm") else None)

@@ -8,7 +8,7 @@ the speed-up of N GPUs over one. Every figure is also given against the limit it
 works against: the pinned upload bandwidth of the same GPUs used at once, measured
 in the same run (PCIe topology decides whether two GPUs double it).
 
-    python3 -m gnuradio.blade.bench_multigpu [--devices cuda:0,cuda:1] [--chunks 128]
+    python3 -m gnuradio.blade.bench.multigpu [--devices cuda:0,cuda:1] [--chunks 128]
                                              [--warmup 16] [--json FILE] [--quick]
     blade-bench run --suite multigpu [--device cuda:0] [--quick]
 
@@ -26,6 +26,8 @@ import tempfile
 import time
 
 import numpy
+
+from .workloads import band, chunk_times, make_recipe
 
 ATA = dict(shape=[28, 192, 8192, 2], beams=8, tbin=2e-6, channel_width=0.5e6)
 QUICK = dict(shape=[4, 8, 256, 2], beams=2, tbin=2e-6, channel_width=0.5e6)
@@ -70,19 +72,6 @@ def _gr_blocks():
     return chunk_source, timing_sink
 
 
-def _recipe(path, antennas, beams, nchan):
-    from gnuradio import blade
-
-    rng = numpy.random.default_rng(2026)
-    enu = numpy.column_stack([rng.uniform(-150, 150, antennas), rng.uniform(-150, 150, antennas),
-                              rng.uniform(-3, 3, antennas)])
-    ra, dec = 1.4596, 0.3842
-    cal = numpy.exp(1j * rng.uniform(-1, 1, size=(nchan, 2, antennas)))
-    blade.write_bfr5(path, reference=(numpy.radians(-121.4733), numpy.radians(40.8173), 1019.2),
-                     antenna_positions=enu, frame="enu", boresight=(ra, dec),
-                     beams=[(ra + 0.001 * b, dec - 0.0005 * b) for b in range(beams)], cal_all=cal)
-
-
 def measure(devices, case, chunks, warmup, recipe):
     """Run Mode B over `devices`; returns the figures of one configuration."""
     from gnuradio import blade, gr
@@ -91,22 +80,13 @@ def measure(devices, case, chunks, warmup, recipe):
     shape = case["shape"]
     samples, channels = shape[2], shape[1]
     chunk_seconds = samples * case["tbin"]
-    width = case["channel_width"]
-    axis = blade.Observation(freq_first=1.42e9 - (channels - 1) / 2 * width, chan_bw=width, nchan=channels)
-    bundle = blade.mode_b(shape, axis, blade.read_bfr5(recipe),
+    bundle = blade.mode_b(shape, band(channels, case["channel_width"]), blade.read_bfr5(recipe),
                           blade.beamforming_options(incoherent=True, devices=list(devices)))
     item_size = bundle.input_item_size()
     chunk_bytes = int(numpy.prod(shape)) * 2
     pattern = numpy.random.default_rng(1).integers(-90, 90, size=chunk_bytes, dtype=numpy.int8).view(numpy.uint8)
     total = warmup + chunks
-    times = numpy.zeros(total, dtype=blade.CHUNK_TIME_DTYPE)
-    start = 1.7e9
-    times["unix_start"] = start + numpy.arange(total) * chunk_seconds
-    times["unix_mid"] = times["unix_start"] + chunk_seconds / 2
-    times["jd_start"] = times["unix_start"] / 86400 + 2440587.5
-    times["jd_mid"] = times["unix_mid"] / 86400 + 2440587.5
-    times["tsamp"] = case["tbin"]
-    times["step"] = numpy.arange(total)
+    times = chunk_times(total, chunk_seconds, case["tbin"])
 
     tb = gr.top_block()
     source = chunk_source(item_size, total, pattern, times)
@@ -158,7 +138,7 @@ def run(configurations, quick=False, chunks=None, warmup=None, out=sys.stdout):
     results = []
     with tempfile.TemporaryDirectory() as folder:
         recipe = os.path.join(folder, "bench.bfr5")
-        _recipe(recipe, case["shape"][0], case["beams"], case["shape"][1])
+        make_recipe(recipe, case["shape"][0], case["beams"], case["shape"][1])
         for devices in configurations:
             results.append(measure(devices, case, chunks, warmup, recipe))
     base = results[0]
@@ -207,14 +187,14 @@ def figures(case, results, quick):
 def run_suite(suite, device, quick):
     """blade-bench's plug-in point: (figures, limits) of the "multigpu" suite."""
     if suite != "multigpu":
-        raise ValueError(f"bench_multigpu runs the suite 'multigpu', not '{suite}'")
+        raise ValueError(f"bench.multigpu runs the suite 'multigpu', not '{suite}'")
     case, results = run(default_configurations(device, quick), quick)
     limits = {f"upload_bandwidth[{'+'.join(r['devices'])}]": r["upload_limit"] for r in results}
     return figures(case, results, quick), limits
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python3 -m gnuradio.blade.bench_multigpu",
+    parser = argparse.ArgumentParser(prog="python3 -m gnuradio.blade.bench.multigpu",
                                      description="Mode B on one GPU and on several.")
     parser.add_argument("--devices", help="the several devices, comma-separated (default: every GPU)")
     parser.add_argument("--single", default="auto", help="the one-device baseline (default: cuda:0 or cpu)")
@@ -231,7 +211,7 @@ def main(argv=None):
     try:
         case, results = run(configurations, args.quick, args.chunks, args.warmup)
     except (RuntimeError, ValueError) as error:
-        print(f"bench_multigpu: error: {error}", file=sys.stderr)
+        print(f"bench.multigpu: error: {error}", file=sys.stderr)
         return 1
     if args.json:
         with open(args.json, "w") as out:

@@ -22,7 +22,7 @@ import os
 
 import numpy
 
-from . import blade_python as _core
+from .. import blade_python as _core
 
 # Keys whose values are text even when they look like numbers.
 STRING_KEYS = {

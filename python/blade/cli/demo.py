@@ -23,7 +23,7 @@ MODE_H_RATE, MODE_H_INTEGRATION = 1024, 64
 
 def time_averaged(path):
     """(header, Stokes I spectrum averaged over time) of a filterbank file."""
-    from . import filterbank
+    from ..formats import filterbank
 
     header, data = filterbank.read(path)
     return header, data[:, 0, :].mean(axis=0)
@@ -35,17 +35,13 @@ def tone_to_noise(spectrum, channel):
     return (spectrum[channel] - floor) / floor
 
 
-def _cli_args(mode, *argv):
-    from .cli import build_parser
-
-    return build_parser().parse_args([f"mode-{mode}", *argv])
-
-
 def run(output="blade-demo", device="auto", quiet=False, figure=True, observation=None):
     """Run the demo into folder `output`; `observation` (a synth.SyntheticObservation)
     replaces the demo's own (tests run a shorter one). Returns the exit status."""
-    from . import cli, filterbank, synth
-    from .recording import angular_separation
+    from .. import synth
+    from ..formats import filterbank
+    from ..pipeline import Job, Options, report_run
+    from ..recording import angular_separation
 
     say = (lambda *a, **k: None) if quiet else print
     began = time.perf_counter()
@@ -60,21 +56,21 @@ def run(output="blade-demo", device="auto", quiet=False, figure=True, observatio
     say(f"synthesized {', '.join(files['raw'])} ({recording_bytes / 2**20:.0f} MiB, GUPPI RAW, 8-bit) and "
         f"{files['recipe']} (beams: {', '.join(obs.beam_names)}) in {time.perf_counter() - began:.1f} s")
 
-    quiet_flags = ["--quiet"] if quiet else []
+    # The jobs blade-cli mode-b and mode-h build from the commands shown.
     say(f"\n$ blade-cli mode-b --input {files['stem']} --recipe {files['recipe']} --output {output} "
         f"--channelizer-rate {MODE_B_RATE} --integration {MODE_B_INTEGRATION}")
-    summary_b, code = cli.run_bundle("b", _cli_args(
-        "b", "--input", files["stem"], "--recipe", files["recipe"], "--output", output, "--device", device,
-        "--channelizer-rate", str(MODE_B_RATE), "--integration", str(MODE_B_INTEGRATION), *quiet_flags))
-    if code:
-        return code
+    job_b = Job("b", Options(input=files["stem"], recipe=files["recipe"], output=output, device=device,
+                             channelizer_rate=MODE_B_RATE, integration=MODE_B_INTEGRATION))
+    summary_b = report_run(job_b, "blade-cli mode-b", quiet=quiet, progress=False if quiet else None)
+    if summary_b.exit_status:
+        return summary_b.exit_status
     say(f"\n$ blade-cli mode-h --input {files['stem']} --output {output} "
         f"--channelizer-rate {MODE_H_RATE} --integration {MODE_H_INTEGRATION}")
-    summary_h, code = cli.run_bundle("h", _cli_args(
-        "h", "--input", files["stem"], "--output", output, "--device", device,
-        "--channelizer-rate", str(MODE_H_RATE), "--integration", str(MODE_H_INTEGRATION), *quiet_flags))
-    if code:
-        return code
+    job_h = Job("h", Options(input=files["stem"], output=output, device=device,
+                             channelizer_rate=MODE_H_RATE, integration=MODE_H_INTEGRATION))
+    summary_h = report_run(job_h, "blade-cli mode-h", quiet=quiet, progress=False if quiet else None)
+    if summary_h.exit_status:
+        return summary_h.exit_status
 
     # The tone in each beam, against that beam's own noise floor.
     tone_b = obs.tone_fine_channel(MODE_B_RATE)
@@ -123,7 +119,7 @@ def draw(path, obs, waterfalls, beams, tone_b, antenna, tone_h):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from . import filterbank
+    from ..formats import filterbank
 
     from matplotlib.ticker import MaxNLocator
 

@@ -157,7 +157,7 @@ def numpy_ms(case, times, repeat=REPEAT):
 
 def blade_cases(quick):
     """blade-module-bench on the CPU, only the suite's cases: {label: case}, copy bandwidth."""
-    from .bench import module_bench_report
+    from .modules import module_bench_report
 
     options = [word for case in CASES for word in ("--case", case.label)]
     report = module_bench_report("cpu", *options, *(["--quick"] if quick else []))
