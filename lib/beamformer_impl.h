@@ -27,16 +27,9 @@ public:
                     const std::string& requested_device,
                     const blade_device& device);
 
-    std::string device() const override { return device_name(); }
     std::string path() const override;
     int64_t beams() const override { return blade_beamformer_beams(d_plan.get()); }
-    std::vector<int64_t> output_shape() const override
-    {
-        return shape_to_vector(output_spec(0).shape);
-    }
-    size_t input_item_size() const override { return input_spec(0).item_size(); }
     size_t phasor_item_size() const override { return input_spec(1).item_size(); }
-    size_t output_item_size() const override { return output_spec(0).item_size(); }
 
     bool start() override;
     int work(int noutput_items,

@@ -19,13 +19,6 @@ public:
                      const blade_device& device);
     ~channelizer_impl() override;
 
-    std::string device() const override { return device_name(); }
-    std::vector<int64_t> output_shape() const override
-    {
-        return shape_to_vector(output_spec(0).shape);
-    }
-    size_t input_item_size() const override { return input_spec(0).item_size(); }
-    size_t output_item_size() const override { return output_spec(0).item_size(); }
     int64_t rate() const override { return d_config.rate; }
     int taps() const override { return d_config.taps; }
     std::string window() const override

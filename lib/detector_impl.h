@@ -21,16 +21,9 @@ public:
                   const blade_device& device);
     ~detector_impl() override;
 
-    std::string device() const override { return device_name(); }
     std::string mode() const override { return blade_detector_mode_name(d_config.mode); }
     int64_t integration() const override { return d_config.integration; }
     int64_t chunks_per_output() const override { return d_steps; }
-    std::vector<int64_t> output_shape() const override
-    {
-        return shape_to_vector(output_spec(0).shape);
-    }
-    size_t input_item_size() const override { return input_spec(0).item_size(); }
-    size_t output_item_size() const override { return output_spec(0).item_size(); }
 
     bool start() override;
     int work(int noutput_items,

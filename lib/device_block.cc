@@ -102,6 +102,23 @@ gr::io_signature::sptr device_signature(const blade_device& device,
     return device_signature(device, std::vector<size_t>(nports, item_size));
 }
 
+tensor_block::~tensor_block() = default;
+
+std::vector<int64_t> device_block::output_shape() const
+{
+    return d_outputs.empty() ? std::vector<int64_t>() : shape_to_vector(d_outputs[0].shape);
+}
+
+size_t device_block::input_item_size() const
+{
+    return d_inputs.empty() ? 0 : d_inputs[0].item_size();
+}
+
+size_t device_block::output_item_size() const
+{
+    return d_outputs.empty() ? 0 : d_outputs[0].item_size();
+}
+
 device_block::device_block(const std::string& block_name,
                            const std::string& requested_device,
                            const blade_device& device)

@@ -9,6 +9,7 @@
 #define INCLUDED_BLADE_DEVICE_BLOCK_H
 
 #include <blade/blade.h>
+#include <gnuradio/blade/tensor_block.h>
 #include <gnuradio/block.h>
 #include <gnuradio/buffer.h>
 #include <gnuradio/io_signature.h>
@@ -75,9 +76,11 @@ void throw_on_error(blade_status status, const std::string& context);
  *
  * Holds the resolved device and a stream on it, the tensor of each port, and
  * verifies at start() that every upstream gr-blade block produces exactly the
- * tensor this block expects on the same device.
+ * tensor this block expects on the same device. It implements the tensor_block
+ * accessors once, from the device and the tensors of port 0, for every block
+ * whose public interface is a tensor_block.
  */
-class device_block
+class device_block : public virtual tensor_block
 {
 public:
     device_block(const std::string& block_name,
@@ -87,6 +90,11 @@ public:
 
     device_block(const device_block&) = delete;
     device_block& operator=(const device_block&) = delete;
+
+    std::string device() const override { return device_name(); }
+    std::vector<int64_t> output_shape() const override;
+    size_t input_item_size() const override;
+    size_t output_item_size() const override;
 
     const blade_device& blade_device_id() const { return d_device; }
     std::string device_name() const;

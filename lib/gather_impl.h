@@ -20,15 +20,8 @@ public:
                 const blade_device& device);
     ~gather_impl() override;
 
-    std::string device() const override { return device_name(); }
     int axis() const override { return d_config.axis; }
     int64_t multiplier() const override { return d_config.multiplier; }
-    std::vector<int64_t> output_shape() const override
-    {
-        return shape_to_vector(output_spec(0).shape);
-    }
-    size_t input_item_size() const override { return input_spec(0).item_size(); }
-    size_t output_item_size() const override { return output_spec(0).item_size(); }
 
     bool start() override;
     int work(int noutput_items,

@@ -20,15 +20,8 @@ public:
                      blade_permutation* plan);
     ~permutation_impl() override;
 
-    std::string device() const override { return device_name(); }
-    std::vector<int64_t> output_shape() const override
-    {
-        return shape_to_vector(output_spec(0).shape);
-    }
     std::vector<int> axes() const override { return d_axes; }
     bool is_identity() const override { return blade_permutation_is_identity(d_plan); }
-    size_t input_item_size() const override { return input_spec(0).item_size(); }
-    size_t output_item_size() const override { return output_spec(0).item_size(); }
 
     bool start() override;
     int work(int noutput_items,

@@ -91,6 +91,37 @@ class BundleTestCase(gr_unittest.TestCase):
         return data
 
 
+class qa_options(gr_unittest.TestCase):
+    def test_options_are_made_by_keyword_with_the_defaults_documented(self):
+        o = blade.beamforming_options(channelizer_rate=4, incoherent=False, beams=[1, 0])
+        self.assertEqual((o.channelizer_rate, o.incoherent, list(o.beams), o.taps, o.gather, o.detector),
+                         (4, False, [1, 0], 1, 8, "I"))
+        defaults = blade.spectrometer_options()
+        self.assertEqual((defaults.channelizer_rate, defaults.input_type, defaults.integration, defaults.device),
+                         (None, "ci8", 1, "auto"))
+        self.assertIsNone(blade.beamforming_options().incoherent)  # each bundle's own default
+        with self.assertRaisesRegex(TypeError, "spectrometer_options has no field 'rate'"):
+            blade.spectrometer_options(rate=4)
+        with self.assertRaisesRegex(TypeError, "beamforming_options field 'gather' takes int, not 'x'"):
+            blade.beamforming_options(gather="x")
+        with self.assertRaises(TypeError):  # keywords only: no positional meaning to guess
+            blade.spectrometer_options("ci8")
+        p = blade.phasor_options(calibration=numpy.ones((2, 3, 2)), polarizations=2)
+        self.assertEqual(p.calibration.shape, (12,))
+
+    def test_every_bundle_and_module_block_is_a_tensor_block(self):
+        shape = [2, 3, 8, 2]
+        blocks = [(blade.mode_h(shape, blade.spectrometer_options(device="cpu")), "ci8", [2, 3, 8, 1], "f32"),
+                  (blade.cast(shape, "ci8", "cf32", "cpu"), "ci8", shape, "cf32"),
+                  (blade.detector(shape, "I", 2, "cpu"), "cf32", [2, 3, 4, 1], "f32")]
+        for block, input_type, output_shape, output_type in blocks:
+            self.assertIsInstance(block, blade.tensor_block)
+            self.assertEqual(block.device(), "cpu")
+            self.assertEqual(block.output_shape(), output_shape)
+            self.assertEqual(block.input_item_size(), blade.item_size(shape, input_type))
+            self.assertEqual(block.output_item_size(), blade.item_size(output_shape, output_type))
+
+
 class qa_mode_h(BundleTestCase):
     def check(self, shape, rate, mode, integration, device, nchunks=3, circular=False):
         voltages = ci8_chunks(self.rng, nchunks, shape)

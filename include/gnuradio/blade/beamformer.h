@@ -5,6 +5,7 @@
 #define INCLUDED_BLADE_BEAMFORMER_H
 
 #include <gnuradio/blade/api.h>
+#include <gnuradio/blade/tensor_block.h>
 #include <gnuradio/sync_block.h>
 
 #include <cstdint>
@@ -53,7 +54,7 @@ namespace blade {
  * "emulated" (GPU-style device buffers in host memory, for tests). On a GPU both
  * inputs and the output stay in device memory between gr-blade GPU blocks.
  */
-class BLADE_API beamformer : virtual public gr::sync_block
+class BLADE_API beamformer : virtual public gr::sync_block, public virtual tensor_block
 {
 public:
     typedef std::shared_ptr<beamformer> sptr;
@@ -80,26 +81,14 @@ public:
                      const std::string& path = "auto",
                      const std::string& device = "auto");
 
-    /*! \brief The device actually used ("cpu", "cuda:0", "emulated"). */
-    virtual std::string device() const = 0;
-
     /*! \brief The arithmetic path in use ("fp32", "tf32" or "tf32x3"). */
     virtual std::string path() const = 0;
 
     /*! \brief Number of coherent beams B. */
     virtual int64_t beams() const = 0;
 
-    /*! \brief Shape of the output chunks: [B (+1), F, T, P]. */
-    virtual std::vector<int64_t> output_shape() const = 0;
-
-    /*! \brief Bytes of one voltage item (port 0). */
-    virtual size_t input_item_size() const = 0;
-
     /*! \brief Bytes of one phasor item (port 1). */
     virtual size_t phasor_item_size() const = 0;
-
-    /*! \brief Bytes of one output item. */
-    virtual size_t output_item_size() const = 0;
 };
 
 } // namespace blade

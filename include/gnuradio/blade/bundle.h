@@ -5,6 +5,7 @@
 #define INCLUDED_BLADE_BUNDLE_H
 
 #include <gnuradio/blade/api.h>
+#include <gnuradio/blade/tensor_block.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -59,28 +60,16 @@ struct BLADE_API beamforming_options : spectrometer_options {
  * \brief What every bundle tells about itself.
  * \ingroup blade
  */
-class BLADE_API bundle
+class BLADE_API bundle : public virtual tensor_block
 {
 public:
     virtual ~bundle();
 
-    /*! \brief Shape of the output chunks. */
-    virtual std::vector<int64_t> output_shape() const = 0;
-
     /*! \brief Element type of the output ("f32" for power, else the voltage type). */
     virtual std::string output_type() const = 0;
 
-    /*! \brief Bytes of one voltage input item. */
-    virtual size_t input_item_size() const = 0;
-
-    /*! \brief Bytes of one output item. */
-    virtual size_t output_item_size() const = 0;
-
     /*! \brief Input chunks per output chunk. */
     virtual int64_t chunks_per_output() const = 0;
-
-    /*! \brief The device the chain runs on ("cpu", "cuda:0", or "cuda:0,cuda:1" for several). */
-    virtual std::string device() const = 0;
 
     /*! \brief The devices the chain runs on, one sub-band each (one entry for one device). */
     virtual std::vector<std::string> devices() const = 0;

@@ -5,6 +5,7 @@
 #define INCLUDED_BLADE_CAST_H
 
 #include <gnuradio/blade/api.h>
+#include <gnuradio/blade/tensor_block.h>
 #include <gnuradio/sync_block.h>
 
 #include <cstdint>
@@ -36,7 +37,7 @@ namespace blade {
  * testing without a GPU). On a GPU the block exchanges device memory with other
  * gr-blade GPU blocks without copies.
  */
-class BLADE_API cast : virtual public gr::sync_block
+class BLADE_API cast : virtual public gr::sync_block, public virtual tensor_block
 {
 public:
     typedef std::shared_ptr<cast> sptr;
@@ -53,18 +54,6 @@ public:
                      const std::string& input_type = "ci8",
                      const std::string& output_type = "cf32",
                      const std::string& device = "auto");
-
-    /*! \brief The device actually used ("cpu", "cuda:0", "emulated"). */
-    virtual std::string device() const = 0;
-
-    /*! \brief Shape of the output chunks (equal to the input shape). */
-    virtual std::vector<int64_t> output_shape() const = 0;
-
-    /*! \brief Bytes of one input item (the chunk padded to 4096 bytes). */
-    virtual size_t input_item_size() const = 0;
-
-    /*! \brief Bytes of one output item. */
-    virtual size_t output_item_size() const = 0;
 };
 
 } // namespace blade

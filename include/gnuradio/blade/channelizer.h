@@ -5,6 +5,7 @@
 #define INCLUDED_BLADE_CHANNELIZER_H
 
 #include <gnuradio/blade/api.h>
+#include <gnuradio/blade/tensor_block.h>
 #include <gnuradio/sync_block.h>
 
 #include <cstdint>
@@ -58,7 +59,7 @@ namespace blade {
  * "cpu", "cuda", "cuda:N", or "emulated" (GPU-style device buffers in host memory,
  * for testing without a GPU).
  */
-class BLADE_API channelizer : virtual public gr::sync_block
+class BLADE_API channelizer : virtual public gr::sync_block, public virtual tensor_block
 {
 public:
     typedef std::shared_ptr<channelizer> sptr;
@@ -79,18 +80,6 @@ public:
                      const std::string& device = "auto",
                      int taps = 1,
                      const std::string& window = "hamming");
-
-    /*! \brief The device actually used ("cpu", "cuda:0", "emulated"). */
-    virtual std::string device() const = 0;
-
-    /*! \brief Shape of the output chunks, [A, F*N, T/N, P]. */
-    virtual std::vector<int64_t> output_shape() const = 0;
-
-    /*! \brief Bytes of one input item (the chunk padded to 4096 bytes). */
-    virtual size_t input_item_size() const = 0;
-
-    /*! \brief Bytes of one output item (equal to the input item size). */
-    virtual size_t output_item_size() const = 0;
 
     /*! \brief N, fine channels per coarse channel. */
     virtual int64_t rate() const = 0;

@@ -5,6 +5,7 @@
 #define INCLUDED_BLADE_DETECTOR_H
 
 #include <gnuradio/blade/api.h>
+#include <gnuradio/blade/tensor_block.h>
 #include <gnuradio/sync_decimator.h>
 
 #include <cstdint>
@@ -45,7 +46,7 @@ namespace blade {
  * Device: "auto" (the first GPU if any, else the CPU), "cpu", "cuda", "cuda:N", or
  * "emulated" (GPU-style device buffers in host memory, for testing without a GPU).
  */
-class BLADE_API detector : virtual public gr::sync_decimator
+class BLADE_API detector : virtual public gr::sync_decimator, public virtual tensor_block
 {
 public:
     typedef std::shared_ptr<detector> sptr;
@@ -64,9 +65,6 @@ public:
                      int64_t integration = 1,
                      const std::string& device = "auto");
 
-    /*! \brief The device actually used ("cpu", "cuda:0", "emulated"). */
-    virtual std::string device() const = 0;
-
     /*! \brief The mode ("I", "XXYY", "cross" or "IQUV"). */
     virtual std::string mode() const = 0;
 
@@ -75,15 +73,6 @@ public:
 
     /*! \brief Input chunks per output chunk (I / T when I > T, else 1). */
     virtual int64_t chunks_per_output() const = 0;
-
-    /*! \brief Shape of the output chunks, [A, F, T/I (or 1), Pout]. */
-    virtual std::vector<int64_t> output_shape() const = 0;
-
-    /*! \brief Bytes of one input item (the chunk padded to 4096 bytes). */
-    virtual size_t input_item_size() const = 0;
-
-    /*! \brief Bytes of one output item. */
-    virtual size_t output_item_size() const = 0;
 };
 
 } // namespace blade

@@ -5,6 +5,7 @@
 #define INCLUDED_BLADE_GATHER_H
 
 #include <gnuradio/blade/api.h>
+#include <gnuradio/blade/tensor_block.h>
 #include <gnuradio/sync_decimator.h>
 
 #include <cstdint>
@@ -36,7 +37,7 @@ namespace blade {
  * Device: "auto" (the first GPU if any, else the CPU), "cpu", "cuda", "cuda:N", or
  * "emulated" (GPU-style device buffers in host memory, for testing without a GPU).
  */
-class BLADE_API gather : virtual public gr::sync_decimator
+class BLADE_API gather : virtual public gr::sync_decimator, public virtual tensor_block
 {
 public:
     typedef std::shared_ptr<gather> sptr;
@@ -56,23 +57,11 @@ public:
                      const std::string& dtype = "cf32",
                      const std::string& device = "auto");
 
-    /*! \brief The device actually used ("cpu", "cuda:0", "emulated"). */
-    virtual std::string device() const = 0;
-
     /*! \brief The gathered axis. */
     virtual int axis() const = 0;
 
     /*! \brief M, input chunks per output chunk. */
     virtual int64_t multiplier() const = 0;
-
-    /*! \brief Shape of the output chunks. */
-    virtual std::vector<int64_t> output_shape() const = 0;
-
-    /*! \brief Bytes of one input item (the chunk padded to 4096 bytes). */
-    virtual size_t input_item_size() const = 0;
-
-    /*! \brief Bytes of one output item. */
-    virtual size_t output_item_size() const = 0;
 };
 
 } // namespace blade

@@ -5,6 +5,7 @@
 #define INCLUDED_BLADE_PERMUTATION_H
 
 #include <gnuradio/blade/api.h>
+#include <gnuradio/blade/tensor_block.h>
 #include <gnuradio/sync_block.h>
 
 #include <cstdint>
@@ -38,7 +39,7 @@ namespace blade {
  * Device: "auto" (the first GPU if any, else the CPU), "cpu", "cuda", "cuda:N", or
  * "emulated" (GPU-style device buffers in host memory, for tests).
  */
-class BLADE_API permutation : virtual public gr::sync_block
+class BLADE_API permutation : virtual public gr::sync_block, public virtual tensor_block
 {
 public:
     typedef std::shared_ptr<permutation> sptr;
@@ -56,23 +57,11 @@ public:
                      const std::string& dtype = "cf32",
                      const std::string& device = "auto");
 
-    /*! \brief The device actually used ("cpu", "cuda:0", "emulated"). */
-    virtual std::string device() const = 0;
-
-    /*! \brief Shape of the output chunks. */
-    virtual std::vector<int64_t> output_shape() const = 0;
-
     /*! \brief The axes, as given. */
     virtual std::vector<int> axes() const = 0;
 
     /*! \brief True when the permutation does not change the memory layout. */
     virtual bool is_identity() const = 0;
-
-    /*! \brief Bytes of one input item. */
-    virtual size_t input_item_size() const = 0;
-
-    /*! \brief Bytes of one output item. */
-    virtual size_t output_item_size() const = 0;
 };
 
 } // namespace blade

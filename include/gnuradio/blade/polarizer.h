@@ -5,6 +5,7 @@
 #define INCLUDED_BLADE_POLARIZER_H
 
 #include <gnuradio/blade/api.h>
+#include <gnuradio/blade/tensor_block.h>
 #include <gnuradio/sync_block.h>
 
 #include <cstdint>
@@ -38,7 +39,7 @@ namespace blade {
  * Device: "auto" (the first GPU if any, else the CPU), "cpu", "cuda", "cuda:N", or
  * "emulated" (GPU-style device buffers in host memory, for testing without a GPU).
  */
-class BLADE_API polarizer : virtual public gr::sync_block
+class BLADE_API polarizer : virtual public gr::sync_block, public virtual tensor_block
 {
 public:
     typedef std::shared_ptr<polarizer> sptr;
@@ -54,20 +55,8 @@ public:
                      const std::string& device = "auto",
                      const std::string& output_basis = "circular");
 
-    /*! \brief The device actually used ("cpu", "cuda:0", "emulated"). */
-    virtual std::string device() const = 0;
-
     /*! \brief The output basis ("circular" or "linear"). */
     virtual std::string output_basis() const = 0;
-
-    /*! \brief Shape of the output chunks (equal to the input shape). */
-    virtual std::vector<int64_t> output_shape() const = 0;
-
-    /*! \brief Bytes of one input item (the chunk padded to 4096 bytes). */
-    virtual size_t input_item_size() const = 0;
-
-    /*! \brief Bytes of one output item. */
-    virtual size_t output_item_size() const = 0;
 };
 
 } // namespace blade

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(beamformer.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(1de1bcf08aad5ca43bf78f4921e51ae8)                     */
+/* BINDTOOL_HEADER_FILE_HASH(3628137080aa7b8f0abf1bcdd2d775b1)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -37,7 +37,8 @@ void bind_beamformer(py::module& m)
                gr::sync_block,
                gr::block,
                gr::basic_block,
-               std::shared_ptr<beamformer>>(m, "beamformer", D(beamformer))
+               ::gr::blade::tensor_block,
+               std::shared_ptr<beamformer>>(m, "beamformer", py::multiple_inheritance(), D(beamformer))
 
         .def(py::init(&beamformer::make),
              py::arg("input_shape"),
@@ -51,31 +52,15 @@ void bind_beamformer(py::module& m)
              D(beamformer, make))
 
 
-        .def("device", &beamformer::device, D(beamformer, device))
-
-
         .def("path", &beamformer::path, D(beamformer, path))
 
 
         .def("beams", &beamformer::beams, D(beamformer, beams))
 
 
-        .def("output_shape", &beamformer::output_shape, D(beamformer, output_shape))
-
-
-        .def("input_item_size",
-             &beamformer::input_item_size,
-             D(beamformer, input_item_size))
-
-
         .def("phasor_item_size",
              &beamformer::phasor_item_size,
              D(beamformer, phasor_item_size))
-
-
-        .def("output_item_size",
-             &beamformer::output_item_size,
-             D(beamformer, output_item_size))
 
         ;
 }

@@ -7,7 +7,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(bundle.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(14014b47a8a282fcd80f8a4f0d410b58)                     */
+/* BINDTOOL_HEADER_FILE_HASH(a5f9d659c70f8ae71ce9a9463dc6660b)                     */
 /***********************************************************************************/
 
 #include <pybind11/pybind11.h>
@@ -15,6 +15,7 @@
 
 namespace py = pybind11;
 
+#include "keyword_init.h"
 #include <gnuradio/blade/bundle.h>
 // pydoc.h is automatically generated in the build directory
 #include <bundle_pydoc.h>
@@ -26,32 +27,7 @@ void bind_bundle(py::module& m)
     // Configuration values, made by keyword: blade.spectrometer_options(
     // channelizer_rate=1024, integration=16); None leaves a bundle's own default.
     py::class_<spectrometer_options>(m, "spectrometer_options", D(spectrometer_options))
-        .def(py::init([](const std::string& input_type, std::optional<int64_t> channelizer_rate,
-                         int taps, const std::string& window, bool circular,
-                         const std::string& detector, int64_t integration,
-                         const std::string& device, const std::vector<std::string>& devices) {
-                 spectrometer_options o;
-                 o.input_type = input_type;
-                 o.channelizer_rate = channelizer_rate;
-                 o.taps = taps;
-                 o.window = window;
-                 o.circular = circular;
-                 o.detector = detector;
-                 o.integration = integration;
-                 o.device = device;
-                 o.devices = devices;
-                 return o;
-             }),
-             py::kw_only(),
-             py::arg("input_type") = "ci8",
-             py::arg("channelizer_rate") = py::none(),
-             py::arg("taps") = 1,
-             py::arg("window") = "hamming",
-             py::arg("circular") = false,
-             py::arg("detector") = "I",
-             py::arg("integration") = 1,
-             py::arg("device") = "auto",
-             py::arg("devices") = std::vector<std::string>())
+        .def(blade_bindings::keyword_init<spectrometer_options>("spectrometer_options"))
         .def_readwrite("input_type", &spectrometer_options::input_type)
         .def_readwrite("channelizer_rate", &spectrometer_options::channelizer_rate)
         .def_readwrite("taps", &spectrometer_options::taps)
@@ -63,47 +39,7 @@ void bind_bundle(py::module& m)
         .def_readwrite("devices", &spectrometer_options::devices);
 
     py::class_<beamforming_options, spectrometer_options>(m, "beamforming_options", D(beamforming_options))
-        .def(py::init([](const std::string& input_type, std::optional<int64_t> channelizer_rate,
-                         int taps, const std::string& window, bool circular,
-                         const std::string& detector, int64_t integration,
-                         const std::string& device, const std::vector<std::string>& devices,
-                         const std::vector<int64_t>& beams, std::optional<bool> incoherent,
-                         const std::string& delays, const std::string& beamformer_path,
-                         const std::string& output_type, int64_t gather) {
-                 beamforming_options o;
-                 o.input_type = input_type;
-                 o.channelizer_rate = channelizer_rate;
-                 o.taps = taps;
-                 o.window = window;
-                 o.circular = circular;
-                 o.detector = detector;
-                 o.integration = integration;
-                 o.device = device;
-                 o.devices = devices;
-                 o.beams = beams;
-                 o.incoherent = incoherent;
-                 o.delays = delays;
-                 o.beamformer_path = beamformer_path;
-                 o.output_type = output_type;
-                 o.gather = gather;
-                 return o;
-             }),
-             py::kw_only(),
-             py::arg("input_type") = "ci8",
-             py::arg("channelizer_rate") = py::none(),
-             py::arg("taps") = 1,
-             py::arg("window") = "hamming",
-             py::arg("circular") = false,
-             py::arg("detector") = "I",
-             py::arg("integration") = 1,
-             py::arg("device") = "auto",
-             py::arg("devices") = std::vector<std::string>(),
-             py::arg("beams") = std::vector<int64_t>(),
-             py::arg("incoherent") = py::none(),
-             py::arg("delays") = "geometry",
-             py::arg("beamformer_path") = "auto",
-             py::arg("output_type") = "cf32",
-             py::arg("gather") = 8)
+        .def(blade_bindings::keyword_init<beamforming_options>("beamforming_options"))
         .def_readwrite("beams", &beamforming_options::beams)
         .def_readwrite("incoherent", &beamforming_options::incoherent)
         .def_readwrite("delays", &beamforming_options::delays)
@@ -112,13 +48,10 @@ void bind_bundle(py::module& m)
         .def_readwrite("gather", &beamforming_options::gather);
 
     // What every bundle answers, bound once for Mode H, B and BH.
-    py::class_<bundle, std::shared_ptr<bundle>>(m, "bundle", D(bundle))
-        .def("output_shape", &bundle::output_shape, D(bundle, output_shape))
+    // device, output_shape and the item sizes come from tensor_block.
+    py::class_<bundle, tensor_block, std::shared_ptr<bundle>>(m, "bundle", D(bundle))
         .def("output_type", &bundle::output_type, D(bundle, output_type))
-        .def("input_item_size", &bundle::input_item_size, D(bundle, input_item_size))
-        .def("output_item_size", &bundle::output_item_size, D(bundle, output_item_size))
         .def("chunks_per_output", &bundle::chunks_per_output, D(bundle, chunks_per_output))
-        .def("device", &bundle::device, D(bundle, device))
         .def("devices", &bundle::devices, D(bundle, devices));
 
     py::class_<beamforming_bundle, bundle, std::shared_ptr<beamforming_bundle>>(

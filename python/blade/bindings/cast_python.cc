@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(cast.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(5720bbac40441513bec1201873dc2b87)                     */
+/* BINDTOOL_HEADER_FILE_HASH(82b40e907a76a0d0c58163f8d2ac877e)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -33,8 +33,10 @@ void bind_cast(py::module& m)
     using cast = ::gr::blade::cast;
 
 
-    py::class_<cast, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<cast>>(
-        m, "cast", D(cast))
+    py::class_<cast,
+               gr::sync_block, gr::block, gr::basic_block, ::gr::blade::tensor_block,
+               std::shared_ptr<cast>>(
+        m, "cast", py::multiple_inheritance(), D(cast))
 
         .def(py::init(&cast::make),
              py::arg("shape"),
@@ -42,18 +44,6 @@ void bind_cast(py::module& m)
              py::arg("output_type") = "cf32",
              py::arg("device") = "auto",
              D(cast, make))
-
-
-        .def("device", &cast::device, D(cast, device))
-
-
-        .def("output_shape", &cast::output_shape, D(cast, output_shape))
-
-
-        .def("input_item_size", &cast::input_item_size, D(cast, input_item_size))
-
-
-        .def("output_item_size", &cast::output_item_size, D(cast, output_item_size))
 
         ;
 }

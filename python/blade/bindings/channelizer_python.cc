@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(channelizer.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(f18cb02da6ace17aec58eb6b510b9268)                     */
+/* BINDTOOL_HEADER_FILE_HASH(cd83d65a16cf92ffe48a9f4264fad9d7)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -37,7 +37,8 @@ void bind_channelizer(py::module& m)
                gr::sync_block,
                gr::block,
                gr::basic_block,
-               std::shared_ptr<channelizer>>(m, "channelizer", D(channelizer))
+               ::gr::blade::tensor_block,
+               std::shared_ptr<channelizer>>(m, "channelizer", py::multiple_inheritance(), D(channelizer))
 
         .def(py::init(&channelizer::make),
              py::arg("shape"),
@@ -46,22 +47,6 @@ void bind_channelizer(py::module& m)
              py::arg("taps") = 1,
              py::arg("window") = "hamming",
              D(channelizer, make))
-
-
-        .def("device", &channelizer::device, D(channelizer, device))
-
-
-        .def("output_shape", &channelizer::output_shape, D(channelizer, output_shape))
-
-
-        .def("input_item_size",
-             &channelizer::input_item_size,
-             D(channelizer, input_item_size))
-
-
-        .def("output_item_size",
-             &channelizer::output_item_size,
-             D(channelizer, output_item_size))
 
 
         .def("rate", &channelizer::rate, D(channelizer, rate))

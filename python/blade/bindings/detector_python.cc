@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(detector.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(091f929154bc44f8e4e5e9b7040348c3)                     */
+/* BINDTOOL_HEADER_FILE_HASH(81a6e2db53b7378613714edecd65da34)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -33,8 +33,10 @@ void bind_detector(py::module& m)
     using detector = ::gr::blade::detector;
 
 
-    py::class_<detector, gr::sync_decimator, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<detector>>(
-        m, "detector", D(detector))
+    py::class_<detector,
+               gr::sync_decimator, gr::sync_block, gr::block, gr::basic_block, ::gr::blade::tensor_block,
+               std::shared_ptr<detector>>(
+        m, "detector", py::multiple_inheritance(), D(detector))
 
         .def(py::init(&detector::make),
              py::arg("shape"),
@@ -42,9 +44,6 @@ void bind_detector(py::module& m)
              py::arg("integration") = 1,
              py::arg("device") = "auto",
              D(detector, make))
-
-
-        .def("device", &detector::device, D(detector, device))
 
 
         .def("mode", &detector::mode, D(detector, mode))
@@ -56,17 +55,6 @@ void bind_detector(py::module& m)
         .def("chunks_per_output",
              &detector::chunks_per_output,
              D(detector, chunks_per_output))
-
-
-        .def("output_shape", &detector::output_shape, D(detector, output_shape))
-
-
-        .def("input_item_size", &detector::input_item_size, D(detector, input_item_size))
-
-
-        .def("output_item_size",
-             &detector::output_item_size,
-             D(detector, output_item_size))
 
         ;
 }

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(gather.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(0196c30a4d685c5dbf7745ec3309d17f)                     */
+/* BINDTOOL_HEADER_FILE_HASH(85d112767e28d6b58d4bf4ecedc1560f)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -33,8 +33,10 @@ void bind_gather(py::module& m)
     using gather = ::gr::blade::gather;
 
 
-    py::class_<gather, gr::sync_decimator, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<gather>>(
-        m, "gather", D(gather))
+    py::class_<gather,
+               gr::sync_decimator, gr::sync_block, gr::block, gr::basic_block, ::gr::blade::tensor_block,
+               std::shared_ptr<gather>>(
+        m, "gather", py::multiple_inheritance(), D(gather))
 
         .def(py::init(&gather::make),
              py::arg("shape"),
@@ -45,22 +47,10 @@ void bind_gather(py::module& m)
              D(gather, make))
 
 
-        .def("device", &gather::device, D(gather, device))
-
-
         .def("axis", &gather::axis, D(gather, axis))
 
 
         .def("multiplier", &gather::multiplier, D(gather, multiplier))
-
-
-        .def("output_shape", &gather::output_shape, D(gather, output_shape))
-
-
-        .def("input_item_size", &gather::input_item_size, D(gather, input_item_size))
-
-
-        .def("output_item_size", &gather::output_item_size, D(gather, output_item_size))
 
         ;
 }

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(permutation.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(236893e1ad3ec462d42e505ee750a18c)                     */
+/* BINDTOOL_HEADER_FILE_HASH(b01f628e63d46de065ce63d0796c3d8e)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -37,7 +37,8 @@ void bind_permutation(py::module& m)
                gr::sync_block,
                gr::block,
                gr::basic_block,
-               std::shared_ptr<permutation>>(m, "permutation", D(permutation))
+               ::gr::blade::tensor_block,
+               std::shared_ptr<permutation>>(m, "permutation", py::multiple_inheritance(), D(permutation))
 
         .def(py::init(&permutation::make),
              py::arg("shape"),
@@ -47,26 +48,10 @@ void bind_permutation(py::module& m)
              D(permutation, make))
 
 
-        .def("device", &permutation::device, D(permutation, device))
-
-
-        .def("output_shape", &permutation::output_shape, D(permutation, output_shape))
-
-
         .def("axes", &permutation::axes, D(permutation, axes))
 
 
         .def("is_identity", &permutation::is_identity, D(permutation, is_identity))
-
-
-        .def("input_item_size",
-             &permutation::input_item_size,
-             D(permutation, input_item_size))
-
-
-        .def("output_item_size",
-             &permutation::output_item_size,
-             D(permutation, output_item_size))
 
         ;
 }

@@ -19,6 +19,7 @@ namespace py = pybind11;
 // pydoc.h is automatically generated in the build directory
 #include <phasor_pydoc.h>
 
+#include "keyword_init.h"
 #include "numpy_arguments.h"
 
 void bind_phasor(py::module& m)
@@ -47,30 +48,19 @@ void bind_phasor(py::module& m)
         .def_readwrite("beams", &array_geometry::beams)
         .def_readwrite("reference_antenna", &array_geometry::reference_antenna);
 
-    // calibration: a complex numpy array [A, rows, P] (or anything flat).
+    // Made by keyword (blade.phasor_options(polarizations=1, device="cpu")).
+    // calibration: a complex numpy array [A, rows, P] (or anything flat), None: ones.
     py::class_<phasor_options>(m, "phasor_options", D(phasor_options))
-        .def(py::init([](int64_t polarizations,
-                         const py::object& calibration,
-                         int64_t calibration_first_channel,
-                         const std::string& delays,
-                         const std::vector<int64_t>& beams,
-                         const std::string& device) {
-                 phasor_options o;
-                 o.polarizations = polarizations;
-                 o.calibration = blade_bindings::flat_complex64(calibration);
-                 o.calibration_first_channel = calibration_first_channel;
-                 o.delays = delays;
-                 o.beams = beams;
-                 o.device = device;
-                 return o;
-             }),
-             py::kw_only(),
-             py::arg("polarizations") = 2,
-             py::arg("calibration") = py::none(),
-             py::arg("calibration_first_channel") = 0,
-             py::arg("delays") = "geometry",
-             py::arg("beams") = std::vector<int64_t>(),
-             py::arg("device") = "auto")
+        .def(blade_bindings::keyword_init<phasor_options>("phasor_options"))
+        .def_property(
+            "calibration",
+            [](const phasor_options& o) {
+                return blade_bindings::to_numpy(
+                    o.calibration, { static_cast<py::ssize_t>(o.calibration.size()) }, true);
+            },
+            [](phasor_options& o, const py::object& values) {
+                o.calibration = blade_bindings::flat_complex64(values);
+            })
         .def_readwrite("polarizations", &phasor_options::polarizations)
         .def_readwrite("calibration_first_channel", &phasor_options::calibration_first_channel)
         .def_readwrite("delays", &phasor_options::delays)

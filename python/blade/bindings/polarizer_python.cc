@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(polarizer.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(dac14a5d57d00d43592f00bce9fcd42d)                     */
+/* BINDTOOL_HEADER_FILE_HASH(d0ee42f8b6b1873a3d1cca898dffb51a)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -37,7 +37,8 @@ void bind_polarizer(py::module& m)
                gr::sync_block,
                gr::block,
                gr::basic_block,
-               std::shared_ptr<polarizer>>(m, "polarizer", D(polarizer))
+               ::gr::blade::tensor_block,
+               std::shared_ptr<polarizer>>(m, "polarizer", py::multiple_inheritance(), D(polarizer))
 
         .def(py::init(&polarizer::make),
              py::arg("shape"),
@@ -46,22 +47,9 @@ void bind_polarizer(py::module& m)
              D(polarizer, make))
 
 
-        .def("device", &polarizer::device, D(polarizer, device))
-
-
         .def("output_basis", &polarizer::output_basis, D(polarizer, output_basis))
 
 
-        .def("output_shape", &polarizer::output_shape, D(polarizer, output_shape))
-
-
-        .def(
-            "input_item_size", &polarizer::input_item_size, D(polarizer, input_item_size))
-
-
-        .def("output_item_size",
-             &polarizer::output_item_size,
-             D(polarizer, output_item_size))
 
         ;
 }

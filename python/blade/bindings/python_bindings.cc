@@ -50,6 +50,7 @@ namespace py = pybind11;
     void bind_chunk_time_from_tags(py::module& m);
     void bind_observation(py::module& m);
     void bind_bundle(py::module& m);
+    void bind_tensor_block(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -79,6 +80,7 @@ PYBIND11_MODULE(blade_python, m)
     /**************************************/
     // BINDING_FUNCTION_CALLS(
     bind_observation(m);
+    bind_tensor_block(m); // before the blocks and bundles that derive from it
     bind_bundle(m);
     bind_cast(m);
     bind_device_source(m);
