@@ -33,13 +33,8 @@ namespace blade {
  * beam, when asked for, is power (real) before the channelizer, so its "spectrum"
  * shows the fluctuations of the total power rather than a sky spectrum.
  *
- * Device: every block runs on one device. Several devices (devices ["cuda:0",
- * "cuda:1"], or device "all"): the channels are split into one equal sub-band per
- * device (channel_split), each device runs the whole chain on its sub-band,
- * uploading its channels straight from the pinned input buffer, and the spectra
- * are merged by channel (channel_merge) into pinned host memory: the output is
- * what one device gives. The upstream and downstream blocks must then be host
- * blocks. The number of devices must divide F.
+ * Device and several devices: as Mode B (one sub-band per device, merged by channel
+ * into the output one device would give).
  */
 class BLADE_API mode_bh : virtual public gr::hier_block2, public virtual beamforming_bundle
 {
@@ -47,15 +42,10 @@ public:
     typedef std::shared_ptr<mode_bh> sptr;
 
     /*!
-     * \brief Make a Mode BH bundle.
-     *
-     * \param shape [A, F, T, P] of the voltage chunks.
-     * \param axis The observation of the chunks (their coarse channels).
-     * \param recipe The BFR5 recipe (read_bfr5()).
-     * \param options As Mode B's, with gather (M chunks joined along time before
-     *        the channelizer), channelizer_rate unset or 0 for T·M (the whole
-     *        gathered axis) and incoherent unset for off; the detector is required
-     *        ("none" is not allowed).
+     * \brief Make a Mode BH bundle: shape, axis and recipe as mode_b::make(); in
+     * options, gather (M chunks joined along time before the channelizer),
+     * channelizer_rate unset or 0 for T·M (the whole gathered axis), incoherent
+     * unset for off, and a detector ("none" is not allowed).
      */
     static sptr make(const std::vector<int64_t>& shape,
                      const observation& axis,

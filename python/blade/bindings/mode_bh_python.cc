@@ -7,7 +7,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(mode_bh.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(950acd761616d4b79d66d6c87cce6227)                     */
+/* BINDTOOL_HEADER_FILE_HASH(8d0f54ce949c4d8a10384785c61a8109)                     */
 /***********************************************************************************/
 
 #include <pybind11/pybind11.h>
