@@ -36,10 +36,11 @@ problems, warnings = axes.check_recipe(recipe)
 if problems:
     raise SystemExit("; ".join(problems))
 
-source = blade.guppi_source(args.recording, 0, "ci8")       # chunks of one block
-shape = list(source.output_shape())                         # [A, F, T, P]
-options = blade.beamforming_options(channelizer_rate=args.rate, detector="I", integration=args.integration,
-                                    device=args.device)
+source = blade.guppi_source(args.recording, 0, "ci8")  # chunks of one block
+shape = list(source.output_shape())  # [A, F, T, P]
+options = blade.beamforming_options(
+    channelizer_rate=args.rate, detector="I", integration=args.integration, device=args.device
+)
 beams = blade.mode_b(shape, axes.observation, recipe, options)
 # Each beam's file gets its own source name and direction from the phasor block
 # (the blade_beams tag): nothing to repeat here.
@@ -47,8 +48,8 @@ stem = os.path.join(os.path.dirname(os.path.abspath(args.recording)), "beamforme
 sink = blade.filterbank_sink(stem, list(beams.output_shape()), "fil", "beam")
 
 tb = gr.top_block()
-tb.connect((source, 0), (beams, 0))      # voltages
-tb.connect((source, 1), (beams, 1))      # chunk times, for the phasors
+tb.connect((source, 0), (beams, 0))  # voltages
+tb.connect((source, 1), (beams, 1))  # chunk times, for the phasors
 tb.connect(beams, sink)
 blade.clear_failures()
 tb.run()
@@ -59,8 +60,10 @@ for path in sink.files():
     header, data = blade.filterbank.read(path)
     spectrum = data[:, 0, :].mean(axis=0)
     peak = int(numpy.argmax(spectrum))
-    print(f"{os.path.basename(path)} ({header['source_name']} at src_raj {header['src_raj']:.1f}, "
-          f"src_dej {header['src_dej']:.1f}): {data.shape[0]} spectra, brightest channel {peak} at "
-          f"{blade.filterbank.frequencies(header)[peak] / 1e6:.6f} MHz, "
-          f"{spectrum[peak] / numpy.median(spectrum):.2f} x the median")
+    print(
+        f"{os.path.basename(path)} ({header['source_name']} at src_raj {header['src_raj']:.1f}, "
+        f"src_dej {header['src_dej']:.1f}): {data.shape[0]} spectra, brightest channel {peak} at "
+        f"{blade.filterbank.frequencies(header)[peak] / 1e6:.6f} MHz, "
+        f"{spectrum[peak] / numpy.median(spectrum):.2f} x the median"
+    )
 print(f"Mode B on {beams.device()}: {len(sink.files())} files")

@@ -30,5 +30,7 @@ tb.connect(source, to_float, to_int, sink)
 tb.run()
 
 result = blade.unpack(sink.data(), shape, "ci8")
-print(f"{len(result)} chunks of ci8 {shape} through 2 casts on {to_float.device()}: "
-      f"{'identical' if numpy.array_equal(result, chunks) else 'DIFFERENT'}")
+print(
+    f"{len(result)} chunks of ci8 {shape} through 2 casts on {to_float.device()}: "
+    f"{'identical' if numpy.array_equal(result, chunks) else 'DIFFERENT'}"
+)

@@ -21,11 +21,20 @@ parser.add_argument("--device", default="auto")
 args = parser.parse_args()
 recording = args.recording or blade.synth.example_recording()
 
-options = pipeline.Options(input=recording, output=args.output or os.path.dirname(os.path.abspath(recording)),
-                           name="spectra", channelizer_rate=1024, integration=8, pfb_taps=4,
-                           stokes="XXYY", device=args.device)
-job = pipeline.Job("h", options)          # opens the recording, builds the flowgraph
+options = pipeline.Options(
+    input=recording,
+    output=args.output or os.path.dirname(os.path.abspath(recording)),
+    name="spectra",
+    channelizer_rate=1024,
+    integration=8,
+    pfb_taps=4,
+    stokes="XXYY",
+    device=args.device,
+)
+job = pipeline.Job("h", options)  # opens the recording, builds the flowgraph
 print("\n".join(job.plan()))
-summary = job.run()                       # a progress bar on a terminal; Ctrl-C stops cleanly
-print(f"{summary.chunks} chunks, {summary.data_seconds:.3f} s of data, {summary.realtime_factor:.2f}x real time "
-      f"on {summary.device}; {len(summary.files)} files, {summary.files[0][2]} spectra each")
+summary = job.run()  # a progress bar on a terminal; Ctrl-C stops cleanly
+print(
+    f"{summary.chunks} chunks, {summary.data_seconds:.3f} s of data, {summary.realtime_factor:.2f}x real time "
+    f"on {summary.device}; {len(summary.files)} files, {summary.files[0][2]} spectra each"
+)

@@ -33,8 +33,11 @@ scaleout = [sys.executable, "-m", "gnuradio.blade.scaleout"]
 
 # The reader binds two free ports and writes the plan; it keeps its sockets open
 # until its stdin closes, so that no chunk queued for a worker is dropped.
-reader = subprocess.Popen(scaleout + ["reader", recording, "--workers", "2", "--plan-file", plan_file],
-                          stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+reader = subprocess.Popen(
+    scaleout + ["reader", recording, "--workers", "2", "--plan-file", plan_file],
+    stdin=subprocess.PIPE,
+    stdout=subprocess.DEVNULL,
+)
 while not os.path.exists(plan_file):
     if reader.poll() is not None:
         sys.exit("the reader ended before writing its plan")
@@ -43,9 +46,24 @@ with open(plan_file) as source:
     plan = json.loads(source.readline())
 
 workers = [
-    subprocess.Popen(scaleout + ["worker", "--plan-file", plan_file, "--subband", str(n), "--recipe", recipe,
-                                 "--device", args.device, "--output", os.path.join(folder, f"scaleout{n}"),
-                                 "--report", os.path.join(folder, f"scaleout{n}.json")])
+    subprocess.Popen(
+        scaleout
+        + [
+            "worker",
+            "--plan-file",
+            plan_file,
+            "--subband",
+            str(n),
+            "--recipe",
+            recipe,
+            "--device",
+            args.device,
+            "--output",
+            os.path.join(folder, f"scaleout{n}"),
+            "--report",
+            os.path.join(folder, f"scaleout{n}.json"),
+        ]
+    )
     for n in range(2)
 ]
 codes = [worker.wait() for worker in workers]
@@ -56,10 +74,14 @@ for n, code in enumerate(codes):
     with open(os.path.join(folder, f"scaleout{n}.json")) as source:
         report = json.load(source)
     part = plan["subbands"][n]
-    print(f"worker {n}: channels {part['first_channel']}..{part['first_channel'] + part['shape'][1] - 1} "
-          f"from {part['endpoint']}: {report['chunks']} of {plan['chunks']} chunks, {report['gaps']} gaps, "
-          f"exit {code}")
+    print(
+        f"worker {n}: channels {part['first_channel']}..{part['first_channel'] + part['shape'][1] - 1} "
+        f"from {part['endpoint']}: {report['chunks']} of {plan['chunks']} chunks, {report['gaps']} gaps, "
+        f"exit {code}"
+    )
 if any(codes) or reader.returncode:
     sys.exit(1)
-print(f"scale-out OK: {plan['chunks']} chunks beamformed by 2 workers, files {folder}/scaleout0.*.fil, "
-      f"{folder}/scaleout1.*.fil")
+print(
+    f"scale-out OK: {plan['chunks']} chunks beamformed by 2 workers, files {folder}/scaleout0.*.fil, "
+    f"{folder}/scaleout1.*.fil"
+)

@@ -37,9 +37,11 @@ extern "C" blade_status blade_cuda_beamformer(const blade_beamformer_job* job, v
         return BLADE_OK;
     }
     // The staged kernels leave the chunks they do not cover to the direct kernel.
-    if (job->kernel == BLADE_BEAMFORMER_KERNEL_STAGED1 || job->kernel == BLADE_BEAMFORMER_KERNEL_STAGED2) {
+    if (job->kernel == BLADE_BEAMFORMER_KERNEL_STAGED1 ||
+        job->kernel == BLADE_BEAMFORMER_KERNEL_STAGED2) {
         bool launched = false;
-        BLADE_TRY(launch_staged(*job, job->kernel == BLADE_BEAMFORMER_KERNEL_STAGED1 ? 1 : 2, stream, &launched));
+        BLADE_TRY(launch_staged(
+            *job, job->kernel == BLADE_BEAMFORMER_KERNEL_STAGED1 ? 1 : 2, stream, &launched));
         if (launched)
             return BLADE_OK;
     }

@@ -52,17 +52,17 @@ struct DirectArgs {
     const void* x;
     const float2* w;
     void* y;
-    int64_t row;    // F*T*P: elements of one antenna (or beam) row
-    int64_t tp;     // T*P: elements of one channel within a row
-    int64_t units;  // threads needed along the row (row / G)
+    int64_t row;            // F*T*P: elements of one antenna (or beam) row
+    int64_t tp;             // T*P: elements of one channel within a row
+    int64_t units;          // threads needed along the row (row / G)
     int64_t sb, sa, sf, sp; // phasor strides in complex elements
     int64_t beam_begin;     // first beam of tile 0
     int64_t beam_end;       // one past the last beam of this launch
     int64_t incoherent_row; // B: the aspect row of the incoherent beam
     int antennas;
     int pols;
-    int tiles;              // beam tiles in this launch (grid = tiles x row blocks)
-    bool incoherent;        // tile 0 also accumulates the incoherent beam
+    int tiles;       // beam tiles in this launch (grid = tiles x row blocks)
+    bool incoherent; // tile 0 also accumulates the incoherent beam
     bool incoherent_sqrt;
 };
 
@@ -163,14 +163,16 @@ template <blade_dtype In, blade_dtype Out, int BT, int G, PhasorLoad WL>
 __global__ void __launch_bounds__(kThreads) direct_vector_kernel(const DirectArgs args)
 {
     const int tile = static_cast<int>(blockIdx.x % static_cast<unsigned>(args.tiles));
-    const int64_t unit = static_cast<int64_t>(blockIdx.x / static_cast<unsigned>(args.tiles)) * kThreads +
-                         threadIdx.x;
+    const int64_t unit =
+        static_cast<int64_t>(blockIdx.x / static_cast<unsigned>(args.tiles)) * kThreads +
+        threadIdx.x;
     if (unit >= args.units)
         return;
-    const int64_t j0 = unit * G;      // first element of the row
-    const int64_t f = j0 / args.tp;   // one channel for all G elements (tp % G == 0)
+    const int64_t j0 = unit * G;    // first element of the row
+    const int64_t f = j0 / args.tp; // one channel for all G elements (tp % G == 0)
     const int64_t beam0 = args.beam_begin + static_cast<int64_t>(tile) * BT;
-    const int64_t nb = min(static_cast<int64_t>(BT), args.beam_end - beam0); // 0 for incoherent only
+    const int64_t nb =
+        min(static_cast<int64_t>(BT), args.beam_end - beam0); // 0 for incoherent only
     const bool incoherent = args.incoherent && tile == 0;
     const float2* w_f = args.w + f * args.sf;
 
@@ -220,7 +222,8 @@ __global__ void __launch_bounds__(kThreads) direct_vector_kernel(const DirectArg
                 const float gain[2] = { power_of(w0[0]), power_of(w0[1]) };
 #pragma unroll
                 for (int e = 0; e < G; e++)
-                    power[e] = fmaf(gain[WL == PhasorLoad::Paired ? (e & 1) : 0], power_of(xv[e]), power[e]);
+                    power[e] = fmaf(
+                        gain[WL == PhasorLoad::Paired ? (e & 1) : 0], power_of(xv[e]), power[e]);
             }
         }
     }
@@ -238,10 +241,11 @@ __global__ void __launch_bounds__(kThreads) direct_vector_kernel(const DirectArg
         const int64_t out = args.incoherent_row * args.row + j0;
 #pragma unroll
         for (int e = 0; e < G; e += 2)
-            store_two<Out>(args.y,
-                           out + e,
-                           make_float2(args.incoherent_sqrt ? sqrtf(power[e]) : power[e], 0.0f),
-                           make_float2(args.incoherent_sqrt ? sqrtf(power[e + 1]) : power[e + 1], 0.0f));
+            store_two<Out>(
+                args.y,
+                out + e,
+                make_float2(args.incoherent_sqrt ? sqrtf(power[e]) : power[e], 0.0f),
+                make_float2(args.incoherent_sqrt ? sqrtf(power[e + 1]) : power[e + 1], 0.0f));
     }
 }
 
@@ -250,8 +254,9 @@ template <blade_dtype In, blade_dtype Out, int BT>
 __global__ void __launch_bounds__(kThreads) direct_scalar_kernel(const DirectArgs args)
 {
     const int tile = static_cast<int>(blockIdx.x % static_cast<unsigned>(args.tiles));
-    const int64_t j = static_cast<int64_t>(blockIdx.x / static_cast<unsigned>(args.tiles)) * kThreads +
-                      threadIdx.x;
+    const int64_t j =
+        static_cast<int64_t>(blockIdx.x / static_cast<unsigned>(args.tiles)) * kThreads +
+        threadIdx.x;
     if (j >= args.units)
         return;
     const int64_t f = j / args.tp;
@@ -272,8 +277,9 @@ __global__ void __launch_bounds__(kThreads) direct_scalar_kernel(const DirectArg
         float2 xv[U];
 #pragma unroll
         for (int u = 0; u < U; u++)
-            xv[u] = a0 + u < args.antennas ? load_one<In>(args.x, static_cast<int64_t>(a0 + u) * args.row + j)
-                                           : make_float2(0.0f, 0.0f);
+            xv[u] = a0 + u < args.antennas
+                        ? load_one<In>(args.x, static_cast<int64_t>(a0 + u) * args.row + j)
+                        : make_float2(0.0f, 0.0f);
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const int a = a0 + u;
@@ -319,7 +325,8 @@ int beam_tile(int64_t count)
 }
 
 template <typename Kernel>
-blade_status launch_grid(Kernel kernel, const DirectArgs& args, int64_t units, const char* name, cudaStream_t stream)
+blade_status launch_grid(
+    Kernel kernel, const DirectArgs& args, int64_t units, const char* name, cudaStream_t stream)
 {
     const int64_t row_blocks = (units + kThreads - 1) / kThreads;
     const int64_t blocks = row_blocks * args.tiles;
@@ -339,18 +346,26 @@ blade_status launch_tile(DirectArgs args, bool vector, PhasorLoad load, cudaStre
     constexpr int G = group_elements(BT);
     if (!vector) {
         args.units = args.row;
-        return launch_grid(direct_scalar_kernel<In, Out, BT>, args, args.units, "direct_scalar_kernel", stream);
+        return launch_grid(
+            direct_scalar_kernel<In, Out, BT>, args, args.units, "direct_scalar_kernel", stream);
     }
     args.units = args.row / G;
     if (load == PhasorLoad::Paired)
         return launch_grid(direct_vector_kernel<In, Out, BT, G, PhasorLoad::Paired>,
-                           args, args.units, "direct_vector_kernel", stream);
+                           args,
+                           args.units,
+                           "direct_vector_kernel",
+                           stream);
     return launch_grid(direct_vector_kernel<In, Out, BT, G, PhasorLoad::Shared>,
-                       args, args.units, "direct_vector_kernel", stream);
+                       args,
+                       args.units,
+                       "direct_vector_kernel",
+                       stream);
 }
 
 template <blade_dtype In, blade_dtype Out>
-blade_status launch_typed(const DirectArgs& args, int tile, bool vector, PhasorLoad load, cudaStream_t stream)
+blade_status
+launch_typed(const DirectArgs& args, int tile, bool vector, PhasorLoad load, cudaStream_t stream)
 {
     switch (tile) {
     case 1:
@@ -409,11 +424,12 @@ blade_status launch_direct(const blade_beamformer_job& job,
     bool phasors_fit = true;
     if (job.pols == 2 && job.stride_pol != 0) {
         load = PhasorLoad::Paired;
-        phasors_fit = job.stride_pol == 1 && job.stride_beam % 2 == 0 && job.stride_antenna % 2 == 0 &&
-                      job.stride_channel % 2 == 0 && aligned(job.phasors, 16);
+        phasors_fit = job.stride_pol == 1 && job.stride_beam % 2 == 0 &&
+                      job.stride_antenna % 2 == 0 && job.stride_channel % 2 == 0 &&
+                      aligned(job.phasors, 16);
     }
-    const bool vector = args.tp % G == 0 && aligned(job.input, x_align) && aligned(job.output, y_align) &&
-                        phasors_fit;
+    const bool vector = args.tp % G == 0 && aligned(job.input, x_align) &&
+                        aligned(job.output, y_align) && phasors_fit;
 
     if (job.input_type == BLADE_CF32 && job.output_type == BLADE_CF32)
         return launch_typed<BLADE_CF32, BLADE_CF32>(args, tile, vector, load, stream);

@@ -72,9 +72,9 @@
 namespace beamformer_cuda {
 namespace {
 
-constexpr int kMaxWarps = 8;          // warps per block
+constexpr int kMaxWarps = 8; // warps per block
 constexpr int kMaxThreads = 32 * kMaxWarps;
-constexpr int kGroupBeams = 64;       // beams sharing one pass over the voltages
+constexpr int kGroupBeams = 64; // beams sharing one pass over the voltages
 // The most shared memory for a block's phasor pairs (all antennas x its beam columns):
 // 64 KB holds (64 beams, 64 antennas); 2 such blocks per SM on sm_80/90.
 constexpr size_t kStageBytes = 64 * 1024;
@@ -123,14 +123,14 @@ struct StagedArgs {
     int64_t incoherent_row; // B: the aspect row of the incoherent beam
     int spans;              // spans (WT x 32 x NT slots) per channel
     int spans_per_block;
-    int segments;           // blocks per (channel, group) along time
+    int segments; // blocks per (channel, group) along time
     int antennas;
     int pols;
-    int group_beams;        // beams per group (the last group may have fewer)
+    int group_beams; // beams per group (the last group may have fewer)
     int groups;
-    int warps_beam;         // WB
-    int warps_time;         // WT
-    bool incoherent;        // group 0's first warp column also sums the power
+    int warps_beam;  // WB
+    int warps_time;  // WT
+    bool incoherent; // group 0's first warp column also sums the power
     bool incoherent_sqrt;
 };
 
@@ -180,7 +180,8 @@ __device__ __forceinline__ void stage_phasors(const StagedArgs& args,
 // 32-bit (the launcher checks that a row of slots fits) and what changes only once per
 // span is updated incrementally, to leave registers to the accumulators and the ring.
 template <blade_dtype In, blade_dtype Out, int BT, int NT>
-__global__ void __launch_bounds__(kMaxThreads, min_blocks<BT, NT>()) staged_kernel(const StagedArgs args)
+__global__ void __launch_bounds__(kMaxThreads, min_blocks<BT, NT>())
+    staged_kernel(const StagedArgs args)
 {
     constexpr int D = prefetch_depth<In, BT, NT>();
     extern __shared__ float4 stage[]; // [antennas][columns] phasor pairs
@@ -201,14 +202,15 @@ __global__ void __launch_bounds__(kMaxThreads, min_blocks<BT, NT>()) staged_kern
     const int A = args.antennas;
     const bool incoherent = args.incoherent && group == 0 && warp_beam == 0;
     // This thread's first slot in the block's first span (slot k adds 32 k).
-    const int first_slot =
-        first_span * span_slots + (warp / args.warps_beam) * 32 * NT + static_cast<int>(threadIdx.x % 32);
+    const int first_slot = first_span * span_slots + (warp / args.warps_beam) * 32 * NT +
+                           static_cast<int>(threadIdx.x % 32);
 
     // Slot k of this thread in the span being computed is span_slot + 32 k (in the next
     // span, span_slot + span_slots + 32 k); a slot past the channel's end is neither
     // loaded nor stored (its ring entry keeps an older, finite value).
-    const Raw<In>* const x0 = static_cast<const Raw<In>*>(args.x) + static_cast<int64_t>(channel) * args.slots;
-    auto load = [&](Raw<In> (&out)[NT], int antenna, int first) {
+    const Raw<In>* const x0 =
+        static_cast<const Raw<In>*>(args.x) + static_cast<int64_t>(channel) * args.slots;
+    auto load = [&](Raw<In>(&out)[NT], int antenna, int first) {
         const Raw<In>* row = x0 + static_cast<int64_t>(antenna) * args.row_slots + first;
 #pragma unroll
         for (int k = 0; k < NT; k++)
@@ -235,7 +237,12 @@ __global__ void __launch_bounds__(kMaxThreads, min_blocks<BT, NT>()) staged_kern
             load(ring[u], u, span_slot);
     {
         const int64_t group_beam0 = static_cast<int64_t>(group) * args.group_beams;
-        stage_phasors(args, stage, columns, group_beam0, min(args.beam_end, group_beam0 + args.group_beams), channel);
+        stage_phasors(args,
+                      stage,
+                      columns,
+                      group_beam0,
+                      min(args.beam_end, group_beam0 + args.group_beams),
+                      channel);
         __syncthreads();
     }
 
@@ -243,7 +250,9 @@ __global__ void __launch_bounds__(kMaxThreads, min_blocks<BT, NT>()) staged_kern
     const int64_t group_beam0 = static_cast<int64_t>(group) * args.group_beams;
     const int64_t beam0 = group_beam0 + warp_beam * BT;
     // Beams of this warp that exist (<= 0: a warp of absent beams in the last group).
-    const int beams_here = static_cast<int>(max(int64_t{ -1 }, min(int64_t{ BT }, min(args.beam_end, group_beam0 + args.group_beams) - beam0)));
+    const int beams_here = static_cast<int>(
+        max(int64_t{ -1 },
+            min(int64_t{ BT }, min(args.beam_end, group_beam0 + args.group_beams) - beam0)));
     for (int span = 0; span < spans; span++) {
         const bool last_span = span + 1 == spans;
         float2 acc[BT][NT][2];
@@ -312,11 +321,16 @@ __global__ void __launch_bounds__(kMaxThreads, min_blocks<BT, NT>()) staged_kern
 #pragma unroll
             for (int b = 0; b < BT; b++)
                 if (b < beams_here)
-                    store_two<Out>(args.y, (beam0 + b) * 2 * args.row_slots + element, acc[b][k][0], acc[b][k][1]);
+                    store_two<Out>(args.y,
+                                   (beam0 + b) * 2 * args.row_slots + element,
+                                   acc[b][k][0],
+                                   acc[b][k][1]);
             if (incoherent) {
                 const float p0 = args.incoherent_sqrt ? sqrtf(power[k][0]) : power[k][0];
                 const float p1 = args.incoherent_sqrt ? sqrtf(power[k][1]) : power[k][1];
-                store_two<Out>(args.y, args.incoherent_row * 2 * args.row_slots + element, make_float2(p0, 0.0f),
+                store_two<Out>(args.y,
+                               args.incoherent_row * 2 * args.row_slots + element,
+                               make_float2(p0, 0.0f),
                                make_float2(p1, 0.0f));
             }
         }
@@ -324,13 +338,16 @@ __global__ void __launch_bounds__(kMaxThreads, min_blocks<BT, NT>()) staged_kern
     }
 }
 
-bool aligned(const void* pointer, uintptr_t bytes) { return reinterpret_cast<uintptr_t>(pointer) % bytes == 0; }
+bool aligned(const void* pointer, uintptr_t bytes)
+{
+    return reinterpret_cast<uintptr_t>(pointer) % bytes == 0;
+}
 
 // Beam layout of a launch: BT beams per warp, WB warps along beams, groups of
 // `group_beams` beams that each read the voltages once.
 struct BeamLayout {
-    int tile;        // BT
-    int warps_beam;  // WB
+    int tile;       // BT
+    int warps_beam; // WB
     int group_beams;
     int groups;
     int columns() const { return tile * warps_beam; }
@@ -357,45 +374,51 @@ BeamLayout beam_layout(int64_t count, int cap)
 }
 
 template <blade_dtype In, blade_dtype Out, int BT, int NT>
-blade_status launch_shaped(StagedArgs args, int64_t channels, size_t shared_bytes, cudaStream_t stream)
+blade_status
+launch_shaped(StagedArgs args, int64_t channels, size_t shared_bytes, cudaStream_t stream)
 {
     auto kernel = staged_kernel<In, Out, BT, NT>;
     const int threads = 32 * args.warps_beam * args.warps_time;
     if (shared_bytes > 48 * 1024)
-        BLADE_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(shared_bytes)));
+        BLADE_CUDA_TRY(cudaFuncSetAttribute(
+            kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
 
     // Spans per block: about 8 waves of resident blocks, each block at least one span
     // and at most a channel (more spans per block: fewer phasor stages; fewer blocks:
     // a longer tail).
     int resident = 0;
-    BLADE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, threads, shared_bytes));
+    BLADE_CUDA_TRY(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, threads, shared_bytes));
     if (resident < 1)
-        return blade_fail(BLADE_ERROR_UNSUPPORTED,
-                          "beamformer: the staged kernel cannot run %d threads with %zu bytes of shared "
-                          "memory on this GPU",
-                          threads,
-                          shared_bytes);
+        return blade_fail(
+            BLADE_ERROR_UNSUPPORTED,
+            "beamformer: the staged kernel cannot run %d threads with %zu bytes of shared "
+            "memory on this GPU",
+            threads,
+            shared_bytes);
     const int64_t target_blocks = 8 * static_cast<int64_t>(resident) * blade_cuda_multiprocessors();
     const int64_t all_spans = channels * args.spans * args.groups;
     const int64_t per_block = std::min<int64_t>(
-        std::min<int64_t>(args.spans, INT32_MAX / args.antennas), // steps = spans x antennas fit an int
+        std::min<int64_t>(args.spans,
+                          INT32_MAX / args.antennas), // steps = spans x antennas fit an int
         std::max<int64_t>(1, all_spans / target_blocks));
     args.spans_per_block = static_cast<int>(per_block);
     args.segments = (args.spans + args.spans_per_block - 1) / args.spans_per_block;
     const int64_t blocks = channels * args.segments * args.groups;
     if (blocks > INT32_MAX)
-        return blade_fail(BLADE_ERROR_UNSUPPORTED,
-                          "beamformer: %lld thread blocks exceed the CUDA grid limit; split the chunk "
-                          "along time or channels",
-                          static_cast<long long>(blocks));
+        return blade_fail(
+            BLADE_ERROR_UNSUPPORTED,
+            "beamformer: %lld thread blocks exceed the CUDA grid limit; split the chunk "
+            "along time or channels",
+            static_cast<long long>(blocks));
     kernel<<<static_cast<unsigned>(blocks), threads, shared_bytes, stream>>>(args);
     BLADE_CUDA_CHECK_LAUNCH("staged_kernel");
     return BLADE_OK;
 }
 
 template <blade_dtype In, blade_dtype Out, int NT>
-blade_status launch_tiled(const StagedArgs& args, int tile, int64_t channels, size_t shared_bytes, cudaStream_t stream)
+blade_status launch_tiled(
+    const StagedArgs& args, int tile, int64_t channels, size_t shared_bytes, cudaStream_t stream)
 {
     switch (tile) {
     case 1:
@@ -424,7 +447,10 @@ blade_status launch_typed(const StagedArgs& args,
 
 } // namespace
 
-blade_status launch_staged(const blade_beamformer_job& job, int slots_per_thread, cudaStream_t stream, bool* launched)
+blade_status launch_staged(const blade_beamformer_job& job,
+                           int slots_per_thread,
+                           cudaStream_t stream,
+                           bool* launched)
 {
     *launched = false;
     if (slots_per_thread != 1 && slots_per_thread != 2)
@@ -450,7 +476,8 @@ blade_status launch_staged(const blade_beamformer_job& job, int slots_per_thread
     size_t shared_bytes = 0;
     for (int cap = kGroupBeams;; cap /= 2) {
         layout = beam_layout(job.beams, cap);
-        shared_bytes = sizeof(float4) * static_cast<size_t>(layout.columns()) * static_cast<size_t>(job.antennas);
+        shared_bytes = sizeof(float4) * static_cast<size_t>(layout.columns()) *
+                       static_cast<size_t>(job.antennas);
         if (shared_bytes <= limit)
             break;
         if (cap <= 8 || layout.groups == 1 && layout.group_beams <= 8)
@@ -484,13 +511,17 @@ blade_status launch_staged(const blade_beamformer_job& job, int slots_per_thread
     const int tile = layout.tile;
     const int64_t F = job.channels;
     if (job.input_type == BLADE_CF32 && job.output_type == BLADE_CF32)
-        return launch_typed<BLADE_CF32, BLADE_CF32>(args, tile, slots_per_thread, F, shared_bytes, stream);
+        return launch_typed<BLADE_CF32, BLADE_CF32>(
+            args, tile, slots_per_thread, F, shared_bytes, stream);
     if (job.input_type == BLADE_CF32 && job.output_type == BLADE_CF16)
-        return launch_typed<BLADE_CF32, BLADE_CF16>(args, tile, slots_per_thread, F, shared_bytes, stream);
+        return launch_typed<BLADE_CF32, BLADE_CF16>(
+            args, tile, slots_per_thread, F, shared_bytes, stream);
     if (job.input_type == BLADE_CI8 && job.output_type == BLADE_CF32)
-        return launch_typed<BLADE_CI8, BLADE_CF32>(args, tile, slots_per_thread, F, shared_bytes, stream);
+        return launch_typed<BLADE_CI8, BLADE_CF32>(
+            args, tile, slots_per_thread, F, shared_bytes, stream);
     if (job.input_type == BLADE_CI8 && job.output_type == BLADE_CF16)
-        return launch_typed<BLADE_CI8, BLADE_CF16>(args, tile, slots_per_thread, F, shared_bytes, stream);
+        return launch_typed<BLADE_CI8, BLADE_CF16>(
+            args, tile, slots_per_thread, F, shared_bytes, stream);
     return blade_fail(BLADE_ERROR_UNSUPPORTED,
                       "beamformer: no staged kernel for %s -> %s",
                       blade_dtype_name(job.input_type),

@@ -58,12 +58,12 @@
 namespace beamformer_cuda {
 namespace {
 
-constexpr int kBeams = 64;     // beams per block (a beam group)
-constexpr int kAntennas = 16;  // antennas per pipeline stage
-constexpr int kColumns = 128;  // (time, pol) columns per time tile
+constexpr int kBeams = 64;    // beams per block (a beam group)
+constexpr int kAntennas = 16; // antennas per pipeline stage
+constexpr int kColumns = 128; // (time, pol) columns per time tile
 constexpr int kStages = 3;
-constexpr int kThreads = 256;  // 8 warps: 4 along beams, 2 along columns
-constexpr int kPad = 32;       // bytes added to every shared-memory row
+constexpr int kThreads = 256; // 8 warps: 4 along beams, 2 along columns
+constexpr int kPad = 32;      // bytes added to every shared-memory row
 
 template <blade_dtype In>
 constexpr int element_bytes()
@@ -73,7 +73,7 @@ constexpr int element_bytes()
 
 template <blade_dtype In, int P>
 struct Layout {
-    static constexpr int times = kColumns / P;                        // per time tile
+    static constexpr int times = kColumns / P;                          // per time tile
     static constexpr int x_row = kColumns * element_bytes<In>() + kPad; // one antenna's voltages
     static constexpr int w_row = kBeams * P * 8 + kPad;                 // one antenna's phasors
     static constexpr int x_stage = kAntennas * x_row;
@@ -90,11 +90,11 @@ struct TensorArgs {
     int64_t beams;
     int64_t packed_channel_stride; // complex elements between channels of w_packed (0: MeerKAT)
     int antennas;
-    int chunks;        // antenna chunks of kAntennas (A_pad / kAntennas)
-    int groups;        // beam groups of kBeams
-    int64_t tiles;     // time tiles per channel
-    int64_t segment;   // time tiles per block
-    int64_t segments;  // blocks per (channel, beam group)
+    int chunks;          // antenna chunks of kAntennas (A_pad / kAntennas)
+    int groups;          // beam groups of kBeams
+    int64_t tiles;       // time tiles per channel
+    int64_t segment;     // time tiles per block
+    int64_t segments;    // blocks per (channel, beam group)
     bool async_voltages; // rows 16-byte aligned: cp.async; else plain loads
 };
 
@@ -108,11 +108,15 @@ __device__ __forceinline__ void cp_async16(void* shared, const void* global, boo
 {
     const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
     const int bytes = valid ? 16 : 0; // 0: fill with zeros, read nothing
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(global), "r"(bytes)
-                 : "memory");
+    asm volatile(
+        "cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(global), "r"(bytes)
+        : "memory");
 }
 
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void cp_async_commit()
+{
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
 
 template <int Pending>
 __device__ __forceinline__ void cp_async_wait()
@@ -127,7 +131,8 @@ __device__ __forceinline__ uint32_t to_tf32(float value)
     return result;
 }
 
-__device__ __forceinline__ void mma_tf32(float (&c)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
+__device__ __forceinline__ void
+mma_tf32(float (&c)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
 {
     asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
                  "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
@@ -183,12 +188,8 @@ __device__ __forceinline__ void load_voltage(const char* row, int time, float2 (
 
 // Issue the copies of pipeline step `step` (time tile, antenna chunk) into `stage`.
 template <blade_dtype In, int P>
-__device__ __forceinline__ void load_stage(const TensorArgs& args,
-                                           char* stage,
-                                           int64_t channel,
-                                           int group,
-                                           int64_t tile,
-                                           int chunk)
+__device__ __forceinline__ void
+load_stage(const TensorArgs& args, char* stage, int64_t channel, int group, int64_t tile, int chunk)
 {
     using L = Layout<In, P>;
     constexpr int esize = element_bytes<In>();
@@ -204,7 +205,11 @@ __device__ __forceinline__ void load_stage(const TensorArgs& args,
             const int a = chunk * kAntennas + r;
             const bool valid = a < args.antennas && k * (16 / esize) < valid_columns;
             const char* source =
-                valid ? x + ((static_cast<int64_t>(a) * args.channels + channel) * args.times * P + t0 * P) * esize + k * 16
+                valid ? x +
+                            ((static_cast<int64_t>(a) * args.channels + channel) * args.times * P +
+                             t0 * P) *
+                                esize +
+                            k * 16
                       : x;
             cp_async16(stage + r * L::x_row + k * 16, source, valid);
         }
@@ -213,14 +218,16 @@ __device__ __forceinline__ void load_stage(const TensorArgs& args,
             const int r = e / kColumns, k = e % kColumns;
             const int a = chunk * kAntennas + r;
             const bool valid = a < args.antennas && k < valid_columns;
-            const int64_t i = (static_cast<int64_t>(a) * args.channels + channel) * args.times * P + t0 * P + k;
+            const int64_t i =
+                (static_cast<int64_t>(a) * args.channels + channel) * args.times * P + t0 * P + k;
             char* target = stage + r * L::x_row + k * esize;
             if constexpr (In == BLADE_CF32)
                 *reinterpret_cast<float2*>(target) =
                     valid ? __ldg(static_cast<const float2*>(args.x) + i) : make_float2(0.0f, 0.0f);
             else
                 *reinterpret_cast<uint16_t*>(target) =
-                    valid ? __ldg(static_cast<const unsigned short*>(args.x) + i) : static_cast<unsigned short>(0);
+                    valid ? __ldg(static_cast<const unsigned short*>(args.x) + i)
+                          : static_cast<unsigned short>(0);
         }
     }
 
@@ -279,8 +286,12 @@ __global__ void __launch_bounds__(kThreads, 2) tensor_kernel(const TensorArgs ar
 
     for (int s = 0; s < kStages - 1; s++) {
         if (s < steps)
-            load_stage<In, P>(args, shared + s * L::stage, channel, group,
-                              first_tile + s / args.chunks, static_cast<int>(s % args.chunks));
+            load_stage<In, P>(args,
+                              shared + s * L::stage,
+                              channel,
+                              group,
+                              first_tile + s / args.chunks,
+                              static_cast<int>(s % args.chunks));
         cp_async_commit();
     }
 
@@ -289,8 +300,12 @@ __global__ void __launch_bounds__(kThreads, 2) tensor_kernel(const TensorArgs ar
         __syncthreads(); // stage `step` has landed; every warp is done with step - 1
         const int64_t next = step + kStages - 1;
         if (next < steps)
-            load_stage<In, P>(args, shared + (next % kStages) * L::stage, channel, group,
-                              first_tile + next / args.chunks, static_cast<int>(next % args.chunks));
+            load_stage<In, P>(args,
+                              shared + (next % kStages) * L::stage,
+                              channel,
+                              group,
+                              first_tile + next / args.chunks,
+                              static_cast<int>(next % args.chunks));
         cp_async_commit();
 
         const char* x_stage = shared + (step % kStages) * L::stage;
@@ -331,7 +346,8 @@ __global__ void __launch_bounds__(kThreads, 2) tensor_kernel(const TensorArgs ar
                 for (int p = 0; p < P; p++) {
                     // ci8 voltages are integers below 2^8: exact in TF32, no remainder.
                     constexpr bool split_voltages = SplitMode && In == BLADE_CF32;
-                    const Split re = split<split_voltages>(v[p].x), im = split<split_voltages>(v[p].y);
+                    const Split re = split<split_voltages>(v[p].x),
+                                im = split<split_voltages>(v[p].y);
                     const uint32_t b_big[2] = { re.big, im.big };
 #pragma unroll
                     for (int m = 0; m < 2; m++) {
@@ -358,15 +374,18 @@ __global__ void __launch_bounds__(kThreads, 2) tensor_kernel(const TensorArgs ar
                 for (int o = 0; o < kOctets; o++) {
                     const int64_t time = t0 + warp_time + o * 8 + 2 * t;
                     if (beam < args.beams && time < args.times) {
-                        const int64_t base = ((beam * args.channels + channel) * args.times + time) * P;
+                        const int64_t base =
+                            ((beam * args.channels + channel) * args.times + time) * P;
                         const bool both = time + 1 < args.times;
                         if constexpr (P == 2) {
                             // (time, p0) (time, p1) (time+1, p0) (time+1, p1): 4 adjacent elements
-                            store_two<Out>(args.y, base,
+                            store_two<Out>(args.y,
+                                           base,
                                            make_float2(acc[m][o][0][0], acc[m][o][0][2]),
                                            make_float2(acc[m][o][1][0], acc[m][o][1][2]));
                             if (both)
-                                store_two<Out>(args.y, base + 2,
+                                store_two<Out>(args.y,
+                                               base + 2,
                                                make_float2(acc[m][o][0][1], acc[m][o][0][3]),
                                                make_float2(acc[m][o][1][1], acc[m][o][1][3]));
                         } else {
@@ -410,7 +429,8 @@ __global__ void pack_phasors_kernel(const float2* __restrict__ w,
                                     int64_t sp)
 {
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+         i += stride) {
         int64_t rest = i;
         const int p = static_cast<int>(rest % pols);
         rest /= pols;
@@ -445,20 +465,23 @@ blade_status launch_products(const TensorArgs& args, unsigned blocks, cudaStream
     cudaFuncAttributes attributes{};
     BLADE_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
     if (attributes.ptxVersion < 80)
-        return blade_fail(BLADE_ERROR_UNSUPPORTED,
-                          "beamformer: this build has no tensor-core code for the GPU (compiled for "
-                          "compute capability %d.%d; add 80 or 90 to CMAKE_CUDA_ARCHITECTURES) - use "
-                          "path fp32",
-                          attributes.ptxVersion / 10,
-                          attributes.ptxVersion % 10);
-    BLADE_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+        return blade_fail(
+            BLADE_ERROR_UNSUPPORTED,
+            "beamformer: this build has no tensor-core code for the GPU (compiled for "
+            "compute capability %d.%d; add 80 or 90 to CMAKE_CUDA_ARCHITECTURES) - use "
+            "path fp32",
+            attributes.ptxVersion / 10,
+            attributes.ptxVersion % 10);
+    BLADE_CUDA_TRY(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     kernel<<<blocks, kThreads, bytes, stream>>>(args);
     BLADE_CUDA_CHECK_LAUNCH("tensor_kernel");
     return BLADE_OK;
 }
 
 template <blade_dtype In, blade_dtype Out>
-blade_status launch_pols(const TensorArgs& args, int pols, bool split, unsigned blocks, cudaStream_t stream)
+blade_status
+launch_pols(const TensorArgs& args, int pols, bool split, unsigned blocks, cudaStream_t stream)
 {
     if (pols == 2)
         return split ? launch_products<In, Out, 2, true>(args, blocks, stream)
@@ -468,7 +491,10 @@ blade_status launch_pols(const TensorArgs& args, int pols, bool split, unsigned 
 }
 
 // Phasors [B, A, F, 1, P] are packed per channel; [B, A] (no channel stride) once.
-int64_t phasor_channels(const blade_beamformer_job& job) { return job.stride_channel != 0 ? job.channels : 1; }
+int64_t phasor_channels(const blade_beamformer_job& job)
+{
+    return job.stride_channel != 0 ? job.channels : 1;
+}
 
 } // namespace
 
@@ -480,7 +506,8 @@ bool tensor_output_aligned(const blade_beamformer_job& job)
 size_t tensor_workspace_bytes(const blade_beamformer_job& job)
 {
     return static_cast<size_t>(phasor_channels(job)) * static_cast<size_t>(beam_groups(job)) *
-           static_cast<size_t>(padded_antennas(job)) * kBeams * static_cast<size_t>(job.pols) * sizeof(float2);
+           static_cast<size_t>(padded_antennas(job)) * kBeams * static_cast<size_t>(job.pols) *
+           sizeof(float2);
 }
 
 blade_status launch_tensor(const blade_beamformer_job& job, bool split, cudaStream_t stream)
@@ -495,15 +522,27 @@ blade_status launch_tensor(const blade_beamformer_job& job, bool split, cudaStre
                           needed,
                           job.workspace_bytes);
     if (groups > INT32_MAX / 2 || antennas_padded / kAntennas > INT32_MAX)
-        return blade_fail(BLADE_ERROR_UNSUPPORTED, "beamformer: too many beams for the tensor-core path");
+        return blade_fail(BLADE_ERROR_UNSUPPORTED,
+                          "beamformer: too many beams for the tensor-core path");
 
     // 1. Pack the phasors (small: B x A x F x P complex).
     const int64_t total = static_cast<int64_t>(needed / sizeof(float2));
     auto* packed = static_cast<float2*>(job.workspace);
-    pack_phasors_kernel<<<blade_grid_size(total, 256, 8u * blade_cuda_multiprocessors()), 256, 0, stream>>>(
-        reinterpret_cast<const float2*>(job.phasors), packed, total, job.beams, job.antennas, antennas_padded,
-        static_cast<int>(groups), static_cast<int>(job.pols), job.stride_beam, job.stride_antenna,
-        job.stride_channel, job.stride_pol);
+    pack_phasors_kernel<<<blade_grid_size(total, 256, 8u * blade_cuda_multiprocessors()),
+                          256,
+                          0,
+                          stream>>>(reinterpret_cast<const float2*>(job.phasors),
+                                    packed,
+                                    total,
+                                    job.beams,
+                                    job.antennas,
+                                    antennas_padded,
+                                    static_cast<int>(groups),
+                                    static_cast<int>(job.pols),
+                                    job.stride_beam,
+                                    job.stride_antenna,
+                                    job.stride_channel,
+                                    job.stride_pol);
     BLADE_CUDA_CHECK_LAUNCH("pack_phasors_kernel");
 
     // 2. The products. Blocks: (channel, time segment, beam group), beam group fastest.
@@ -514,7 +553,8 @@ blade_status launch_tensor(const blade_beamformer_job& job, bool split, cudaStre
     args.channels = job.channels;
     args.times = job.times;
     args.beams = job.beams;
-    args.packed_channel_stride = job.stride_channel != 0 ? groups * antennas_padded * kBeams * job.pols : 0;
+    args.packed_channel_stride =
+        job.stride_channel != 0 ? groups * antennas_padded * kBeams * job.pols : 0;
     args.antennas = static_cast<int>(job.antennas);
     args.chunks = static_cast<int>(antennas_padded / kAntennas);
     args.groups = static_cast<int>(groups);
@@ -530,23 +570,29 @@ blade_status launch_tensor(const blade_beamformer_job& job, bool split, cudaStre
                           reinterpret_cast<uintptr_t>(job.input) % 16 == 0;
     const int64_t blocks = job.channels * args.segments * groups;
     if (blocks > INT32_MAX)
-        return blade_fail(BLADE_ERROR_UNSUPPORTED,
-                          "beamformer: %lld thread blocks exceed the CUDA grid limit; split the chunk "
-                          "along channels",
-                          static_cast<long long>(blocks));
+        return blade_fail(
+            BLADE_ERROR_UNSUPPORTED,
+            "beamformer: %lld thread blocks exceed the CUDA grid limit; split the chunk "
+            "along channels",
+            static_cast<long long>(blocks));
     if (!tensor_output_aligned(job))
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "beamformer: the tensor-core path needs a 16-byte (cf32) or 8-byte (cf16) "
-                          "aligned output");
+        return blade_fail(
+            BLADE_ERROR_INVALID_ARGUMENT,
+            "beamformer: the tensor-core path needs a 16-byte (cf32) or 8-byte (cf16) "
+            "aligned output");
     const unsigned grid = static_cast<unsigned>(blocks);
     if (job.input_type == BLADE_CF32 && job.output_type == BLADE_CF32)
-        return launch_pols<BLADE_CF32, BLADE_CF32>(args, static_cast<int>(job.pols), split, grid, stream);
+        return launch_pols<BLADE_CF32, BLADE_CF32>(
+            args, static_cast<int>(job.pols), split, grid, stream);
     if (job.input_type == BLADE_CF32 && job.output_type == BLADE_CF16)
-        return launch_pols<BLADE_CF32, BLADE_CF16>(args, static_cast<int>(job.pols), split, grid, stream);
+        return launch_pols<BLADE_CF32, BLADE_CF16>(
+            args, static_cast<int>(job.pols), split, grid, stream);
     if (job.input_type == BLADE_CI8 && job.output_type == BLADE_CF32)
-        return launch_pols<BLADE_CI8, BLADE_CF32>(args, static_cast<int>(job.pols), split, grid, stream);
+        return launch_pols<BLADE_CI8, BLADE_CF32>(
+            args, static_cast<int>(job.pols), split, grid, stream);
     if (job.input_type == BLADE_CI8 && job.output_type == BLADE_CF16)
-        return launch_pols<BLADE_CI8, BLADE_CF16>(args, static_cast<int>(job.pols), split, grid, stream);
+        return launch_pols<BLADE_CI8, BLADE_CF16>(
+            args, static_cast<int>(job.pols), split, grid, stream);
     return blade_fail(BLADE_ERROR_UNSUPPORTED,
                       "beamformer: no tensor-core kernel for %s -> %s",
                       blade_dtype_name(job.input_type),

@@ -23,7 +23,10 @@ struct is_complex_type {
 };
 
 // NaN is written as the canonical quiet NaN, as the CPU backend does.
-__device__ inline float canonical(float value) { return isnan(value) ? __int_as_float(0x7fc00000) : value; }
+__device__ inline float canonical(float value)
+{
+    return isnan(value) ? __int_as_float(0x7fc00000) : value;
+}
 __device__ inline double canonical(double value)
 {
     return isnan(value) ? __longlong_as_double(0x7ff8000000000000LL) : value;
@@ -71,9 +74,9 @@ __device__ inline void store_complex(void* data, int64_t i, float2 v)
         const int re = round_saturate(v.x, -8, 7), im = round_saturate(v.y, -8, 7);
         static_cast<uint8_t*>(data)[i] = static_cast<uint8_t>(((re & 0xf) << 4) | (im & 0xf));
     } else if constexpr (T == BLADE_CI8) {
-        static_cast<char2*>(data)[i] = make_char2(
-            static_cast<signed char>(round_saturate(v.x, INT8_MIN, INT8_MAX)),
-            static_cast<signed char>(round_saturate(v.y, INT8_MIN, INT8_MAX)));
+        static_cast<char2*>(data)[i] =
+            make_char2(static_cast<signed char>(round_saturate(v.x, INT8_MIN, INT8_MAX)),
+                       static_cast<signed char>(round_saturate(v.y, INT8_MIN, INT8_MAX)));
     } else if constexpr (T == BLADE_CI16) {
         static_cast<short2*>(data)[i] =
             make_short2(static_cast<short>(round_saturate(v.x, INT16_MIN, INT16_MAX)),
@@ -109,9 +112,8 @@ __device__ inline void store_real(void* data, int64_t i, double v)
 }
 
 template <blade_dtype In, blade_dtype Out>
-__global__ void cast_kernel(const void* __restrict__ input,
-                            void* __restrict__ output,
-                            int64_t count)
+__global__ void
+cast_kernel(const void* __restrict__ input, void* __restrict__ output, int64_t count)
 {
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
     for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
@@ -152,9 +154,8 @@ __global__ void cast_ci8_cf32_vector_kernel(const char4* __restrict__ input,
 template <blade_dtype In, blade_dtype Out>
 blade_status launch(const void* input, void* output, int64_t count, cudaStream_t stream)
 {
-    cast_kernel<In, Out>
-        <<<blade_grid_size(count, kThreads, kMaxBlocks), kThreads, 0, stream>>>(
-            input, output, count);
+    cast_kernel<In, Out><<<blade_grid_size(count, kThreads, kMaxBlocks), kThreads, 0, stream>>>(
+        input, output, count);
     BLADE_CUDA_CHECK_LAUNCH("cast_kernel");
     return BLADE_OK;
 }
@@ -210,12 +211,12 @@ extern "C" blade_status blade_cuda_cast(const void* input,
     if (input_type == output_type) {
         if (input == output)
             return BLADE_OK;
-        BLADE_CUDA_TRY(cudaMemcpyAsync(output,
-                                       input,
-                                       static_cast<size_t>(count) *
-                                           blade_dtype_bits(input_type) / 8,
-                                       cudaMemcpyDeviceToDevice,
-                                       stream));
+        BLADE_CUDA_TRY(
+            cudaMemcpyAsync(output,
+                            input,
+                            static_cast<size_t>(count) * blade_dtype_bits(input_type) / 8,
+                            cudaMemcpyDeviceToDevice,
+                            stream));
         return BLADE_OK;
     }
     if (input_type == BLADE_CI8 && output_type == BLADE_CF32 &&
@@ -224,14 +225,11 @@ extern "C" blade_status blade_cuda_cast(const void* input,
         const int64_t pairs = count / 2;
         if (pairs > 0) {
             // about 8 resident blocks of 256 threads per SM, grid-striding
-            cast_ci8_cf32_vector_kernel<<<blade_grid_size(pairs / kVectorUnroll,
-                                                          kThreads,
-                                                          8u * blade_cuda_multiprocessors()),
-                                          kThreads,
-                                          0,
-                                          stream>>>(static_cast<const char4*>(input),
-                                                    static_cast<float4*>(output),
-                                                    pairs);
+            cast_ci8_cf32_vector_kernel<<<
+                blade_grid_size(pairs / kVectorUnroll, kThreads, 8u * blade_cuda_multiprocessors()),
+                kThreads,
+                0,
+                stream>>>(static_cast<const char4*>(input), static_cast<float4*>(output), pairs);
             BLADE_CUDA_CHECK_LAUNCH("cast_ci8_cf32_vector_kernel");
         }
         const int64_t done = pairs * 2;

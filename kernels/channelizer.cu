@@ -61,8 +61,7 @@ struct block_exec {
 // One tile per block. (A grid-stride loop over tiles lets the compiler hoist every
 // thread's shared-memory addresses out of the loop, which spills registers.)
 template <int LOG2N, bool FILTER>
-__global__ void __launch_bounds__(blade_tile::kThreads, 2)
-    channelize_tiles(blade_tile::params p)
+__global__ void __launch_bounds__(blade_tile::kThreads, 2) channelize_tiles(blade_tile::params p)
 {
     extern __shared__ float2 smem[];
     const blade_tile::origin o = blade_tile::tile_origin(p, blockIdx.x);
@@ -134,8 +133,7 @@ __global__ void planarize(general_params g)
 {
     const int64_t count = g.rows * g.T * g.P;
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-         i < count;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
          i += stride) {
         const int64_t n = i % g.N;
         const int64_t series = i / g.T; // row * P + p
@@ -149,8 +147,7 @@ __global__ void planarize(general_params g)
             v = make_float2(0.0f, 0.0f);
             for (int m = 0; m < g.M; m++) {
                 const int64_t tau = t - static_cast<int64_t>(g.M - 1 - m) * g.N;
-                const float2 s =
-                    tau >= 0 ? x[tau * g.P] : g.history[series * g.H + g.H + tau];
+                const float2 s = tau >= 0 ? x[tau * g.P] : g.history[series * g.H + g.H + tau];
                 const float h = g.filter[m * g.N + n];
                 v.x += h * s.x;
                 v.y += h * s.y;
@@ -206,8 +203,7 @@ __global__ void carry_history(const float2* input,
 {
     const int64_t count = series_count * H;
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-         i < count;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
          i += stride) {
         const int64_t series = i / H, j = i - series * H;
         const int64_t row = series / P, pol = series - row * P;
@@ -216,10 +212,7 @@ __global__ void carry_history(const float2* input,
     }
 }
 
-unsigned grid_for(int64_t count)
-{
-    return blade_grid_size(count, kThreads, 65535u * 16u);
-}
+unsigned grid_for(int64_t count) { return blade_grid_size(count, kThreads, 65535u * 16u); }
 
 } // namespace
 
@@ -246,8 +239,7 @@ blade_status cufft_check(cufftResult result, const char* call)
 {
     if (result == CUFFT_SUCCESS)
         return BLADE_OK;
-    return blade_fail(result == CUFFT_ALLOC_FAILED ? BLADE_ERROR_OUT_OF_MEMORY
-                                                   : BLADE_ERROR_DEVICE,
+    return blade_fail(result == CUFFT_ALLOC_FAILED ? BLADE_ERROR_OUT_OF_MEMORY : BLADE_ERROR_DEVICE,
                       "channelizer: %s failed: %s (%d)",
                       call,
                       blade_cufft_result_name(result),
@@ -263,15 +255,14 @@ blade_status allocate(size_t bytes, void** pointer, const char* what)
     *pointer = nullptr;
     size_t free_bytes = 0, total = 0;
     cudaMemGetInfo(&free_bytes, &total);
-    return blade_fail(
-        error == cudaErrorMemoryAllocation ? BLADE_ERROR_OUT_OF_MEMORY
-                                           : BLADE_ERROR_DEVICE,
-        "channelizer: allocating %zu bytes of GPU memory for the %s failed: %s "
-        "(%zu bytes free)",
-        bytes,
-        what,
-        cudaGetErrorString(error),
-        free_bytes);
+    return blade_fail(error == cudaErrorMemoryAllocation ? BLADE_ERROR_OUT_OF_MEMORY
+                                                         : BLADE_ERROR_DEVICE,
+                      "channelizer: allocating %zu bytes of GPU memory for the %s failed: %s "
+                      "(%zu bytes free)",
+                      bytes,
+                      what,
+                      cudaGetErrorString(error),
+                      free_bytes);
 }
 
 blade_status create(blade_cuda_channelizer* self, const float* filter)
@@ -287,8 +278,7 @@ blade_status create(blade_cuda_channelizer* self, const float* filter)
         BLADE_TRY(allocate(taps, reinterpret_cast<void**>(&self->filter), "filter"));
         BLADE_CUDA_TRY(cudaMemcpy(self->filter, filter, taps, cudaMemcpyHostToDevice));
         for (auto& buffer : self->history) {
-            BLADE_TRY(
-                allocate(history, reinterpret_cast<void**>(&buffer), "filter history"));
+            BLADE_TRY(allocate(history, reinterpret_cast<void**>(&buffer), "filter history"));
             BLADE_CUDA_TRY(cudaMemset(buffer, 0, history));
         }
     }
@@ -302,22 +292,20 @@ blade_status create(blade_cuda_channelizer* self, const float* filter)
     self->single_pass =
         blade_tile::plan_tiling(g.rows, g.T, g.P, g.N, &self->tiling) &&
         self->tiling.tiles <= 0x7fffffff &&
-        blade_tile::shared_bytes(self->tiling.log2n,
-                                 blade_tile::kCapacity >> self->tiling.log2n) <=
+        blade_tile::shared_bytes(self->tiling.log2n, blade_tile::kCapacity >> self->tiling.log2n) <=
             static_cast<size_t>(shared_limit);
     if (self->single_pass) {
         std::vector<float2> twiddles(static_cast<size_t>(g.N));
         blade_tile::make_twiddles(g.N, twiddles.data());
         const size_t bytes = twiddles.size() * sizeof(float2);
         BLADE_TRY(allocate(bytes, reinterpret_cast<void**>(&self->twiddles), "twiddles"));
-        BLADE_CUDA_TRY(
-            cudaMemcpy(self->twiddles, twiddles.data(), bytes, cudaMemcpyHostToDevice));
+        BLADE_CUDA_TRY(cudaMemcpy(self->twiddles, twiddles.data(), bytes, cudaMemcpyHostToDevice));
         self->kernel = select_tile_kernel(self->tiling.log2n, g.M > 1);
         self->shared_bytes = blade_tile::shared_bytes(
             self->tiling.log2n, 1 << (self->tiling.log2pb + self->tiling.log2sb));
         // The limit is per kernel, shared by every plan of this N: allow a full tile.
-        const size_t full = blade_tile::shared_bytes(
-            self->tiling.log2n, blade_tile::kCapacity >> self->tiling.log2n);
+        const size_t full = blade_tile::shared_bytes(self->tiling.log2n,
+                                                     blade_tile::kCapacity >> self->tiling.log2n);
         BLADE_CUDA_TRY(cudaFuncSetAttribute(reinterpret_cast<const void*>(self->kernel),
                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(full)));
@@ -349,11 +337,10 @@ blade_status create(blade_cuda_channelizer* self, const float* filter)
 
 } // namespace
 
-extern "C" blade_status
-blade_cuda_channelizer_create(const blade_channelizer_geometry* geometry,
-                              const float* filter,
-                              int device_index,
-                              blade_cuda_channelizer** backend)
+extern "C" blade_status blade_cuda_channelizer_create(const blade_channelizer_geometry* geometry,
+                                                      const float* filter,
+                                                      int device_index,
+                                                      blade_cuda_channelizer** backend)
 {
     *backend = nullptr;
     auto* self = new (std::nothrow) blade_cuda_channelizer;
@@ -430,14 +417,12 @@ extern "C" blade_status blade_cuda_channelizer_process(blade_cuda_channelizer* s
         else
             planarize<false><<<grid_for(count), kThreads, 0, stream>>>(p);
         BLADE_CUDA_CHECK_LAUNCH("planarize");
-        BLADE_TRY(
-            cufft_check(self->cufft->set_stream(self->plan, stream), "cufftSetStream"));
-        BLADE_TRY(
-            cufft_check(self->cufft->exec_c2c(self->plan,
-                                              reinterpret_cast<cufftComplex*>(self->work),
-                                              reinterpret_cast<cufftComplex*>(self->work),
-                                              CUFFT_FORWARD),
-                        "cufftExecC2C"));
+        BLADE_TRY(cufft_check(self->cufft->set_stream(self->plan, stream), "cufftSetStream"));
+        BLADE_TRY(cufft_check(self->cufft->exec_c2c(self->plan,
+                                                    reinterpret_cast<cufftComplex*>(self->work),
+                                                    reinterpret_cast<cufftComplex*>(self->work),
+                                                    CUFFT_FORWARD),
+                              "cufftExecC2C"));
         const int64_t column_tiles = (g.S * g.P + kTile - 1) / kTile;
         const int64_t k_tiles = (g.N + kTile - 1) / kTile;
         if (column_tiles > 0x7fffffff)
@@ -456,14 +441,13 @@ extern "C" blade_status blade_cuda_channelizer_process(blade_cuda_channelizer* s
         // the other buffer; the next call reads the one written here.
         const int next = 1 - self->current;
         const int64_t values = g.rows * g.P * g.H;
-        carry_history<<<grid_for(values), kThreads, 0, stream>>>(
-            static_cast<const float2*>(input),
-            self->history[self->current],
-            self->history[next],
-            g.rows * g.P,
-            g.T,
-            g.P,
-            g.H);
+        carry_history<<<grid_for(values), kThreads, 0, stream>>>(static_cast<const float2*>(input),
+                                                                 self->history[self->current],
+                                                                 self->history[next],
+                                                                 g.rows * g.P,
+                                                                 g.T,
+                                                                 g.P,
+                                                                 g.H);
         BLADE_CUDA_CHECK_LAUNCH("carry_history");
         self->current = next;
     }
@@ -475,12 +459,9 @@ extern "C" blade_status blade_cuda_channelizer_reset(blade_cuda_channelizer* sel
 {
     if (self->g.M < 2 || self->g.N == 1)
         return BLADE_OK;
-    const size_t bytes =
-        static_cast<size_t>(self->g.rows * self->g.P * self->g.H) * sizeof(float2);
-    BLADE_CUDA_TRY(cudaMemsetAsync(self->history[self->current],
-                                   0,
-                                   bytes,
-                                   static_cast<cudaStream_t>(stream_handle)));
+    const size_t bytes = static_cast<size_t>(self->g.rows * self->g.P * self->g.H) * sizeof(float2);
+    BLADE_CUDA_TRY(cudaMemsetAsync(
+        self->history[self->current], 0, bytes, static_cast<cudaStream_t>(stream_handle)));
     return BLADE_OK;
 }
 

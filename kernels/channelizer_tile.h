@@ -57,8 +57,8 @@ BLADE_TILE_FN constexpr int row_stride(int n) { return (n + (n >> 4)) | 1; }
 /* Shared memory of a tile of `rows` transforms of 2^log2n points. */
 inline std::size_t shared_bytes(int log2n, int rows)
 {
-    return static_cast<std::size_t>(rows) *
-           static_cast<std::size_t>(row_stride(1 << log2n)) * sizeof(float2);
+    return static_cast<std::size_t>(rows) * static_cast<std::size_t>(row_stride(1 << log2n)) *
+           sizeof(float2);
 }
 
 /* twiddles[m] = exp(-2 pi i m / n), m < n, computed in double and rounded once. */
@@ -67,8 +67,8 @@ inline void make_twiddles(int64_t n, float2* twiddles)
     const double pi = 3.14159265358979323846;
     for (int64_t m = 0; m < n; m++) {
         const double angle = -2.0 * pi * static_cast<double>(m) / static_cast<double>(n);
-        twiddles[m] = make_float2(static_cast<float>(std::cos(angle)),
-                                  static_cast<float>(std::sin(angle)));
+        twiddles[m] =
+            make_float2(static_cast<float>(std::cos(angle)), static_cast<float>(std::sin(angle)));
     }
 }
 
@@ -127,14 +127,8 @@ inline bool plan_tiling(int64_t rows, int64_t T, int64_t P, int64_t N, tiling* o
 
 /* --- complex arithmetic ----------------------------------------------------- */
 
-BLADE_TILE_FN float2 cadd(float2 a, float2 b)
-{
-    return make_float2(a.x + b.x, a.y + b.y);
-}
-BLADE_TILE_FN float2 csub(float2 a, float2 b)
-{
-    return make_float2(a.x - b.x, a.y - b.y);
-}
+BLADE_TILE_FN float2 cadd(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
+BLADE_TILE_FN float2 csub(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
 BLADE_TILE_FN float2 cmul(float2 a, float2 b)
 {
     return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
@@ -170,8 +164,7 @@ BLADE_TILE_FN float2 rotate16(float2 d, int m)
  * folds to a constant wherever value is one after unrolling. */
 BLADE_TILE_FN constexpr int bit_reverse(int value, int bits)
 {
-    return (((value & 1) << 3) | ((value & 2) << 1) | ((value & 4) >> 1) |
-            ((value & 8) >> 3)) >>
+    return (((value & 1) << 3) | ((value & 2) << 1) | ((value & 4) >> 1) | ((value & 8) >> 3)) >>
            (4 - bits);
 }
 
@@ -278,11 +271,8 @@ struct radix_pass {
     static_assert(LOG2NS + LOG2R <= LOG2N, "passes overrun the transform");
     static_assert(kPerThread % R == 0, "radix larger than the staging");
 
-    BLADE_TILE_FN static void read(const float2* smem,
-                                   int rows,
-                                   const float2* twiddles,
-                                   int thread,
-                                   float2 (&v)[kPerThread])
+    BLADE_TILE_FN static void
+    read(const float2* smem, int rows, const float2* twiddles, int thread, float2 (&v)[kPerThread])
     {
         const int butterflies = rows << kPerRowLog2;
         BLADE_UNROLL
@@ -299,8 +289,8 @@ struct radix_pass {
                     const int jm = j & (NS - 1);
                     BLADE_UNROLL
                     for (int r = 1; r < R; r++)
-                        v[q * R + r] = cmul(
-                            v[q * R + r], twiddles[(r * jm) << (LOG2N - LOG2NS - LOG2R)]);
+                        v[q * R + r] =
+                            cmul(v[q * R + r], twiddles[(r * jm) << (LOG2N - LOG2NS - LOG2R)]);
                 }
                 dft<LOG2R>(v + q * R);
             }
@@ -359,8 +349,8 @@ BLADE_TILE_FN void store(const params& p, const origin& o, const float2* smem, i
         const int sl = q & sb_mask;
         const int k = q >> p.log2sb;
         const float2 v = smem[((pl << p.log2sb) + sl) * RS + pad((k + N / 2) & (N - 1))];
-        p.output[row_base + ((static_cast<int64_t>(k) * p.S + o.s0 + sl) << p.log2P) +
-                 o.p0 + pl] = v;
+        p.output[row_base + ((static_cast<int64_t>(k) * p.S + o.s0 + sl) << p.log2P) + o.p0 + pl] =
+            v;
     }
 }
 

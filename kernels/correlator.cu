@@ -42,14 +42,16 @@ Grid plan_grid(const blade_correlator_job& job)
     grid.groups = job.channels / job.channel_integration;
     grid.tiles_per_side = static_cast<int>(tiles_per_side(job));
     grid.tiles = static_cast<int64_t>(grid.tiles_per_side) * (grid.tiles_per_side + 1) / 2;
-    grid.outputs = blade_correlator_baselines(job.antennas) * grid.groups * grid.windows * job.pols * job.pols;
+    grid.outputs =
+        blade_correlator_baselines(job.antennas) * grid.groups * grid.windows * job.pols * job.pols;
     // ci8 voltages are exact in fp16 and are not scaled.
     const bool scaled = job.path == BLADE_CORRELATOR_FP16 && job.input_type == BLADE_CF32;
     grid.output_scale = scaled ? 1.0f / (job.operand_scale * job.operand_scale) : 1.0f;
     grid.lower_sideband = job.lower_sideband;
     // Slices: only when the other axes leave the GPU short of blocks.
     const int64_t base = grid.tiles * grid.groups * grid.windows;
-    const int64_t target = static_cast<int64_t>(kBlocksPerMultiprocessor) * blade_cuda_multiprocessors();
+    const int64_t target =
+        static_cast<int64_t>(kBlocksPerMultiprocessor) * blade_cuda_multiprocessors();
     const int64_t stages = (job.window + kStageTimes - 1) / kStageTimes;
     int64_t slices = base >= target ? 1 : std::min<int64_t>((target + base - 1) / base, stages);
     slices = std::max<int64_t>(slices, 1);
@@ -69,7 +71,8 @@ __global__ void add_slices_kernel(const float2* __restrict__ partial,
                                   float2* destination)
 {
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < outputs; k += stride) {
+    for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < outputs;
+         k += stride) {
         float2 sum = partial[k];
         for (int64_t s = 1; s < slices; s++) {
             const float2 v = partial[s * outputs + k];
@@ -95,7 +98,9 @@ using namespace correlator_cuda;
 extern "C" size_t blade_cuda_correlator_workspace(const blade_correlator_job* job)
 {
     const Grid grid = plan_grid(*job);
-    return grid.slices > 1 ? static_cast<size_t>(grid.slices) * static_cast<size_t>(grid.outputs) * sizeof(float2) : 0;
+    return grid.slices > 1 ? static_cast<size_t>(grid.slices) * static_cast<size_t>(grid.outputs) *
+                                 sizeof(float2)
+                           : 0;
 }
 
 extern "C" blade_status blade_cuda_correlate(const blade_correlator_job* job,
@@ -105,30 +110,35 @@ extern "C" blade_status blade_cuda_correlate(const blade_correlator_job* job,
 {
     cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
     const size_t alignment = job->input_type == BLADE_CF32 ? 8 : 2;
-    if (reinterpret_cast<uintptr_t>(job->input) % alignment != 0 || reinterpret_cast<uintptr_t>(destination) % 8 != 0)
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "correlator: CUDA tensors must be aligned to their elements (cudaMalloc memory "
-                          "and gr-blade items are)");
+    if (reinterpret_cast<uintptr_t>(job->input) % alignment != 0 ||
+        reinterpret_cast<uintptr_t>(destination) % 8 != 0)
+        return blade_fail(
+            BLADE_ERROR_INVALID_ARGUMENT,
+            "correlator: CUDA tensors must be aligned to their elements (cudaMalloc memory "
+            "and gr-blade items are)");
     Grid grid = plan_grid(*job);
     grid.input = job->input;
     grid.previous = reinterpret_cast<const float2*>(previous);
     grid.destination = reinterpret_cast<float2*>(destination);
     if (grid.slices > 1) {
-        const size_t needed = static_cast<size_t>(grid.slices) * static_cast<size_t>(grid.outputs) * sizeof(float2);
+        const size_t needed =
+            static_cast<size_t>(grid.slices) * static_cast<size_t>(grid.outputs) * sizeof(float2);
         if (job->workspace == nullptr || job->workspace_bytes < needed)
-            return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                              "correlator: %lld time slices need %zu bytes of workspace, the plan has %zu",
-                              static_cast<long long>(grid.slices),
-                              needed,
-                              job->workspace_bytes);
+            return blade_fail(
+                BLADE_ERROR_INVALID_ARGUMENT,
+                "correlator: %lld time slices need %zu bytes of workspace, the plan has %zu",
+                static_cast<long long>(grid.slices),
+                needed,
+                job->workspace_bytes);
         grid.partial = static_cast<float2*>(job->workspace);
     }
     const int64_t blocks = grid.tiles * grid.groups * grid.windows * grid.slices;
     if (blocks > INT32_MAX)
-        return blade_fail(BLADE_ERROR_UNSUPPORTED,
-                          "correlator: %lld thread blocks exceed the CUDA grid limit; integrate longer "
-                          "or correlate fewer channels per chunk",
-                          static_cast<long long>(blocks));
+        return blade_fail(
+            BLADE_ERROR_UNSUPPORTED,
+            "correlator: %lld thread blocks exceed the CUDA grid limit; integrate longer "
+            "or correlate fewer channels per chunk",
+            static_cast<long long>(blocks));
     if (job->path == BLADE_CORRELATOR_FP16)
         BLADE_TRY(launch_fp16(*job, grid, blocks, stream));
     else
@@ -136,8 +146,12 @@ extern "C" blade_status blade_cuda_correlate(const blade_correlator_job* job,
     if (grid.slices > 1) {
         const unsigned reduce_blocks =
             blade_grid_size(grid.outputs, kReduceThreads, 16u * blade_cuda_multiprocessors());
-        add_slices_kernel<<<reduce_blocks, kReduceThreads, 0, stream>>>(
-            grid.partial, grid.outputs, grid.slices, grid.lower_sideband, grid.previous, grid.destination);
+        add_slices_kernel<<<reduce_blocks, kReduceThreads, 0, stream>>>(grid.partial,
+                                                                        grid.outputs,
+                                                                        grid.slices,
+                                                                        grid.lower_sideband,
+                                                                        grid.previous,
+                                                                        grid.destination);
         BLADE_CUDA_CHECK_LAUNCH("add_slices_kernel");
     }
     return BLADE_OK;

@@ -58,8 +58,8 @@ __device__ __forceinline__ void multiply_conjugate_add(float2& acc, float2 x, fl
 // Copy samples [t0, t0 + kStageTimes) of channel f of antennas [first, first + kTile)
 // into stage[t][antenna][p]; samples past `end` and antennas past A are zeros.
 template <int kSide, int P, blade_dtype In>
-__device__ __forceinline__ void load_stage(const Grid& grid, int64_t f, int64_t t0, int64_t end, int first,
-                                           float2* stage)
+__device__ __forceinline__ void
+load_stage(const Grid& grid, int64_t f, int64_t t0, int64_t end, int first, float2* stage)
 {
     constexpr int kTile = 2 * kSide;
     constexpr int kRow = kTile * P + 2;
@@ -71,7 +71,8 @@ __device__ __forceinline__ void load_stage(const Grid& grid, int64_t f, int64_t 
         const int a = first + antenna;
         float2 value = make_float2(0.0f, 0.0f);
         if (a < grid.antennas && t0 + t < end)
-            value = load_element<In>(grid.input, ((a * grid.channels + f) * grid.times + t0 + t) * P + p);
+            value = load_element<In>(grid.input,
+                                     ((a * grid.channels + f) * grid.times + t0 + t) * P + p);
         stage[t * kRow + antenna * P + p] = value;
     }
 }
@@ -173,7 +174,8 @@ blade_status launch_type(blade_dtype type, const Grid& grid, unsigned blocks, cu
 }
 
 template <int kSide>
-blade_status launch_pols(const blade_correlator_job& job, const Grid& grid, unsigned blocks, cudaStream_t stream)
+blade_status
+launch_pols(const blade_correlator_job& job, const Grid& grid, unsigned blocks, cudaStream_t stream)
 {
     return job.pols == 2 ? launch_type<kSide, 2>(job.input_type, grid, blocks, stream)
                          : launch_type<kSide, 1>(job.input_type, grid, blocks, stream);
@@ -183,7 +185,8 @@ blade_status launch_pols(const blade_correlator_job& job, const Grid& grid, unsi
 
 int fp32_tile_antennas(int64_t antennas) { return antennas <= 32 ? 16 : 32; }
 
-blade_status launch_fp32(const blade_correlator_job& job, const Grid& grid, int64_t blocks, cudaStream_t stream)
+blade_status
+launch_fp32(const blade_correlator_job& job, const Grid& grid, int64_t blocks, cudaStream_t stream)
 {
     const unsigned count = static_cast<unsigned>(blocks);
     if (fp32_tile_antennas(job.antennas) == 16)

@@ -38,11 +38,11 @@ struct Grid {
     int64_t slices;          // slices per window
     int64_t tiles;           // tiles of the upper triangle
     int tiles_per_side;
-    int64_t outputs;         // complex outputs of the chunk: B * groups * windows * P * P
-    const float2* previous;  // slices == 1: added to the sums (may alias destination)
-    float2* destination;     // slices == 1: the accumulator or the output
-    float2* partial;         // slices > 1: [slices][outputs]
-    float output_scale;      // multiplies every sum (1 / operand_scale^2 for fp16)
+    int64_t outputs;        // complex outputs of the chunk: B * groups * windows * P * P
+    const float2* previous; // slices == 1: added to the sums (may alias destination)
+    float2* destination;    // slices == 1: the accumulator or the output
+    float2* partial;        // slices > 1: [slices][outputs]
+    float output_scale;     // multiplies every sum (1 / operand_scale^2 for fp16)
     bool lower_sideband;
 };
 
@@ -80,7 +80,8 @@ __device__ inline int64_t baseline_index(int64_t antennas, int64_t i, int64_t j)
 }
 
 // Samples [begin, end) of the chunk that slice s of window w covers.
-__device__ inline void slice_bounds(const Grid& grid, const BlockWork& work, int64_t* begin, int64_t* end)
+__device__ inline void
+slice_bounds(const Grid& grid, const BlockWork& work, int64_t* begin, int64_t* end)
 {
     const int64_t window_end = (work.w + 1) * grid.window;
     *begin = work.w * grid.window + work.s * grid.slice;
@@ -88,10 +89,12 @@ __device__ inline void slice_bounds(const Grid& grid, const BlockWork& work, int
 }
 
 // Write one sum of baseline (i, j), product q, for the block's work.
-__device__ inline void store_sum(const Grid& grid, const BlockWork& work, int64_t baseline, int product, float2 sum)
+__device__ inline void
+store_sum(const Grid& grid, const BlockWork& work, int64_t baseline, int product, float2 sum)
 {
     const int products = grid.pols * grid.pols;
-    const int64_t at = ((baseline * grid.groups + work.g) * grid.windows + work.w) * products + product;
+    const int64_t at =
+        ((baseline * grid.groups + work.g) * grid.windows + work.w) * products + product;
     sum.x *= grid.output_scale;
     sum.y *= grid.output_scale;
     if (grid.slices > 1) {
@@ -109,8 +112,10 @@ __device__ inline void store_sum(const Grid& grid, const BlockWork& work, int64_
 }
 
 // Launchers (each checks its own launch). `blocks` = tiles * groups * windows * slices.
-blade_status launch_fp32(const blade_correlator_job& job, const Grid& grid, int64_t blocks, cudaStream_t stream);
-blade_status launch_fp16(const blade_correlator_job& job, const Grid& grid, int64_t blocks, cudaStream_t stream);
+blade_status
+launch_fp32(const blade_correlator_job& job, const Grid& grid, int64_t blocks, cudaStream_t stream);
+blade_status
+launch_fp16(const blade_correlator_job& job, const Grid& grid, int64_t blocks, cudaStream_t stream);
 
 // Antennas per tile side of the fp32 kernel, and inputs (antenna, polarization) per
 // tile side of the tensor-core kernel: they decide the tile counts.

@@ -40,8 +40,8 @@ namespace correlator_cuda {
 namespace {
 
 [[maybe_unused]] constexpr int kInputs = kTensorTileInputs; // inputs per tile side
-constexpr int kThreads = 128;              // 4 warps: 2 along rows x 2 along columns
-[[maybe_unused]] constexpr int kRow = kStageTimes + 4;      // half2 words per shared-memory row (padded)
+constexpr int kThreads = 128;                          // 4 warps: 2 along rows x 2 along columns
+[[maybe_unused]] constexpr int kRow = kStageTimes + 4; // half2 words per shared-memory row (padded)
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define BLADE_CORRELATOR_TENSOR_CORES 1
@@ -63,8 +63,8 @@ __device__ __forceinline__ __half2 load_half2(const void* input, int64_t index, 
 // Samples [t0, t0 + kStageTimes) of channel f of inputs [first, first + kInputs) into
 // stage[input][t]; samples past `end` and inputs past A * P are zeros.
 template <int P, blade_dtype In>
-__device__ __forceinline__ void load_stage(const Grid& grid, int64_t f, int64_t t0, int64_t end, int first,
-                                           float scale, __half2* stage)
+__device__ __forceinline__ void load_stage(
+    const Grid& grid, int64_t f, int64_t t0, int64_t end, int first, float scale, __half2* stage)
 {
     constexpr int kAntennas = kInputs / P;
     constexpr int kElements = kAntennas * kStageTimes * P;
@@ -76,7 +76,8 @@ __device__ __forceinline__ void load_stage(const Grid& grid, int64_t f, int64_t 
         const int a = first_antenna + antenna;
         __half2 value = __floats2half2_rn(0.0f, 0.0f);
         if (a < grid.antennas && t0 + t < end)
-            value = load_half2<In>(grid.input, ((a * grid.channels + f) * grid.times + t0 + t) * P + p, scale);
+            value = load_half2<In>(
+                grid.input, ((a * grid.channels + f) * grid.times + t0 + t) * P + p, scale);
         stage[(antenna * P + p) * kRow + t] = value;
     }
 }
@@ -92,7 +93,8 @@ __device__ __forceinline__ uint32_t rotate(uint32_t bits)
     return as_bits(r);
 }
 
-__device__ __forceinline__ void mma_f16(float (&c)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
+__device__ __forceinline__ void
+mma_f16(float (&c)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
 {
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
                  "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
@@ -113,7 +115,7 @@ __global__ void __launch_bounds__(kThreads) correlate_fp16_kernel(Grid grid, flo
     const bool diagonal = work.ti == work.tj;
     const __half2* columns = diagonal ? rows_stage : columns_stage;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int g = lane / 4, t = lane % 4;                   // fragment row group, thread in group
+    const int g = lane / 4, t = lane % 4; // fragment row group, thread in group
     const int warp_row = (warp / 2) * 32, warp_column = (warp % 2) * 32;
     int64_t begin, end;
     slice_bounds(grid, work, &begin, &end);
@@ -180,7 +182,10 @@ __global__ void __launch_bounds__(kThreads) correlate_fp16_kernel(Grid grid, flo
                 if (i > jj || jj >= grid.antennas)
                     continue;
                 const int product = (row_input % P) * P + column_input % P;
-                store_sum(grid, work, baseline_index(grid.antennas, i, jj), product,
+                store_sum(grid,
+                          work,
+                          baseline_index(grid.antennas, i, jj),
+                          product,
                           make_float2(re[m][n][r], im[m][n][r]));
             }
         }
@@ -197,11 +202,12 @@ blade_status launch_one(const Grid& grid, float scale, unsigned blocks, cudaStre
     cudaFuncAttributes attributes{};
     BLADE_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
     if (attributes.ptxVersion < 80)
-        return blade_fail(BLADE_ERROR_UNSUPPORTED,
-                          "correlator: this build has no tensor-core code for the GPU (compiled for compute "
-                          "capability %d.%d; add 80 or 90 to CMAKE_CUDA_ARCHITECTURES) - use path fp32",
-                          attributes.ptxVersion / 10,
-                          attributes.ptxVersion % 10);
+        return blade_fail(
+            BLADE_ERROR_UNSUPPORTED,
+            "correlator: this build has no tensor-core code for the GPU (compiled for compute "
+            "capability %d.%d; add 80 or 90 to CMAKE_CUDA_ARCHITECTURES) - use path fp32",
+            attributes.ptxVersion / 10,
+            attributes.ptxVersion % 10);
     kernel<<<blocks, kThreads, 0, stream>>>(grid, scale);
     BLADE_CUDA_CHECK_LAUNCH("correlate_fp16_kernel");
     return BLADE_OK;
@@ -209,7 +215,8 @@ blade_status launch_one(const Grid& grid, float scale, unsigned blocks, cudaStre
 
 } // namespace
 
-blade_status launch_fp16(const blade_correlator_job& job, const Grid& grid, int64_t blocks, cudaStream_t stream)
+blade_status
+launch_fp16(const blade_correlator_job& job, const Grid& grid, int64_t blocks, cudaStream_t stream)
 {
     const unsigned count = static_cast<unsigned>(blocks);
     const float scale = job.operand_scale;

@@ -12,31 +12,31 @@
 
 /* Evaluate a CUDA runtime call; on failure return BLADE_ERROR_DEVICE (or
  * BLADE_ERROR_OUT_OF_MEMORY) with "<call> failed: <CUDA message>". */
-#define BLADE_CUDA_TRY(call)                                                         \
-    do {                                                                             \
-        cudaError_t blade_cuda_error_ = (call);                                      \
-        if (blade_cuda_error_ != cudaSuccess) {                                      \
-            (void)cudaGetLastError(); /* clear the sticky-free error state */        \
-            return blade_fail(blade_cuda_error_ == cudaErrorMemoryAllocation         \
-                                  ? BLADE_ERROR_OUT_OF_MEMORY                        \
-                                  : BLADE_ERROR_DEVICE,                              \
-                              "%s failed: %s (%s)",                                  \
-                              #call,                                                 \
-                              cudaGetErrorString(blade_cuda_error_),                 \
-                              cudaGetErrorName(blade_cuda_error_));                  \
-        }                                                                            \
+#define BLADE_CUDA_TRY(call)                                                  \
+    do {                                                                      \
+        cudaError_t blade_cuda_error_ = (call);                               \
+        if (blade_cuda_error_ != cudaSuccess) {                               \
+            (void)cudaGetLastError(); /* clear the sticky-free error state */ \
+            return blade_fail(blade_cuda_error_ == cudaErrorMemoryAllocation  \
+                                  ? BLADE_ERROR_OUT_OF_MEMORY                 \
+                                  : BLADE_ERROR_DEVICE,                       \
+                              "%s failed: %s (%s)",                           \
+                              #call,                                          \
+                              cudaGetErrorString(blade_cuda_error_),          \
+                              cudaGetErrorName(blade_cuda_error_));           \
+        }                                                                     \
     } while (0)
 
 /* After a kernel launch: report a launch failure naming the kernel. */
-#define BLADE_CUDA_CHECK_LAUNCH(kernel_name)                                         \
-    do {                                                                             \
-        cudaError_t blade_cuda_error_ = cudaGetLastError();                          \
-        if (blade_cuda_error_ != cudaSuccess)                                        \
-            return blade_fail(BLADE_ERROR_DEVICE,                                    \
-                              "launching %s failed: %s (%s)",                        \
-                              kernel_name,                                           \
-                              cudaGetErrorString(blade_cuda_error_),                 \
-                              cudaGetErrorName(blade_cuda_error_));                  \
+#define BLADE_CUDA_CHECK_LAUNCH(kernel_name)                         \
+    do {                                                             \
+        cudaError_t blade_cuda_error_ = cudaGetLastError();          \
+        if (blade_cuda_error_ != cudaSuccess)                        \
+            return blade_fail(BLADE_ERROR_DEVICE,                    \
+                              "launching %s failed: %s (%s)",        \
+                              kernel_name,                           \
+                              cudaGetErrorString(blade_cuda_error_), \
+                              cudaGetErrorName(blade_cuda_error_));  \
     } while (0)
 
 /* Multiprocessors of the current device (cached per device). */

@@ -25,7 +25,8 @@ blade_status blade_cuda_library_open(const char* const* candidates, const char* 
                       tried.c_str());
 }
 
-blade_status blade_cuda_library_symbol(void* handle, const char* symbol, const char* what, void** function)
+blade_status
+blade_cuda_library_symbol(void* handle, const char* symbol, const char* what, void** function)
 {
     *function = dlsym(handle, symbol);
     if (*function == nullptr)

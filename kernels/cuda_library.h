@@ -13,9 +13,11 @@
 
 /* Open the first loadable of `candidates` (NULL-terminated sonames); `what` names
  * the library in the error ("cuFFT"). The handle stays open for the process. */
-blade_status blade_cuda_library_open(const char* const* candidates, const char* what, void** handle);
+blade_status
+blade_cuda_library_open(const char* const* candidates, const char* what, void** handle);
 
 /* Resolve `symbol` from an opened library into `*function`. */
-blade_status blade_cuda_library_symbol(void* handle, const char* symbol, const char* what, void** function);
+blade_status
+blade_cuda_library_symbol(void* handle, const char* symbol, const char* what, void** function);
 
 #endif

@@ -188,8 +188,8 @@ extern "C" blade_status blade_cuda_memcpy_2d(int index,
                                              cudaMemcpyDeviceToDevice };
     auto* cuda_stream = static_cast<cudaStream_t>(stream);
     if (rows == 1 || (destination_pitch == row_bytes && source_pitch == row_bytes)) {
-        BLADE_CUDA_TRY(cudaMemcpyAsync(
-            destination, source, row_bytes * rows, kinds[kind], cuda_stream));
+        BLADE_CUDA_TRY(
+            cudaMemcpyAsync(destination, source, row_bytes * rows, kinds[kind], cuda_stream));
         return BLADE_OK;
     }
     // Runs of a megabyte or more (a sub-band of an ATA chunk: 28 runs of 3 MB) go
@@ -201,11 +201,12 @@ extern "C" blade_status blade_cuda_memcpy_2d(int index,
     if (row_bytes >= (size_t(1) << 20) || destination_pitch > static_cast<size_t>(max_pitch) ||
         source_pitch > static_cast<size_t>(max_pitch)) {
         for (size_t row = 0; row < rows; row++)
-            BLADE_CUDA_TRY(cudaMemcpyAsync(static_cast<char*>(destination) + row * destination_pitch,
-                                           static_cast<const char*>(source) + row * source_pitch,
-                                           row_bytes,
-                                           kinds[kind],
-                                           cuda_stream));
+            BLADE_CUDA_TRY(
+                cudaMemcpyAsync(static_cast<char*>(destination) + row * destination_pitch,
+                                static_cast<const char*>(source) + row * source_pitch,
+                                row_bytes,
+                                kinds[kind],
+                                cuda_stream));
         return BLADE_OK;
     }
     BLADE_CUDA_TRY(cudaMemcpy2DAsync(destination,
@@ -237,7 +238,8 @@ extern "C" blade_status blade_cuda_event_create(int index, void** event)
 
 extern "C" blade_status blade_cuda_event_record(void* event, void* stream)
 {
-    BLADE_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(event), static_cast<cudaStream_t>(stream)));
+    BLADE_CUDA_TRY(
+        cudaEventRecord(static_cast<cudaEvent_t>(event), static_cast<cudaStream_t>(stream)));
     return BLADE_OK;
 }
 
@@ -245,7 +247,8 @@ extern "C" blade_status blade_cuda_event_elapsed_ms(void* start, void* stop, dou
 {
     float elapsed = 0;
     BLADE_CUDA_TRY(cudaEventSynchronize(static_cast<cudaEvent_t>(stop)));
-    BLADE_CUDA_TRY(cudaEventElapsedTime(&elapsed, static_cast<cudaEvent_t>(start), static_cast<cudaEvent_t>(stop)));
+    BLADE_CUDA_TRY(cudaEventElapsedTime(
+        &elapsed, static_cast<cudaEvent_t>(start), static_cast<cudaEvent_t>(stop)));
     *milliseconds = elapsed;
     return BLADE_OK;
 }

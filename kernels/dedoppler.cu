@@ -59,18 +59,15 @@ blade_status layout_of(const dedoppler_grid* grid, tree_layout* layout)
 {
     int device = 0, optin = 0, multiprocessors = 0;
     BLADE_CUDA_TRY(cudaGetDevice(&device));
-    BLADE_CUDA_TRY(
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    BLADE_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     BLADE_CUDA_TRY(
         cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
     layout->pitch = shared_pitch(grid->padded);
     layout->bytes = 2 * static_cast<size_t>(grid->padded) * layout->pitch * sizeof(float);
-    layout->shared =
-        grid->padded < layout->pitch && layout->bytes <= static_cast<size_t>(optin);
+    layout->shared = grid->padded < layout->pitch && layout->bytes <= static_cast<size_t>(optin);
     if (!layout->shared) {
         layout->pitch = scratch_pitch(grid->padded);
-        layout->bytes =
-            2 * static_cast<size_t>(grid->padded) * layout->pitch * sizeof(float);
+        layout->bytes = 2 * static_cast<size_t>(grid->padded) * layout->pitch * sizeof(float);
     }
     layout->width = layout->pitch - static_cast<int>(grid->padded - 1);
     layout->tiles = (grid->channels + layout->width - 1) / layout->width;
@@ -97,8 +94,7 @@ __global__ void moments_kernel(const float* __restrict__ input,
                                double* s2)
 {
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-         i < count;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
          i += stride) {
         const float* column = input + (i / channels) * spectra * channels + i % channels;
         double sum = 0, squares = 0;
@@ -127,8 +123,7 @@ __global__ void prepare_kernel(const float* __restrict__ input,
 {
     const int64_t coarse = channels / nfpc;
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-         i < count;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
          i += stride) {
         const int64_t f = i % channels, beam = i / (spectra * channels);
         float value = input[i];
@@ -143,8 +138,7 @@ __global__ void blank_dc_kernel(float* work, int64_t rows, int64_t channels, int
 {
     const int64_t coarse = channels / nfpc, count = rows * coarse;
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-         i < count;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
          i += stride) {
         float* row = work + (i / coarse) * channels;
         const int64_t middle = (i % coarse) * nfpc + nfpc / 2;
@@ -168,8 +162,7 @@ __global__ void __launch_bounds__(kThreads) taylor_kernel(const float* __restric
     const int64_t channels = grid.channels, span = grid.padded - 1;
     const size_t tile_floats = static_cast<size_t>(padded) * pitch;
     // two named buffers, not an array of pointers: indexing one would put it on the stack
-    float* const buffer_a =
-        scratch ? scratch + blockIdx.x * 2 * tile_floats : shared_buffers;
+    float* const buffer_a = scratch ? scratch + blockIdx.x * 2 * tile_floats : shared_buffers;
     float* const buffer_b = buffer_a + tile_floats;
     const int64_t drifts = dedoppler_drift_count(&grid);
     const int64_t items = grid.beams * tiles;
@@ -189,8 +182,7 @@ __global__ void __launch_bounds__(kThreads) taylor_kernel(const float* __restric
             }
 
         for (int direction = -1; direction <= 1; direction += 2) {
-            const int64_t origin =
-                dedoppler_tile_origin(channels, direction, first, width);
+            const int64_t origin = dedoppler_tile_origin(channels, direction, first, width);
             for (int64_t block = grid.first_block; block <= grid.last_block; block++) {
                 int64_t low, high;
                 dedoppler_block_rows(&grid, block, direction, &low, &high);
@@ -201,11 +193,9 @@ __global__ void __launch_bounds__(kThreads) taylor_kernel(const float* __restric
                     for (int j = threadIdx.x; j < pitch; j += kThreads) {
                         const int64_t channel =
                             t < grid.spectra
-                                ? dedoppler_tile_channel(
-                                      channels, direction, origin, block, t, j)
+                                ? dedoppler_tile_channel(channels, direction, origin, block, t, j)
                                 : -1;
-                        row[j] = channel >= 0 ? __ldg(&beam_input[t * channels + channel])
-                                              : 0.0f;
+                        row[j] = channel >= 0 ? __ldg(&beam_input[t * channels + channel]) : 0.0f;
                     }
                 }
                 __syncthreads();
@@ -227,8 +217,7 @@ __global__ void __launch_bounds__(kThreads) taylor_kernel(const float* __restric
                 for (int c = threadIdx.x; c < valid_width; c += kThreads) {
                     const int64_t start = first + c;
                     const int column = dedoppler_tile_column(direction, c, width);
-                    const int64_t start_in_direction =
-                        direction > 0 ? start : channels - 1 - start;
+                    const int64_t start_in_direction = direction > 0 ? start : channels - 1 - start;
                     float best = beam_best ? beam_best[c] : 0.0f;
                     int32_t best_drift = beam_best_k ? beam_best_k[c] : 0;
                     for (int64_t p = low; p <= high; p++) {
@@ -236,15 +225,13 @@ __global__ void __launch_bounds__(kThreads) taylor_kernel(const float* __restric
                         const bool valid = start_in_direction + magnitude < channels;
                         const float sum = valid ? sums[p * pitch + column] : NAN;
                         if (beam_plane) {
-                            const int64_t d =
-                                dedoppler_plane_index(&grid, direction * magnitude);
+                            const int64_t d = dedoppler_plane_index(&grid, direction * magnitude);
                             beam_plane[d * channels + start] = sum;
                         } else if (valid) {
-                            dedoppler_keep_best(
-                                sum,
-                                static_cast<int32_t>(direction * magnitude),
-                                &best,
-                                &best_drift);
+                            dedoppler_keep_best(sum,
+                                                static_cast<int32_t>(direction * magnitude),
+                                                &best,
+                                                &best_drift);
                         }
                     }
                     if (beam_best) {
@@ -268,8 +255,7 @@ __global__ void brute_force_kernel(const float* __restrict__ input,
     const int64_t channels = grid.channels, spectra = grid.spectra;
     const int64_t count = grid.beams * channels, drifts = dedoppler_drift_count(&grid);
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-         i < count;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
          i += stride) {
         const int64_t beam = i / channels, start = i % channels;
         const float* beam_input = input + beam * spectra * channels;
@@ -282,11 +268,11 @@ __global__ void brute_force_kernel(const float* __restrict__ input,
             if (valid) {
                 double total = 0;
                 for (int64_t t = 0; t < spectra; t++)
-                    total = __dadd_rn(
-                        total,
-                        static_cast<double>(__ldg(
-                            &beam_input[t * channels + start +
-                                        dedoppler_nearest_offset(k, t, grid.padded)])));
+                    total =
+                        __dadd_rn(total,
+                                  static_cast<double>(__ldg(
+                                      &beam_input[t * channels + start +
+                                                  dedoppler_nearest_offset(k, t, grid.padded)])));
                 sum = static_cast<float>(total);
             }
             if (plane)
@@ -335,16 +321,12 @@ extern "C" blade_status blade_cuda_dedoppler_prepare(const float* input,
 {
     cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
     const int64_t count = beams * spectra * channels;
-    prepare_kernel<<<blade_grid_size(count, kThreads, 65535u * 8u),
-                     kThreads,
-                     0,
-                     stream>>>(
+    prepare_kernel<<<blade_grid_size(count, kThreads, 65535u * 8u), kThreads, 0, stream>>>(
         input, work, count, spectra, channels, nfpc, flags, centres);
     BLADE_CUDA_CHECK_LAUNCH("dedoppler prepare_kernel");
     if (blank_dc) {
         const int64_t rows = beams * spectra;
-        blank_dc_kernel<<<blade_grid_size(
-                              rows * (channels / nfpc), kThreads, 65535u * 8u),
+        blank_dc_kernel<<<blade_grid_size(rows * (channels / nfpc), kThreads, 65535u * 8u),
                           kThreads,
                           0,
                           stream>>>(work, rows, channels, nfpc);
@@ -380,18 +362,15 @@ extern "C" blade_status blade_cuda_dedoppler_taylor(const float* input,
         BLADE_CUDA_TRY(cudaFuncSetAttribute(taylor_kernel,
                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(shared_bytes)));
-    taylor_kernel<<<layout.blocks,
-                    kThreads,
-                    shared_bytes,
-                    static_cast<cudaStream_t>(stream)>>>(input,
-                                                         *grid,
-                                                         layout.pitch,
-                                                         layout.tiles,
-                                                         best_sum,
-                                                         best_k,
-                                                         plane,
-                                                         layout.shared ? nullptr
-                                                                       : scratch);
+    taylor_kernel<<<layout.blocks, kThreads, shared_bytes, static_cast<cudaStream_t>(stream)>>>(
+        input,
+        *grid,
+        layout.pitch,
+        layout.tiles,
+        best_sum,
+        best_k,
+        plane,
+        layout.shared ? nullptr : scratch);
     BLADE_CUDA_CHECK_LAUNCH("dedoppler taylor_kernel");
     return BLADE_OK;
 }

@@ -35,8 +35,8 @@
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kFlatUnroll = 4;    // samples per lane per pass when a row is one sample per lane
-constexpr int kRowsInFlight = 4;  // rows per warp per pass when each lane reads a few samples
+constexpr int kFlatUnroll = 4;      // samples per lane per pass when a row is one sample per lane
+constexpr int kRowsInFlight = 4;    // rows per warp per pass when each lane reads a few samples
 constexpr int kSamplesInFlight = 4; // samples per lane per pass along long rows
 
 // Partial sums of one lane: the raw products a mode needs.
@@ -213,7 +213,10 @@ struct lane_place {
     }
 
     // The group's row among the rows of `task` (a warp's worth of groups).
-    __device__ int64_t row_of(int64_t task) const { return task * groups_per_warp + (lane >> log2_group); }
+    __device__ int64_t row_of(int64_t task) const
+    {
+        return task * groups_per_warp + (lane >> log2_group);
+    }
 };
 
 // One sample per lane and row (I = G: 1, 2, 4, 8, 16 or 32). Groups of I lanes
@@ -221,12 +224,12 @@ struct lane_place {
 // an element-wise kernel: every thread loads kFlatUnroll samples a grid stride
 // apart (all loads in flight at once) and each group of lanes combines one row.
 template <class Mode>
-__global__ void __launch_bounds__(kThreads) detect_one_sample_per_lane_kernel(
-    const typename Mode::sample* __restrict__ input,
-    int64_t samples,
-    int log2_group,
-    const float* previous,
-    float* destination)
+__global__ void __launch_bounds__(kThreads)
+    detect_one_sample_per_lane_kernel(const typename Mode::sample* __restrict__ input,
+                                      int64_t samples,
+                                      int log2_group,
+                                      const float* previous,
+                                      float* destination)
 {
     using sample = typename Mode::sample;
     const lane_place at(log2_group);
@@ -249,7 +252,14 @@ __global__ void __launch_bounds__(kThreads) detect_one_sample_per_lane_kernel(
                 break;
             sums<Mode::kept> s = {};
             Mode::add(s, v[u]);
-            finish_row<Mode>(s, i < samples, i >> log2_group, lane, at.member, log2_group, previous, destination);
+            finish_row<Mode>(s,
+                             i < samples,
+                             i >> log2_group,
+                             lane,
+                             at.member,
+                             log2_group,
+                             previous,
+                             destination);
         }
     }
 }
@@ -258,13 +268,13 @@ __global__ void __launch_bounds__(kThreads) detect_one_sample_per_lane_kernel(
 // kRowsInFlight adjacent tasks per pass, so that every lane has that many loads in
 // flight. Modes with few sums fit in 64 registers, which lets more warps run.
 template <class Mode>
-__global__ void __launch_bounds__(kThreads, Mode::kept <= 2 ? 4 : 1) detect_short_rows_kernel(
-    const typename Mode::sample* __restrict__ input,
-    int64_t rows,
-    int64_t integration,
-    int log2_group,
-    const float* previous,
-    float* destination)
+__global__ void __launch_bounds__(kThreads, Mode::kept <= 2 ? 4 : 1)
+    detect_short_rows_kernel(const typename Mode::sample* __restrict__ input,
+                             int64_t rows,
+                             int64_t integration,
+                             int log2_group,
+                             const float* previous,
+                             float* destination)
 {
     using sample = typename Mode::sample;
     const lane_place at(log2_group);
@@ -292,7 +302,8 @@ __global__ void __launch_bounds__(kThreads, Mode::kept <= 2 ? 4 : 1) detect_shor
 #pragma unroll
         for (int u = 0; u < kRowsInFlight; u++) {
             const int64_t r = row + u * groups;
-            finish_row<Mode>(s[u], r < rows, r, at.lane, at.member, log2_group, previous, destination);
+            finish_row<Mode>(
+                s[u], r < rows, r, at.lane, at.member, log2_group, previous, destination);
         }
     }
 }
@@ -301,13 +312,13 @@ __global__ void __launch_bounds__(kThreads, Mode::kept <= 2 ? 4 : 1) detect_shor
 // kSamplesInFlight loads of its own row in flight. The order of the additions is
 // the same as in the other kernels (each lane's samples in increasing time).
 template <class Mode>
-__global__ void __launch_bounds__(kThreads) detect_long_rows_kernel(
-    const typename Mode::sample* __restrict__ input,
-    int64_t rows,
-    int64_t integration,
-    int log2_group,
-    const float* previous,
-    float* destination)
+__global__ void __launch_bounds__(kThreads)
+    detect_long_rows_kernel(const typename Mode::sample* __restrict__ input,
+                            int64_t rows,
+                            int64_t integration,
+                            int log2_group,
+                            const float* previous,
+                            float* destination)
 {
     using sample = typename Mode::sample;
     const lane_place at(log2_group);
@@ -354,12 +365,14 @@ blade_status launch(const float* input,
     const unsigned limit = 65535u * 8u;
     if (per_lane == 1) {
         const int64_t count = rows * integration;
-        const unsigned blocks = blade_grid_size((count + kFlatUnroll - 1) / kFlatUnroll, kThreads, limit);
-        detect_one_sample_per_lane_kernel<Mode><<<blocks, kThreads, 0, stream>>>(
-            samples, count, log2_group, previous, destination);
+        const unsigned blocks =
+            blade_grid_size((count + kFlatUnroll - 1) / kFlatUnroll, kThreads, limit);
+        detect_one_sample_per_lane_kernel<Mode>
+            <<<blocks, kThreads, 0, stream>>>(samples, count, log2_group, previous, destination);
         BLADE_CUDA_CHECK_LAUNCH("detect_one_sample_per_lane_kernel");
     } else if (per_lane < kSamplesInFlight) {
-        const int64_t passes = (rows + kRowsInFlight * groups_per_warp - 1) / (kRowsInFlight * groups_per_warp);
+        const int64_t passes =
+            (rows + kRowsInFlight * groups_per_warp - 1) / (kRowsInFlight * groups_per_warp);
         const unsigned blocks = blade_grid_size(passes, warps_per_block, limit);
         detect_short_rows_kernel<Mode><<<blocks, kThreads, 0, stream>>>(
             samples, rows, integration, log2_group, previous, destination);
@@ -408,13 +421,15 @@ extern "C" blade_status blade_cuda_detect(const float* input,
     case BLADE_DETECT_XXYY:
         return launch<dual_powers>(input, rows, integration, previous, destination, stream);
     case BLADE_DETECT_CROSS:
-        return lower_sideband
-                   ? launch<cross_products<true>>(input, rows, integration, previous, destination, stream)
-                   : launch<cross_products<false>>(input, rows, integration, previous, destination, stream);
+        return lower_sideband ? launch<cross_products<true>>(
+                                    input, rows, integration, previous, destination, stream)
+                              : launch<cross_products<false>>(
+                                    input, rows, integration, previous, destination, stream);
     case BLADE_DETECT_IQUV:
-        return lower_sideband
-                   ? launch<stokes_iquv<true>>(input, rows, integration, previous, destination, stream)
-                   : launch<stokes_iquv<false>>(input, rows, integration, previous, destination, stream);
+        return lower_sideband ? launch<stokes_iquv<true>>(
+                                    input, rows, integration, previous, destination, stream)
+                              : launch<stokes_iquv<false>>(
+                                    input, rows, integration, previous, destination, stream);
     }
     return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "detector: unknown mode code %d", (int)mode);
 }

@@ -60,10 +60,7 @@ __global__ void duplicate_fanout_kernel(const uint4* __restrict__ input,
                 targets.bytes[c][tail_offset + b] = tail_input[b];
 }
 
-bool aligned16(const void* pointer)
-{
-    return reinterpret_cast<uintptr_t>(pointer) % 16 == 0;
-}
+bool aligned16(const void* pointer) { return reinterpret_cast<uintptr_t>(pointer) % 16 == 0; }
 
 } // namespace
 
@@ -78,8 +75,8 @@ extern "C" blade_status blade_cuda_duplicate(
         all_aligned = all_aligned && aligned16(outputs[c]);
     if (count == 1 || !all_aligned) {
         for (int c = 0; c < count; c++)
-            BLADE_CUDA_TRY(cudaMemcpyAsync(
-                outputs[c], input, bytes, cudaMemcpyDeviceToDevice, stream));
+            BLADE_CUDA_TRY(
+                cudaMemcpyAsync(outputs[c], input, bytes, cudaMemcpyDeviceToDevice, stream));
         return BLADE_OK;
     }
     const int64_t vectors = static_cast<int64_t>(bytes / 16);

@@ -100,7 +100,8 @@ blade_status launch(const void* input,
     const int64_t segments = (units + kThreads * kUnroll - 1) / (kThreads * kUnroll);
     const unsigned row_blocks = rows < kMaxRowBlocks ? static_cast<unsigned>(rows) : kMaxRowBlocks;
     const int64_t segment_cap = (int64_t{ 1 } << 22) / row_blocks + 1;
-    const dim3 grid(static_cast<unsigned>(segments < segment_cap ? segments : segment_cap), row_blocks);
+    const dim3 grid(static_cast<unsigned>(segments < segment_cap ? segments : segment_cap),
+                    row_blocks);
     place_rows_kernel<Unit><<<grid, kThreads, 0, stream>>>(in, out, rows, units, pitch_units);
     BLADE_CUDA_CHECK_LAUNCH("place_rows_kernel");
     return BLADE_OK;
@@ -119,8 +120,11 @@ extern "C" blade_status blade_cuda_place_rows(const void* input,
     if (rows <= 0 || row_bytes <= 0)
         return BLADE_OK;
     if (rows == 1 || output_pitch == row_bytes) {
-        BLADE_CUDA_TRY(cudaMemcpyAsync(
-            output, input, static_cast<size_t>(rows * row_bytes), cudaMemcpyDeviceToDevice, stream));
+        BLADE_CUDA_TRY(cudaMemcpyAsync(output,
+                                       input,
+                                       static_cast<size_t>(rows * row_bytes),
+                                       cudaMemcpyDeviceToDevice,
+                                       stream));
         return BLADE_OK;
     }
     if (aligned(input, row_bytes, row_bytes, 16) && aligned(output, row_bytes, output_pitch, 16))

@@ -86,9 +86,7 @@ batch_offsets(const tiled_params& p, int64_t index, int64_t& in, int64_t& out)
 // At most 64 registers a thread, so that 4 blocks of 256 threads fit on an SM.
 template <typename E>
 __global__ void __launch_bounds__(kThreads, 4)
-    permute_tiled_kernel(const E* __restrict__ input,
-                         E* __restrict__ output,
-                         tiled_params p)
+    permute_tiled_kernel(const E* __restrict__ input, E* __restrict__ output, tiled_params p)
 {
     extern __shared__ unsigned char shared_bytes[];
     E* tile = reinterpret_cast<E*>(shared_bytes);
@@ -144,9 +142,8 @@ struct gather_params {
 };
 
 template <typename E, typename Index>
-__global__ void permute_gather_kernel(const E* __restrict__ input,
-                                      E* __restrict__ output,
-                                      gather_params p)
+__global__ void
+permute_gather_kernel(const E* __restrict__ input, E* __restrict__ output, gather_params p)
 {
     const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
     for (Index o = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -204,14 +201,12 @@ blade_status launch_tiled(const blade_permutation_layout& layout,
         batches *= layout.dims[k];
     }
     p.tiles = p.tiles_a * p.tiles_b * batches;
-    const size_t shared =
-        static_cast<size_t>((1 << log2_b) * ((1 << log2_a) + 1)) * sizeof(E);
+    const size_t shared = static_cast<size_t>((1 << log2_b) * ((1 << log2_a) + 1)) * sizeof(E);
     if (shared > 48 * 1024)
         BLADE_CUDA_TRY(cudaFuncSetAttribute(permute_tiled_kernel<E>,
                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(shared)));
-    const unsigned blocks =
-        blade_grid_size(p.tiles, 1, 8u * blade_cuda_multiprocessors());
+    const unsigned blocks = blade_grid_size(p.tiles, 1, 8u * blade_cuda_multiprocessors());
     permute_tiled_kernel<E><<<blocks, kThreads, shared, stream>>>(
         static_cast<const E*>(input), static_cast<E*>(output), p);
     BLADE_CUDA_CHECK_LAUNCH("permute_tiled_kernel");
@@ -233,8 +228,7 @@ blade_status launch_gather(const blade_permutation_layout& layout,
         p.in_strides_by_out[i] = layout.in_strides[layout.axes[i]];
         p.count *= p.out_dims[i];
     }
-    const unsigned blocks =
-        blade_grid_size(p.count, kThreads, 32u * blade_cuda_multiprocessors());
+    const unsigned blocks = blade_grid_size(p.count, kThreads, 32u * blade_cuda_multiprocessors());
     if (p.count <= INT32_MAX) // 32-bit index arithmetic is several times cheaper
         permute_gather_kernel<E, uint32_t><<<blocks, kThreads, 0, stream>>>(
             static_cast<const E*>(input), static_cast<E*>(output), p);
@@ -279,8 +273,8 @@ extern "C" blade_status blade_cuda_permutation(const blade_permutation_layout* l
         return BLADE_OK;
     if (layout->kind == BLADE_PERMUTATION_COPY) {
         if (input != output)
-            BLADE_CUDA_TRY(cudaMemcpyAsync(
-                output, input, layout->bytes, cudaMemcpyDeviceToDevice, stream));
+            BLADE_CUDA_TRY(
+                cudaMemcpyAsync(output, input, layout->bytes, cudaMemcpyDeviceToDevice, stream));
         return BLADE_OK;
     }
     switch (layout->element_bytes) {

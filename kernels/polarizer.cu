@@ -48,7 +48,8 @@ __global__ void polarize_unaligned_kernel(const float* input, float* output, int
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
     for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < pairs;
          i += stride) {
-        const float4 v = make_float4(input[4 * i], input[4 * i + 1], input[4 * i + 2], input[4 * i + 3]);
+        const float4 v =
+            make_float4(input[4 * i], input[4 * i + 1], input[4 * i + 2], input[4 * i + 3]);
         const float4 w = linear_to_circular(v);
         output[4 * i] = w.x;
         output[4 * i + 1] = w.y;
@@ -59,17 +60,16 @@ __global__ void polarize_unaligned_kernel(const float* input, float* output, int
 
 } // namespace
 
-extern "C" blade_status blade_cuda_polarize(const float* input,
-                                            float* output,
-                                            int64_t pairs,
-                                            void* stream_handle)
+extern "C" blade_status
+blade_cuda_polarize(const float* input, float* output, int64_t pairs, void* stream_handle)
 {
     if (pairs <= 0)
         return BLADE_OK;
     cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
     if (reinterpret_cast<uintptr_t>(input) % 16 != 0 ||
         reinterpret_cast<uintptr_t>(output) % 16 != 0) {
-        polarize_unaligned_kernel<<<blade_grid_size(pairs, kThreads, 8u * blade_cuda_multiprocessors()),
+        polarize_unaligned_kernel<<<blade_grid_size(
+                                        pairs, kThreads, 8u * blade_cuda_multiprocessors()),
                                     kThreads,
                                     0,
                                     stream>>>(input, output, pairs);

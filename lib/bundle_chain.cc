@@ -18,7 +18,9 @@
 namespace gr {
 namespace blade {
 
-bundle_chain::bundle_chain(gr::hier_block2& hier, const std::string& name, const std::string& device)
+bundle_chain::bundle_chain(gr::hier_block2& hier,
+                           const std::string& name,
+                           const std::string& device)
     : d_hier(hier), d_name(name), d_device(device)
 {
 }
@@ -47,7 +49,8 @@ chain_end bundle_chain::cast(const chain_end& in, const std::string& dtype)
     return chain_end{ block, 0, in.shape, dtype, in.chunks_per_item };
 }
 
-chain_end bundle_chain::channelize(const chain_end& in, int64_t rate, int taps, const std::string& window)
+chain_end
+bundle_chain::channelize(const chain_end& in, int64_t rate, int taps, const std::string& window)
 {
     if (rate == 1 && taps == 1)
         return in;
@@ -96,10 +99,10 @@ chain_end build_across_devices(gr::hier_block2& hier,
                                     std::to_string(shape.size()) + " axes");
     const int64_t parts = static_cast<int64_t>(devices.size());
     if (shape[1] % parts != 0)
-        throw std::invalid_argument(
-            "blade." + name + ": " + std::to_string(shape[1]) + " channels cannot be split " +
-            "evenly across " + std::to_string(parts) + " devices (" + join_devices(devices) +
-            "); give a number of devices that divides the channel count");
+        throw std::invalid_argument("blade." + name + ": " + std::to_string(shape[1]) +
+                                    " channels cannot be split " + "evenly across " +
+                                    std::to_string(parts) + " devices (" + join_devices(devices) +
+                                    "); give a number of devices that divides the channel count");
     auto split = gr::blade::channel_split::make(shape, dtype, parts, devices);
     hier.connect(hier.self(), 0, split, 0);
     std::vector<chain_end> ends;
@@ -131,9 +134,9 @@ void check_detector_mode(const std::string& mode, bool voltages_ok, const std::s
         return;
     if (voltages_ok && mode == "none")
         return;
-    throw std::invalid_argument(what + " detector: '" + mode + "' is not one of \"I\", \"XXYY\", " +
-                                "\"cross\", \"IQUV\"" +
-                                (voltages_ok ? std::string(" or \"none\" (voltages)") : std::string()));
+    throw std::invalid_argument(
+        what + " detector: '" + mode + "' is not one of \"I\", \"XXYY\", " + "\"cross\", \"IQUV\"" +
+        (voltages_ok ? std::string(" or \"none\" (voltages)") : std::string()));
 }
 
 size_t bundle_item_size(const std::vector<int64_t>& shape, const std::string& dtype)

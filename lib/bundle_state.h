@@ -20,8 +20,14 @@ class bundle_state : public virtual bundle
 public:
     std::vector<int64_t> output_shape() const override { return d_output.shape; }
     std::string output_type() const override { return d_output.dtype; }
-    size_t input_item_size() const override { return bundle_item_size(d_input_shape, d_input_type); }
-    size_t output_item_size() const override { return bundle_item_size(d_output.shape, d_output.dtype); }
+    size_t input_item_size() const override
+    {
+        return bundle_item_size(d_input_shape, d_input_type);
+    }
+    size_t output_item_size() const override
+    {
+        return bundle_item_size(d_output.shape, d_output.dtype);
+    }
     int64_t chunks_per_output() const override { return d_output.chunks_per_item; }
     std::string device() const override { return join_devices(d_devices); }
     std::vector<std::string> devices() const override { return d_devices; }

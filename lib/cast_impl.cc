@@ -30,8 +30,7 @@ cast_impl::cast_impl(const tensor_spec& input,
 {
     set_port_specs({ input }, { output });
     const blade_cast_config config = { input.dtype, output.dtype };
-    check(blade_cast_create(&d_cast, &config, &input.shape, blade_device_id()),
-          "configuration");
+    check(blade_cast_create(&d_cast, &config, &input.shape, blade_device_id()), "configuration");
     log_device_choice(d_logger);
 }
 
@@ -47,10 +46,14 @@ int cast_impl::work(int noutput_items,
                     gr_vector_const_void_star& input_items,
                     gr_vector_void_star& output_items)
 {
-    return process_chunks(
-        d_logger, noutput_items, input_items, output_items, "cast", [this](const blade_tensor& in, blade_tensor& out) {
-            return blade_cast_process(d_cast, &in, &out, stream());
-        });
+    return process_chunks(d_logger,
+                          noutput_items,
+                          input_items,
+                          output_items,
+                          "cast",
+                          [this](const blade_tensor& in, blade_tensor& out) {
+                              return blade_cast_process(d_cast, &in, &out, stream());
+                          });
 }
 
 } // namespace blade

@@ -29,12 +29,11 @@ channel_merge::sptr channel_merge::make(const std::vector<int64_t>& shape,
 // writer's own buffer, and nothing is downloaded before the merge); the output is
 // host-resident, and each sub-band is copied straight into it.
 channel_merge_impl::channel_merge_impl(const subband_plan& plan)
-    : gr::sync_block("channel_merge",
-                     subband_signature(static_cast<int>(plan.parts),
-                                       plan.part.item_size(),
-                                       plan.devices,
-                                       plan.on_devices()),
-                     subband_signature(1, plan.whole.item_size(), {}, plan.on_devices())),
+    : gr::sync_block(
+          "channel_merge",
+          subband_signature(
+              static_cast<int>(plan.parts), plan.part.item_size(), plan.devices, plan.on_devices()),
+          subband_signature(1, plan.whole.item_size(), {}, plan.on_devices())),
       device_block("channel_merge", "cpu", blade_device_cpu()),
       d_plan(plan)
 {
@@ -50,11 +49,10 @@ void channel_merge_impl::check_input_devices()
         if (!blade_device_is_gpu_like(listed) || blade_device_equal(listed, found))
             continue;
         char a[32], b[32];
-        throw std::runtime_error("blade.channel_merge input " + std::to_string(n) +
-                                 ": listed on " + blade_device_format(listed, a, sizeof a) +
-                                 " but its chunks arrive in the memory of " +
-                                 blade_device_format(found, b, sizeof b) +
-                                 " (are the sub-chains connected in order?)");
+        throw std::runtime_error(
+            "blade.channel_merge input " + std::to_string(n) + ": listed on " +
+            blade_device_format(listed, a, sizeof a) + " but its chunks arrive in the memory of " +
+            blade_device_format(found, b, sizeof b) + " (are the sub-chains connected in order?)");
     }
 }
 
@@ -97,16 +95,16 @@ void channel_merge_impl::copy_tags(int noutput_items)
             const auto reference = first_frequency.find(tag.offset);
             if (reference == first_frequency.end())
                 continue;
-            const double expected = reference->second + static_cast<double>(n * part_channels) * width;
+            const double expected =
+                reference->second + static_cast<double>(n * part_channels) * width;
             const double got = pmt::to_double(tag.value);
             if (std::fabs(got - expected) > 1e-6 * std::fabs(width) + 1e-9 * std::fabs(expected)) {
                 std::ostringstream message;
                 message.precision(12);
                 message << "input " << n << " carries the sub-band starting at " << got
                         << " Hz, but sub-band " << n << " starts at " << expected
-                        << " Hz (input 0's first channel + " << n * part_channels
-                        << " channels of " << width
-                        << " Hz): the sub-bands are connected out of order";
+                        << " Hz (input 0's first channel + " << n * part_channels << " channels of "
+                        << width << " Hz): the sub-bands are connected out of order";
                 throw std::runtime_error(message.str());
             }
         }
@@ -130,7 +128,8 @@ int channel_merge_impl::work(int noutput_items,
                                                             &input_spec(0).shape,
                                                             d_input_memory[n],
                                                             const_cast<char*>(in));
-                check(blade_subband_insert(&part, d_plan.parts, n, &whole, d_streams.on(d_input_memory[n])),
+                check(blade_subband_insert(
+                          &part, d_plan.parts, n, &whole, d_streams.on(d_input_memory[n])),
                       "copying a sub-band");
             }
         }

@@ -58,7 +58,8 @@ void channel_split_impl::copy_tags(int noutput_items)
     for (const auto& tag : tags)
         for (int64_t n = 0; n < d_plan.parts; n++) {
             const gr::tag_t moved = d_axis.for_subband(tag, n, part_channels);
-            add_item_tag(static_cast<unsigned>(n), moved.offset, moved.key, moved.value, alias_pmt());
+            add_item_tag(
+                static_cast<unsigned>(n), moved.offset, moved.key, moved.value, alias_pmt());
         }
 }
 
@@ -80,7 +81,8 @@ int channel_split_impl::work(int noutput_items,
                 auto* out = static_cast<char*>(output_items[n]) + i * out_size;
                 blade_tensor part = blade_tensor_make(
                     output_spec(0).dtype, &output_spec(0).shape, d_output_memory[n], out);
-                check(blade_subband_extract(&whole, d_plan.parts, n, &part, d_streams.on(d_output_memory[n])),
+                check(blade_subband_extract(
+                          &whole, d_plan.parts, n, &part, d_streams.on(d_output_memory[n])),
                       "copying a sub-band");
             }
         }

@@ -36,8 +36,7 @@ channelizer_impl::channelizer_impl(const tensor_spec& input,
       device_block("channelizer", requested_device, device),
       d_config(config)
 {
-    check(blade_channelizer_create(
-              &d_channelizer, &d_config, &input.shape, blade_device_id()),
+    check(blade_channelizer_create(&d_channelizer, &d_config, &input.shape, blade_device_id()),
           "configuration");
     const tensor_spec output(BLADE_CF32, blade_channelizer_output_shape(d_channelizer));
     set_port_specs({ input }, { output });
@@ -50,8 +49,7 @@ channelizer_impl::~channelizer_impl() { blade_channelizer_destroy(d_channelizer)
 std::vector<double> channelizer_impl::prototype() const
 {
     std::vector<double> taps(static_cast<size_t>(d_config.taps * d_config.rate));
-    check(blade_channelizer_prototype(
-              d_config.rate, d_config.taps, d_config.window, taps.data()),
+    check(blade_channelizer_prototype(d_config.rate, d_config.taps, d_config.window, taps.data()),
           "prototype");
     return taps;
 }
@@ -66,14 +64,15 @@ int channelizer_impl::work(int noutput_items,
                            gr_vector_const_void_star& input_items,
                            gr_vector_void_star& output_items)
 {
-    const int done = process_chunks(d_logger,
-                                    noutput_items,
-                                    input_items,
-                                    output_items,
-                                    "channelizer",
-                                    [this](const blade_tensor& in, blade_tensor& out) {
-                                        return blade_channelizer_process(d_channelizer, &in, &out, stream());
-                                    });
+    const int done =
+        process_chunks(d_logger,
+                       noutput_items,
+                       input_items,
+                       output_items,
+                       "channelizer",
+                       [this](const blade_tensor& in, blade_tensor& out) {
+                           return blade_channelizer_process(d_channelizer, &in, &out, stream());
+                       });
     if (done > 0)
         forward_tags(done);
     return done;
@@ -88,8 +87,7 @@ void channelizer_impl::forward_tags(int nitems)
     for (auto& tag : tags)
         by_chunk[tag.offset].push_back(tag);
 
-    const pmt::pmt_t chan_bw = pmt::intern(tag::chan_bw),
-                     freq_first = pmt::intern(tag::freq_first);
+    const pmt::pmt_t chan_bw = pmt::intern(tag::chan_bw), freq_first = pmt::intern(tag::freq_first);
     const pmt::pmt_t tsamp = pmt::intern(tag::tsamp), nfpc = pmt::intern(tag::nfpc),
                      nchan = pmt::intern(tag::nchan);
     const int64_t n = d_config.rate;
@@ -130,11 +128,10 @@ void channelizer_impl::forward_tags(int nitems)
                 if (d_have_chan_bw) {
                     t.value = pmt::from_double(fine.freq_first);
                 } else if (n > 1 && !d_warned_freq) {
-                    d_logger->warn(
-                        "{} tag without a {} tag: passed on unchanged, as the centre "
-                        "of the first fine channel cannot be known",
-                        tag::freq_first,
-                        tag::chan_bw);
+                    d_logger->warn("{} tag without a {} tag: passed on unchanged, as the centre "
+                                   "of the first fine channel cannot be known",
+                                   tag::freq_first,
+                                   tag::chan_bw);
                     d_warned_freq = true;
                 }
             } else if (number(t) && pmt::eq(t.key, tsamp)) {
@@ -149,8 +146,7 @@ void channelizer_impl::forward_tags(int nitems)
             add_item_tag(0, t);
         }
         if (axis && !has_nfpc) // no nfpc means one channel per coarse channel so far
-            add_item_tag(
-                0, offset - first_in + first_out, nfpc, pmt::from_long(n), alias_pmt());
+            add_item_tag(0, offset - first_in + first_out, nfpc, pmt::from_long(n), alias_pmt());
     }
 }
 

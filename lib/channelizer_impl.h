@@ -21,10 +21,7 @@ public:
 
     int64_t rate() const override { return d_config.rate; }
     int taps() const override { return d_config.taps; }
-    std::string window() const override
-    {
-        return blade_channelizer_window_name(d_config.window);
-    }
+    std::string window() const override { return blade_channelizer_window_name(d_config.window); }
     std::vector<double> prototype() const override;
 
     bool start() override;

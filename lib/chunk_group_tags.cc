@@ -28,10 +28,9 @@ void add_to_double(std::vector<gr::tag_t>& tags, const char* key, double amount)
 
 } // namespace
 
-std::vector<gr::tag_t>
-first_chunk_tags(const std::vector<gr::tag_t>& input_tags,
-                 uint64_t group,
-                 const std::function<void(std::vector<gr::tag_t>&)>& rewrite)
+std::vector<gr::tag_t> first_chunk_tags(const std::vector<gr::tag_t>& input_tags,
+                                        uint64_t group,
+                                        const std::function<void(std::vector<gr::tag_t>&)>& rewrite)
 {
     std::vector<gr::tag_t> sorted = input_tags;
     std::stable_sort(sorted.begin(), sorted.end(), [](const gr::tag_t& a, const gr::tag_t& b) {

@@ -3,8 +3,8 @@
 
 #include "chunk_time_from_tags_impl.h"
 
-#include <blade/io/observation.h>
 #include <gnuradio/io_signature.h>
+#include <blade/io/observation.h>
 
 #include <cmath>
 #include <stdexcept>
@@ -18,8 +18,9 @@ chunk_time_from_tags::sptr chunk_time_from_tags::make(const std::vector<int64_t>
 {
     const blade_shape extents = parse_shape(shape, "blade.chunk_time_from_tags shape");
     if (extents.rank != 4)
-        throw std::invalid_argument("blade.chunk_time_from_tags shape: expected [A, F, T, P], got " +
-                                    std::to_string(extents.rank) + " axes");
+        throw std::invalid_argument(
+            "blade.chunk_time_from_tags shape: expected [A, F, T, P], got " +
+            std::to_string(extents.rank) + " axes");
     if (on_gap != "report" && on_gap != "stop")
         throw std::invalid_argument("blade.chunk_time_from_tags on_gap: '" + on_gap +
                                     "' (expected \"report\" or \"stop\")");

@@ -60,10 +60,10 @@ std::vector<gr_complex> compute_phasors(const observation& axis,
     plan_ptr plan = make_plan(setup.config, "blade.compute_phasors");
     const blade_shape shape = blade_phasor_output_shape(plan.get());
     std::vector<gr_complex> phasors(static_cast<size_t>(blade_shape_count(&shape)));
-    blade_tensor tensor =
-        blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), phasors.data());
-    throw_on_error(blade_phasor_compute(plan.get(), unix_from_jd(jd), dut1, nullptr, &tensor, nullptr),
-                   "blade.compute_phasors");
+    blade_tensor tensor = blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), phasors.data());
+    throw_on_error(
+        blade_phasor_compute(plan.get(), unix_from_jd(jd), dut1, nullptr, &tensor, nullptr),
+        "blade.compute_phasors");
     return phasors;
 }
 

@@ -1,8 +1,8 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: MIT */
 
-#include "detector_impl.h"
 #include "chunk_group_tags.h"
+#include "detector_impl.h"
 
 #include <gnuradio/blade/metadata.h>
 #include <gnuradio/io_signature.h>
@@ -113,7 +113,8 @@ int detector_impl::work(int noutput_items,
             blade_tensor output = tensor(output_spec(0), out + o * out_size);
             for (int64_t step = 0; step < d_steps; step++) {
                 const uint64_t item = nitems_read(0) + static_cast<uint64_t>(o * d_steps + step);
-                for (; next_width < widths.size() && widths[next_width].offset <= item; next_width++)
+                for (; next_width < widths.size() && widths[next_width].offset <= item;
+                     next_width++)
                     if (pmt::is_real(widths[next_width].value))
                         blade_detector_set_lower_sideband(
                             d_detector, pmt::to_double(widths[next_width].value) < 0);

@@ -95,9 +95,7 @@ gr::io_signature::sptr device_signature(const blade_device& device,
     return gr::io_signature::makev(nports, nports, sizes);
 }
 
-gr::io_signature::sptr device_signature(const blade_device& device,
-                                        int nports,
-                                        size_t item_size)
+gr::io_signature::sptr device_signature(const blade_device& device, int nports, size_t item_size)
 {
     return device_signature(device, std::vector<size_t>(nports, item_size));
 }
@@ -135,8 +133,7 @@ std::string device_block::device_name() const
     return blade_device_format(d_device, text, sizeof text);
 }
 
-void device_block::set_port_specs(std::vector<tensor_spec> inputs,
-                                  std::vector<tensor_spec> outputs)
+void device_block::set_port_specs(std::vector<tensor_spec> inputs, std::vector<tensor_spec> outputs)
 {
     d_inputs = std::move(inputs);
     d_outputs = std::move(outputs);
@@ -188,11 +185,10 @@ void device_block::check_neighbours(gr::block& self) const
         where << "blade." << d_block_name << " input " << port << " (from "
               << upstream->identifier() << ")";
         if (buffer->get_sizeof_item() != d_inputs[port].item_size()) {
-            throw std::runtime_error(where.str() + ": items of " +
-                                     std::to_string(buffer->get_sizeof_item()) +
-                                     " bytes arrive, but this block expects " +
-                                     d_inputs[port].str() + " chunks of " +
-                                     std::to_string(d_inputs[port].item_size()) + " bytes");
+            throw std::runtime_error(
+                where.str() + ": items of " + std::to_string(buffer->get_sizeof_item()) +
+                " bytes arrive, but this block expects " + d_inputs[port].str() + " chunks of " +
+                std::to_string(d_inputs[port].item_size()) + " bytes");
         }
         // GNU Radio lets a GPU block replace a host writer's buffer with its own
         // device buffer. A second GPU block reading the same host output replaces it
@@ -214,9 +210,8 @@ void device_block::check_neighbours(gr::block& self) const
                 continue;
             const tensor_spec& produced = source->d_outputs[out];
             if (produced != d_inputs[port])
-                throw std::runtime_error(where.str() + ": upstream produces " +
-                                         produced.str() + " but this block expects " +
-                                         d_inputs[port].str());
+                throw std::runtime_error(where.str() + ": upstream produces " + produced.str() +
+                                         " but this block expects " + d_inputs[port].str());
         }
         check_memory(buffer, where.str());
     }
@@ -237,14 +232,17 @@ void device_block::check_memory(const gr::buffer_sptr& buffer, const std::string
     const std::string memory_name = blade_device_format(memory, text, sizeof text);
     if (memory.kind == BLADE_DEVICE_CPU)
         throw std::runtime_error(
-            where + ": the upstream block writes host memory (a channel merge's output), "
-                    "but a block on " + device_name() + " reads device memory; put a host "
-                    "block between them (e.g. blocks.copy) so the chunks are uploaded");
+            where +
+            ": the upstream block writes host memory (a channel merge's output), "
+            "but a block on " +
+            device_name() +
+            " reads device memory; put a host "
+            "block between them (e.g. blocks.copy) so the chunks are uploaded");
     if (!blade_device_equal(memory, d_device))
-        throw std::runtime_error(
-            where + ": upstream runs on " + memory_name + " and this block on " +
-            device_name() + "; blocks on different GPUs cannot share device memory (put a "
-                            "channel split, or a host block, between them)");
+        throw std::runtime_error(where + ": upstream runs on " + memory_name +
+                                 " and this block on " + device_name() +
+                                 "; blocks on different GPUs cannot share device memory (put a "
+                                 "channel split, or a host block, between them)");
 }
 
 void device_block::fail(const gr::logger_ptr& logger, const std::string& message)
@@ -264,8 +262,7 @@ void device_block::check_neighbours_at_start(gr::block& self, const gr::logger_p
     }
 }
 
-int device_block::guarded_work(const gr::logger_ptr& logger,
-                               const std::function<int()>& body)
+int device_block::guarded_work(const gr::logger_ptr& logger, const std::function<int()>& body)
 {
     if (d_failed)
         return gr::block::WORK_DONE;

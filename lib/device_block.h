@@ -8,12 +8,12 @@
 #ifndef INCLUDED_BLADE_DEVICE_BLOCK_H
 #define INCLUDED_BLADE_DEVICE_BLOCK_H
 
-#include <blade/blade.h>
 #include <gnuradio/blade/tensor_block.h>
 #include <gnuradio/block.h>
 #include <gnuradio/buffer.h>
 #include <gnuradio/io_signature.h>
 #include <gnuradio/logger.h>
+#include <blade/blade.h>
 
 #include <functional>
 #include <string>
@@ -28,9 +28,7 @@ struct tensor_spec {
     blade_shape shape = {};
 
     tensor_spec() = default;
-    tensor_spec(blade_dtype type, const blade_shape& extents) : dtype(type), shape(extents)
-    {
-    }
+    tensor_spec(blade_dtype type, const blade_shape& extents) : dtype(type), shape(extents) {}
 
     size_t bytes() const { return blade_tensor_bytes(dtype, &shape); }
     /*! Bytes of one GNU Radio item; throws std::length_error, saying what to do, if
@@ -60,9 +58,7 @@ std::vector<int64_t> shape_to_vector(const blade_shape& shape);
 blade_device resolve_device(const std::string& text, const std::string& block_name);
 
 /*! The io signature of `nports` ports of `item_size` bytes on `device`'s buffers. */
-gr::io_signature::sptr device_signature(const blade_device& device,
-                                        int nports,
-                                        size_t item_size);
+gr::io_signature::sptr device_signature(const blade_device& device, int nports, size_t item_size);
 
 /*! Like device_signature() with one item size per port. */
 gr::io_signature::sptr device_signature(const blade_device& device,
@@ -142,12 +138,13 @@ protected:
      * chunk in: `process` each chunk (a core process call on stream()), then wait
      * for the device. Failures are handled as guarded_work() does.
      */
-    int process_chunks(const gr::logger_ptr& logger,
-                       int noutput_items,
-                       gr_vector_const_void_star& input_items,
-                       gr_vector_void_star& output_items,
-                       const char* what,
-                       const std::function<blade_status(const blade_tensor&, blade_tensor&)>& process);
+    int
+    process_chunks(const gr::logger_ptr& logger,
+                   int noutput_items,
+                   gr_vector_const_void_star& input_items,
+                   gr_vector_void_star& output_items,
+                   const char* what,
+                   const std::function<blade_status(const blade_tensor&, blade_tensor&)>& process);
 
     /*! Record a failure (logged and kept for blade.failures()). */
     void fail(const gr::logger_ptr& logger, const std::string& message);

@@ -1,11 +1,11 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: MIT */
 
-#include "device_buffer.h"
 #include "device_block.h"
+#include "device_buffer.h"
 
-#include <blade/memory.h>
 #include <gnuradio/block.h>
+#include <blade/memory.h>
 
 #include <algorithm>
 #include <map>
@@ -134,12 +134,8 @@ device_buffer::device_buffer(int nitems,
                              gr::block_sptr link,
                              gr::block_sptr buf_owner,
                              blade_device device)
-    : gr::buffer_single_mapped(nitems,
-                               sizeof_item,
-                               downstream_lcm_nitems,
-                               downstream_max_out_mult,
-                               link,
-                               buf_owner),
+    : gr::buffer_single_mapped(
+          nitems, sizeof_item, downstream_lcm_nitems, downstream_max_out_mult, link, buf_owner),
       d_device(device)
 {
     gr::configure_default_loggers(d_logger, d_debug_logger, "blade_device_buffer");
@@ -172,8 +168,7 @@ bool device_buffer::allocate_buffer(int /* nitems asked by the scheduler */)
     gr::block_sptr writer = link();
     if (writer->fixed_rate()) {
         const int inputs = writer->fixed_rate_noutput_to_ninput(1) - (writer->history() - 1);
-        write_granularity =
-            writer->fixed_rate_ninput_to_noutput(inputs + (writer->history() - 1));
+        write_granularity = writer->fixed_rate_ninput_to_noutput(inputs + (writer->history() - 1));
     }
     if (writer->relative_rate() != 1.0)
         write_granularity = writer->relative_rate_i();
@@ -182,7 +177,8 @@ bool device_buffer::allocate_buffer(int /* nitems asked by the scheduler */)
             std::lcm(write_granularity, static_cast<uint64_t>(writer->output_multiple()));
     write_granularity = std::max<uint64_t>(write_granularity, 1);
 
-    const uint64_t granule = std::lcm(write_granularity, std::max<uint64_t>(d_downstream_lcm_nitems, 1));
+    const uint64_t granule =
+        std::lcm(write_granularity, std::max<uint64_t>(d_downstream_lcm_nitems, 1));
     uint64_t items = 2 * granule;
     items = std::max<uint64_t>(items, 2 * std::max<uint32_t>(d_max_reader_output_multiple, 1));
 
@@ -223,13 +219,10 @@ char* device_buffer::host_staging()
 
 void device_buffer::copy(void* destination, const void* source, size_t bytes, int kind)
 {
-    throw_on_error(blade_memcpy(d_device,
-                                destination,
-                                source,
-                                bytes,
-                                static_cast<blade_copy_kind>(kind),
-                                d_stream),
-                   "device buffer copy");
+    throw_on_error(
+        blade_memcpy(
+            d_device, destination, source, bytes, static_cast<blade_copy_kind>(kind), d_stream),
+        "device buffer copy");
     throw_on_error(blade_stream_synchronize(d_device, d_stream), "device buffer copy");
 }
 
@@ -241,8 +234,7 @@ void device_buffer::move_within(
     // (CUDA copies must not overlap).
     if (destination == source || bytes == 0)
         return;
-    const size_t distance =
-        destination > source ? destination - source : source - destination;
+    const size_t distance = destination > source ? destination - source : source - destination;
     if (destination < source) {
         for (size_t done = 0; done < bytes; done += distance) {
             const size_t piece = std::min(distance, bytes - done);
@@ -322,7 +314,7 @@ char* device_buffer::reader_side()
 gr::mem_func_t device_buffer::mover(char* base)
 {
     const int kind = base == d_device_base && !host_resident() ? BLADE_COPY_DEVICE_TO_DEVICE
-                                                                 : BLADE_COPY_HOST_TO_HOST;
+                                                               : BLADE_COPY_HOST_TO_HOST;
     return [this, base, kind](void* destination, const void* source, std::size_t bytes) {
         move_within(base,
                     static_cast<char*>(destination) - base,
@@ -333,9 +325,7 @@ gr::mem_func_t device_buffer::mover(char* base)
     };
 }
 
-bool device_buffer::input_blocked_callback(int items_required,
-                                           int items_avail,
-                                           unsigned read_index)
+bool device_buffer::input_blocked_callback(int items_required, int items_avail, unsigned read_index)
 {
     char* base = reader_side();
     return input_blocked_callback_logic(

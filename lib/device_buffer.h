@@ -6,9 +6,9 @@
 #ifndef INCLUDED_BLADE_DEVICE_BUFFER_H
 #define INCLUDED_BLADE_DEVICE_BUFFER_H
 
-#include <blade/device.h>
 #include <gnuradio/buffer_single_mapped.h>
 #include <gnuradio/buffer_type.h>
+#include <blade/device.h>
 
 namespace gr {
 namespace blade {
@@ -70,9 +70,7 @@ public:
     void post_work(int nitems) override;
     void* write_pointer() override;
     const void* _read_pointer(unsigned int read_index) override;
-    bool input_blocked_callback(int items_required,
-                                int items_avail,
-                                unsigned read_index) override;
+    bool input_blocked_callback(int items_required, int items_avail, unsigned read_index) override;
     bool output_blocked_callback(int output_multiple, bool force) override;
 
     /*! The device whose memory holds the items (the CPU: host-resident). */
@@ -112,7 +110,7 @@ private:
     blade_device d_device;
     blade_stream d_stream = nullptr;
     char* d_device_base = nullptr;
-    char* d_host_base = nullptr; // pinned staging, only for host<->device edges
+    char* d_host_base = nullptr;            // pinned staging, only for host<->device edges
     blade_device d_host_memory_device = {}; // what pinned a host-resident buffer
     size_t d_allocated_bytes = 0;
 };

@@ -29,7 +29,8 @@ std::vector<uint8_t> random_pattern(const tensor_spec& spec)
             continue;
         }
         std::uniform_real_distribution<double> value(-100.0, 100.0);
-        const int64_t count = blade_shape_count(&spec.shape) * (blade_dtype_is_complex(spec.dtype) ? 2 : 1);
+        const int64_t count =
+            blade_shape_count(&spec.shape) * (blade_dtype_is_complex(spec.dtype) ? 2 : 1);
         const blade_dtype real = spec.dtype == BLADE_CF16 || spec.dtype == BLADE_F16   ? BLADE_F16
                                  : spec.dtype == BLADE_CF64 || spec.dtype == BLADE_F64 ? BLADE_F64
                                                                                        : BLADE_F32;
@@ -40,7 +41,8 @@ std::vector<uint8_t> random_pattern(const tensor_spec& spec)
         blade_cast* cast = nullptr;
         const blade_cast_config config = { BLADE_F64, real };
         const blade_shape flat = blade_shape_aftp(1, 1, 1, count);
-        throw_on_error(blade_cast_create(&cast, &config, &flat, blade_device_cpu()), "blade.device_source");
+        throw_on_error(blade_cast_create(&cast, &config, &flat, blade_device_cpu()),
+                       "blade.device_source");
         blade_tensor in = blade_tensor_make(BLADE_F64, &flat, blade_device_cpu(), values.data());
         blade_tensor out = blade_tensor_make(real, &flat, blade_device_cpu(), data);
         const blade_status status = blade_cast_process(cast, &in, &out, nullptr);
@@ -65,12 +67,17 @@ device_source::sptr device_source::make(const std::vector<int64_t>& shape,
         throw std::invalid_argument("blade.device_source chunks: " + std::to_string(chunks) +
                                     " (0 means forever)");
     if (!pattern.empty() && pattern.size() % spec.item_size() != 0)
-        throw std::invalid_argument("blade.device_source pattern: " + std::to_string(pattern.size()) +
-                                    " bytes is not a whole number of " +
-                                    std::to_string(spec.item_size()) + "-byte items of " + spec.str());
-    return gnuradio::make_block_sptr<device_source_impl>(
-        spec, chunks, pattern.empty() ? random_pattern(spec) : pattern, device,
-        resolve_device(device, "device_source"), refill);
+        throw std::invalid_argument(
+            "blade.device_source pattern: " + std::to_string(pattern.size()) +
+            " bytes is not a whole number of " + std::to_string(spec.item_size()) +
+            "-byte items of " + spec.str());
+    return gnuradio::make_block_sptr<device_source_impl>(spec,
+                                                         chunks,
+                                                         pattern.empty() ? random_pattern(spec)
+                                                                         : pattern,
+                                                         device,
+                                                         resolve_device(device, "device_source"),
+                                                         refill);
 }
 
 device_source_impl::device_source_impl(const tensor_spec& spec,
@@ -98,11 +105,14 @@ bool device_source_impl::start()
     // The pattern goes to the device once, here, rather than per chunk.
     if (d_ring == nullptr) {
         void* ring = nullptr;
-        check(blade_device_alloc(blade_device_id(), d_pattern.size(), &ring), "device memory for the chunks");
+        check(blade_device_alloc(blade_device_id(), d_pattern.size(), &ring),
+              "device memory for the chunks");
         d_ring = static_cast<char*>(ring);
-        const blade_copy_kind kind = blade_device_is_gpu_like(blade_device_id()) ? BLADE_COPY_HOST_TO_DEVICE
-                                                                                 : BLADE_COPY_HOST_TO_HOST;
-        check(blade_memcpy(blade_device_id(), d_ring, d_pattern.data(), d_pattern.size(), kind, stream()),
+        const blade_copy_kind kind = blade_device_is_gpu_like(blade_device_id())
+                                         ? BLADE_COPY_HOST_TO_DEVICE
+                                         : BLADE_COPY_HOST_TO_HOST;
+        check(blade_memcpy(
+                  blade_device_id(), d_ring, d_pattern.data(), d_pattern.size(), kind, stream()),
               "uploading the chunks");
         synchronize();
         d_ring_items = static_cast<int64_t>(d_pattern.size() / output_item_size());
@@ -124,14 +134,16 @@ int device_source_impl::work(int noutput_items,
             n = static_cast<int>(std::min<int64_t>(n, d_limit - d_emitted));
         auto* out = static_cast<char*>(output_items[0]);
         const size_t item = output_item_size();
-        const blade_copy_kind kind = blade_device_is_gpu_like(blade_device_id()) ? BLADE_COPY_DEVICE_TO_DEVICE
-                                                                                 : BLADE_COPY_HOST_TO_HOST;
+        const blade_copy_kind kind = blade_device_is_gpu_like(blade_device_id())
+                                         ? BLADE_COPY_DEVICE_TO_DEVICE
+                                         : BLADE_COPY_HOST_TO_HOST;
         for (int i = 0; i < n; i++) {
             char* slot = out + i * item;
             if (!d_refill && !d_filled.insert(slot).second)
                 continue; // written once already: left as it is
             const char* chunk = d_ring + ((d_emitted + i) % d_ring_items) * item;
-            check(blade_memcpy(blade_device_id(), slot, chunk, item, kind, stream()), "emitting a chunk");
+            check(blade_memcpy(blade_device_id(), slot, chunk, item, kind, stream()),
+                  "emitting a chunk");
         }
         synchronize();
         d_emitted += n;

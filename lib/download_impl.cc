@@ -58,19 +58,16 @@ download_impl::~download_impl() { unpin_output_buffer(); }
 
 void download_impl::pin_output_buffer()
 {
-    if (blade_device_id().kind != BLADE_DEVICE_CUDA || !detail() ||
-        detail()->noutputs() < 1)
+    if (blade_device_id().kind != BLADE_DEVICE_CUDA || !detail() || detail()->noutputs() < 1)
         return;
     gr::buffer_sptr buffer = detail()->output(0);
     void* base = const_cast<char*>(buffer->base());
-    const size_t bytes =
-        static_cast<size_t>(buffer->bufsize()) * buffer->get_sizeof_item();
+    const size_t bytes = static_cast<size_t>(buffer->bufsize()) * buffer->get_sizeof_item();
     if (blade_host_register(blade_device_id(), base, bytes) == BLADE_OK)
         d_pinned = base;
     else
-        d_logger->info(
-            "could not page-lock the output buffer ({}); copies will be slower",
-            blade_last_error());
+        d_logger->info("could not page-lock the output buffer ({}); copies will be slower",
+                       blade_last_error());
 }
 
 void download_impl::unpin_output_buffer()
@@ -87,11 +84,10 @@ void download_impl::find_input_memory()
     gr::buffer_sptr buffer = detail()->input(0)->buffer();
     d_input_on_device = dynamic_cast<const device_buffer*>(buffer.get()) != nullptr;
     if (!d_input_on_device)
-        d_logger->warn(
-            "input comes from the host block {}: the chunks are already in host "
-            "memory and this block only copies them; connect the host blocks "
-            "directly instead",
-            buffer->link()->identifier());
+        d_logger->warn("input comes from the host block {}: the chunks are already in host "
+                       "memory and this block only copies them; connect the host blocks "
+                       "directly instead",
+                       buffer->link()->identifier());
 }
 
 bool download_impl::start()
@@ -121,12 +117,8 @@ int download_impl::work(int noutput_items,
             d_input_on_device ? BLADE_COPY_DEVICE_TO_HOST : BLADE_COPY_HOST_TO_HOST;
         // One counted copy per chunk (so copy_stats() counts chunks).
         for (int i = 0; i < noutput_items; i++)
-            check(blade_memcpy(blade_device_id(),
-                               out + i * size,
-                               in + i * size,
-                               bytes,
-                               kind,
-                               stream()),
+            check(blade_memcpy(
+                      blade_device_id(), out + i * size, in + i * size, bytes, kind, stream()),
                   "download");
         synchronize();
         return noutput_items;

@@ -18,8 +18,8 @@ duplicate::sptr duplicate::make(const std::vector<int64_t>& shape,
                            parse_shape(shape, "blade.duplicate shape"));
     if (copies < 1 || copies > BLADE_DUPLICATE_MAX_COPIES)
         throw std::invalid_argument("blade.duplicate: copies must be 1 to " +
-                                    std::to_string(BLADE_DUPLICATE_MAX_COPIES) +
-                                    ", got " + std::to_string(copies));
+                                    std::to_string(BLADE_DUPLICATE_MAX_COPIES) + ", got " +
+                                    std::to_string(copies));
     return gnuradio::make_block_sptr<duplicate_impl>(
         spec, copies, device, resolve_device(device, "duplicate"));
 }
@@ -60,10 +60,8 @@ int duplicate_impl::work(int noutput_items,
         for (int i = 0; i < noutput_items; i++) {
             const blade_tensor input = tensor(input_spec(0), in + i * size);
             for (int c = 0; c < d_copies; c++)
-                outputs[c] = tensor(output_spec(c),
-                                    static_cast<char*>(output_items[c]) + i * size);
-            check(blade_duplicate_process(
-                      d_duplicate, &input, outputs.data(), d_copies, stream()),
+                outputs[c] = tensor(output_spec(c), static_cast<char*>(output_items[c]) + i * size);
+            check(blade_duplicate_process(d_duplicate, &input, outputs.data(), d_copies, stream()),
                   "duplicate");
         }
         synchronize();

@@ -14,10 +14,9 @@ namespace blade {
 
 namespace {
 
-const char* const override_keys[] = { "source_name", "rawdatafile", "telescope_id",
-                                      "machine_id",  "fch1",        "foff",
-                                      "tstart",      "tsamp",       "nfpc",
-                                      "ra",          "dec" };
+const char* const override_keys[] = { "source_name", "rawdatafile", "telescope_id", "machine_id",
+                                      "fch1",        "foff",        "tstart",       "tsamp",
+                                      "nfpc",        "ra",          "dec" };
 
 double number(const std::map<std::string, std::string>& values, const std::string& key)
 {
@@ -29,8 +28,8 @@ double number(const std::map<std::string, std::string>& values, const std::strin
             return value;
     } catch (const std::exception&) {
     }
-    throw std::invalid_argument("blade.filterbank_sink overrides: " + key + " = '" +
-                                text + "' is not a number");
+    throw std::invalid_argument("blade.filterbank_sink overrides: " + key + " = '" + text +
+                                "' is not a number");
 }
 
 /* Refuse unknown keys (SIGPROC readers misread files with keys they do not know)
@@ -64,10 +63,9 @@ filterbank_sink::make(const std::string& stem,
 {
     const blade_shape extents = parse_shape(shape, "blade.filterbank_sink shape");
     if (extents.rank != 4)
-        throw std::invalid_argument(
-            "blade.filterbank_sink shape: expected [B, F, T, P] (beams, "
-            "channels, spectra, IFs), got " +
-            std::to_string(extents.rank) + " axes");
+        throw std::invalid_argument("blade.filterbank_sink shape: expected [B, F, T, P] (beams, "
+                                    "channels, spectra, IFs), got " +
+                                    std::to_string(extents.rank) + " axes");
     blade_filterbank_format file_format;
     if (format == "fil")
         file_format = BLADE_FILTERBANK_FIL;
@@ -77,11 +75,9 @@ filterbank_sink::make(const std::string& stem,
         throw std::invalid_argument("blade.filterbank_sink format: '" + format +
                                     "' is neither \"fil\" nor \"h5\"");
     if (file_format == BLADE_FILTERBANK_FBH5 && !blade_filterbank_fbh5_available())
-        throw std::invalid_argument(
-            "blade.filterbank_sink: this build has no HDF5, so it "
-            "cannot write .h5; use format \"fil\"");
-    if (file_format == BLADE_FILTERBANK_FBH5 &&
-        extents.dims[1] < BLADE_FBH5_BLIMPY_MINIMUM)
+        throw std::invalid_argument("blade.filterbank_sink: this build has no HDF5, so it "
+                                    "cannot write .h5; use format \"fil\"");
+    if (file_format == BLADE_FILTERBANK_FBH5 && extents.dims[1] < BLADE_FBH5_BLIMPY_MINIMUM)
         throw std::invalid_argument(
             "blade.filterbank_sink: " + std::to_string(extents.dims[1]) +
             " channels: blimpy refuses FBH5 files with fewer than 3 channels; write "
@@ -92,10 +88,9 @@ filterbank_sink::make(const std::string& stem,
                                     "' is not \"auto\", \"beam\" or \"antenna\"");
     check_overrides(overrides, "blade.filterbank_sink overrides");
     if (static_cast<int64_t>(file_overrides.size()) > extents.dims[0])
-        throw std::invalid_argument("blade.filterbank_sink file_overrides: " +
-                                    std::to_string(file_overrides.size()) +
-                                    " entries for " + std::to_string(extents.dims[0]) +
-                                    " files");
+        throw std::invalid_argument(
+            "blade.filterbank_sink file_overrides: " + std::to_string(file_overrides.size()) +
+            " entries for " + std::to_string(extents.dims[0]) + " files");
     for (size_t b = 0; b < file_overrides.size(); b++)
         check_overrides(file_overrides[b],
                         "blade.filterbank_sink file_overrides[" + std::to_string(b) + "]");
@@ -168,11 +163,10 @@ void filterbank_sink_impl::close_files()
         if (blade_filterbank_writer_close(writer) != BLADE_OK)
             fail(d_logger, std::string("blade.filterbank_sink: ") + blade_last_error());
         if (d_format == BLADE_FILTERBANK_FBH5 && spectra < BLADE_FBH5_BLIMPY_MINIMUM)
-            d_logger->warn(
-                "{} holds {} spectra: blimpy refuses FBH5 files with fewer than 3 "
-                "spectra (h5py and sigpyproc read it; run longer or write .fil)",
-                blade_filterbank_writer_path(writer),
-                spectra);
+            d_logger->warn("{} holds {} spectra: blimpy refuses FBH5 files with fewer than 3 "
+                           "spectra (h5py and sigpyproc read it; run longer or write .fil)",
+                           blade_filterbank_writer_path(writer),
+                           spectra);
     }
     if (!d_writers.empty())
         d_logger->info("wrote {} spectra to each of {} file(s) {} ...",
@@ -186,7 +180,8 @@ void filterbank_sink_impl::apply_identity(blade_observation& obs,
                                           const std::map<std::string, std::string>& values)
 {
     if (values.count("source_name"))
-        std::snprintf(obs.source_name, sizeof obs.source_name, "%s", values.at("source_name").c_str());
+        std::snprintf(
+            obs.source_name, sizeof obs.source_name, "%s", values.at("source_name").c_str());
     if (values.count("ra") != values.count("dec"))
         throw std::runtime_error("blade.filterbank_sink: ra and dec overrides come together");
     if (values.count("ra")) {
@@ -219,13 +214,12 @@ void filterbank_sink_impl::open_files()
     else if (!tagged.has_frequency)
         missing += " blade_chan_bw (or foff)";
     if (given("tstart"))
-        obs.unix_start =
-            (number(d_overrides, "tstart") - BLADE_MJD_OF_UNIX_EPOCH) * 86400.0;
+        obs.unix_start = (number(d_overrides, "tstart") - BLADE_MJD_OF_UNIX_EPOCH) * 86400.0;
     else if (!tagged.has_time)
         missing += " blade_time_start_unix (or tstart)";
     if (!missing.empty())
-        throw std::runtime_error("blade.filterbank_sink: the first chunk lacks the tags" +
-                                 missing + ", and no override gives them");
+        throw std::runtime_error("blade.filterbank_sink: the first chunk lacks the tags" + missing +
+                                 ", and no override gives them");
     if (given("nfpc"))
         obs.nfpc = static_cast<int64_t>(number(d_overrides, "nfpc"));
     apply_identity(obs, d_overrides);
@@ -234,14 +228,12 @@ void filterbank_sink_impl::open_files()
     if (d_aspect == "auto")
         label = tagged.aspect == "antenna" ? "ant" : "beam";
     const blade_shape& shape = input_spec(0).shape;
-    const std::string rawdatafile =
-        given("rawdatafile") ? d_overrides.at("rawdatafile") : "";
+    const std::string rawdatafile = given("rawdatafile") ? d_overrides.at("rawdatafile") : "";
     // Each beam's file names its own source and direction (the blade_beams tag of
     // a beamformer); without them, a beam file must not claim the boresight's.
     const std::vector<beam_identity>& identities = tagged.beams.beams;
     const bool beams = label == "beam" && tagged.aspect == "beam";
-    const bool identified =
-        beams && static_cast<int64_t>(identities.size()) == shape.dims[0];
+    const bool identified = beams && static_cast<int64_t>(identities.size()) == shape.dims[0];
     if (beams && !identified && obs.has_position && !given("ra")) {
         d_logger->warn("the beams have no blade_beams tag (from blade.phasor through "
                        "blade.beamformer) that says where each points: their files get no "
@@ -250,8 +242,7 @@ void filterbank_sink_impl::open_files()
     }
     for (int64_t b = 0; b < shape.dims[0]; b++) {
         char name[4096];
-        blade_filterbank_file_name(
-            d_stem.c_str(), label.c_str(), b, d_format, name, sizeof name);
+        blade_filterbank_file_name(d_stem.c_str(), label.c_str(), b, d_format, name, sizeof name);
         blade_filterbank_config config = {};
         config.path = name;
         config.format = d_format;
@@ -272,9 +263,8 @@ void filterbank_sink_impl::open_files()
         }
         if (b < static_cast<int64_t>(d_file_overrides.size()))
             apply_identity(config.observation, d_file_overrides[b]);
-        config.telescope_id = given("telescope_id")
-                                  ? static_cast<int>(number(d_overrides, "telescope_id"))
-                                  : -1;
+        config.telescope_id =
+            given("telescope_id") ? static_cast<int>(number(d_overrides, "telescope_id")) : -1;
         // rawspec's machine id, which Breakthrough Listen's files carry.
         config.machine_id =
             given("machine_id") ? static_cast<int>(number(d_overrides, "machine_id")) : 20;
@@ -294,13 +284,11 @@ int filterbank_sink_impl::work(int noutput_items,
             return static_cast<int>(WORK_DONE);
         const auto* in = static_cast<const char*>(input_items[0]);
         const blade_shape& shape = input_spec(0).shape;
-        const int64_t B = shape.dims[0], F = shape.dims[1], T = shape.dims[2],
-                      P = shape.dims[3];
+        const int64_t B = shape.dims[0], F = shape.dims[1], T = shape.dims[2], P = shape.dims[3];
         for (int i = 0; i < noutput_items; i++) {
             if (d_writers.empty())
                 open_files();
-            const auto* chunk =
-                reinterpret_cast<const float*>(in + i * input_item_size());
+            const auto* chunk = reinterpret_cast<const float*>(in + i * input_item_size());
             const int64_t slice_dims[3] = { F, T, P };
             blade_shape slice_shape;
             check(blade_shape_make(slice_dims, 3, &slice_shape), "slice");

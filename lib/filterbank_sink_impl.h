@@ -20,7 +20,7 @@ public:
                          blade_filterbank_format format,
                          const std::string& aspect,
                          const std::map<std::string, std::string>& overrides,
-    const std::vector<std::map<std::string, std::string>>& file_overrides);
+                         const std::vector<std::map<std::string, std::string>>& file_overrides);
     ~filterbank_sink_impl() override;
 
     std::vector<std::string> files() const override;

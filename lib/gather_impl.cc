@@ -1,8 +1,8 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: MIT */
 
-#include "gather_impl.h"
 #include "chunk_group_tags.h"
+#include "gather_impl.h"
 
 #include <gnuradio/blade/metadata.h>
 #include <gnuradio/io_signature.h>
@@ -20,11 +20,14 @@ gather::sptr gather::make(const std::vector<int64_t>& shape,
                           const std::string& device)
 {
     const blade_shape extents = parse_shape(shape, "blade.gather shape");
-    const blade_gather_config config = { parse_dtype(dtype, "blade.gather dtype"), axis, multiplier };
+    const blade_gather_config config = { parse_dtype(dtype, "blade.gather dtype"),
+                                         axis,
+                                         multiplier };
     // Validate with the core first: the output shape and the decimation must be
     // known before the block exists.
     blade_gather* probe = nullptr;
-    throw_on_error(blade_gather_create(&probe, &config, &extents, blade_device_cpu()), "blade.gather");
+    throw_on_error(blade_gather_create(&probe, &config, &extents, blade_device_cpu()),
+                   "blade.gather");
     const tensor_spec output(config.dtype, blade_gather_output_shape(probe));
     blade_gather_destroy(probe);
     if (multiplier > std::numeric_limits<int>::max())

@@ -51,10 +51,8 @@ const char* kind_name(blade_guppi_value_kind kind)
 /* The cards of `header`, which is destroyed. */
 std::vector<guppi_card> cards_of(blade_guppi_header* header);
 
-guppi_description describe_guppi(const std::string& path,
-                                 bool single_file,
-                                 const std::string& on_gap,
-                                 double max_gap)
+guppi_description
+describe_guppi(const std::string& path, bool single_file, const std::string& on_gap, double max_gap)
 {
     const auto reader = scan(path, single_file, parse_gap_policy(on_gap), max_gap);
     const blade_guppi_recording* rec = blade_guppi_reader_recording(reader.get());
@@ -81,14 +79,12 @@ guppi_description describe_guppi(const std::string& path,
     return d;
 }
 
-std::vector<guppi_card>
-read_guppi_header(const std::string& path, int64_t block, bool single_file)
+std::vector<guppi_card> read_guppi_header(const std::string& path, int64_t block, bool single_file)
 {
     // Gaps do not matter for reading a header: no bound on them here.
     const auto reader = scan(path, single_file, BLADE_GUPPI_GAP_STOP);
     blade_guppi_header* header = nullptr;
-    throw_on_error(blade_guppi_reader_block_header(reader.get(), block, &header),
-                   "GUPPI RAW");
+    throw_on_error(blade_guppi_reader_block_header(reader.get(), block, &header), "GUPPI RAW");
     return cards_of(header);
 }
 

@@ -37,9 +37,9 @@ guppi_sink::sptr guppi_sink::make(const std::string& stem,
     blade_guppi_writer* writer = nullptr;
     try {
         for (const auto& card : header)
-            throw_on_error(blade_guppi_header_set_raw(
-                               extra, card.first.c_str(), card.second.c_str()),
-                           "blade.guppi_sink header");
+            throw_on_error(
+                blade_guppi_header_set_raw(extra, card.first.c_str(), card.second.c_str()),
+                "blade.guppi_sink header");
         throw_on_error(blade_guppi_writer_create(&writer, &config, &input.shape),
                        "blade.guppi_sink");
         // Checks the extra cards now (geometry keys cannot be set by hand).
@@ -95,8 +95,8 @@ bool guppi_sink_impl::stop()
             fail(d_logger, std::string("blade.guppi_sink: ") + blade_last_error());
         const int64_t dropped = blade_guppi_writer_discarded_samples(d_writer);
         if (dropped > 0)
-            d_logger->warn(
-                "the last {} samples did not fill a block and were not written", dropped);
+            d_logger->warn("the last {} samples did not fill a block and were not written",
+                           dropped);
         if (blade_guppi_writer_blocks(d_writer) == 0)
             d_logger->warn("no complete block arrived: nothing was written");
         else
@@ -134,7 +134,8 @@ void guppi_sink_impl::name_beams(const tagged_observation& tagged, blade_observa
                   "beam names");
         }
     if (count == 1) {
-        std::snprintf(observation.source_name, sizeof observation.source_name, "%s", beams[0].name.c_str());
+        std::snprintf(
+            observation.source_name, sizeof observation.source_name, "%s", beams[0].name.c_str());
         observation.ra = beams[0].ra;
         observation.dec = beams[0].dec;
         observation.has_position = beams[0].has_position;
@@ -150,8 +151,7 @@ void guppi_sink_impl::describe_stream()
     blade_observation observation = tagged.observation;
     if (!tagged.has_tsamp) {
         double tbin = 0;
-        if (blade_guppi_header_get_real(d_extra, "TBIN", &tbin) != BLADE_OK ||
-            !(tbin > 0))
+        if (blade_guppi_header_get_real(d_extra, "TBIN", &tbin) != BLADE_OK || !(tbin > 0))
             throw std::runtime_error(
                 "blade.guppi_sink: the first chunk has no blade_tsamp tag and the header "
                 "gives no TBIN: the sample time is unknown");

@@ -19,10 +19,7 @@ public:
                     const tensor_spec& input);
     ~guppi_sink_impl() override;
 
-    int64_t blocks_written() const override
-    {
-        return blade_guppi_writer_blocks(d_writer);
-    }
+    int64_t blocks_written() const override { return blade_guppi_writer_blocks(d_writer); }
     std::vector<std::string> files() const override;
     size_t input_item_size() const override { return input_spec(0).item_size(); }
 

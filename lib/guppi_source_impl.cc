@@ -20,8 +20,7 @@ blade_guppi_gap_policy parse_gap_policy(const std::string& text)
         return BLADE_GUPPI_GAP_ZERO_FILL;
     if (text == "stop")
         return BLADE_GUPPI_GAP_STOP;
-    throw std::invalid_argument("on_gap: '" + text +
-                                "' is neither \"zero-fill\" nor \"stop\"");
+    throw std::invalid_argument("on_gap: '" + text + "' is neither \"zero-fill\" nor \"stop\"");
 }
 
 guppi_source::sptr guppi_source::make(const std::string& path,
@@ -55,8 +54,7 @@ guppi_source::sptr guppi_source::make(const std::string& path,
     }
 }
 
-guppi_source_impl::guppi_source_impl(blade_guppi_reader* reader,
-                                     const tensor_spec& output)
+guppi_source_impl::guppi_source_impl(blade_guppi_reader* reader, const tensor_spec& output)
     : gr::sync_block("guppi_source",
                      gr::io_signature::make(0, 0, 0),
                      gr::io_signature::makev(1,
@@ -68,27 +66,25 @@ guppi_source_impl::guppi_source_impl(blade_guppi_reader* reader,
 {
     set_port_specs({}, { output });
     const blade_guppi_recording* rec = blade_guppi_reader_recording(reader);
-    d_logger->info(
-        "{}: {} file(s), {} blocks of {} samples ({} antennas x {} channels x {} "
-        "pol, {}-bit), {} chunks of {}",
-        blade_guppi_reader_file_name(reader, 0),
-        rec->nfiles,
-        rec->nblocks,
-        rec->ntime,
-        rec->nants,
-        rec->nchan,
-        rec->npol,
-        rec->nbits,
-        rec->chunks,
-        output.str());
+    d_logger->info("{}: {} file(s), {} blocks of {} samples ({} antennas x {} channels x {} "
+                   "pol, {}-bit), {} chunks of {}",
+                   blade_guppi_reader_file_name(reader, 0),
+                   rec->nfiles,
+                   rec->nblocks,
+                   rec->ntime,
+                   rec->nants,
+                   rec->nchan,
+                   rec->npol,
+                   rec->nbits,
+                   rec->chunks,
+                   output.str());
     for (int64_t i = 0; i < blade_guppi_reader_warning_count(reader); i++)
         d_logger->warn("{}", blade_guppi_reader_warning(reader, i));
     if (rec->chunks == 0)
-        d_logger->warn(
-            "the recording holds {} samples, fewer than one chunk of {}: nothing "
-            "will be emitted",
-            rec->stream_samples,
-            output.shape.dims[2]);
+        d_logger->warn("the recording holds {} samples, fewer than one chunk of {}: nothing "
+                       "will be emitted",
+                       rec->stream_samples,
+                       output.shape.dims[2]);
 }
 
 guppi_source_impl::~guppi_source_impl() { blade_guppi_reader_close(d_reader); }
@@ -102,15 +98,9 @@ std::vector<std::string> guppi_source_impl::files() const
     return names;
 }
 
-int64_t guppi_source_impl::chunks() const
-{
-    return blade_guppi_reader_recording(d_reader)->chunks;
-}
+int64_t guppi_source_impl::chunks() const { return blade_guppi_reader_recording(d_reader)->chunks; }
 
-double guppi_source_impl::tsamp() const
-{
-    return blade_guppi_reader_recording(d_reader)->tbin;
-}
+double guppi_source_impl::tsamp() const { return blade_guppi_reader_recording(d_reader)->tbin; }
 
 int64_t guppi_source_impl::zero_filled_blocks() const
 {
@@ -147,8 +137,7 @@ void guppi_source_impl::tag_chunk(uint64_t offset, const blade_guppi_chunk& chun
     add(tag::jd_start, pmt::from_double(chunk.jd_start));
     add(tag::jd_mid, pmt::from_double(chunk.jd_mid));
     add(tag::block_index, pmt::from_long(static_cast<long>(chunk.block_index)));
-    add(tag::file_name,
-        pmt::intern(blade_guppi_reader_file_name(d_reader, chunk.file_index)));
+    add(tag::file_name, pmt::intern(blade_guppi_reader_file_name(d_reader, chunk.file_index)));
     add(tag::aspect, pmt::intern("antenna"));
     if (chunk.zero_filled_blocks > 0)
         add(tag::dropped, pmt::from_long(static_cast<long>(chunk.zero_filled_blocks)));
@@ -163,20 +152,18 @@ void guppi_source_impl::log_end()
 {
     const blade_guppi_reader_stats stats = blade_guppi_reader_get_stats(d_reader);
     const blade_guppi_recording* rec = blade_guppi_reader_recording(d_reader);
-    d_logger->info(
-        "end of the recording: {} chunks, {} blocks ({} bytes) read, {} missing "
-        "blocks zero-filled",
-        stats.chunks,
-        stats.blocks_read,
-        stats.bytes_read,
-        stats.zero_filled_blocks);
+    d_logger->info("end of the recording: {} chunks, {} blocks ({} bytes) read, {} missing "
+                   "blocks zero-filled",
+                   stats.chunks,
+                   stats.blocks_read,
+                   stats.bytes_read,
+                   stats.zero_filled_blocks);
     if (stats.stopped_at_gap)
-        d_logger->warn(
-            "stopped at the first gap (on_gap=stop): {} gap(s), {} missing blocks "
-            "in the recording; {} complete blocks after the gap were not read",
-            rec->gaps,
-            rec->missing_blocks,
-            rec->nblocks - stats.blocks_read);
+        d_logger->warn("stopped at the first gap (on_gap=stop): {} gap(s), {} missing blocks "
+                       "in the recording; {} complete blocks after the gap were not read",
+                       rec->gaps,
+                       rec->missing_blocks,
+                       rec->nblocks - stats.blocks_read);
     if (stats.samples_left > 0)
         d_logger->info("the last {} samples are fewer than a chunk and were not emitted",
                        stats.samples_left);
@@ -190,8 +177,7 @@ int guppi_source_impl::work(int noutput_items,
         if (d_ended)
             return static_cast<int>(WORK_DONE);
         auto* out = static_cast<char*>(output_items[0]);
-        auto* times =
-            output_items.size() > 1 ? static_cast<chunk_time*>(output_items[1]) : nullptr;
+        auto* times = output_items.size() > 1 ? static_cast<chunk_time*>(output_items[1]) : nullptr;
         const size_t item_size = output_item_size();
         int produced = 0;
         for (; produced < noutput_items; produced++) {

@@ -36,8 +36,7 @@ chain_end beamform(bundle_chain& chain,
     phasing.delays = o.delays;
     phasing.beams = o.beams;
     phasing.device = chain.device();
-    auto phasors =
-        phasor::make_from_recipe(setup.axis.channelized(rate), setup.recipe, phasing);
+    auto phasors = phasor::make_from_recipe(setup.axis.channelized(rate), setup.recipe, phasing);
     chain.connect(times, phasors, 0);
 
     auto beamformer = gr::blade::beamformer::make(voltages.shape,
@@ -51,7 +50,9 @@ chain_end beamform(bundle_chain& chain,
     chain.connect(voltages, beamformer, 0);
     chain.connect(chain_end{ phasors, 0, phasors->output_shape(), "cf32", 1 }, beamformer, 1);
     beams = beamformer->beams();
-    return chain_end{ beamformer, 0, beamformer->output_shape(), setup.voltage_type, voltages.chunks_per_item };
+    return chain_end{
+        beamformer, 0, beamformer->output_shape(), setup.voltage_type, voltages.chunks_per_item
+    };
 }
 
 chain_end build_beamforming_bundle(gr::hier_block2& hier,
@@ -63,23 +64,27 @@ chain_end build_beamforming_bundle(gr::hier_block2& hier,
     const std::string& type = setup.options.input_type;
     if (devices.size() == 1) {
         bundle_chain chain(hier, name, devices[0]);
-        return stages(chain, setup, chain.input(0, setup.shape, type), chain.input(1, {}, "chunk_time"));
+        return stages(
+            chain, setup, chain.input(0, setup.shape, type), chain.input(1, {}, "chunk_time"));
     }
     // Sub-band n is channels n F/parts onwards of the chunks: its phasor block places
     // its channels, and looks up their calibration rows, from there.
-    return build_across_devices(
-        hier,
-        name,
-        devices,
-        setup.shape,
-        type,
-        true,
-        [&](bundle_chain& chain, const chain_end& voltages, const chain_end& times, int64_t subband) {
-            beamforming_setup part = setup;
-            part.shape = voltages.shape;
-            part.axis = setup.axis.channels(subband * voltages.shape[1], voltages.shape[1]);
-            return stages(chain, part, voltages, times);
-        });
+    return build_across_devices(hier,
+                                name,
+                                devices,
+                                setup.shape,
+                                type,
+                                true,
+                                [&](bundle_chain& chain,
+                                    const chain_end& voltages,
+                                    const chain_end& times,
+                                    int64_t subband) {
+                                    beamforming_setup part = setup;
+                                    part.shape = voltages.shape;
+                                    part.axis = setup.axis.channels(subband * voltages.shape[1],
+                                                                    voltages.shape[1]);
+                                    return stages(chain, part, voltages, times);
+                                });
 }
 
 void check_beamforming_inputs(const std::vector<int64_t>& shape,
@@ -96,19 +101,18 @@ void check_beamforming_inputs(const std::vector<int64_t>& shape,
             " channels, the chunks have F = " + std::to_string(shape[1]) +
             " (take Recording.observation of the channels read, or observation.channels())");
     if (recipe.antennas != shape[0])
-        throw std::invalid_argument(what + ": " + recipe.path + " is for " +
-                                    std::to_string(recipe.antennas) +
-                                    " antennas (/diminfo/nants), the chunks have A = " +
-                                    std::to_string(shape[0]));
+        throw std::invalid_argument(
+            what + ": " + recipe.path + " is for " + std::to_string(recipe.antennas) +
+            " antennas (/diminfo/nants), the chunks have A = " + std::to_string(shape[0]));
 }
 
 gr::io_signature::sptr beamforming_inputs(const std::vector<int64_t>& shape,
                                           const std::string& input_type)
 {
-    return gr::io_signature::makev(
-        2,
-        2,
-        { static_cast<int>(bundle_item_size(shape, input_type)), static_cast<int>(sizeof(chunk_time)) });
+    return gr::io_signature::makev(2,
+                                   2,
+                                   { static_cast<int>(bundle_item_size(shape, input_type)),
+                                     static_cast<int>(sizeof(chunk_time)) });
 }
 
 mode_b::sptr mode_b::make(const std::vector<int64_t>& shape,
@@ -119,7 +123,8 @@ mode_b::sptr mode_b::make(const std::vector<int64_t>& shape,
     check_beamforming_inputs(shape, axis, recipe, "blade.mode_b");
     check_detector_mode(options.detector, true, "blade.mode_b");
     if (options.detector == "none" && options.integration != 1)
-        throw std::invalid_argument("blade.mode_b: integration " + std::to_string(options.integration) +
+        throw std::invalid_argument("blade.mode_b: integration " +
+                                    std::to_string(options.integration) +
                                     " needs a detector; voltages (detector \"none\") are not "
                                     "integrated");
     if (options.output_type != "cf32" && options.output_type != "cf16")
@@ -147,17 +152,20 @@ mode_b_impl::mode_b_impl(const beamforming_setup& setup, const std::vector<std::
 {
     const std::string& detector = setup.options.detector;
     const int64_t integration = setup.options.integration;
-    finish(build_beamforming_bundle(
-        *this,
-        "mode_b",
-        setup,
-        devices,
-        [&](bundle_chain& chain, const beamforming_setup& part, const chain_end& voltages, const chain_end& times) {
-            chain_end beams = beamform(chain, part, voltages, times, d_beams);
-            if (detector != "none")
-                beams = chain.detect(beams, detector, integration);
-            return beams;
-        }));
+    finish(build_beamforming_bundle(*this,
+                                    "mode_b",
+                                    setup,
+                                    devices,
+                                    [&](bundle_chain& chain,
+                                        const beamforming_setup& part,
+                                        const chain_end& voltages,
+                                        const chain_end& times) {
+                                        chain_end beams =
+                                            beamform(chain, part, voltages, times, d_beams);
+                                        if (detector != "none")
+                                            beams = chain.detect(beams, detector, integration);
+                                        return beams;
+                                    }));
 }
 
 } // namespace blade

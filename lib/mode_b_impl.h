@@ -17,7 +17,7 @@ struct beamforming_setup {
     std::vector<int64_t> shape; //!< [A, F, T, P] of the (sub-band's) chunks
     observation axis;           //!< of those chunks' coarse channels
     ::gr::blade::recipe recipe;
-    beamforming_options options; //!< channelizer_rate and incoherent set
+    beamforming_options options;  //!< channelizer_rate and incoherent set
     bool incoherent_sqrt = false; //!< the incoherent beam as a voltage-like square root
     std::string voltage_type = "cf32";
 };
@@ -38,8 +38,10 @@ chain_end beamform(bundle_chain& chain,
  * several: one sub-band per device, with the setup's shape and axis those of the
  * sub-band.
  */
-using beamforming_stages = std::function<chain_end(
-    bundle_chain& chain, const beamforming_setup& setup, const chain_end& voltages, const chain_end& times)>;
+using beamforming_stages = std::function<chain_end(bundle_chain& chain,
+                                                   const beamforming_setup& setup,
+                                                   const chain_end& voltages,
+                                                   const chain_end& times)>;
 chain_end build_beamforming_bundle(gr::hier_block2& hier,
                                    const std::string& name,
                                    const beamforming_setup& setup,
@@ -59,8 +61,7 @@ gr::io_signature::sptr beamforming_inputs(const std::vector<int64_t>& shape,
 class mode_b_impl : public bundle_impl<mode_b>
 {
 public:
-    mode_b_impl(const beamforming_setup& setup,
-                const std::vector<std::string>& devices);
+    mode_b_impl(const beamforming_setup& setup, const std::vector<std::string>& devices);
 
     int64_t beams() const override { return d_beams; }
 

@@ -53,7 +53,10 @@ mode_bh_impl::mode_bh_impl(const beamforming_setup& setup,
         "mode_bh",
         setup,
         devices,
-        [&](bundle_chain& chain, const beamforming_setup& part, const chain_end& voltages, const chain_end& times) {
+        [&](bundle_chain& chain,
+            const beamforming_setup& part,
+            const chain_end& voltages,
+            const chain_end& times) {
             chain_end spectra = beamform(chain, part, voltages, times, d_beams);
             spectra = chain.gather_time(spectra, o.gather);
             const int64_t rate = channelizer_rate == 0 ? spectra.shape[2] : channelizer_rate;

@@ -19,10 +19,10 @@ mode_h::sptr mode_h::make(const std::vector<int64_t>& shape, const spectrometer_
 mode_h_impl::mode_h_impl(const std::vector<int64_t>& shape,
                          const spectrometer_options& options,
                          const std::vector<std::string>& devices)
-    : gr::hier_block2(
-          "mode_h",
-          gr::io_signature::make(1, 1, static_cast<int>(bundle_item_size(shape, options.input_type))),
-          gr::io_signature::make(1, 1, sizeof(float))), // item size set once built
+    : gr::hier_block2("mode_h",
+                      gr::io_signature::make(
+                          1, 1, static_cast<int>(bundle_item_size(shape, options.input_type))),
+                      gr::io_signature::make(1, 1, sizeof(float))), // item size set once built
       bundle_impl(shape, options.input_type, devices)
 {
     const int64_t rate = options.channelizer_rate.value_or(1);

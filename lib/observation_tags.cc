@@ -20,7 +20,10 @@ void copy_name(char* out, const std::string& text)
     std::snprintf(out, BLADE_OBSERVATION_NAME_SIZE, "%s", text.c_str());
 }
 
-pmt::pmt_t reals(const std::vector<double>& values) { return pmt::init_f64vector(values.size(), values); }
+pmt::pmt_t reals(const std::vector<double>& values)
+{
+    return pmt::init_f64vector(values.size(), values);
+}
 
 } // namespace
 
@@ -48,7 +51,8 @@ pmt::pmt_t beams_tag_value(const beam_set& set)
     value = pmt::dict_add(value, pmt::mp("names"), names);
     value = pmt::dict_add(value, pmt::mp("ra"), reals(ra));
     value = pmt::dict_add(value, pmt::mp("dec"), reals(dec));
-    value = pmt::dict_add(value, pmt::mp("boresight"), reals({ set.boresight_ra, set.boresight_dec }));
+    value =
+        pmt::dict_add(value, pmt::mp("boresight"), reals({ set.boresight_ra, set.boresight_dec }));
     return value;
 }
 
@@ -144,8 +148,7 @@ tagged_observation observation_from_tags(const std::vector<gr::tag_t>& tags)
     return result;
 }
 
-std::vector<std::pair<std::string, pmt::pmt_t>>
-observation_tag_values(const blade_observation& obs)
+std::vector<std::pair<std::string, pmt::pmt_t>> observation_tag_values(const blade_observation& obs)
 {
     std::vector<std::pair<std::string, pmt::pmt_t>> tags = {
         { tag::time_start_unix, pmt::from_double(obs.unix_start) },

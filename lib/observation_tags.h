@@ -48,7 +48,7 @@ struct tagged_observation {
     bool has_frequency = false; //!< freq_first and chan_bw
     std::string aspect;         //!< "antenna", "beam" or "" (no tag)
     int64_t dropped_blocks = 0; //!< the dropped_blocks tag, 0 if none
-    beam_set beams; //!< the blade_beams tag; no beams if none
+    beam_set beams;             //!< the blade_beams tag; no beams if none
 };
 
 /*! Read the gr-blade tags among `tags` (unknown keys are ignored; nfpc defaults to 1). */

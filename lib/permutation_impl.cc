@@ -30,8 +30,8 @@ permutation::sptr permutation::make(const std::vector<int64_t>& shape,
     // Owned here until the block exists (its constructor may still throw).
     std::unique_ptr<blade_permutation, void (*)(blade_permutation*)> plan(
         created, blade_permutation_destroy);
-    auto block = gnuradio::make_block_sptr<permutation_impl>(
-        input, axes, device, resolved, plan.get());
+    auto block =
+        gnuradio::make_block_sptr<permutation_impl>(input, axes, device, resolved, plan.get());
     plan.release();
     return block;
 }
@@ -44,16 +44,15 @@ permutation_impl::permutation_impl(const tensor_spec& input,
     : gr::sync_block(
           "permutation",
           device_signature(device, 1, input.item_size()),
-          device_signature(device,
-                           1,
-                           tensor_spec(input.dtype, blade_permutation_output_shape(plan))
-                               .item_size())),
+          device_signature(
+              device,
+              1,
+              tensor_spec(input.dtype, blade_permutation_output_shape(plan)).item_size())),
       device_block("permutation", requested_device, device),
       d_axes(axes),
       d_plan(plan)
 {
-    set_port_specs({ input },
-                   { tensor_spec(input.dtype, blade_permutation_output_shape(plan)) });
+    set_port_specs({ input }, { tensor_spec(input.dtype, blade_permutation_output_shape(plan)) });
     log_device_choice(d_logger);
 }
 
@@ -75,8 +74,7 @@ int permutation_impl::work(int noutput_items,
                           output_items,
                           "permutation",
                           [this](const blade_tensor& in, blade_tensor& out) {
-                              return blade_permutation_process(
-                                  d_plan, &in, &out, stream());
+                              return blade_permutation_process(d_plan, &in, &out, stream());
                           });
 }
 

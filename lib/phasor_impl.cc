@@ -1,8 +1,8 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: MIT */
 
-#include "phasor_impl.h"
 #include "observation_tags.h"
+#include "phasor_impl.h"
 #include <gnuradio/blade/metadata.h>
 #include <gnuradio/io_signature.h>
 
@@ -30,8 +30,7 @@ blade_device checked_device(const phasor_setup& setup, const std::string& device
 {
     const blade_device resolved = resolve_device(device, "phasor");
     blade_phasor* probe = nullptr;
-    throw_on_error(blade_phasor_create(&probe, &setup.config, blade_device_cpu()),
-                   "blade.phasor");
+    throw_on_error(blade_phasor_create(&probe, &setup.config, blade_device_cpu()), "blade.phasor");
     blade_phasor_destroy(probe);
     return resolved;
 }
@@ -81,8 +80,7 @@ std::vector<gr_complex> pmt_complexes(const pmt::pmt_t& value)
             out.emplace_back(static_cast<float>(v.real()), static_cast<float>(v.imag()));
         return out;
     }
-    throw std::invalid_argument(
-        "message key 'calibration' must be a complex vector (c32 or c64)");
+    throw std::invalid_argument("message key 'calibration' must be a complex vector (c32 or c64)");
 }
 
 std::vector<std::vector<double>> pairs_of(const std::vector<double>& flat, const std::string& what)
@@ -98,7 +96,8 @@ std::vector<std::vector<double>> pairs_of(const std::vector<double>& flat, const
 
 } // namespace
 
-phasor::sptr phasor::make(const observation& axis, const array_geometry& array, const phasor_options& options)
+phasor::sptr
+phasor::make(const observation& axis, const array_geometry& array, const phasor_options& options)
 {
     phasor_setup setup;
     geometry_setup(setup, axis, array, options, "blade.phasor");
@@ -192,8 +191,7 @@ void phasor_impl::set_boresight(const std::vector<double>& boresight)
     d_beams_changed = true;
 }
 
-void phasor_impl::set_calibration(const std::vector<gr_complex>& calibration,
-                                  int64_t first_channel)
+void phasor_impl::set_calibration(const std::vector<gr_complex>& calibration, int64_t first_channel)
 {
     int64_t rows = 0;
     const std::vector<double> pairs = calibration_pairs(
@@ -208,8 +206,7 @@ void phasor_impl::handle_update(const pmt::pmt_t& message)
 {
     try {
         if (!pmt::is_dict(message))
-            throw std::invalid_argument(
-                "expected a dict with beams, boresight and/or calibration");
+            throw std::invalid_argument("expected a dict with beams, boresight and/or calibration");
         const pmt::pmt_t none = pmt::PMT_NIL;
         const pmt::pmt_t beams = pmt::dict_ref(message, pmt::mp("beams"), none);
         const pmt::pmt_t boresight = pmt::dict_ref(message, pmt::mp("boresight"), none);

@@ -1,8 +1,8 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: MIT */
 
-#include "phasor_setup.h"
 #include "device_block.h"
+#include "phasor_setup.h"
 
 #include <stdexcept>
 
@@ -38,10 +38,9 @@ std::vector<double> calibration_pairs(const std::vector<gr_complex>& calibration
     const int64_t per_row = antennas * polarizations;
     const int64_t size = static_cast<int64_t>(calibration.size());
     if (per_row < 1 || size % per_row != 0)
-        throw std::invalid_argument(
-            what + ": " + std::to_string(size) + " calibration values are not [A = " +
-            std::to_string(antennas) + ", rows, P = " + std::to_string(polarizations) +
-            "] flattened");
+        throw std::invalid_argument(what + ": " + std::to_string(size) +
+                                    " calibration values are not [A = " + std::to_string(antennas) +
+                                    ", rows, P = " + std::to_string(polarizations) + "] flattened");
     rows = size / per_row;
     std::vector<double> pairs(2 * calibration.size());
     for (size_t i = 0; i < calibration.size(); i++) {
@@ -70,8 +69,9 @@ void geometry_setup(phasor_setup& setup,
                     const std::string& what)
 {
     if (array.reference.size() != 3)
-        throw std::invalid_argument(what + ": reference must be (longitude rad, latitude "
-                                           "rad, altitude m), " +
+        throw std::invalid_argument(what +
+                                    ": reference must be (longitude rad, latitude "
+                                    "rad, altitude m), " +
                                     std::to_string(array.reference.size()) + " values given");
     if (array.boresight.size() != 2)
         throw std::invalid_argument(what + ": boresight must be (ra, dec) in radians, " +
@@ -79,12 +79,12 @@ void geometry_setup(phasor_setup& setup,
     setup.positions.clear();
     for (size_t a = 0; a < array.antenna_positions.size(); a++) {
         if (array.antenna_positions[a].size() != 3)
-            throw std::invalid_argument(what + ": antenna position " + std::to_string(a) +
-                                        " has " +
+            throw std::invalid_argument(what + ": antenna position " + std::to_string(a) + " has " +
                                         std::to_string(array.antenna_positions[a].size()) +
                                         " values; expected ECEF (x, y, z) in metres");
-        setup.positions.insert(
-            setup.positions.end(), array.antenna_positions[a].begin(), array.antenna_positions[a].end());
+        setup.positions.insert(setup.positions.end(),
+                               array.antenna_positions[a].begin(),
+                               array.antenna_positions[a].end());
     }
     split_directions(array.beams, setup.beam_ra, setup.beam_dec, what + " beams");
     const int64_t antennas = static_cast<int64_t>(array.antenna_positions.size());
@@ -133,9 +133,8 @@ void recipe_setup(phasor_setup& setup,
     setup.recipe.reset(read_bfr5_core(recipe), blade_bfr5_free);
     blade_bfr5* core = setup.recipe.get();
     if (!options.beams.empty())
-        throw_on_error(blade_bfr5_select_beams(core,
-                                               options.beams.data(),
-                                               static_cast<int64_t>(options.beams.size())),
+        throw_on_error(blade_bfr5_select_beams(
+                           core, options.beams.data(), static_cast<int64_t>(options.beams.size())),
                        what + " beams");
     setup.beam_names.clear();
     for (int64_t b = 0; core->source_names != nullptr && b < core->beams; b++)

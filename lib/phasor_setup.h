@@ -8,9 +8,9 @@
 #ifndef INCLUDED_BLADE_PHASOR_SETUP_H
 #define INCLUDED_BLADE_PHASOR_SETUP_H
 
-#include <blade/blade.h>
 #include <gnuradio/blade/phasor.h>
 #include <gnuradio/gr_complex.h>
+#include <blade/blade.h>
 
 #include <memory>
 #include <string>
@@ -21,10 +21,10 @@ namespace blade {
 
 /*! A core configuration and the storage it points into. Not copyable (pointers). */
 struct phasor_setup {
-    std::vector<double> positions;   // [A][3]
-    std::vector<double> beam_ra;     // [B]
-    std::vector<double> beam_dec;    // [B]
-    std::vector<double> calibration; // [A][rows][P] (re, im)
+    std::vector<double> positions;       // [A][3]
+    std::vector<double> beam_ra;         // [B]
+    std::vector<double> beam_dec;        // [B]
+    std::vector<double> calibration;     // [A][rows][P] (re, im)
     std::vector<std::string> beam_names; // [B]: the recipe's source names, or empty
     std::shared_ptr<blade_bfr5> recipe;
     blade_phasor_config config{};

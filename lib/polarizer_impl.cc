@@ -16,7 +16,8 @@ polarizer::sptr polarizer::make(const std::vector<int64_t>& shape,
     const tensor_spec chunk(BLADE_CF32, parse_shape(shape, "blade.polarizer shape"));
     blade_basis basis;
     if (blade_basis_parse(output_basis.c_str(), &basis) != BLADE_OK)
-        throw std::invalid_argument(std::string("blade.polarizer output_basis: ") + blade_last_error());
+        throw std::invalid_argument(std::string("blade.polarizer output_basis: ") +
+                                    blade_last_error());
     return gnuradio::make_block_sptr<polarizer_impl>(
         chunk, basis, device, resolve_device(device, "polarizer"));
 }

@@ -21,12 +21,10 @@ namespace gr {
 namespace blade {
 
 /*! The validated chunk of a stream adapter (std::invalid_argument naming `block`). */
-inline tensor_spec stream_chunk_spec(const std::vector<int64_t>& shape,
-                                     const std::string& block)
+inline tensor_spec stream_chunk_spec(const std::vector<int64_t>& shape, const std::string& block)
 {
     const tensor_spec spec(BLADE_CF32, parse_shape(shape, block + " shape"));
-    throw_on_error(
-        blade_stream_adapter_check(&spec.shape, blade_stream_count(&spec.shape)), block);
+    throw_on_error(blade_stream_adapter_check(&spec.shape, blade_stream_count(&spec.shape)), block);
     return spec;
 }
 
@@ -39,8 +37,7 @@ inline int stream_count(const tensor_spec& chunk)
 /*! Exactly one gr_complex port per stream. */
 inline gr::io_signature::sptr stream_signature(const tensor_spec& chunk)
 {
-    return gr::io_signature::make(
-        stream_count(chunk), stream_count(chunk), sizeof(gr_complex));
+    return gr::io_signature::make(stream_count(chunk), stream_count(chunk), sizeof(gr_complex));
 }
 
 /*! The receiver tags of UHD and other sources. */

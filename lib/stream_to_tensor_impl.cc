@@ -55,10 +55,8 @@ stream_to_tensor_impl::stream_to_tensor_impl(const tensor_spec& chunk,
     : gr::sync_decimator(
           "stream_to_tensor",
           stream_signature(chunk),
-          gr::io_signature::makev(1,
-                                  2,
-                                  { static_cast<int>(chunk.item_size()),
-                                    static_cast<int>(sizeof(chunk_time)) }),
+          gr::io_signature::makev(
+              1, 2, { static_cast<int>(chunk.item_size()), static_cast<int>(sizeof(chunk_time)) }),
           static_cast<unsigned>(chunk.shape.dims[2])),
       device_block("stream_to_tensor", "cpu", blade_device_cpu()),
       d_nstreams(stream_count(chunk)),
@@ -95,24 +93,19 @@ bool stream_to_tensor_impl::apply_receiver_tag(const gr::tag_t& tag)
         const bool pair = pmt::is_tuple(tag.value) && pmt::length(tag.value) == 2;
         const pmt::pmt_t whole = pair ? pmt::tuple_ref(tag.value, 0) : pmt::PMT_NIL;
         const pmt::pmt_t fraction = pair ? pmt::tuple_ref(tag.value, 1) : pmt::PMT_NIL;
-        if (pair && (pmt::is_uint64(whole) || pmt::is_integer(whole)) &&
-            pmt::is_real(fraction)) {
+        if (pair && (pmt::is_uint64(whole) || pmt::is_integer(whole)) && pmt::is_real(fraction)) {
             const int64_t seconds = pmt::is_uint64(whole)
                                         ? static_cast<int64_t>(pmt::to_uint64(whole))
                                         : pmt::to_long(whole);
-            blade_sample_clock_set_time(
-                &d_clock, sample, seconds, pmt::to_double(fraction));
+            blade_sample_clock_set_time(&d_clock, sample, seconds, pmt::to_double(fraction));
         } else if (double seconds; number_of(tag.value, seconds)) {
             const double whole_seconds = std::floor(seconds);
-            blade_sample_clock_set_time(&d_clock,
-                                        sample,
-                                        static_cast<int64_t>(whole_seconds),
-                                        seconds - whole_seconds);
+            blade_sample_clock_set_time(
+                &d_clock, sample, static_cast<int64_t>(whole_seconds), seconds - whole_seconds);
         } else {
-            d_logger->warn(
-                "rx_time tag at sample {} is neither (seconds, fraction) nor a "
-                "number: ignored",
-                tag.offset);
+            d_logger->warn("rx_time tag at sample {} is neither (seconds, fraction) nor a "
+                           "number: ignored",
+                           tag.offset);
         }
         return true;
     }
@@ -120,8 +113,7 @@ bool stream_to_tensor_impl::apply_receiver_tag(const gr::tag_t& tag)
         double rate = 0;
         number_of(tag.value, rate);
         if (blade_sample_clock_set_rate(&d_clock, sample, rate) != BLADE_OK)
-            d_logger->warn(
-                "rx_rate tag at sample {}: {}; ignored", tag.offset, blade_last_error());
+            d_logger->warn("rx_rate tag at sample {}: {}; ignored", tag.offset, blade_last_error());
         return true;
     }
     if (pmt::eq(tag.key, rx_freq_key())) {
@@ -169,8 +161,7 @@ int stream_to_tensor_impl::work(int noutput_items,
         const uint64_t first_chunk = nitems_written(0);
 
         std::vector<gr::tag_t> tags;
-        get_tags_in_range(
-            tags, 0, first_sample, first_sample + noutput_items * d_samples);
+        get_tags_in_range(tags, 0, first_sample, first_sample + noutput_items * d_samples);
         std::stable_sort(tags.begin(), tags.end(), gr::tag_t::offset_compare);
         size_t next_tag = 0;
 
@@ -179,27 +170,22 @@ int stream_to_tensor_impl::work(int noutput_items,
             // Receiver tags up to the chunk's first sample date it.
             for (; next_tag < tags.size() && tags[next_tag].offset <= start; next_tag++)
                 take_tag(tags[next_tag]);
-            for (size_t k = next_tag;
-                 k < tags.size() && tags[k].offset < start + d_samples;
-                 k++)
+            for (size_t k = next_tag; k < tags.size() && tags[k].offset < start + d_samples; k++)
                 if (pmt::eq(tags[k].key, rx_time_key()))
-                    d_logger->trace(
-                        "rx_time inside chunk {} (sample {}): the chunk keeps the "
-                        "time of its first sample; the new time applies from the "
-                        "next chunk",
-                        first_chunk + i,
-                        tags[k].offset);
+                    d_logger->trace("rx_time inside chunk {} (sample {}): the chunk keeps the "
+                                    "time of its first sample; the new time applies from the "
+                                    "next chunk",
+                                    first_chunk + i,
+                                    tags[k].offset);
 
             for (int s = 0; s < d_nstreams; s++)
-                d_streams[s] =
-                    static_cast<const gr_complex*>(input_items[s]) + i * d_samples;
-            check(
-                blade_streams_to_chunk(
-                    d_streams.data(), d_nstreams, &output_spec(0).shape, out + i * size),
-                "packing");
+                d_streams[s] = static_cast<const gr_complex*>(input_items[s]) + i * d_samples;
+            check(blade_streams_to_chunk(
+                      d_streams.data(), d_nstreams, &output_spec(0).shape, out + i * size),
+                  "packing");
 
-            const blade_chunk_times times = blade_sample_clock_chunk(
-                &d_clock, static_cast<int64_t>(start), d_samples);
+            const blade_chunk_times times =
+                blade_sample_clock_chunk(&d_clock, static_cast<int64_t>(start), d_samples);
             tag_chunk(first_chunk + i, times);
             if (times_out != nullptr) {
                 chunk_time& t = times_out[i];

@@ -1,9 +1,9 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: MIT */
 
-#include "subband_ports.h"
 #include "device_block.h"
 #include "device_buffer.h"
+#include "subband_ports.h"
 
 #include <gnuradio/blade/metadata.h>
 
@@ -32,17 +32,15 @@ subband_plan make_subband_plan(const std::vector<int64_t>& shape,
     return plan;
 }
 
-std::vector<blade_device> parse_port_devices(const std::vector<std::string>& names,
-                                             int64_t parts,
-                                             const std::string& block)
+std::vector<blade_device>
+parse_port_devices(const std::vector<std::string>& names, int64_t parts, const std::string& block)
 {
     std::vector<blade_device> devices;
     if (names.empty())
         return devices;
     if (static_cast<int64_t>(names.size()) != parts)
-        throw std::invalid_argument("blade." + block + " devices: " +
-                                    std::to_string(names.size()) + " given for " +
-                                    std::to_string(parts) +
+        throw std::invalid_argument("blade." + block + " devices: " + std::to_string(names.size()) +
+                                    " given for " + std::to_string(parts) +
                                     " sub-bands (one per sub-band, or none for host memory)");
     for (const auto& name : names)
         devices.push_back(resolve_device(name, block));
@@ -67,10 +65,10 @@ gr::io_signature::sptr subband_signature(int nports,
         return gr::io_signature::makev(nports, nports, sizes);
     gr::gr_vector_buffer_type types;
     for (int port = 0; port < nports; port++) {
-        const blade_device placement = port < static_cast<int>(placements.size()) &&
-                                               blade_device_is_gpu_like(placements[port])
-                                           ? placements[port]
-                                           : blade_device_cpu();
+        const blade_device placement =
+            port < static_cast<int>(placements.size()) && blade_device_is_gpu_like(placements[port])
+                ? placements[port]
+                : blade_device_cpu();
         types.push_back(std::cref(device_buffer::type_on(placement)));
     }
     return gr::io_signature::makev(nports, nports, sizes, types);
@@ -125,7 +123,8 @@ void subband_axis::observe(const gr::tag_t& tag)
     }
 }
 
-gr::tag_t subband_axis::for_subband(const gr::tag_t& tag, int64_t index, int64_t part_channels) const
+gr::tag_t
+subband_axis::for_subband(const gr::tag_t& tag, int64_t index, int64_t part_channels) const
 {
     if (index == 0)
         return tag;

@@ -10,9 +10,9 @@
 
 #include "device_block.h"
 
-#include <blade/blade.h>
 #include <gnuradio/io_signature.h>
 #include <gnuradio/tags.h>
+#include <blade/blade.h>
 
 #include <map>
 #include <string>
@@ -43,9 +43,8 @@ subband_plan make_subband_plan(const std::vector<int64_t>& shape,
  * host memory); otherwise exactly `parts` names, each resolved like a block's
  * device ("auto" included). Throws std::invalid_argument naming `block`.
  */
-std::vector<blade_device> parse_port_devices(const std::vector<std::string>& names,
-                                             int64_t parts,
-                                             const std::string& block);
+std::vector<blade_device>
+parse_port_devices(const std::vector<std::string>& names, int64_t parts, const std::string& block);
 
 /*! True when some port lives on a GPU or the emulated device. */
 bool any_gpu_like(const std::vector<blade_device>& devices);

@@ -38,11 +38,10 @@ tensor_to_stream::sptr tensor_to_stream::make(const std::vector<int64_t>& shape)
 }
 
 tensor_to_stream_impl::tensor_to_stream_impl(const tensor_spec& chunk)
-    : gr::sync_interpolator(
-          "tensor_to_stream",
-          gr::io_signature::make(1, 1, static_cast<int>(chunk.item_size())),
-          stream_signature(chunk),
-          static_cast<unsigned>(chunk.shape.dims[2])),
+    : gr::sync_interpolator("tensor_to_stream",
+                            gr::io_signature::make(1, 1, static_cast<int>(chunk.item_size())),
+                            stream_signature(chunk),
+                            static_cast<unsigned>(chunk.shape.dims[2])),
       device_block("tensor_to_stream", "cpu", blade_device_cpu()),
       d_nstreams(stream_count(chunk)),
       d_samples(chunk.shape.dims[2]),
@@ -71,8 +70,7 @@ void tensor_to_stream_impl::tag_every_port(uint64_t sample,
         add_item_tag(s, sample, key, value);
 }
 
-void tensor_to_stream_impl::convert_chunk_tags(const std::vector<gr::tag_t>& tags,
-                                               uint64_t chunk)
+void tensor_to_stream_impl::convert_chunk_tags(const std::vector<gr::tag_t>& tags, uint64_t chunk)
 {
     const uint64_t sample = chunk * static_cast<uint64_t>(d_samples);
     for (const gr::tag_t& t : tags) {
@@ -112,8 +110,7 @@ void tensor_to_stream_impl::convert_chunk_tags(const std::vector<gr::tag_t>& tag
     for (int64_t a = 0; a < shape.dims[0]; a++)
         for (int64_t f = 0; f < shape.dims[1]; f++)
             for (int64_t p = 0; p < shape.dims[3]; p++)
-                add_item_tag(
-                    port(a, f, p), sample, rx_freq_key(), pmt::from_double(freqs[f]));
+                add_item_tag(port(a, f, p), sample, rx_freq_key(), pmt::from_double(freqs[f]));
     d_sent_freqs = freqs;
 }
 

@@ -101,8 +101,26 @@ def apparent_place(direction, jd_utc, site, dut1=0.0):
     without refraction, its CIO-based right ascension moved to the equinox (ra - eo)."""
     day = math.floor(jd_utc - 0.5) + 0.5
     longitude, latitude, altitude = site
-    _, _, _, dec, ra, eo = erfa.atco13(direction[0], direction[1], 0.0, 0.0, 0.0, 0.0, day, jd_utc - day, dut1,
-                                       longitude, latitude, altitude, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    _, _, _, dec, ra, eo = erfa.atco13(
+        direction[0],
+        direction[1],
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        day,
+        jd_utc - day,
+        dut1,
+        longitude,
+        latitude,
+        altitude,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    )
     return float(numpy.mod(ra - eo, 2 * math.pi)), float(dec)
 
 
@@ -138,9 +156,27 @@ def _bytes(text):
     return numpy.bytes_(text.encode("utf8"))
 
 
-def write_uvh5(path, chunks, *, antenna_names, antenna_positions, site, times, integration_time, frequencies,
-               channel_width, phase_centre, phase_centre_name, telescope_name="ATA", instrument="gr-blade",
-               dut1=0.0, antenna_diameters=None, polarization_numbers=None, history="", overwrite=False):
+def write_uvh5(
+    path,
+    chunks,
+    *,
+    antenna_names,
+    antenna_positions,
+    site,
+    times,
+    integration_time,
+    frequencies,
+    channel_width,
+    phase_centre,
+    phase_centre_name,
+    telescope_name="ATA",
+    instrument="gr-blade",
+    dut1=0.0,
+    antenna_diameters=None,
+    polarization_numbers=None,
+    history="",
+    overwrite=False,
+):
     """
     Write the correlator's output as a UVH5 file.
 
@@ -167,8 +203,11 @@ def write_uvh5(path, chunks, *, antenna_names, antenna_positions, site, times, i
         raise ValueError(f"antenna_positions must be [{antennas}, 3] (one per name), given {positions.shape}")
     if nbls != antennas * (antennas + 1) // 2:
         raise ValueError(f"{antennas} antennas make {antennas * (antennas + 1) // 2} baselines, the data have {nbls}")
-    polarizations = POLARIZATION_NUMBERS.get({1: 1, 4: 2}.get(npols)) if polarization_numbers is None \
+    polarizations = (
+        POLARIZATION_NUMBERS.get({1: 1, 4: 2}.get(npols))
+        if polarization_numbers is None
         else list(polarization_numbers)
+    )
     if polarizations is None or len(polarizations) != npols:
         raise ValueError(f"{npols} products per visibility: expected 1 or 4 (or give polarization_numbers)")
     times = numpy.asarray(times, numpy.float64).reshape(-1)
@@ -198,8 +237,9 @@ def write_uvh5(path, chunks, *, antenna_names, antenna_positions, site, times, i
         header["antenna_numbers"] = numpy.arange(antennas, dtype=numpy.int64)
         header["antenna_positions"] = positions - site_ecef(site)
         if antenna_diameters is not None:
-            header["antenna_diameters"] = numpy.broadcast_to(numpy.asarray(antenna_diameters, numpy.float64),
-                                                             (antennas,)).copy()
+            header["antenna_diameters"] = numpy.broadcast_to(
+                numpy.asarray(antenna_diameters, numpy.float64), (antennas,)
+            ).copy()
         header["Nbls"] = nbls
         header["Nblts"] = nblts
         header["Ntimes"] = ntimes

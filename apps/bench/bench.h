@@ -24,18 +24,19 @@ typedef struct bench_case bench_case;
 /* One timed case. `setup` allocates and fills inputs on the device and makes the
  * plan; `run` queues one execution on the stream; `teardown` frees. */
 struct bench_case {
-    const char* module;   /* "cast" */
-    char label[96];       /* "ci8->cf32 A=16" */
-    double bytes;         /* fewest bytes the case must move (read + write) */
-    double samples;       /* input samples (complex elements) per run */
-    double flops;         /* floating-point operations per run (0: memory bound) */
-    double macs;          /* complex multiply-accumulates per run (beamformer) */
+    const char* module; /* "cast" */
+    char label[96];     /* "ci8->cf32 A=16" */
+    double bytes;       /* fewest bytes the case must move (read + write) */
+    double samples;     /* input samples (complex elements) per run */
+    double flops;       /* floating-point operations per run (0: memory bound) */
+    double macs;        /* complex multiply-accumulates per run (beamformer) */
     bench_bound bound;
-    double upstream_ms;   /* upstream BLADE on the H200 (performance.md), 0 if none */
-    double target_ms;     /* our target on the H200 (performance.md), 0 if none */
-    double duration_s;    /* seconds of signal one run's input holds (real-time factor), 0 if none */
-    double tensor_peak;   /* BENCH_TENSOR: the nominal tensor-core FLOP/s the case is measured against */
-    const char* skipped;  /* set by setup (returning BLADE_OK): why the case is not timed on this
+    double upstream_ms; /* upstream BLADE on the H200 (performance.md), 0 if none */
+    double target_ms;   /* our target on the H200 (performance.md), 0 if none */
+    double duration_s;  /* seconds of signal one run's input holds (real-time factor), 0 if none */
+    double
+        tensor_peak; /* BENCH_TENSOR: the nominal tensor-core FLOP/s the case is measured against */
+    const char* skipped; /* set by setup (returning BLADE_OK): why the case is not timed on this
                              device; printed, not a failure */
     void* state;
     blade_status (*setup)(bench_case* self, blade_device device, blade_stream stream, int shrink);

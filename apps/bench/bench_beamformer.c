@@ -34,7 +34,8 @@ typedef struct beamformer_state {
 
 /* Device memory holding `count` reproducible floats in [-scale, scale) (random bytes
  * would be NaNs and denormals, which slow a CPU down). */
-static blade_status random_floats(blade_device device, size_t count, float scale, unsigned seed, void** out)
+static blade_status
+random_floats(blade_device device, size_t count, float scale, unsigned seed, void** out)
 {
     *out = NULL;
     float* host = malloc(count * sizeof *host);
@@ -47,8 +48,12 @@ static blade_status random_floats(blade_device device, size_t count, float scale
     }
     blade_status status = blade_device_alloc(device, count * sizeof *host, out);
     if (status == BLADE_OK)
-        status = blade_memcpy(device, *out, host, count * sizeof *host,
-                              device.kind == BLADE_DEVICE_CUDA ? BLADE_COPY_HOST_TO_DEVICE : BLADE_COPY_HOST_TO_HOST,
+        status = blade_memcpy(device,
+                              *out,
+                              host,
+                              count * sizeof *host,
+                              device.kind == BLADE_DEVICE_CUDA ? BLADE_COPY_HOST_TO_DEVICE
+                                                               : BLADE_COPY_HOST_TO_HOST,
                               NULL);
     if (status == BLADE_OK)
         status = blade_stream_synchronize(device, NULL);
@@ -56,7 +61,8 @@ static blade_status random_floats(blade_device device, size_t count, float scale
     return status;
 }
 
-static blade_status beamformer_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
+static blade_status
+beamformer_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
 {
     (void)stream;
     beamformer_state* state = calloc(1, sizeof *state);
@@ -82,12 +88,14 @@ static blade_status beamformer_setup(bench_case* self, blade_device device, blad
     self->samples = (double)samples;
     self->macs = (double)samples * (double)B;
     self->flops = 8.0 * self->macs;
-    self->bytes = (double)(blade_tensor_bytes(config.input_type, &input) + blade_tensor_bytes(BLADE_CF32, &phasors) +
+    self->bytes = (double)(blade_tensor_bytes(config.input_type, &input) +
+                           blade_tensor_bytes(BLADE_CF32, &phasors) +
                            blade_tensor_bytes(BLADE_CF32, &output));
     const bool tensor_cores = blade_beamformer_path_used(state->plan) == BLADE_BEAMFORMER_TF32 ||
                               blade_beamformer_path_used(state->plan) == BLADE_BEAMFORMER_TF32X3;
-    self->bound = !tensor_cores && self->flops / NOMINAL_FP32 > self->bytes / NOMINAL_BANDWIDTH ? BENCH_FP32
-                                                                                                 : BENCH_MEMORY;
+    self->bound = !tensor_cores && self->flops / NOMINAL_FP32 > self->bytes / NOMINAL_BANDWIDTH
+                      ? BENCH_FP32
+                      : BENCH_MEMORY;
 
     void *x = NULL, *w = NULL, *y = NULL;
     if (config.input_type == BLADE_CI8)
@@ -107,7 +115,8 @@ static blade_status beamformer_setup(bench_case* self, blade_device device, blad
 static blade_status beamformer_run(bench_case* self, blade_stream stream)
 {
     beamformer_state* state = self->state;
-    return blade_beamformer_process(state->plan, &state->input, &state->phasors, &state->output, stream);
+    return blade_beamformer_process(
+        state->plan, &state->input, &state->phasors, &state->output, stream);
 }
 
 static void beamformer_teardown(bench_case* self, blade_device device)
@@ -140,8 +149,8 @@ void bench_register_beamformer(bench_case** cases, int* count)
         blade_beamformer_path path;
         bool incoherent;
         double upstream_ms, target_ms;
-        double target_roofline;  /* target as a fraction of the memory roofline */
-        double target_macs;      /* target in complex MAC/s */
+        double target_roofline; /* target as a fraction of the memory roofline */
+        double target_macs;     /* target in complex MAC/s */
     } shapes[] = {
         { 1, 20, BLADE_CF32, BLADE_BEAMFORMER_FP32, false, 0.162, 0.15, 0, 0 },
         { 2, 20, BLADE_CF32, BLADE_BEAMFORMER_FP32, false, 0, 0, 0, 0 },
@@ -169,14 +178,16 @@ void bench_register_beamformer(bench_case** cases, int* count)
         blade_dtype input_type;
         double target_ms, target_roofline, target_macs;
     } kernel_shapes[] = {
-        { 1, 20, BLADE_CF32, 0.15, 0, 0 },   { 8, 20, BLADE_CF32, 0.21, 0, 0 }, { 8, 28, BLADE_CI8, 0, 0.6, 0 },
-        { 32, 28, BLADE_CI8, 0, 0, 0 },      { 64, 64, BLADE_CF32, 0, 0, 5e12 }, { 64, 64, BLADE_CI8, 0, 0, 5e12 },
+        { 1, 20, BLADE_CF32, 0.15, 0, 0 },  { 8, 20, BLADE_CF32, 0.21, 0, 0 },
+        { 8, 28, BLADE_CI8, 0, 0.6, 0 },    { 32, 28, BLADE_CI8, 0, 0, 0 },
+        { 64, 64, BLADE_CF32, 0, 0, 5e12 }, { 64, 64, BLADE_CI8, 0, 0, 5e12 },
     };
-    static const blade_beamformer_kernel cuda_core_kernels[] = {
-        BLADE_BEAMFORMER_KERNEL_DIRECT, BLADE_BEAMFORMER_KERNEL_STAGED1, BLADE_BEAMFORMER_KERNEL_STAGED2
-    };
+    static const blade_beamformer_kernel cuda_core_kernels[] = { BLADE_BEAMFORMER_KERNEL_DIRECT,
+                                                                 BLADE_BEAMFORMER_KERNEL_STAGED1,
+                                                                 BLADE_BEAMFORMER_KERNEL_STAGED2 };
     static const blade_beamformer_kernel tensor_kernels[] = { BLADE_BEAMFORMER_KERNEL_TENSOR };
-    static const blade_beamformer_path tensor_paths[] = { BLADE_BEAMFORMER_TF32, BLADE_BEAMFORMER_TF32X3 };
+    static const blade_beamformer_path tensor_paths[] = { BLADE_BEAMFORMER_TF32,
+                                                          BLADE_BEAMFORMER_TF32X3 };
 
     const size_t listed = sizeof shapes / sizeof shapes[0];
     const size_t cuda_core = sizeof kernel_shapes / sizeof kernel_shapes[0] *
@@ -201,7 +212,8 @@ void bench_register_beamformer(bench_case** cases, int* count)
             target_roofline = shapes[i].target_roofline;
             target_macs = shapes[i].target_macs;
         } else if (i < listed + cuda_core) {
-            const size_t k = i - listed, kernels = sizeof cuda_core_kernels / sizeof cuda_core_kernels[0];
+            const size_t k = i - listed,
+                         kernels = sizeof cuda_core_kernels / sizeof cuda_core_kernels[0];
             const size_t shape = k / kernels;
             beams = kernel_shapes[shape].beams;
             antennas = kernel_shapes[shape].antennas;
@@ -213,7 +225,8 @@ void bench_register_beamformer(bench_case** cases, int* count)
             target_macs = kernel_shapes[shape].target_macs;
         } else {
             /* (64, 64) cf32 and ci8, each tensor kernel, tf32 and tf32x3 */
-            const size_t k = i - listed - cuda_core, kernels = sizeof tensor_kernels / sizeof tensor_kernels[0];
+            const size_t k = i - listed - cuda_core,
+                         kernels = sizeof tensor_kernels / sizeof tensor_kernels[0];
             const size_t paths = sizeof tensor_paths / sizeof tensor_paths[0];
             beams = 64;
             antennas = 64;
@@ -228,9 +241,16 @@ void bench_register_beamformer(bench_case** cases, int* count)
         one.module = "beamformer";
         char kernel_text[32] = "";
         if (kernel != BLADE_BEAMFORMER_KERNEL_DEFAULT)
-            snprintf(kernel_text, sizeof kernel_text, " [%s]", blade_beamformer_kernel_name(kernel));
-        snprintf(one.label, sizeof one.label, "(B, A) = (%d, %d) %s %s%s%s", beams, antennas,
-                 blade_dtype_name(input_type), blade_beamformer_path_name(path), incoherent ? " +inc" : "",
+            snprintf(
+                kernel_text, sizeof kernel_text, " [%s]", blade_beamformer_kernel_name(kernel));
+        snprintf(one.label,
+                 sizeof one.label,
+                 "(B, A) = (%d, %d) %s %s%s%s",
+                 beams,
+                 antennas,
+                 blade_dtype_name(input_type),
+                 blade_beamformer_path_name(path),
+                 incoherent ? " +inc" : "",
                  kernel_text);
         one.upstream_ms = upstream_ms;
         one.target_ms = target_ms;

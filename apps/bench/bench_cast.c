@@ -10,7 +10,8 @@ typedef struct cast_state {
     blade_tensor input, output;
 } cast_state;
 
-static blade_status cast_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
+static blade_status
+cast_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
 {
     (void)stream;
     cast_state* state = calloc(1, sizeof *state);
@@ -21,7 +22,8 @@ static blade_status cast_setup(bench_case* self, blade_device device, blade_stre
     const blade_cast_config config = { (blade_dtype)self->p[1], (blade_dtype)self->p[2] };
     const int64_t count = blade_shape_count(&shape);
     self->samples = (double)count;
-    self->bytes = (double)(blade_bytes(config.input_type, count) + blade_bytes(config.output_type, count));
+    self->bytes =
+        (double)(blade_bytes(config.input_type, count) + blade_bytes(config.output_type, count));
     void *in = NULL, *out = NULL;
     blade_status status = blade_cast_create(&state->plan, &config, &shape, device);
     if (status == BLADE_OK)

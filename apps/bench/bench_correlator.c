@@ -40,7 +40,8 @@ typedef struct correlator_state {
 
 /* Device memory holding `count` reproducible floats in [-scale, scale) (random bytes
  * would be NaNs and denormals, which slow a CPU down). */
-static blade_status uniform_floats(blade_device device, size_t count, float scale, unsigned seed, void** out)
+static blade_status
+uniform_floats(blade_device device, size_t count, float scale, unsigned seed, void** out)
 {
     *out = NULL;
     float* host = malloc(count * sizeof *host);
@@ -53,8 +54,12 @@ static blade_status uniform_floats(blade_device device, size_t count, float scal
     }
     blade_status status = blade_device_alloc(device, count * sizeof *host, out);
     if (status == BLADE_OK)
-        status = blade_memcpy(device, *out, host, count * sizeof *host,
-                              device.kind == BLADE_DEVICE_CUDA ? BLADE_COPY_HOST_TO_DEVICE : BLADE_COPY_HOST_TO_HOST,
+        status = blade_memcpy(device,
+                              *out,
+                              host,
+                              count * sizeof *host,
+                              device.kind == BLADE_DEVICE_CUDA ? BLADE_COPY_HOST_TO_DEVICE
+                                                               : BLADE_COPY_HOST_TO_HOST,
                               NULL);
     if (status == BLADE_OK)
         status = blade_stream_synchronize(device, NULL);
@@ -62,7 +67,8 @@ static blade_status uniform_floats(blade_device device, size_t count, float scal
     return status;
 }
 
-static blade_status correlator_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
+static blade_status
+correlator_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
 {
     (void)stream;
     correlator_state* state = calloc(1, sizeof *state);
@@ -75,11 +81,13 @@ static blade_status correlator_setup(bench_case* self, blade_device device, blad
      * arrays (A = 256 takes seconds per quick chunk, hours at full size), so that
      * blade-bench's CPU runs stay short. */
     if (device.kind != BLADE_DEVICE_CUDA && self->p[2] == BLADE_CORRELATOR_FP16) {
-        self->skipped = "the CPU computes the fp64 reference for every path (the fp32 case times it)";
+        self->skipped =
+            "the CPU computes the fp64 reference for every path (the fp32 case times it)";
         return BLADE_OK;
     }
     if (device.kind != BLADE_DEVICE_CUDA && (A > 64 || (A > 28 && shrink == 1))) {
-        self->skipped = A > 64 ? "too long for the CPU's fp64 reference" : "too long for the CPU at full size (--quick times it)";
+        self->skipped = A > 64 ? "too long for the CPU's fp64 reference"
+                               : "too long for the CPU at full size (--quick times it)";
         return BLADE_OK;
     }
     blade_correlator_config config = blade_correlator_config_default();
@@ -94,10 +102,12 @@ static blade_status correlator_setup(bench_case* self, blade_device device, blad
     self->samples = (double)blade_shape_count(&input);
     self->macs = (double)blade_correlator_baselines(A) * POLS * POLS * CHANNELS * (double)times;
     self->flops = 8.0 * self->macs;
-    self->bytes = (double)(blade_tensor_bytes(config.input_type, &input) + blade_tensor_bytes(BLADE_CF32, &output));
+    self->bytes = (double)(blade_tensor_bytes(config.input_type, &input) +
+                           blade_tensor_bytes(BLADE_CF32, &output));
     self->duration_s = (double)times * SAMPLE_SECONDS;
     self->tensor_peak = NOMINAL_FP16_TENSOR;
-    self->bound = blade_correlator_path_used(state->plan) == BLADE_CORRELATOR_FP16 ? BENCH_TENSOR : BENCH_FP32;
+    self->bound = blade_correlator_path_used(state->plan) == BLADE_CORRELATOR_FP16 ? BENCH_TENSOR
+                                                                                   : BENCH_FP32;
 
     void *x = NULL, *y = NULL;
     if (config.input_type == BLADE_CI8)
@@ -139,10 +149,15 @@ void bench_register_correlator(bench_case** cases, int* count)
             for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
                 bench_case one = { 0 };
                 one.module = "correlator";
-                snprintf(one.label, sizeof one.label, "A = %d %s %s", antennas[a], blade_dtype_name(types[t]),
+                snprintf(one.label,
+                         sizeof one.label,
+                         "A = %d %s %s",
+                         antennas[a],
+                         blade_dtype_name(types[t]),
                          blade_correlator_path_name(paths[p]));
                 /* The strictest target that applies, as a time per chunk at full size. */
-                const double macs = (double)blade_correlator_baselines(antennas[a]) * POLS * POLS * CHANNELS * TIMES;
+                const double macs = (double)blade_correlator_baselines(antennas[a]) * POLS * POLS *
+                                    CHANNELS * TIMES;
                 double target_ms = 0;
                 if (paths[p] == BLADE_CORRELATOR_FP32)
                     target_ms = 1e3 * 8.0 * macs / (TARGET_FP32_FRACTION * NOMINAL_FP32);

@@ -63,11 +63,10 @@ dedoppler_setup(bench_case* self, blade_device device, blade_stream stream, int 
         stages++;
     const double blocks = g.max_drift_index >= 1 ? 2.0 * (double)g.drift_blocks : 1.0;
     self->samples = (double)blade_shape_count(&shape);
-    self->bytes = (double)beams * blocks * stages * 2.0 * (double)g.padded_spectra *
-                  (double)channels * 4.0;
+    self->bytes =
+        (double)beams * blocks * stages * 2.0 * (double)g.padded_spectra * (double)channels * 4.0;
     /* per output path: about one addition per stage */
-    self->flops =
-        (double)beams * blocks * stages * (double)g.padded_spectra * (double)channels;
+    self->flops = (double)beams * blocks * stages * (double)g.padded_spectra * (double)channels;
     state->hits = calloc((size_t)config.hit_capacity, sizeof *state->hits);
     if (state->hits == NULL)
         return BLADE_ERROR_OUT_OF_MEMORY;
@@ -129,8 +128,7 @@ void bench_register_dedoppler(bench_case** cases, int* count)
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         bench_case one = { 0 };
         one.module = "dedoppler";
-        snprintf(
-            one.label, sizeof one.label, "%s", shapes[i].ata ? "ATA beams" : "BL hi-res");
+        snprintf(one.label, sizeof one.label, "%s", shapes[i].ata ? "ATA beams" : "BL hi-res");
         one.bound = BENCH_MEMORY;
         one.setup = dedoppler_setup;
         one.run = dedoppler_run;

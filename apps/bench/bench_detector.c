@@ -15,7 +15,8 @@ typedef struct detector_state {
     blade_tensor input, output;
 } detector_state;
 
-static blade_status detector_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
+static blade_status
+detector_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
 {
     (void)stream;
     detector_state* state = calloc(1, sizeof *state);
@@ -74,22 +75,27 @@ void bench_register_detector(bench_case** cases, int* count)
         blade_detector_mode mode;
         double upstream_ms, target_ms;
     } shapes[] = {
-        { 2, 8, BLADE_DETECT_IQUV, 0, 0 },
-        { 16, 8, BLADE_DETECT_IQUV, 1.012, 0.15 },
-        { 16, 64, BLADE_DETECT_I, 0.974, 0.13 },
-        { 16, 8, BLADE_DETECT_I, 0, 0 },
-        { 16, 8, BLADE_DETECT_CROSS, 0, 0 },
-        { 16, -4, BLADE_DETECT_IQUV, 0, 0 },
+        { 2, 8, BLADE_DETECT_IQUV, 0, 0 },       { 16, 8, BLADE_DETECT_IQUV, 1.012, 0.15 },
+        { 16, 64, BLADE_DETECT_I, 0.974, 0.13 }, { 16, 8, BLADE_DETECT_I, 0, 0 },
+        { 16, 8, BLADE_DETECT_CROSS, 0, 0 },     { 16, -4, BLADE_DETECT_IQUV, 0, 0 },
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         bench_case one = { 0 };
         one.module = "detector";
         if (shapes[i].integration > 0)
-            snprintf(one.label, sizeof one.label, "%s I=%lld [%d, 192, 8192, 2]",
-                     blade_detector_mode_name(shapes[i].mode), shapes[i].integration, shapes[i].antennas);
+            snprintf(one.label,
+                     sizeof one.label,
+                     "%s I=%lld [%d, 192, 8192, 2]",
+                     blade_detector_mode_name(shapes[i].mode),
+                     shapes[i].integration,
+                     shapes[i].antennas);
         else
-            snprintf(one.label, sizeof one.label, "%s I=%lldT step [%d, 192, 8192, 2]",
-                     blade_detector_mode_name(shapes[i].mode), -shapes[i].integration, shapes[i].antennas);
+            snprintf(one.label,
+                     sizeof one.label,
+                     "%s I=%lldT step [%d, 192, 8192, 2]",
+                     blade_detector_mode_name(shapes[i].mode),
+                     -shapes[i].integration,
+                     shapes[i].antennas);
         one.bound = BENCH_MEMORY;
         one.upstream_ms = shapes[i].upstream_ms;
         one.target_ms = shapes[i].target_ms;

@@ -15,7 +15,8 @@ typedef struct gather_state {
     int64_t step;
 } gather_state;
 
-static blade_status gather_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
+static blade_status
+gather_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
 {
     (void)stream;
     gather_state* state = calloc(1, sizeof *state);
@@ -74,8 +75,12 @@ void bench_register_gather(bench_case** cases, int* count)
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         bench_case one = { 0 };
         one.module = "gather";
-        snprintf(one.label, sizeof one.label, "%s x%d step [%d, 192, 8192, 2]", axis_names[shapes[i].axis],
-                 shapes[i].multiplier, shapes[i].antennas);
+        snprintf(one.label,
+                 sizeof one.label,
+                 "%s x%d step [%d, 192, 8192, 2]",
+                 axis_names[shapes[i].axis],
+                 shapes[i].multiplier,
+                 shapes[i].antennas);
         one.bound = BENCH_MEMORY;
         one.upstream_ms = shapes[i].upstream_ms;
         one.target_ms = shapes[i].target_ms;

@@ -20,15 +20,9 @@
 #include <string.h>
 
 static const bench_register_fn registries[] = {
-    bench_register_cast,
-    bench_register_beamformer,
-    bench_register_polarizer,
-    bench_register_detector,
-    bench_register_correlator,
-    bench_register_gather,
-    bench_register_channelizer,
-    bench_register_duplicate,
-    bench_register_permutation,
+    bench_register_cast,        bench_register_beamformer, bench_register_polarizer,
+    bench_register_detector,    bench_register_correlator, bench_register_gather,
+    bench_register_channelizer, bench_register_duplicate,  bench_register_permutation,
     bench_register_dedoppler,
 };
 
@@ -56,7 +50,10 @@ blade_status bench_random_device(blade_device device, size_t bytes, unsigned see
     }
     blade_status status = blade_device_alloc(device, bytes, out);
     if (status == BLADE_OK)
-        status = blade_memcpy(device, *out, host, bytes,
+        status = blade_memcpy(device,
+                              *out,
+                              host,
+                              bytes,
                               device.kind == BLADE_DEVICE_CUDA ? BLADE_COPY_HOST_TO_DEVICE
                                                                : BLADE_COPY_HOST_TO_HOST,
                               NULL);
@@ -120,17 +117,21 @@ typedef struct copy_state {
 static blade_status copy_run(bench_case* self, blade_stream stream)
 {
     copy_state* state = self->state;
-    return blade_memcpy(state->device, state->destination, state->source, state->bytes, state->kind, stream);
+    return blade_memcpy(
+        state->device, state->destination, state->source, state->bytes, state->kind, stream);
 }
 
 /* Bytes/s of pinned host -> device copies (the PCIe upload the bundles are bound
  * by), counting the bytes once. 0 on the CPU. */
-static blade_status measure_upload_bandwidth(blade_device device, blade_stream stream, int shrink, double* bandwidth)
+static blade_status
+measure_upload_bandwidth(blade_device device, blade_stream stream, int shrink, double* bandwidth)
 {
     *bandwidth = 0;
     if (device.kind != BLADE_DEVICE_CUDA)
         return BLADE_OK;
-    copy_state state = { NULL, NULL, ((size_t)1 << 30) / (size_t)shrink, device, BLADE_COPY_HOST_TO_DEVICE };
+    copy_state state = {
+        NULL, NULL, ((size_t)1 << 30) / (size_t)shrink, device, BLADE_COPY_HOST_TO_DEVICE
+    };
     bench_case copy = { 0 };
     copy.state = &state;
     copy.run = copy_run;
@@ -149,9 +150,13 @@ static blade_status measure_upload_bandwidth(blade_device device, blade_stream s
 }
 
 /* Bytes/s of a large device-to-device copy, counting bytes read plus written. */
-static blade_status measure_copy_bandwidth(blade_device device, blade_stream stream, int shrink, double* bandwidth)
+static blade_status
+measure_copy_bandwidth(blade_device device, blade_stream stream, int shrink, double* bandwidth)
 {
-    copy_state state = { NULL, NULL, ((size_t)1 << 30) / (size_t)shrink, device,
+    copy_state state = { NULL,
+                         NULL,
+                         ((size_t)1 << 30) / (size_t)shrink,
+                         device,
                          device.kind == BLADE_DEVICE_CUDA ? BLADE_COPY_DEVICE_TO_DEVICE
                                                           : BLADE_COPY_HOST_TO_HOST };
     if (device.kind != BLADE_DEVICE_CUDA)
@@ -260,10 +265,18 @@ int main(int argc, char** argv)
         /* The limits alone, as JSON, for blade-bench's flowgraph suites. */
         printf("{\"device\": \"%s\", \"device_name\": \"%s\", \"copy_bandwidth\": %.6g, "
                "\"upload_bandwidth\": %.6g, \"fp32_peak\": %.6g}\n",
-               device_text, gpu_name, bandwidth, upload, fp32_peak);
+               device_text,
+               gpu_name,
+               bandwidth,
+               upload,
+               fp32_peak);
         return 0;
     }
-    printf("gr-blade %s (%s) on %s (%s)%s\n", blade_version(), blade_build_commit(), device_text, gpu_name,
+    printf("gr-blade %s (%s) on %s (%s)%s\n",
+           blade_version(),
+           blade_build_commit(),
+           device_text,
+           gpu_name,
            shrink > 1 ? ", quick shapes (T / 64)" : "");
     printf("copy bandwidth (read + write): %.1f GB/s", bandwidth / 1e9);
     if (upload > 0)
@@ -271,8 +284,15 @@ int main(int argc, char** argv)
     if (fp32_peak > 0)
         printf("; FP32 peak: %.1f TFLOP/s", fp32_peak / 1e12);
     printf("; median of %d runs after warm-up\n\n", runs);
-    printf("%-12s %-40s %10s %11s %10s %8s %10s %10s\n", "module", "case", "time ms", "Gsamples/s",
-           "GB/s", "of bound", "upstream", "target");
+    printf("%-12s %-40s %10s %11s %10s %8s %10s %10s\n",
+           "module",
+           "case",
+           "time ms",
+           "Gsamples/s",
+           "GB/s",
+           "of bound",
+           "upstream",
+           "target");
 
     FILE* json = json_path ? fopen(json_path, "w") : NULL;
     if (json_path && json == NULL) {
@@ -281,11 +301,20 @@ int main(int argc, char** argv)
     }
     if (json)
         fprintf(json,
-                "{\"device\": \"%s\", \"device_name\": \"%s\", \"version\": \"%s\", \"commit\": \"%s\", "
-                "\"copy_bandwidth\": %.6g, \"upload_bandwidth\": %.6g, \"fp32_peak\": %.6g, \"quick\": %s, "
+                "{\"device\": \"%s\", \"device_name\": \"%s\", \"version\": \"%s\", \"commit\": "
+                "\"%s\", "
+                "\"copy_bandwidth\": %.6g, \"upload_bandwidth\": %.6g, \"fp32_peak\": %.6g, "
+                "\"quick\": %s, "
                 "\"repeat\": %d, \"cases\": [",
-                device_text, gpu_name, blade_version(), blade_build_commit(), bandwidth, upload, fp32_peak,
-                shrink > 1 ? "true" : "false", runs);
+                device_text,
+                gpu_name,
+                blade_version(),
+                blade_build_commit(),
+                bandwidth,
+                upload,
+                fp32_peak,
+                shrink > 1 ? "true" : "false",
+                runs);
 
     int failures = 0, written = 0;
     for (int i = 0; i < ncases; i++) {
@@ -316,40 +345,75 @@ int main(int argc, char** argv)
             fraction = rate / bandwidth;
         else if (one->bound == BENCH_FP32 && fp32_peak > 0)
             fraction = one->flops / seconds / fp32_peak;
-        else if (one->bound == BENCH_TENSOR && one->tensor_peak > 0 && device.kind == BLADE_DEVICE_CUDA)
+        else if (one->bound == BENCH_TENSOR && one->tensor_peak > 0 &&
+                 device.kind == BLADE_DEVICE_CUDA)
             fraction = one->flops / seconds / one->tensor_peak;
         char upstream[32] = "", target[32] = "";
         if (one->upstream_ms > 0 && h200_reference)
-            snprintf(upstream, sizeof upstream, "%.3f x%.2f", one->upstream_ms, one->upstream_ms / ms);
+            snprintf(
+                upstream, sizeof upstream, "%.3f x%.2f", one->upstream_ms, one->upstream_ms / ms);
         if (one->target_ms > 0 && h200_reference)
-            snprintf(target, sizeof target, "%.3f %s", one->target_ms, ms <= one->target_ms ? "met" : "MISSED");
-        printf("%-12s %-40s %10.4f %11.2f %10.1f %7.1f%% %10s %10s\n", one->module, one->label, ms,
-               one->samples / seconds / 1e9, rate / 1e9, 100 * fraction, upstream, target);
+            snprintf(target,
+                     sizeof target,
+                     "%.3f %s",
+                     one->target_ms,
+                     ms <= one->target_ms ? "met" : "MISSED");
+        printf("%-12s %-40s %10.4f %11.2f %10.1f %7.1f%% %10s %10s\n",
+               one->module,
+               one->label,
+               ms,
+               one->samples / seconds / 1e9,
+               rate / 1e9,
+               100 * fraction,
+               upstream,
+               target);
         if (one->macs > 0 && one->macs / seconds >= 1e11)
-            printf("%-12s %-40s %10s %.3f T complex MAC/s (%.1f TFLOP/s)\n", "", "", "", one->macs / seconds / 1e12,
+            printf("%-12s %-40s %10s %.3f T complex MAC/s (%.1f TFLOP/s)\n",
+                   "",
+                   "",
+                   "",
+                   one->macs / seconds / 1e12,
                    one->flops / seconds / 1e12);
         else if (one->macs > 0) /* a CPU: T would print as 0.001 */
-            printf("%-12s %-40s %10s %.3f G complex MAC/s (%.2f GFLOP/s)\n", "", "", "", one->macs / seconds / 1e9,
+            printf("%-12s %-40s %10s %.3f G complex MAC/s (%.2f GFLOP/s)\n",
+                   "",
+                   "",
+                   "",
+                   one->macs / seconds / 1e9,
                    one->flops / seconds / 1e9);
         if (one->duration_s > 0)
             printf("%-12s %-40s %10s %.3gx real time", "", "", "", one->duration_s / seconds);
         if (one->duration_s > 0 && one->tensor_peak > 0 && device.kind == BLADE_DEVICE_CUDA)
             printf("; %.1f %% of the FP32 peak, %.1f %% of the tensor-core peak (%.0f TFLOP/s)",
                    100 * one->flops / seconds / (fp32_peak > 0 ? fp32_peak : 67e12),
-                   100 * one->flops / seconds / one->tensor_peak, one->tensor_peak / 1e12);
+                   100 * one->flops / seconds / one->tensor_peak,
+                   one->tensor_peak / 1e12);
         if (one->duration_s > 0)
             printf("\n");
         if (json)
-            fprintf(json,
-                    "%s\n  {\"module\": \"%s\", \"case\": \"%s\", \"time_ms\": %.6g, \"samples_per_s\": %.6g, "
-                    "\"bytes\": %.6g, \"bytes_per_s\": %.6g, \"flops\": %.6g, \"macs_per_s\": %.6g, "
-                    "\"bound\": \"%s\", \"fraction_of_bound\": %.6g, \"upstream_ms\": %.6g, \"target_ms\": %.6g, "
-                    "\"realtime\": %.6g}",
-                    written++ ? "," : "", one->module, one->label, ms, one->samples / seconds, one->bytes, rate,
-                    one->flops, one->macs / seconds,
-                    one->bound == BENCH_MEMORY ? "memory" : (one->bound == BENCH_FP32 ? "fp32" : "tensor"),
-                    fraction, h200_reference ? one->upstream_ms : 0.0, h200_reference ? one->target_ms : 0.0,
-                    one->duration_s > 0 ? one->duration_s / seconds : 0.0);
+            fprintf(
+                json,
+                "%s\n  {\"module\": \"%s\", \"case\": \"%s\", \"time_ms\": %.6g, "
+                "\"samples_per_s\": %.6g, "
+                "\"bytes\": %.6g, \"bytes_per_s\": %.6g, \"flops\": %.6g, \"macs_per_s\": %.6g, "
+                "\"bound\": \"%s\", \"fraction_of_bound\": %.6g, \"upstream_ms\": %.6g, "
+                "\"target_ms\": %.6g, "
+                "\"realtime\": %.6g}",
+                written++ ? "," : "",
+                one->module,
+                one->label,
+                ms,
+                one->samples / seconds,
+                one->bytes,
+                rate,
+                one->flops,
+                one->macs / seconds,
+                one->bound == BENCH_MEMORY ? "memory"
+                                           : (one->bound == BENCH_FP32 ? "fp32" : "tensor"),
+                fraction,
+                h200_reference ? one->upstream_ms : 0.0,
+                h200_reference ? one->target_ms : 0.0,
+                one->duration_s > 0 ? one->duration_s / seconds : 0.0);
     }
     if (json) {
         fprintf(json, "\n]}\n");

@@ -10,7 +10,8 @@ typedef struct polarizer_state {
     blade_tensor input, output;
 } polarizer_state;
 
-static blade_status polarizer_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
+static blade_status
+polarizer_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
 {
     (void)stream;
     polarizer_state* state = calloc(1, sizeof *state);

@@ -25,7 +25,8 @@ static double now(void)
 int main(int argc, char** argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s PATH [CHUNK_SAMPLES [OUTPUT_TYPE [READAHEAD_BLOCKS]]]\n", argv[0]);
+        fprintf(
+            stderr, "usage: %s PATH [CHUNK_SAMPLES [OUTPUT_TYPE [READAHEAD_BLOCKS]]]\n", argv[0]);
         return 2;
     }
     blade_guppi_reader_config config = { 0 };
@@ -46,7 +47,9 @@ int main(int argc, char** argv)
     }
     const blade_shape shape = blade_guppi_reader_output_shape(reader);
     void* chunk;
-    if (blade_host_alloc(blade_device_cpu(), blade_tensor_bytes(config.output_type, &shape), &chunk) != BLADE_OK) {
+    if (blade_host_alloc(blade_device_cpu(),
+                         blade_tensor_bytes(config.output_type, &shape),
+                         &chunk) != BLADE_OK) {
         fprintf(stderr, "%s\n", blade_last_error());
         return 1;
     }

@@ -46,13 +46,22 @@ for label, taps, window, colour in designs:
     far = response_db(h, numpy.linspace(1.5, 5, 3501), N).max()
     print(f"{label:32} {edge:8.2f} {flat:8.2f} {one:8.1f} {far:9.1f}")
 
-left.set(xlabel="tone offset from the channel centre (fine channels)", ylabel="power response (dB)",
-         ylim=(-130, 5), xlim=(-5, 5), title="Leakage: response of one fine channel")
+left.set(
+    xlabel="tone offset from the channel centre (fine channels)",
+    ylabel="power response (dB)",
+    ylim=(-130, 5),
+    xlim=(-5, 5),
+    title="Leakage: response of one fine channel",
+)
 left.grid(alpha=0.3)
 right.axvline(0.5, color="grey", linewidth=0.6)
-right.set(xlabel="tone offset from the centre of channel 0 (fine channels)", ylabel="power response (dB)",
-          ylim=(-10, 1), xlim=(-1.5, 1.5),
-          title="Scalloping: channels 0 (solid) and 1 (dashed)")
+right.set(
+    xlabel="tone offset from the centre of channel 0 (fine channels)",
+    ylabel="power response (dB)",
+    ylim=(-10, 1),
+    xlim=(-1.5, 1.5),
+    title="Scalloping: channels 0 (solid) and 1 (dashed)",
+)
 right.grid(alpha=0.3)
 figure.suptitle(f"blade.channelizer fine-channel response (N = {N})")
 figure.legend(*left.get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=9)

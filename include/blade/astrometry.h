@@ -109,10 +109,8 @@ BLADE_CORE_API blade_status blade_observed_hadec(double longitude,
  * W / c is how much earlier a wavefront from that direction reaches the position
  * than the reference position.
  */
-BLADE_CORE_API double blade_projection_w(double longitude,
-                                         double hour_angle,
-                                         double declination,
-                                         const double xyz[3]);
+BLADE_CORE_API double
+blade_projection_w(double longitude, double hour_angle, double declination, const double xyz[3]);
 
 #ifdef __cplusplus
 }

@@ -25,9 +25,9 @@ extern "C" {
 
 /** Kind of processor a tensor lives on and a module runs on. */
 typedef enum blade_device_kind {
-    BLADE_DEVICE_CPU = 0,      /**< host memory, CPU backend */
-    BLADE_DEVICE_CUDA = 1,     /**< CUDA device memory, CUDA backend */
-    BLADE_DEVICE_EMULATED = 2  /**< host memory posing as device memory, CPU backend */
+    BLADE_DEVICE_CPU = 0,     /**< host memory, CPU backend */
+    BLADE_DEVICE_CUDA = 1,    /**< CUDA device memory, CUDA backend */
+    BLADE_DEVICE_EMULATED = 2 /**< host memory posing as device memory, CPU backend */
 } blade_device_kind;
 
 /** A device: kind plus index (the CUDA ordinal; 0 otherwise). */
@@ -41,15 +41,15 @@ typedef void* blade_stream;
 
 /** What the core knows of one GPU. */
 typedef struct blade_gpu_info {
-    char name[256];             /**< e.g. "NVIDIA H200" */
-    size_t total_memory;        /**< bytes */
-    size_t free_memory;         /**< bytes, at the time of the query */
-    int compute_major;          /**< compute capability, major */
-    int compute_minor;          /**< compute capability, minor */
-    int multiprocessors;        /**< streaming multiprocessor count */
-    double memory_bandwidth;    /**< theoretical bytes/s from clock and bus width (0 if unknown) */
-    int sm_clock_khz;           /**< peak multiprocessor clock (kHz) */
-    double fp32_peak;           /**< FP32 FLOP/s: SMs x 128 lanes x 2 (FMA) x clock */
+    char name[256];          /**< e.g. "NVIDIA H200" */
+    size_t total_memory;     /**< bytes */
+    size_t free_memory;      /**< bytes, at the time of the query */
+    int compute_major;       /**< compute capability, major */
+    int compute_minor;       /**< compute capability, minor */
+    int multiprocessors;     /**< streaming multiprocessor count */
+    double memory_bandwidth; /**< theoretical bytes/s from clock and bus width (0 if unknown) */
+    int sm_clock_khz;        /**< peak multiprocessor clock (kHz) */
+    double fp32_peak;        /**< FP32 FLOP/s: SMs x 128 lanes x 2 (FMA) x clock */
 } blade_gpu_info;
 
 /** The CPU device. */

@@ -19,15 +19,15 @@ extern "C" {
 
 /** Result of a core call. Zero is success; every other value is a failure class. */
 typedef enum blade_status {
-    BLADE_OK = 0,                   /**< Success. */
-    BLADE_ERROR_INVALID_ARGUMENT,   /**< A shape, type or parameter is not acceptable. */
-    BLADE_ERROR_UNSUPPORTED,        /**< Valid request that this build cannot do. */
-    BLADE_ERROR_OUT_OF_MEMORY,      /**< Host or device allocation failed. */
-    BLADE_ERROR_NO_DEVICE,          /**< The requested GPU is not present. */
-    BLADE_ERROR_DEVICE,             /**< A CUDA runtime or library call failed. */
-    BLADE_ERROR_IO,                 /**< A file could not be opened, read or written. */
-    BLADE_ERROR_FORMAT,             /**< A file's contents are malformed. */
-    BLADE_ERROR_END_OF_DATA         /**< A reader has no more data (not a fault). */
+    BLADE_OK = 0,                 /**< Success. */
+    BLADE_ERROR_INVALID_ARGUMENT, /**< A shape, type or parameter is not acceptable. */
+    BLADE_ERROR_UNSUPPORTED,      /**< Valid request that this build cannot do. */
+    BLADE_ERROR_OUT_OF_MEMORY,    /**< Host or device allocation failed. */
+    BLADE_ERROR_NO_DEVICE,        /**< The requested GPU is not present. */
+    BLADE_ERROR_DEVICE,           /**< A CUDA runtime or library call failed. */
+    BLADE_ERROR_IO,               /**< A file could not be opened, read or written. */
+    BLADE_ERROR_FORMAT,           /**< A file's contents are malformed. */
+    BLADE_ERROR_END_OF_DATA       /**< A reader has no more data (not a fault). */
 } blade_status;
 
 /** Short constant name of a status, e.g. "invalid argument". */

@@ -36,8 +36,8 @@ extern "C" {
 
 /** Shape of a tensor: rank 1 to ::BLADE_MAX_RANK, every extent at least 1. */
 typedef struct blade_shape {
-    int rank;                       /**< number of axes in use */
-    int64_t dims[BLADE_MAX_RANK];   /**< extents, outermost first */
+    int rank;                     /**< number of axes in use */
+    int64_t dims[BLADE_MAX_RANK]; /**< extents, outermost first */
 } blade_shape;
 
 /** A view of memory as a typed, shaped tensor on a device. It owns nothing. */

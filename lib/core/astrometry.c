@@ -13,10 +13,8 @@
 
 #define WGS84 1 /* ERFA's ellipsoid identifier */
 
-blade_status blade_geodetic_to_ecef(double longitude,
-                                    double latitude,
-                                    double altitude,
-                                    double ecef[3])
+blade_status
+blade_geodetic_to_ecef(double longitude, double latitude, double altitude, double ecef[3])
 {
     if (!isfinite(longitude) || !isfinite(latitude) || !isfinite(altitude))
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
@@ -37,10 +35,8 @@ blade_status blade_geodetic_to_ecef(double longitude,
     return BLADE_OK;
 }
 
-blade_status blade_ecef_to_geodetic(const double ecef[3],
-                                    double* longitude,
-                                    double* latitude,
-                                    double* altitude)
+blade_status
+blade_ecef_to_geodetic(const double ecef[3], double* longitude, double* latitude, double* altitude)
 {
     double xyz[3] = { ecef[0], ecef[1], ecef[2] };
     if (!isfinite(xyz[0]) || !isfinite(xyz[1]) || !isfinite(xyz[2]))
@@ -93,10 +89,8 @@ blade_status blade_observed_hadec(double longitude,
         *dubious_year = false;
     const double jd_utc = jd_day + jd_fraction;
     if (!isfinite(jd_utc) || !isfinite(dut1))
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "time (JD %g, DUT1 %g s) is not finite",
-                          jd_utc,
-                          dut1);
+        return blade_fail(
+            BLADE_ERROR_INVALID_ARGUMENT, "time (JD %g, DUT1 %g s) is not finite", jd_utc, dut1);
     if (fabs(dut1) > 1.0)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "DUT1 = %g s: UT1 - UTC is kept within +-0.9 s (seconds expected)",
@@ -146,10 +140,8 @@ blade_status blade_observed_hadec(double longitude,
     return BLADE_OK;
 }
 
-double blade_projection_w(double longitude,
-                          double hour_angle,
-                          double declination,
-                          const double xyz[3])
+double
+blade_projection_w(double longitude, double hour_angle, double declination, const double xyz[3])
 {
     const double theta = longitude - hour_angle;
     const double cd = cos(declination);

@@ -21,9 +21,9 @@ struct blade_beamformer {
     blade_shape phasor_shape; /* [B, A, F, 1, P] or [B, A] */
     blade_shape output_shape; /* [B (+1), F, T, P] */
     blade_device device;
-    blade_beamformer_path path; /* resolved */
+    blade_beamformer_path path;     /* resolved */
     blade_beamformer_kernel kernel; /* resolved (DEFAULT off the GPU) */
-    void* workspace;            /* device memory (tensor-core paths) */
+    void* workspace;                /* device memory (tensor-core paths) */
     size_t workspace_bytes;
 };
 
@@ -234,10 +234,10 @@ static blade_beamformer_path resolve_path(const blade_beamformer_config* config,
     if (config->path != BLADE_BEAMFORMER_AUTO)
         return config->path;
     if (config->kernel != BLADE_BEAMFORMER_KERNEL_DEFAULT) /* auto follows an explicit kernel */
-        return kernel_uses_tensor_cores(config->kernel) ? BLADE_BEAMFORMER_TF32X3 : BLADE_BEAMFORMER_FP32;
+        return kernel_uses_tensor_cores(config->kernel) ? BLADE_BEAMFORMER_TF32X3
+                                                        : BLADE_BEAMFORMER_FP32;
     const bool large = input->dims[0] >= AUTO_TENSOR_MIN_ANTENNAS &&
-                       beams >= AUTO_TENSOR_MIN_BEAMS &&
-                       input->dims[2] >= AUTO_TENSOR_MIN_TIMES;
+                       beams >= AUTO_TENSOR_MIN_BEAMS && input->dims[2] >= AUTO_TENSOR_MIN_TIMES;
     blade_gpu_info info;
     if (!large || blade_gpu_info_get(device.index, &info) != BLADE_OK || info.compute_major < 8)
         return BLADE_BEAMFORMER_FP32; /* tensor cores with TF32 need Ampere or newer */
@@ -319,8 +319,8 @@ blade_status blade_beamformer_create(blade_beamformer** plan,
     made->config = *config;
     made->input_shape = *input_shape;
     made->phasor_shape = *phasor_shape;
-    made->output_shape = blade_shape_aftp(
-        aspects, input_shape->dims[1], input_shape->dims[2], input_shape->dims[3]);
+    made->output_shape =
+        blade_shape_aftp(aspects, input_shape->dims[1], input_shape->dims[2], input_shape->dims[3]);
     made->device = device;
     made->path = resolve_path(config, input_shape, beams, device);
     made->kernel = resolve_kernel(config, made->path, device);
@@ -335,13 +335,14 @@ blade_status blade_beamformer_create(blade_beamformer** plan,
         if (info.compute_major < 8) {
             free(made);
             char text[32];
-            return blade_fail(BLADE_ERROR_UNSUPPORTED,
-                              "beamformer: path %s uses tensor cores with TF32 operands, which need "
-                              "compute capability 8.0 or newer; %s is %d.%d (use path fp32 or auto)",
-                              blade_beamformer_path_name(made->path),
-                              blade_device_format(device, text, sizeof text),
-                              info.compute_major,
-                              info.compute_minor);
+            return blade_fail(
+                BLADE_ERROR_UNSUPPORTED,
+                "beamformer: path %s uses tensor cores with TF32 operands, which need "
+                "compute capability 8.0 or newer; %s is %d.%d (use path fp32 or auto)",
+                blade_beamformer_path_name(made->path),
+                blade_device_format(device, text, sizeof text),
+                info.compute_major,
+                info.compute_minor);
         }
     }
 
@@ -355,7 +356,8 @@ blade_status blade_beamformer_create(blade_beamformer** plan,
             if (status != BLADE_OK) {
                 const size_t bytes = made->workspace_bytes;
                 free(made);
-                return blade_fail_context(status, "beamformer: tensor-core workspace of %zu bytes", bytes);
+                return blade_fail_context(
+                    status, "beamformer: tensor-core workspace of %zu bytes", bytes);
             }
         }
     }
@@ -364,18 +366,31 @@ blade_status blade_beamformer_create(blade_beamformer** plan,
     return BLADE_OK;
 }
 
-blade_shape blade_beamformer_output_shape(const blade_beamformer* plan) { return plan->output_shape; }
+blade_shape blade_beamformer_output_shape(const blade_beamformer* plan)
+{
+    return plan->output_shape;
+}
 
-blade_shape blade_beamformer_phasor_shape(const blade_beamformer* plan) { return plan->phasor_shape; }
+blade_shape blade_beamformer_phasor_shape(const blade_beamformer* plan)
+{
+    return plan->phasor_shape;
+}
 
 int64_t blade_beamformer_beams(const blade_beamformer* plan) { return plan->phasor_shape.dims[0]; }
 
-blade_beamformer_path blade_beamformer_path_used(const blade_beamformer* plan) { return plan->path; }
+blade_beamformer_path blade_beamformer_path_used(const blade_beamformer* plan)
+{
+    return plan->path;
+}
 
-blade_beamformer_kernel blade_beamformer_kernel_used(const blade_beamformer* plan) { return plan->kernel; }
+blade_beamformer_kernel blade_beamformer_kernel_used(const blade_beamformer* plan)
+{
+    return plan->kernel;
+}
 
 /* The output must not share memory with what is read while it is written. */
-static blade_status check_disjoint(const blade_tensor* output, const blade_tensor* other, const char* role)
+static blade_status
+check_disjoint(const blade_tensor* output, const blade_tensor* other, const char* role)
 {
     const char* out_begin = output->data;
     const char* out_end = out_begin + blade_tensor_bytes(output->dtype, &output->shape);

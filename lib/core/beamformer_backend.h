@@ -24,17 +24,17 @@ extern "C" {
  * layout [B, A] has (A, 1, 0, 0).
  */
 typedef struct blade_beamformer_job {
-    const void* input;        /* x: cf32 or ci8 */
+    const void* input; /* x: cf32 or ci8 */
     blade_dtype input_type;
-    const float* phasors;     /* w: interleaved cf32 */
-    void* output;             /* y: cf32 or cf16 */
+    const float* phasors; /* w: interleaved cf32 */
+    void* output;         /* y: cf32 or cf16 */
     blade_dtype output_type;
     int64_t antennas, channels, times, pols, beams;
     int64_t stride_beam, stride_antenna, stride_channel, stride_pol;
     bool incoherent, incoherent_sqrt;
-    blade_beamformer_path path; /* resolved: never AUTO */
+    blade_beamformer_path path;     /* resolved: never AUTO */
     blade_beamformer_kernel kernel; /* resolved: never DEFAULT on CUDA */
-    void* workspace;            /* device memory for the tensor-core paths */
+    void* workspace;                /* device memory for the tensor-core paths */
     size_t workspace_bytes;
 } blade_beamformer_job;
 

@@ -22,8 +22,8 @@
 #include <string.h>
 
 enum {
-    TIME_BLOCK = 128, /* time samples per task */
-    BEAM_TILE = 8,    /* beams accumulated together */
+    TIME_BLOCK = 128,            /* time samples per task */
+    BEAM_TILE = 8,               /* beams accumulated together */
     MAX_ROW = TIME_BLOCK * 2 * 2 /* floats of one task row: samples x pols x (re, im) */
 };
 
@@ -31,23 +31,21 @@ enum {
 #define PARALLEL_THRESHOLD (1 << 20)
 
 /* w[p] of (beam, antenna, channel) as (re, im) pairs, for p < P. */
-static inline void load_phasors(const blade_beamformer_job* job,
-                                int64_t beam,
-                                int64_t antenna,
-                                int64_t channel,
-                                float w[4])
+static inline void load_phasors(
+    const blade_beamformer_job* job, int64_t beam, int64_t antenna, int64_t channel, float w[4])
 {
     for (int64_t p = 0; p < job->pols; p++) {
-        const float* value = job->phasors + 2 * (beam * job->stride_beam +
-                                                 antenna * job->stride_antenna +
-                                                 channel * job->stride_channel + p * job->stride_pol);
+        const float* value =
+            job->phasors + 2 * (beam * job->stride_beam + antenna * job->stride_antenna +
+                                channel * job->stride_channel + p * job->stride_pol);
         w[2 * p] = value[0];
         w[2 * p + 1] = value[1];
     }
 }
 
 /* acc[t, p] += w[p] * x[t, p] over `ntimes` samples of two polarizations. */
-static void multiply_add_dual(float* restrict acc, const float* restrict x, const float w[4], int64_t ntimes)
+static void
+multiply_add_dual(float* restrict acc, const float* restrict x, const float w[4], int64_t ntimes)
 {
     const float w0r = w[0], w0i = w[1], w1r = w[2], w1i = w[3];
     for (int64_t t = 0; t < ntimes; t++) {
@@ -61,7 +59,8 @@ static void multiply_add_dual(float* restrict acc, const float* restrict x, cons
 }
 
 /* acc[t] += w * x[t] over `ntimes` samples of one polarization. */
-static void multiply_add_single(float* restrict acc, const float* restrict x, const float w[2], int64_t ntimes)
+static void
+multiply_add_single(float* restrict acc, const float* restrict x, const float w[2], int64_t ntimes)
 {
     const float wr = w[0], wi = w[1];
     for (int64_t t = 0; t < ntimes; t++) {
@@ -73,14 +72,17 @@ static void multiply_add_single(float* restrict acc, const float* restrict x, co
 }
 
 /* power[j] += |w[p(j)]|^2 |x[j]|^2 over `count` interleaved (time, pol) elements. */
-static void add_incoherent(float* restrict power, const float* restrict x, const float w[4], int64_t pols, int64_t count)
+static void add_incoherent(
+    float* restrict power, const float* restrict x, const float w[4], int64_t pols, int64_t count)
 {
-    const float gain[2] = { w[0] * w[0] + w[1] * w[1], pols == 2 ? w[2] * w[2] + w[3] * w[3] : 0.0f };
+    const float gain[2] = { w[0] * w[0] + w[1] * w[1],
+                            pols == 2 ? w[2] * w[2] + w[3] * w[3] : 0.0f };
     for (int64_t j = 0; j < count; j++)
         power[j] += gain[j % pols] * (x[2 * j] * x[2 * j] + x[2 * j + 1] * x[2 * j + 1]);
 }
 
-static void store_row(const blade_beamformer_job* job, int64_t offset, const float* values, int64_t count)
+static void
+store_row(const blade_beamformer_job* job, int64_t offset, const float* values, int64_t count)
 {
     if (job->output_type == BLADE_CF16) {
         uint16_t* out = (uint16_t*)job->output + 2 * offset;
@@ -91,7 +93,8 @@ static void store_row(const blade_beamformer_job* job, int64_t offset, const flo
     }
 }
 
-static void store_incoherent(const blade_beamformer_job* job, int64_t offset, const float* power, int64_t count)
+static void
+store_incoherent(const blade_beamformer_job* job, int64_t offset, const float* power, int64_t count)
 {
     float values[MAX_ROW];
     for (int64_t j = 0; j < count; j++) {
@@ -103,7 +106,8 @@ static void store_incoherent(const blade_beamformer_job* job, int64_t offset, co
 
 /* Row of antenna `a` for the task as interleaved floats: in place for cf32, converted
  * (exactly) into `scratch` for ci8. */
-static const float* voltage_row(const blade_beamformer_job* job, int64_t offset, int64_t count, float* scratch)
+static const float*
+voltage_row(const blade_beamformer_job* job, int64_t offset, int64_t count, float* scratch)
 {
     if (job->input_type == BLADE_CF32)
         return (const float*)job->input + 2 * offset;
@@ -155,8 +159,8 @@ void blade_cpu_beamformer(const blade_beamformer_job* job)
     const int64_t F = job->channels, T = job->times;
     const int64_t blocks = (T + TIME_BLOCK - 1) / TIME_BLOCK;
     const int64_t tasks = F * blocks;
-    const double macs = (double)job->antennas * (double)job->beams * (double)F * (double)T *
-                        (double)job->pols;
+    const double macs =
+        (double)job->antennas * (double)job->beams * (double)F * (double)T * (double)job->pols;
     (void)macs; /* read only by the OpenMP pragma */
     /* Static scheduling of independent tasks: the result is the same for any number
      * of threads. */

@@ -52,11 +52,8 @@ typedef struct reader {
 } reader;
 
 /* "BFR5 recipe <path>: <dataset>: <problem>" */
-static blade_status BLADE_PRINTF(4, 5) dataset_error(const reader* r,
-                                                    blade_status status,
-                                                    const char* dataset,
-                                                    const char* format,
-                                                    ...)
+static blade_status BLADE_PRINTF(4, 5) dataset_error(
+    const reader* r, blade_status status, const char* dataset, const char* format, ...)
 {
     char problem[512];
     va_list args;
@@ -134,11 +131,11 @@ static blade_status check_kind(const reader* r, const char* name, hid_t dataset,
         }
         break;
     }
-    static const char* const class_names[] = { "integer", "float",  "time",
-                                               "string",  "bitfield", "opaque",
-                                               "compound", "reference", "enum",
+    static const char* const class_names[] = { "integer",         "float",     "time",
+                                               "string",          "bitfield",  "opaque",
+                                               "compound",        "reference", "enum",
                                                "variable-length", "array" };
-    const char* found = class >= 0 && (size_t)class < sizeof class_names / sizeof *class_names
+    const char* found = class >= 0 && (size_t) class < sizeof class_names / sizeof *class_names
                             ? class_names[class]
                             : "unknown";
     H5Tclose(type);
@@ -157,11 +154,8 @@ static void format_dims(char* text, size_t size, int rank, const hsize_t* dims)
 {
     size_t used = (size_t)snprintf(text, size, "(");
     for (int i = 0; i < rank && used < size; i++)
-        used += (size_t)snprintf(text + used,
-                                 size - used,
-                                 "%s%llu",
-                                 i ? ", " : "",
-                                 (unsigned long long)dims[i]);
+        used += (size_t)snprintf(
+            text + used, size - used, "%s%llu", i ? ", " : "", (unsigned long long)dims[i]);
     if (used < size)
         snprintf(text + used, size - used, rank == 1 ? ",)" : ")");
 }
@@ -215,11 +209,13 @@ static blade_status check_shape(const reader* r,
 }
 
 /* The extents of a dataset (for datasets whose length is not known beforehand). */
-static blade_status dataset_dims(const reader* r, const char* name, hid_t dataset, int* rank, hsize_t* dims)
+static blade_status
+dataset_dims(const reader* r, const char* name, hid_t dataset, int* rank, hsize_t* dims)
 {
     const hid_t space = H5Dget_space(dataset);
     *rank = space < 0 ? -1 : H5Sget_simple_extent_ndims(space);
-    const bool ok = *rank >= 0 && *rank <= MAX_RANK && H5Sget_simple_extent_dims(space, dims, NULL) >= 0;
+    const bool ok =
+        *rank >= 0 && *rank <= MAX_RANK && H5Sget_simple_extent_dims(space, dims, NULL) >= 0;
     if (space >= 0)
         H5Sclose(space);
     if (!ok)
@@ -277,7 +273,8 @@ static blade_status open_checked(const reader* r,
 
 /* ---- typed reads ------------------------------------------------------------------ */
 
-static blade_status read_values(const reader* r, const char* name, hid_t dataset, hid_t memory_type, void* out)
+static blade_status
+read_values(const reader* r, const char* name, hid_t dataset, hid_t memory_type, void* out)
 {
     if (H5Dread(dataset, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
         return dataset_error(r,
@@ -303,7 +300,7 @@ static blade_status read_numeric(const reader* r,
     BLADE_TRY(open_checked(r, name, required, kind, rank, dims, meaning, &dataset));
     if (dataset < 0)
         return BLADE_OK;
-    const size_t element = kind == KIND_COMPLEX ? 2 * sizeof(double)
+    const size_t element = kind == KIND_COMPLEX   ? 2 * sizeof(double)
                            : kind == KIND_INTEGER ? sizeof(int64_t)
                                                   : sizeof(double);
     int64_t count;
@@ -418,13 +415,18 @@ static blade_status read_strings(const reader* r,
         free(pointers);
     } else {
         if (width == 0 || width > (1u << 20)) {
-            status = dataset_error(r, BLADE_ERROR_FORMAT, name, "has an invalid string width %zu", width);
+            status = dataset_error(
+                r, BLADE_ERROR_FORMAT, name, "has an invalid string width %zu", width);
             goto done;
         }
         if ((int64_t)((width + 1) * count) > MAX_DATASET_BYTES) {
-            status = dataset_error(r, BLADE_ERROR_FORMAT, name,
-                                   "%zu strings of %zu bytes: larger than %lld MiB", count,
-                                   width, (long long)(MAX_DATASET_BYTES >> 20));
+            status = dataset_error(r,
+                                   BLADE_ERROR_FORMAT,
+                                   name,
+                                   "%zu strings of %zu bytes: larger than %lld MiB",
+                                   count,
+                                   width,
+                                   (long long)(MAX_DATASET_BYTES >> 20));
             goto done;
         }
         H5Tset_size(memory_type, width + 1);
@@ -483,10 +485,8 @@ static blade_status read_diminfo(const reader* r, blade_bfr5* recipe)
         int64_t* value;
         int64_t minimum;
     } dims[] = {
-        { "/diminfo/nants", &recipe->antennas, 1 },
-        { "/diminfo/npol", &recipe->polarizations, 1 },
-        { "/diminfo/nchan", &recipe->channels, 1 },
-        { "/diminfo/nbeams", &recipe->beams, 1 },
+        { "/diminfo/nants", &recipe->antennas, 1 }, { "/diminfo/npol", &recipe->polarizations, 1 },
+        { "/diminfo/nchan", &recipe->channels, 1 }, { "/diminfo/nbeams", &recipe->beams, 1 },
         { "/diminfo/ntimes", &recipe->times, 0 },
     };
     for (size_t i = 0; i < sizeof dims / sizeof *dims; i++) {
@@ -503,7 +503,8 @@ static blade_status read_diminfo(const reader* r, blade_bfr5* recipe)
     return BLADE_OK;
 }
 
-static blade_status check_finite(const reader* r, const char* name, const double* values, int64_t count)
+static blade_status
+check_finite(const reader* r, const char* name, const double* values, int64_t count)
 {
     for (int64_t i = 0; i < count; i++)
         if (!isfinite(values[i]))
@@ -517,8 +518,14 @@ static blade_status read_telinfo(const reader* r, blade_bfr5* recipe)
     const int64_t A = recipe->antennas;
     const int64_t positions[2] = { A, 3 };
     const int64_t antennas[1] = { A };
-    BLADE_TRY(read_numeric(r, "/telinfo/antenna_positions", true, KIND_REAL, 2, positions,
-                           "[nants, 3]", (void**)&recipe->antenna_positions));
+    BLADE_TRY(read_numeric(r,
+                           "/telinfo/antenna_positions",
+                           true,
+                           KIND_REAL,
+                           2,
+                           positions,
+                           "[nants, 3]",
+                           (void**)&recipe->antenna_positions));
     BLADE_TRY(check_finite(r, "/telinfo/antenna_positions", recipe->antenna_positions, 3 * A));
 
     char* frame;
@@ -546,11 +553,17 @@ static blade_status read_telinfo(const reader* r, blade_bfr5* recipe)
     BLADE_TRY(read_scalar(r, "/telinfo/longitude", KIND_REAL, &longitude));
     BLADE_TRY(read_scalar(r, "/telinfo/altitude", KIND_REAL, &recipe->altitude));
     if (!isfinite(latitude) || fabs(latitude) > 90.0)
-        return dataset_error(r, BLADE_ERROR_FORMAT, "/telinfo/latitude",
-                             "%g is not a latitude in degrees (-90 .. 90)", latitude);
+        return dataset_error(r,
+                             BLADE_ERROR_FORMAT,
+                             "/telinfo/latitude",
+                             "%g is not a latitude in degrees (-90 .. 90)",
+                             latitude);
     if (!isfinite(longitude) || fabs(longitude) > 360.0)
-        return dataset_error(r, BLADE_ERROR_FORMAT, "/telinfo/longitude",
-                             "%g is not a longitude in degrees (-360 .. 360)", longitude);
+        return dataset_error(r,
+                             BLADE_ERROR_FORMAT,
+                             "/telinfo/longitude",
+                             "%g is not a longitude in degrees (-360 .. 360)",
+                             longitude);
     if (!isfinite(recipe->altitude))
         return dataset_error(r, BLADE_ERROR_FORMAT, "/telinfo/altitude", "is not finite");
     recipe->latitude = latitude * BLADE_PI / 180.0;
@@ -558,11 +571,12 @@ static blade_status read_telinfo(const reader* r, blade_bfr5* recipe)
 
     /* Every frame to ECEF: xyz is ECEF axes from the reference position, enu is
      * local east/north/up from it. */
-    BLADE_TRY(blade_alloc_object((size_t)(3 * A) * sizeof(double), "antenna positions",
+    BLADE_TRY(blade_alloc_object((size_t)(3 * A) * sizeof(double),
+                                 "antenna positions",
                                  (void**)&recipe->antenna_positions_ecef));
     double reference[3];
-    BLADE_TRY(blade_geodetic_to_ecef(recipe->longitude, recipe->latitude, recipe->altitude,
-                                     reference));
+    BLADE_TRY(
+        blade_geodetic_to_ecef(recipe->longitude, recipe->latitude, recipe->altitude, reference));
     for (int64_t a = 0; a < A; a++) {
         const double* stored = recipe->antenna_positions + 3 * a;
         double* ecef = recipe->antenna_positions_ecef + 3 * a;
@@ -574,12 +588,24 @@ static blade_status read_telinfo(const reader* r, blade_bfr5* recipe)
             ecef[i] = absolute ? stored[i] : reference[i] + offset[i];
     }
 
-    BLADE_TRY(read_strings(r, "/telinfo/antenna_names", false, 1, antennas, "[nants]",
-                           &recipe->antenna_names));
-    BLADE_TRY(read_numeric(r, "/telinfo/antenna_numbers", false, KIND_INTEGER, 1, antennas,
-                           "[nants]", (void**)&recipe->antenna_numbers));
-    BLADE_TRY(read_numeric(r, "/telinfo/antenna_diameters", false, KIND_REAL, 1, antennas,
-                           "[nants]", (void**)&recipe->antenna_diameters));
+    BLADE_TRY(read_strings(
+        r, "/telinfo/antenna_names", false, 1, antennas, "[nants]", &recipe->antenna_names));
+    BLADE_TRY(read_numeric(r,
+                           "/telinfo/antenna_numbers",
+                           false,
+                           KIND_INTEGER,
+                           1,
+                           antennas,
+                           "[nants]",
+                           (void**)&recipe->antenna_numbers));
+    BLADE_TRY(read_numeric(r,
+                           "/telinfo/antenna_diameters",
+                           false,
+                           KIND_REAL,
+                           1,
+                           antennas,
+                           "[nants]",
+                           (void**)&recipe->antenna_diameters));
     BLADE_TRY(read_string(r, "/telinfo/telescope_name", false, &recipe->telescope_name));
     return BLADE_OK;
 }
@@ -590,13 +616,22 @@ static blade_status read_obsinfo(const reader* r, blade_bfr5* recipe)
     BLADE_TRY(read_scalar(r, "/obsinfo/phase_center_dec", KIND_REAL, &recipe->phase_center_dec));
     if (!isfinite(recipe->phase_center_ra) || !isfinite(recipe->phase_center_dec) ||
         fabs(recipe->phase_center_dec) > BLADE_PI / 2 + 1e-12)
-        return dataset_error(r, BLADE_ERROR_FORMAT, "/obsinfo/phase_center_dec",
+        return dataset_error(r,
+                             BLADE_ERROR_FORMAT,
+                             "/obsinfo/phase_center_dec",
                              "boresight (%g, %g) is not a direction in radians",
-                             recipe->phase_center_ra, recipe->phase_center_dec);
+                             recipe->phase_center_ra,
+                             recipe->phase_center_dec);
     BLADE_TRY(read_string(r, "/obsinfo/obsid", false, &recipe->obsid));
     BLADE_TRY(read_string(r, "/obsinfo/instrument_name", false, &recipe->instrument_name));
     const int64_t channels[1] = { recipe->channels };
-    BLADE_TRY(read_numeric(r, "/obsinfo/freq_array", false, KIND_REAL, 1, channels, "[nchan]",
+    BLADE_TRY(read_numeric(r,
+                           "/obsinfo/freq_array",
+                           false,
+                           KIND_REAL,
+                           1,
+                           channels,
+                           "[nchan]",
                            (void**)&recipe->frequencies));
     if (recipe->frequencies != NULL)
         for (int64_t c = 0; c < recipe->channels; c++)
@@ -609,19 +644,31 @@ static blade_status read_calinfo(const reader* r, blade_bfr5* recipe)
     const int64_t F = recipe->channels, P = recipe->polarizations, A = recipe->antennas;
     const int64_t fpa[3] = { F, P, A };
     const int64_t pa[2] = { P, A };
-    BLADE_TRY(read_numeric(r, "/calinfo/cal_all", true, KIND_COMPLEX, 3, fpa,
-                           "[nchan, npol, nants]", (void**)&recipe->cal_all));
+    BLADE_TRY(read_numeric(r,
+                           "/calinfo/cal_all",
+                           true,
+                           KIND_COMPLEX,
+                           3,
+                           fpa,
+                           "[nchan, npol, nants]",
+                           (void**)&recipe->cal_all));
     BLADE_TRY(read_string(r, "/calinfo/refant", false, &recipe->refant));
-    BLADE_TRY(read_numeric(r, "/calinfo/cal_K", false, KIND_REAL, 2, pa, "[npol, nants]",
-                           (void**)&recipe->cal_k));
-    BLADE_TRY(read_numeric(r, "/calinfo/cal_B", false, KIND_COMPLEX, 3, fpa,
-                           "[nchan, npol, nants]", (void**)&recipe->cal_b));
-    BLADE_TRY(read_numeric(r, "/calinfo/cal_G", false, KIND_COMPLEX, 2, pa, "[npol, nants]",
-                           (void**)&recipe->cal_g));
+    BLADE_TRY(read_numeric(
+        r, "/calinfo/cal_K", false, KIND_REAL, 2, pa, "[npol, nants]", (void**)&recipe->cal_k));
+    BLADE_TRY(read_numeric(r,
+                           "/calinfo/cal_B",
+                           false,
+                           KIND_COMPLEX,
+                           3,
+                           fpa,
+                           "[nchan, npol, nants]",
+                           (void**)&recipe->cal_b));
+    BLADE_TRY(read_numeric(
+        r, "/calinfo/cal_G", false, KIND_COMPLEX, 2, pa, "[npol, nants]", (void**)&recipe->cal_g));
 
     /* The phasor module's order: [A][F][P]. */
-    BLADE_TRY(blade_alloc_object((size_t)(2 * A * F * P) * sizeof(double), "calibration",
-                                 (void**)&recipe->calibration));
+    BLADE_TRY(blade_alloc_object(
+        (size_t)(2 * A * F * P) * sizeof(double), "calibration", (void**)&recipe->calibration));
     for (int64_t f = 0; f < F; f++)
         for (int64_t p = 0; p < P; p++)
             for (int64_t a = 0; a < A; a++) {
@@ -636,14 +683,14 @@ static blade_status read_calinfo(const reader* r, blade_bfr5* recipe)
 static blade_status read_beaminfo(const reader* r, blade_bfr5* recipe)
 {
     const int64_t beams[1] = { recipe->beams };
-    BLADE_TRY(read_numeric(r, "/beaminfo/ras", true, KIND_REAL, 1, beams, "[nbeams]",
-                           (void**)&recipe->beam_ras));
-    BLADE_TRY(read_numeric(r, "/beaminfo/decs", true, KIND_REAL, 1, beams, "[nbeams]",
-                           (void**)&recipe->beam_decs));
+    BLADE_TRY(read_numeric(
+        r, "/beaminfo/ras", true, KIND_REAL, 1, beams, "[nbeams]", (void**)&recipe->beam_ras));
+    BLADE_TRY(read_numeric(
+        r, "/beaminfo/decs", true, KIND_REAL, 1, beams, "[nbeams]", (void**)&recipe->beam_decs));
     BLADE_TRY(check_finite(r, "/beaminfo/ras", recipe->beam_ras, recipe->beams));
     BLADE_TRY(check_finite(r, "/beaminfo/decs", recipe->beam_decs, recipe->beams));
-    BLADE_TRY(read_strings(r, "/beaminfo/src_names", false, 1, beams, "[nbeams]",
-                           &recipe->source_names));
+    BLADE_TRY(
+        read_strings(r, "/beaminfo/src_names", false, 1, beams, "[nbeams]", &recipe->source_names));
     return BLADE_OK;
 }
 
@@ -652,14 +699,32 @@ static blade_status read_delayinfo(const reader* r, blade_bfr5* recipe)
     const int64_t T = recipe->times, B = recipe->beams, A = recipe->antennas;
     const int64_t tba[3] = { T, B, A };
     const int64_t t[1] = { T };
-    BLADE_TRY(read_numeric(r, "/delayinfo/delays", false, KIND_REAL, 3, tba,
-                           "[ntimes, nbeams, nants]", (void**)&recipe->delays));
-    BLADE_TRY(read_numeric(r, "/delayinfo/rates", false, KIND_REAL, 3, tba,
-                           "[ntimes, nbeams, nants]", (void**)&recipe->rates));
-    BLADE_TRY(read_numeric(r, "/delayinfo/time_array", false, KIND_REAL, 1, t, "[ntimes]",
+    BLADE_TRY(read_numeric(r,
+                           "/delayinfo/delays",
+                           false,
+                           KIND_REAL,
+                           3,
+                           tba,
+                           "[ntimes, nbeams, nants]",
+                           (void**)&recipe->delays));
+    BLADE_TRY(read_numeric(r,
+                           "/delayinfo/rates",
+                           false,
+                           KIND_REAL,
+                           3,
+                           tba,
+                           "[ntimes, nbeams, nants]",
+                           (void**)&recipe->rates));
+    BLADE_TRY(read_numeric(r,
+                           "/delayinfo/time_array",
+                           false,
+                           KIND_REAL,
+                           1,
+                           t,
+                           "[ntimes]",
                            (void**)&recipe->time_array));
-    BLADE_TRY(read_numeric(r, "/delayinfo/jds", false, KIND_REAL, 1, t, "[ntimes]",
-                           (void**)&recipe->jds));
+    BLADE_TRY(read_numeric(
+        r, "/delayinfo/jds", false, KIND_REAL, 1, t, "[ntimes]", (void**)&recipe->jds));
 
     hid_t dataset;
     BLADE_TRY(open_dataset(r, "/delayinfo/dut1", false, &dataset));
@@ -672,8 +737,14 @@ static blade_status read_delayinfo(const reader* r, blade_bfr5* recipe)
         /* A single DUT1 (the usual case) or one per time. */
         const bool per_time = rank == 1 && dims[0] == (hsize_t)T && T != 1;
         recipe->dut1_count = per_time ? T : 1;
-        BLADE_TRY(read_numeric(r, "/delayinfo/dut1", false, KIND_REAL, per_time ? 1 : 0, t,
-                               "(a scalar or [ntimes])", (void**)&recipe->dut1));
+        BLADE_TRY(read_numeric(r,
+                               "/delayinfo/dut1",
+                               false,
+                               KIND_REAL,
+                               per_time ? 1 : 0,
+                               t,
+                               "(a scalar or [ntimes])",
+                               (void**)&recipe->dut1));
     }
 
     /* Both tables were read with shape [T, B, A], so this product is bounded. */
@@ -681,14 +752,16 @@ static blade_status read_delayinfo(const reader* r, blade_bfr5* recipe)
     if (recipe->delays != NULL) {
         BLADE_TRY(check_finite(r, "/delayinfo/delays", recipe->delays, count));
         BLADE_TRY(blade_alloc_object((size_t)(count > 0 ? count : 1) * sizeof(double),
-                                     "delays", (void**)&recipe->delays_seconds));
+                                     "delays",
+                                     (void**)&recipe->delays_seconds));
         for (int64_t i = 0; i < count; i++)
             recipe->delays_seconds[i] = recipe->delays[i] * 1e-9;
     }
     if (recipe->rates != NULL) {
         BLADE_TRY(check_finite(r, "/delayinfo/rates", recipe->rates, count));
         BLADE_TRY(blade_alloc_object((size_t)(count > 0 ? count : 1) * sizeof(double),
-                                     "delay rates", (void**)&recipe->rates_seconds));
+                                     "delay rates",
+                                     (void**)&recipe->rates_seconds));
         for (int64_t i = 0; i < count; i++)
             recipe->rates_seconds[i] = recipe->rates[i] * 1e-9;
     }
@@ -729,9 +802,8 @@ blade_status blade_bfr5_read(const char* path, blade_bfr5** result)
     reader r = { path, -1 };
     blade_status status;
     if (H5Fis_hdf5(path) <= 0) {
-        status = blade_fail(BLADE_ERROR_FORMAT,
-                            "BFR5 recipe %s: not an HDF5 file (or a truncated one)",
-                            path);
+        status = blade_fail(
+            BLADE_ERROR_FORMAT, "BFR5 recipe %s: not an HDF5 file (or a truncated one)", path);
         goto done;
     }
     r.file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -792,8 +864,8 @@ static blade_status select_table(double** table,
 blade_status blade_bfr5_select_beams(blade_bfr5* recipe, const int64_t* selection, int64_t count)
 {
     if (count < 1)
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "%s: an empty beam selection", recipe->path);
+        return blade_fail(
+            BLADE_ERROR_INVALID_ARGUMENT, "%s: an empty beam selection", recipe->path);
     for (int64_t b = 0; b < count; b++)
         if (selection[b] < 0 || selection[b] >= recipe->beams)
             return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
@@ -891,32 +963,43 @@ blade_status blade_bfr5_check_recording(const blade_bfr5* recipe,
 {
     const reader r = { recipe->path, -1 };
     if (antennas != recipe->antennas)
-        return dataset_error(&r, BLADE_ERROR_INVALID_ARGUMENT, "/diminfo/nants",
+        return dataset_error(&r,
+                             BLADE_ERROR_INVALID_ARGUMENT,
+                             "/diminfo/nants",
                              "the recipe has %lld antennas but the recording %lld",
-                             (long long)recipe->antennas, (long long)antennas);
+                             (long long)recipe->antennas,
+                             (long long)antennas);
     if (polarizations != recipe->polarizations)
-        return dataset_error(&r, BLADE_ERROR_INVALID_ARGUMENT, "/diminfo/npol",
+        return dataset_error(&r,
+                             BLADE_ERROR_INVALID_ARGUMENT,
+                             "/diminfo/npol",
                              "the recipe has %lld polarizations but the recording %lld",
-                             (long long)recipe->polarizations, (long long)polarizations);
+                             (long long)recipe->polarizations,
+                             (long long)polarizations);
     BLADE_TRY(blade_observation_check_axis(axis, "BFR5 recipe"));
     const int64_t first = axis->coarse_first;
     const int64_t last = blade_observation_coarse_channel(axis, axis->nchan - 1);
     if (last >= recipe->channels)
-        return dataset_error(&r, BLADE_ERROR_INVALID_ARGUMENT, "/calinfo/cal_all",
+        return dataset_error(&r,
+                             BLADE_ERROR_INVALID_ARGUMENT,
+                             "/calinfo/cal_all",
                              "calibrates absolute channels 0 .. %lld (/diminfo/nchan %lld) but "
                              "the recording needs %lld .. %lld (its F-engine channels: SCHAN "
                              "and the channels chosen)",
-                             (long long)(recipe->channels - 1), (long long)recipe->channels,
-                             (long long)first, (long long)last);
+                             (long long)(recipe->channels - 1),
+                             (long long)recipe->channels,
+                             (long long)first,
+                             (long long)last);
     return BLADE_OK;
 }
 
 int64_t blade_bfr5_reference_antenna(const blade_bfr5* recipe)
 {
-    for (int64_t a = 0; recipe->refant != NULL && recipe->antenna_names != NULL &&
-                        a < recipe->antennas;
+    for (int64_t a = 0;
+         recipe->refant != NULL && recipe->antenna_names != NULL && a < recipe->antennas;
          a++)
-        if (recipe->antenna_names[a] != NULL && strcmp(recipe->antenna_names[a], recipe->refant) == 0)
+        if (recipe->antenna_names[a] != NULL &&
+            strcmp(recipe->antenna_names[a], recipe->refant) == 0)
             return a;
     return 0;
 }
@@ -937,8 +1020,8 @@ blade_status blade_bfr5_phasor_config(const blade_bfr5* recipe,
     config->altitude = recipe->altitude;
     config->antennas = recipe->antennas;
     config->antenna_positions = recipe->antenna_positions_ecef;
-    config->reference_antenna = reference_antenna >= 0 ? reference_antenna
-                                                       : blade_bfr5_reference_antenna(recipe);
+    config->reference_antenna =
+        reference_antenna >= 0 ? reference_antenna : blade_bfr5_reference_antenna(recipe);
     config->boresight_ra = recipe->phase_center_ra;
     config->boresight_dec = recipe->phase_center_dec;
     config->beams = recipe->beams;
@@ -952,11 +1035,15 @@ blade_status blade_bfr5_phasor_config(const blade_bfr5* recipe,
     config->delay_mode = mode;
     if (mode != BLADE_DELAYS_GEOMETRY) {
         if (recipe->delays_seconds == NULL || recipe->time_array == NULL || recipe->times < 1)
-            return dataset_error(&r, BLADE_ERROR_INVALID_ARGUMENT, "/delayinfo/delays",
+            return dataset_error(&r,
+                                 BLADE_ERROR_INVALID_ARGUMENT,
+                                 "/delayinfo/delays",
                                  "recipe delays were asked for but the recipe has no "
                                  "/delayinfo/delays and /delayinfo/time_array");
         if (mode == BLADE_DELAYS_TABLE_RATES && recipe->rates_seconds == NULL)
-            return dataset_error(&r, BLADE_ERROR_INVALID_ARGUMENT, "/delayinfo/rates",
+            return dataset_error(&r,
+                                 BLADE_ERROR_INVALID_ARGUMENT,
+                                 "/delayinfo/rates",
                                  "delay rates were asked for but the recipe has none");
         config->table.times = recipe->times;
         config->table.unix_times = recipe->time_array;

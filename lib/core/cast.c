@@ -18,8 +18,8 @@ struct blade_cast {
 
 static bool in_complex_family(blade_dtype type)
 {
-    return type == BLADE_CI4 || type == BLADE_CI8 || type == BLADE_CI16 ||
-           type == BLADE_CF16 || type == BLADE_CF32;
+    return type == BLADE_CI4 || type == BLADE_CI8 || type == BLADE_CI16 || type == BLADE_CF16 ||
+           type == BLADE_CF32;
 }
 
 static bool in_real_family(blade_dtype type)
@@ -78,10 +78,8 @@ blade_status blade_cast_process(blade_cast* cast,
                                 blade_tensor* output,
                                 blade_stream stream)
 {
-    BLADE_TRY(blade_check_tensor(
-        "cast", "input", input, cast->config.input_type, &cast->shape));
-    BLADE_TRY(blade_check_tensor(
-        "cast", "output", output, cast->config.output_type, &cast->shape));
+    BLADE_TRY(blade_check_tensor("cast", "input", input, cast->config.input_type, &cast->shape));
+    BLADE_TRY(blade_check_tensor("cast", "output", output, cast->config.output_type, &cast->shape));
     const int64_t count = blade_shape_count(&cast->shape);
 
     if (cast->device.kind == BLADE_DEVICE_CUDA) {

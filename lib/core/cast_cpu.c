@@ -166,11 +166,8 @@ static void cast_range(const void* input,
     }
 }
 
-void blade_cpu_cast(const void* input,
-                    blade_dtype input_type,
-                    void* output,
-                    blade_dtype output_type,
-                    int64_t count)
+void blade_cpu_cast(
+    const void* input, blade_dtype input_type, void* output, blade_dtype output_type, int64_t count)
 {
     if (input_type == output_type) {
         if (input != output)

@@ -44,8 +44,7 @@ const char* blade_channelizer_window_name(blade_channelizer_window window)
     return window_names[window];
 }
 
-blade_status blade_channelizer_window_parse(const char* name,
-                                            blade_channelizer_window* window)
+blade_status blade_channelizer_window_parse(const char* name, blade_channelizer_window* window)
 {
     char text[32];
     const size_t length = name ? strlen(name) : 0;
@@ -60,11 +59,10 @@ blade_status blade_channelizer_window_parse(const char* name,
                 return BLADE_OK;
             }
     }
-    return blade_fail(
-        BLADE_ERROR_INVALID_ARGUMENT,
-        "unknown window '%s' (expected rectangular, hamming, hann, blackman or "
-        "blackman-harris)",
-        name ? name : "(null)");
+    return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                      "unknown window '%s' (expected rectangular, hamming, hann, blackman or "
+                      "blackman-harris)",
+                      name ? name : "(null)");
 }
 
 static double window_value(blade_channelizer_window window, int64_t j, int64_t length)
@@ -78,8 +76,7 @@ static double window_value(blade_channelizer_window window, int64_t j, int64_t l
     case BLADE_WINDOW_BLACKMAN:
         return 0.42 - 0.5 * cos(theta) + 0.08 * cos(2 * theta);
     case BLADE_WINDOW_BLACKMAN_HARRIS:
-        return 0.35875 - 0.48829 * cos(theta) + 0.14128 * cos(2 * theta) -
-               0.01168 * cos(3 * theta);
+        return 0.35875 - 0.48829 * cos(theta) + 0.14128 * cos(2 * theta) - 0.01168 * cos(3 * theta);
     default:
         return 1.0;
     }
@@ -92,29 +89,25 @@ static double sinc(double u)
     return sin(M_PI * u) / (M_PI * u);
 }
 
-static blade_status
-check_filter_arguments(int64_t rate, int taps, blade_channelizer_window window)
+static blade_status check_filter_arguments(int64_t rate, int taps, blade_channelizer_window window)
 {
     if (rate < 1)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "channelizer: rate %lld; the rate (FFT length N, fine channels per "
-            "coarse channel) must be at least 1",
-            (long long)rate);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "channelizer: rate %lld; the rate (FFT length N, fine channels per "
+                          "coarse channel) must be at least 1",
+                          (long long)rate);
     if (taps < 1 || taps > BLADE_CHANNELIZER_MAX_TAPS)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "channelizer: taps %d; the polyphase filter has 1 (plain FFT) to %d "
-            "taps per branch",
-            taps,
-            BLADE_CHANNELIZER_MAX_TAPS);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "channelizer: taps %d; the polyphase filter has 1 (plain FFT) to %d "
+                          "taps per branch",
+                          taps,
+                          BLADE_CHANNELIZER_MAX_TAPS);
     if ((int)window < 0 || window >= BLADE_WINDOW_COUNT)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "channelizer: unknown window code %d (expected 0..%d: rectangular, "
-            "hamming, hann, blackman, blackman-harris)",
-            (int)window,
-            BLADE_WINDOW_COUNT - 1);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "channelizer: unknown window code %d (expected 0..%d: rectangular, "
+                          "hamming, hann, blackman, blackman-harris)",
+                          (int)window,
+                          BLADE_WINDOW_COUNT - 1);
     return BLADE_OK;
 }
 
@@ -123,8 +116,8 @@ check_filter_arguments(int64_t rate, int taps, blade_channelizer_window window)
  * |sum g_j| (the filter is symmetric about c = (L-1)/2, so its transform is real up
  * to a linear phase). Sums run over the lower half, doubled, plus the middle tap of
  * odd lengths. `window` and `cosine` hold w_j and cos(pi (j - c)/N) for j < L/2 + 1. */
-static double edge_response(
-    const double* window, const double* cosine, int64_t length, int64_t rate, double beta)
+static double
+edge_response(const double* window, const double* cosine, int64_t length, int64_t rate, double beta)
 {
     const double centre = 0.5 * (double)(length - 1);
     double at_edge = 0.0, at_centre = 0.0;
@@ -137,10 +130,8 @@ static double edge_response(
     return fabs(at_edge) / fabs(at_centre);
 }
 
-blade_status blade_channelizer_prototype(int64_t rate,
-                                         int taps,
-                                         blade_channelizer_window window,
-                                         double* filter)
+blade_status
+blade_channelizer_prototype(int64_t rate, int taps, blade_channelizer_window window, double* filter)
 {
     BLADE_TRY(check_filter_arguments(rate, taps, window));
     const int64_t length = rate * taps;
@@ -179,8 +170,8 @@ blade_status blade_channelizer_prototype(int64_t rate,
 
     double sum = 0;
     for (int64_t j = 0; j < length; j++) {
-        filter[j] = window_value(window, j, length) *
-                    sinc(beta * ((double)j - centre) / (double)rate);
+        filter[j] =
+            window_value(window, j, length) * sinc(beta * ((double)j - centre) / (double)rate);
         sum += filter[j];
     }
     for (int64_t j = 0; j < length; j++)
@@ -206,27 +197,23 @@ static void nearest_divisors(int64_t t, int64_t n, int64_t* below, int64_t* abov
         }
 }
 
-static blade_status validate(const blade_channelizer_config* config,
-                             const blade_shape* shape)
+static blade_status validate(const blade_channelizer_config* config, const blade_shape* shape)
 {
     char text[128];
     if (config == NULL)
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "channelizer: no configuration given");
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "channelizer: no configuration given");
     BLADE_TRY(blade_shape_validate(shape, "channelizer input"));
     if (shape->rank != 4)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "channelizer: input shape %s has rank %d; the channelizer takes "
-            "voltages [A, F, T, P] (rank 4)",
-            blade_shape_format(shape, text, sizeof text),
-            shape->rank);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "channelizer: input shape %s has rank %d; the channelizer takes "
+                          "voltages [A, F, T, P] (rank 4)",
+                          blade_shape_format(shape, text, sizeof text),
+                          shape->rank);
     if (config->input_type != BLADE_CF32)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "channelizer: input type %s; the channelizer takes cf32 (put a cast "
-            "before it)",
-            blade_dtype_name(config->input_type));
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "channelizer: input type %s; the channelizer takes cf32 (put a cast "
+                          "before it)",
+                          blade_dtype_name(config->input_type));
     BLADE_TRY(check_filter_arguments(config->rate, config->taps, config->window));
     const int64_t n = config->rate, t = shape->dims[2];
     if (n > t || t % n != 0) {
@@ -241,14 +228,13 @@ static blade_status validate(const blade_channelizer_config* config,
                      (long long)above);
         else
             snprintf(hint, sizeof hint, "the largest is T itself, %lld", (long long)t);
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "channelizer: rate %lld does not divide T = %lld (the time axis of "
-            "%s); the rate must be a divisor of T (%s)",
-            (long long)n,
-            (long long)t,
-            blade_shape_format(shape, text, sizeof text),
-            hint);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "channelizer: rate %lld does not divide T = %lld (the time axis of "
+                          "%s); the rate must be a divisor of T (%s)",
+                          (long long)n,
+                          (long long)t,
+                          blade_shape_format(shape, text, sizeof text),
+                          hint);
     }
     if (n > INT_MAX)
         return blade_fail(BLADE_ERROR_UNSUPPORTED,
@@ -256,11 +242,10 @@ static blade_status validate(const blade_channelizer_config* config,
                           (long long)n,
                           INT_MAX);
     if (config->taps > 1 && n == 1)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "channelizer: taps %d with rate 1; rate 1 is a pass-through and a "
-            "polyphase filter needs a rate of at least 2",
-            config->taps);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "channelizer: taps %d with rate 1; rate 1 is a pass-through and a "
+                          "polyphase filter needs a rate of at least 2",
+                          config->taps);
     return BLADE_OK;
 }
 
@@ -339,8 +324,8 @@ blade_status blade_channelizer_process(blade_channelizer* channelizer,
                                        blade_tensor* output,
                                        blade_stream stream)
 {
-    BLADE_TRY(blade_check_tensor(
-        "channelizer", "input", input, BLADE_CF32, &channelizer->input_shape));
+    BLADE_TRY(
+        blade_check_tensor("channelizer", "input", input, BLADE_CF32, &channelizer->input_shape));
     BLADE_TRY(blade_check_tensor(
         "channelizer", "output", output, BLADE_CF32, &channelizer->output_shape));
     if (input->data == output->data && channelizer->geometry.N > 1)
@@ -351,8 +336,7 @@ blade_status blade_channelizer_process(blade_channelizer* channelizer,
     if (channelizer->device.kind == BLADE_DEVICE_CUDA) {
 #ifdef BLADE_HAVE_CUDA
         BLADE_TRY(blade_device_activate(channelizer->device));
-        return blade_cuda_channelizer_process(
-            channelizer->cuda, input->data, output->data, stream);
+        return blade_cuda_channelizer_process(channelizer->cuda, input->data, output->data, stream);
 #else
         (void)stream;
         return blade_fail(BLADE_ERROR_NO_DEVICE, "channelizer: built without CUDA");

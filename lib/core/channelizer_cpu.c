@@ -71,10 +71,9 @@ blade_status blade_cpu_channelizer_create(const blade_channelizer_geometry* geom
         self->filter = malloc((size_t)(g->M * g->N) * sizeof(float));
         self->history = calloc((size_t)(g->rows * g->P * g->H) * 2, sizeof(float));
         if (self->filter == NULL || self->history == NULL)
-            status =
-                blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
-                           "channelizer: no memory for the filter history (%lld bytes)",
-                           (long long)(g->rows * g->P * g->H * 8));
+            status = blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
+                                "channelizer: no memory for the filter history (%lld bytes)",
+                                (long long)(g->rows * g->P * g->H * 8));
         else
             memcpy(self->filter, filter, (size_t)(g->M * g->N) * sizeof(float));
     }
@@ -89,15 +88,13 @@ blade_status blade_cpu_channelizer_create(const blade_channelizer_geometry* geom
         const int64_t values = g->P * self->block * g->N;
         self->scratch = calloc((size_t)self->nscratch, sizeof *self->scratch);
         if (self->scratch == NULL)
-            status = blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
-                                "channelizer: no memory for scratch");
+            status = blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "channelizer: no memory for scratch");
         for (int i = 0; status == BLADE_OK && i < self->nscratch; i++) {
             self->scratch[i] = fftwf_malloc((size_t)values * sizeof(fftwf_complex));
             if (self->scratch[i] == NULL)
-                status =
-                    blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
-                               "channelizer: no memory for %lld bytes of FFT scratch",
-                               (long long)values * 8);
+                status = blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
+                                    "channelizer: no memory for %lld bytes of FFT scratch",
+                                    (long long)values * 8);
         }
         if (status == BLADE_OK) {
             const int n = (int)g->N;
@@ -210,9 +207,7 @@ static void update_history(blade_cpu_channelizer* self, const float* input)
     }
 }
 
-void blade_cpu_channelizer_process(blade_cpu_channelizer* self,
-                                   const float* input,
-                                   float* output)
+void blade_cpu_channelizer_process(blade_cpu_channelizer* self, const float* input, float* output)
 {
     const blade_channelizer_geometry* g = &self->g;
     const int64_t row_values = g->T * g->P; /* complex values per row, in and out */
@@ -232,8 +227,7 @@ void blade_cpu_channelizer_process(blade_cpu_channelizer* self,
 #endif
         const int64_t row = u / self->units_per_row;
         const int64_t s0 = (u % self->units_per_row) * self->block;
-        const float* history =
-            self->history ? self->history + 2 * row * g->P * g->H : NULL;
+        const float* history = self->history ? self->history + 2 * row * g->P * g->H : NULL;
         gather(self, input + 2 * row * row_values, history, s0, (float*)work);
         fftwf_execute_dft(self->plan, work, work);
         scatter(self, (const float*)work, s0, output + 2 * row * row_values);
@@ -245,9 +239,8 @@ void blade_cpu_channelizer_process(blade_cpu_channelizer* self,
 void blade_cpu_channelizer_reset(blade_cpu_channelizer* self)
 {
     if (self != NULL && self->history != NULL)
-        memset(self->history,
-               0,
-               (size_t)(self->g.rows * self->g.P * self->g.H) * 2 * sizeof(float));
+        memset(
+            self->history, 0, (size_t)(self->g.rows * self->g.P * self->g.H) * 2 * sizeof(float));
 }
 
 void blade_cpu_channelizer_destroy(blade_cpu_channelizer* self)

@@ -29,7 +29,9 @@ struct blade_correlator {
     size_t workspace_bytes;
 };
 
-static const char* const path_names[BLADE_CORRELATOR_PATH_COUNT] = { "auto", "fp64", "fp32", "fp16" };
+static const char* const path_names[BLADE_CORRELATOR_PATH_COUNT] = {
+    "auto", "fp64", "fp32", "fp16"
+};
 
 blade_correlator_config blade_correlator_config_default(void)
 {
@@ -70,7 +72,8 @@ int64_t blade_correlator_baseline_index(int64_t antennas, int64_t i, int64_t j)
     return i * antennas - i * (i - 1) / 2 + (j - i);
 }
 
-blade_status blade_correlator_baseline_antennas(int64_t antennas, int64_t index, int64_t* i, int64_t* j)
+blade_status
+blade_correlator_baseline_antennas(int64_t antennas, int64_t index, int64_t* i, int64_t* j)
 {
     if (index < 0 || index >= blade_correlator_baselines(antennas))
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
@@ -272,7 +275,8 @@ blade_status blade_correlator_create(blade_correlator** correlator,
                                           polarizations * polarizations);
     if (plan->steps > 1) {
         const size_t values = 2 * (size_t)blade_shape_count(&plan->output_shape);
-        const size_t bytes = values * (device.kind == BLADE_DEVICE_CUDA ? sizeof(float) : sizeof(double));
+        const size_t bytes =
+            values * (device.kind == BLADE_DEVICE_CUDA ? sizeof(float) : sizeof(double));
         const blade_status status = blade_device_alloc(device, bytes, &plan->accumulator);
         if (status != BLADE_OK) {
             release(plan);
@@ -284,7 +288,8 @@ blade_status blade_correlator_create(blade_correlator** correlator,
         const blade_correlator_job job = plan_job(plan);
         plan->workspace_bytes = blade_cuda_correlator_workspace(&job);
         if (plan->workspace_bytes > 0) {
-            const blade_status status = blade_device_alloc(device, plan->workspace_bytes, &plan->workspace);
+            const blade_status status =
+                blade_device_alloc(device, plan->workspace_bytes, &plan->workspace);
             if (status != BLADE_OK) {
                 const size_t bytes = plan->workspace_bytes;
                 release(plan);
@@ -309,7 +314,10 @@ blade_correlator_path blade_correlator_path_used(const blade_correlator* correla
 
 int64_t blade_correlator_steps(const blade_correlator* correlator) { return correlator->steps; }
 
-int64_t blade_correlator_position(const blade_correlator* correlator) { return correlator->position; }
+int64_t blade_correlator_position(const blade_correlator* correlator)
+{
+    return correlator->position;
+}
 
 void blade_correlator_reset(blade_correlator* correlator) { correlator->position = 0; }
 
@@ -338,7 +346,8 @@ blade_status blade_correlator_process(blade_correlator* correlator,
 {
     BLADE_TRY(blade_check_tensor(
         "correlator", "voltage", input, correlator->config.input_type, &correlator->input_shape));
-    BLADE_TRY(blade_check_tensor("correlator", "output", output, BLADE_CF32, &correlator->output_shape));
+    BLADE_TRY(
+        blade_check_tensor("correlator", "output", output, BLADE_CF32, &correlator->output_shape));
     BLADE_TRY(check_disjoint(output, input));
     const bool first = correlator->position == 0;
     const bool last = correlator->position == correlator->steps - 1;

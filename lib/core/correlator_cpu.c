@@ -31,7 +31,8 @@ enum { TIME_BLOCK = 32 };
 
 /* Samples [t0, t0 + count) of channel f of every antenna into block[a][t][p] (re, im)
  * doubles. */
-static void load_block(const blade_correlator_job* job, int64_t f, int64_t t0, int64_t count, double* block)
+static void
+load_block(const blade_correlator_job* job, int64_t f, int64_t t0, int64_t count, double* block)
 {
     const int64_t A = job->antennas, F = job->channels, T = job->times, P = job->pols;
     const int64_t values = 2 * count * P; /* doubles per antenna */
@@ -52,14 +53,15 @@ static void load_block(const blade_correlator_job* job, int64_t f, int64_t t0, i
 
 /* sums[i*4 .. ] (XX, XY, YX, YY as re, im pairs) of baseline (x, y) += the block's
  * products x_p * conj(y_q) over `count` samples of two polarizations. */
-static void correlate_dual(const double* restrict x, const double* restrict y, int64_t count, double* sums)
+static void
+correlate_dual(const double* restrict x, const double* restrict y, int64_t count, double* sums)
 {
     double s[8];
     memcpy(s, sums, sizeof s);
     for (int64_t t = 0; t < count; t++, x += 4, y += 4) {
         const double xr = x[0], xi = x[1], zr = x[2], zi = x[3]; /* x_X, x_Y */
         const double yr = y[0], yi = y[1], wr = y[2], wi = y[3]; /* y_X, y_Y */
-        s[0] += xr * yr + xi * yi; /* XX */
+        s[0] += xr * yr + xi * yi;                               /* XX */
         s[1] += xi * yr - xr * yi;
         s[2] += xr * wr + xi * wi; /* XY */
         s[3] += xi * wr - xr * wi;
@@ -71,7 +73,8 @@ static void correlate_dual(const double* restrict x, const double* restrict y, i
     memcpy(sums, s, sizeof s);
 }
 
-static void correlate_single(const double* restrict x, const double* restrict y, int64_t count, double* sums)
+static void
+correlate_single(const double* restrict x, const double* restrict y, int64_t count, double* sums)
 {
     double re = sums[0], im = sums[1];
     for (int64_t t = 0; t < count; t++, x += 2, y += 2) {
@@ -83,7 +86,8 @@ static void correlate_single(const double* restrict x, const double* restrict y,
 }
 
 /* Output channel g, window w: sums of every baseline into sums[b][P*P][2]. */
-static void correlate_task(const blade_correlator_job* job, int64_t g, int64_t w, double* sums, double* block)
+static void
+correlate_task(const blade_correlator_job* job, int64_t g, int64_t w, double* sums, double* block)
 {
     const int64_t A = job->antennas, P = job->pols, products = P * P;
     const int64_t values = 2 * products; /* doubles per baseline */
@@ -150,7 +154,8 @@ blade_status blade_cpu_correlate(const blade_correlator_job* job,
     const int64_t baselines = blade_correlator_baselines(A);
     const int64_t groups = job->channels / job->channel_integration;
     const int64_t tasks = groups * job->windows;
-    const double macs = (double)baselines * (double)(P * P) * (double)job->channels * (double)job->times;
+    const double macs =
+        (double)baselines * (double)(P * P) * (double)job->channels * (double)job->times;
     const bool threaded = macs >= PARALLEL_THRESHOLD && tasks > 1;
     int threads = 1;
 #ifdef _OPENMP

@@ -70,8 +70,7 @@ blade_shape blade_shape_btf(int64_t beams, int64_t spectra, int64_t channels)
     return shape;
 }
 
-const char*
-blade_dedoppler_normalization_name(blade_dedoppler_normalization normalization)
+const char* blade_dedoppler_normalization_name(blade_dedoppler_normalization normalization)
 {
     switch (normalization) {
     case BLADE_DEDOPPLER_NORM_MAD:
@@ -111,8 +110,7 @@ static blade_status validate(const blade_dedoppler_config* c, const blade_shape*
             "dedoppler: the input must be a spectrogram [T, F] or [B, T, F] (rank 2 or "
             "3) but its shape is %s",
             blade_shape_format(shape, text, sizeof text));
-    const int64_t channels = shape->dims[shape->rank - 1],
-                  spectra = shape->dims[shape->rank - 2];
+    const int64_t channels = shape->dims[shape->rank - 1], spectra = shape->dims[shape->rank - 2];
     if (!(c->foff_hz != 0) || !isfinite(c->foff_hz))
         return blade_fail(
             BLADE_ERROR_INVALID_ARGUMENT,
@@ -120,10 +118,9 @@ static blade_status validate(const blade_dedoppler_config* c, const blade_shape*
             "(negative for a descending band)",
             c->foff_hz);
     if (!(c->tsamp_s > 0) || !isfinite(c->tsamp_s))
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "dedoppler: the spectrum time tsamp_s = %g must be positive and finite",
-            c->tsamp_s);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "dedoppler: the spectrum time tsamp_s = %g must be positive and finite",
+                          c->tsamp_s);
     if (c->nfpc < 1 || channels % c->nfpc != 0)
         return blade_fail(
             BLADE_ERROR_INVALID_ARGUMENT,
@@ -141,11 +138,10 @@ static blade_status validate(const blade_dedoppler_config* c, const blade_shape*
                           c->min_drift_hz_per_s,
                           c->max_drift_hz_per_s);
     if (spectra == 1 && c->min_drift_hz_per_s > 0)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "dedoppler: one spectrum (T = 1) has no drift but min_drift is %g Hz/s; "
-            "set it to 0 to search the zero drift",
-            c->min_drift_hz_per_s);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "dedoppler: one spectrum (T = 1) has no drift but min_drift is %g Hz/s; "
+                          "set it to 0 to search the zero drift",
+                          c->min_drift_hz_per_s);
     if (!(c->snr_threshold >= 0) || !isfinite(c->snr_threshold))
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "dedoppler: the SNR threshold %g must be finite and at least 0",
@@ -155,16 +151,14 @@ static blade_status validate(const blade_dedoppler_config* c, const blade_shape*
                           "dedoppler: hit_capacity %lld must be at least 1",
                           (long long)c->hit_capacity);
     if (c->method != BLADE_DEDOPPLER_TAYLOR && c->method != BLADE_DEDOPPLER_BRUTE_FORCE)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "dedoppler: unknown method code %d (expected taylor or brute_force)",
-            (int)c->method);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "dedoppler: unknown method code %d (expected taylor or brute_force)",
+                          (int)c->method);
     if (c->normalization != BLADE_DEDOPPLER_NORM_MAD &&
         c->normalization != BLADE_DEDOPPLER_NORM_TURBO_SETI)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "dedoppler: unknown normalization code %d (expected MAD or turbo_seti)",
-            (int)c->normalization);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "dedoppler: unknown normalization code %d (expected MAD or turbo_seti)",
+                          (int)c->normalization);
     if (c->blank_dc && c->nfpc < 3)
         return blade_fail(
             BLADE_ERROR_INVALID_ARGUMENT,
@@ -178,17 +172,15 @@ static blade_status validate(const blade_dedoppler_config* c, const blade_shape*
             "powers summed into each value",
             c->sk_shape);
     if (c->sk_shape > 0 && spectra < 2)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "dedoppler: spectral kurtosis needs at least 2 spectra (T is %lld)",
-            (long long)spectra);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "dedoppler: spectral kurtosis needs at least 2 spectra (T is %lld)",
+                          (long long)spectra);
     if (c->sk_shape > 0 && (!(c->sk_sigmas > 0) || !isfinite(c->sk_sigmas)))
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "dedoppler: sk_sigmas %g must be positive when spectral kurtosis flags "
-            "channels (sk_shape %g)",
-            c->sk_sigmas,
-            c->sk_shape);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "dedoppler: sk_sigmas %g must be positive when spectral kurtosis flags "
+                          "channels (sk_shape %g)",
+                          c->sk_sigmas,
+                          c->sk_shape);
     return BLADE_OK;
 }
 
@@ -207,8 +199,7 @@ static blade_status make_grid(blade_dedoppler* plan)
     double step = 0;
     if (grid->padded > 1) {
         step = fabs(c->foff_hz) / ((double)(grid->padded - 1) * c->tsamp_s);
-        const double top = c->max_drift_hz_per_s / step,
-                     bottom = c->min_drift_hz_per_s / step;
+        const double top = c->max_drift_hz_per_s / step, bottom = c->min_drift_hz_per_s / step;
         if (top > (double)INT32_MAX / 2)
             return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                               "dedoppler: max_drift %g Hz/s is %.3g drift steps of %g "
@@ -235,11 +226,9 @@ static blade_status make_grid(blade_dedoppler* plan)
     grid->with_zero = lowest == 0;
     grid->min_index = lowest > 1 ? lowest : 1;
     grid->max_index = highest;
-    grid->first_block =
-        grid->with_zero ? 0 : dedoppler_block_of(grid->min_index, grid->padded);
-    grid->last_block = grid->max_index >= grid->min_index
-                           ? dedoppler_block_of(grid->max_index, grid->padded)
-                           : 0;
+    grid->first_block = grid->with_zero ? 0 : dedoppler_block_of(grid->min_index, grid->padded);
+    grid->last_block =
+        grid->max_index >= grid->min_index ? dedoppler_block_of(grid->max_index, grid->padded) : 0;
 
     g->beams = grid->beams;
     g->spectra = grid->spectra;
@@ -252,27 +241,22 @@ static blade_status make_grid(blade_dedoppler* plan)
     g->drift_step_hz_per_s =
         grid->padded > 1 ? c->foff_hz / ((double)(grid->padded - 1) * c->tsamp_s) : 0;
     g->window = window;
-    g->drift_blocks = c->method == BLADE_DEDOPPLER_TAYLOR
-                          ? grid->last_block - grid->first_block + 1
-                          : 0;
+    g->drift_blocks =
+        c->method == BLADE_DEDOPPLER_TAYLOR ? grid->last_block - grid->first_block + 1 : 0;
     const int64_t plane_dims[3] = { grid->beams, g->drift_count, grid->channels };
     return blade_shape_make(plane_dims, 3, &plan->plane_shape);
 }
 
 static blade_status host_buffer(blade_dedoppler* plan, size_t bytes, void** pointer)
 {
-    const blade_status status =
-        blade_host_alloc(plan->device, bytes ? bytes : 1, pointer);
-    return status == BLADE_OK ? BLADE_OK
-                              : blade_fail_context(status, "dedoppler buffers");
+    const blade_status status = blade_host_alloc(plan->device, bytes ? bytes : 1, pointer);
+    return status == BLADE_OK ? BLADE_OK : blade_fail_context(status, "dedoppler buffers");
 }
 
 static blade_status device_buffer(blade_dedoppler* plan, size_t bytes, void** pointer)
 {
-    const blade_status status =
-        blade_device_alloc(plan->device, bytes ? bytes : 1, pointer);
-    return status == BLADE_OK ? BLADE_OK
-                              : blade_fail_context(status, "dedoppler buffers");
+    const blade_status status = blade_device_alloc(plan->device, bytes ? bytes : 1, pointer);
+    return status == BLADE_OK ? BLADE_OK : blade_fail_context(status, "dedoppler buffers");
 }
 
 static blade_status allocate(blade_dedoppler* plan)
@@ -292,28 +276,21 @@ static blade_status allocate(blade_dedoppler* plan)
         BLADE_TRY(host_buffer(plan, channels, (void**)&plan->flags));
     }
     if (plan->prepare)
-        BLADE_TRY(device_buffer(plan,
-                                blade_tensor_bytes(BLADE_F32, &plan->input_shape),
-                                (void**)&plan->work));
+        BLADE_TRY(device_buffer(
+            plan, blade_tensor_bytes(BLADE_F32, &plan->input_shape), (void**)&plan->work));
     if (!cuda)
         return BLADE_OK;
 #ifdef BLADE_HAVE_CUDA
-    BLADE_TRY(
-        device_buffer(plan, channels * sizeof(float), (void**)&plan->device_zero_drift));
-    BLADE_TRY(
-        device_buffer(plan, channels * sizeof(float), (void**)&plan->device_best_sum));
-    BLADE_TRY(
-        device_buffer(plan, channels * sizeof(int32_t), (void**)&plan->device_best_k));
+    BLADE_TRY(device_buffer(plan, channels * sizeof(float), (void**)&plan->device_zero_drift));
+    BLADE_TRY(device_buffer(plan, channels * sizeof(float), (void**)&plan->device_best_sum));
+    BLADE_TRY(device_buffer(plan, channels * sizeof(int32_t), (void**)&plan->device_best_k));
     if (plan->kurtosis) {
-        BLADE_TRY(
-            device_buffer(plan, channels * sizeof(double), (void**)&plan->device_s1));
-        BLADE_TRY(
-            device_buffer(plan, channels * sizeof(double), (void**)&plan->device_s2));
+        BLADE_TRY(device_buffer(plan, channels * sizeof(double), (void**)&plan->device_s1));
+        BLADE_TRY(device_buffer(plan, channels * sizeof(double), (void**)&plan->device_s2));
         BLADE_TRY(device_buffer(plan, channels, (void**)&plan->device_flags));
     }
     if (plan->prepare)
-        BLADE_TRY(
-            device_buffer(plan, segments * sizeof(float), (void**)&plan->device_centres));
+        BLADE_TRY(device_buffer(plan, segments * sizeof(float), (void**)&plan->device_centres));
     const size_t scratch = plan->config.method == BLADE_DEDOPPLER_TAYLOR
                                ? blade_cuda_dedoppler_scratch_bytes(grid)
                                : 0;
@@ -330,8 +307,7 @@ blade_status blade_dedoppler_create(blade_dedoppler** plan,
 {
     *plan = NULL;
     if (config == NULL)
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "dedoppler: no configuration given");
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "dedoppler: no configuration given");
     BLADE_TRY(validate(config, input_shape));
     if (device.kind == BLADE_DEVICE_CUDA)
         BLADE_TRY(blade_device_activate(device));
@@ -369,17 +345,12 @@ int64_t blade_dedoppler_hit_capacity(const blade_dedoppler* plan)
     return plan->config.hit_capacity;
 }
 
-blade_shape blade_dedoppler_plane_shape(const blade_dedoppler* plan)
-{
-    return plan->plane_shape;
-}
+blade_shape blade_dedoppler_plane_shape(const blade_dedoppler* plan) { return plan->plane_shape; }
 
 /* Moments, statistics, flags and the working copy: returns in *searched the data the
  * integration reads (the input, or the prepared copy). */
-static blade_status normalize(blade_dedoppler* plan,
-                              const float* input,
-                              const float** searched,
-                              blade_stream stream)
+static blade_status
+normalize(blade_dedoppler* plan, const float* input, const float** searched, blade_stream stream)
 {
     const dedoppler_grid* grid = &plan->grid;
     const blade_dedoppler_config* c = &plan->config;
@@ -429,13 +400,8 @@ static blade_status normalize(blade_dedoppler* plan,
                                     plan->s2);
     }
     if (plan->kurtosis)
-        blade_dedoppler_kurtosis_flags(plan->s1,
-                                       plan->s2,
-                                       count,
-                                       grid->spectra,
-                                       c->sk_shape,
-                                       c->sk_sigmas,
-                                       plan->flags);
+        blade_dedoppler_kurtosis_flags(
+            plan->s1, plan->s2, count, grid->spectra, c->sk_shape, c->sk_sigmas, plan->flags);
     BLADE_TRY(blade_dedoppler_statistics(plan->zero_drift,
                                          plan->flags,
                                          grid->beams,
@@ -464,17 +430,16 @@ static blade_status normalize(blade_dedoppler* plan,
                                    BLADE_COPY_HOST_TO_DEVICE,
                                    stream));
         }
-        BLADE_TRY(
-            blade_cuda_dedoppler_prepare(input,
-                                         plan->work,
-                                         grid->beams,
-                                         grid->spectra,
-                                         grid->channels,
-                                         c->nfpc,
-                                         plan->kurtosis ? plan->device_flags : NULL,
-                                         plan->kurtosis ? plan->device_centres : NULL,
-                                         c->blank_dc,
-                                         stream));
+        BLADE_TRY(blade_cuda_dedoppler_prepare(input,
+                                               plan->work,
+                                               grid->beams,
+                                               grid->spectra,
+                                               grid->channels,
+                                               c->nfpc,
+                                               plan->kurtosis ? plan->device_flags : NULL,
+                                               plan->kurtosis ? plan->device_centres : NULL,
+                                               c->blank_dc,
+                                               stream));
 #endif
     } else {
         blade_cpu_dedoppler_prepare(input,
@@ -503,13 +468,8 @@ static blade_status integrate(blade_dedoppler* plan,
     const bool taylor = plan->config.method == BLADE_DEDOPPLER_TAYLOR;
     if (plan->device.kind == BLADE_DEVICE_CUDA) {
 #ifdef BLADE_HAVE_CUDA
-        return taylor ? blade_cuda_dedoppler_taylor(searched,
-                                                    &plan->grid,
-                                                    best_sum,
-                                                    best_k,
-                                                    plane,
-                                                    plan->scratch,
-                                                    stream)
+        return taylor ? blade_cuda_dedoppler_taylor(
+                            searched, &plan->grid, best_sum, best_k, plane, plan->scratch, stream)
                       : blade_cuda_dedoppler_brute_force(
                             searched, &plan->grid, best_sum, best_k, plane, stream);
 #else
@@ -517,10 +477,8 @@ static blade_status integrate(blade_dedoppler* plan,
         return blade_fail(BLADE_ERROR_NO_DEVICE, "dedoppler: built without CUDA");
 #endif
     }
-    return taylor ? blade_cpu_dedoppler_taylor(
-                        searched, &plan->grid, best_sum, best_k, plane)
-                  : blade_cpu_dedoppler_brute_force(
-                        searched, &plan->grid, best_sum, best_k, plane);
+    return taylor ? blade_cpu_dedoppler_taylor(searched, &plan->grid, best_sum, best_k, plane)
+                  : blade_cpu_dedoppler_brute_force(searched, &plan->grid, best_sum, best_k, plane);
 }
 
 blade_status blade_dedoppler_process(blade_dedoppler* plan,
@@ -534,8 +492,7 @@ blade_status blade_dedoppler_process(blade_dedoppler* plan,
         *hit_count = 0;
     if (dropped)
         *dropped = 0;
-    BLADE_TRY(
-        blade_check_tensor("dedoppler", "input", input, BLADE_F32, &plan->input_shape));
+    BLADE_TRY(blade_check_tensor("dedoppler", "input", input, BLADE_F32, &plan->input_shape));
     if (hits == NULL || hit_count == NULL)
         return blade_fail(
             BLADE_ERROR_INVALID_ARGUMENT,
@@ -547,8 +504,8 @@ blade_status blade_dedoppler_process(blade_dedoppler* plan,
     const dedoppler_grid* grid = &plan->grid;
     const size_t count = (size_t)(grid->beams * grid->channels);
     if (plan->device.kind == BLADE_DEVICE_CUDA) {
-        BLADE_TRY(integrate(
-            plan, searched, plan->device_best_sum, plan->device_best_k, NULL, stream));
+        BLADE_TRY(
+            integrate(plan, searched, plan->device_best_sum, plan->device_best_k, NULL, stream));
         BLADE_TRY(blade_memcpy(plan->device,
                                plan->best_sum,
                                plan->device_best_sum,
@@ -587,10 +544,8 @@ blade_status blade_dedoppler_integrate(blade_dedoppler* plan,
                                        blade_tensor* plane,
                                        blade_stream stream)
 {
-    BLADE_TRY(
-        blade_check_tensor("dedoppler", "input", input, BLADE_F32, &plan->input_shape));
-    BLADE_TRY(
-        blade_check_tensor("dedoppler", "plane", plane, BLADE_F32, &plan->plane_shape));
+    BLADE_TRY(blade_check_tensor("dedoppler", "input", input, BLADE_F32, &plan->input_shape));
+    BLADE_TRY(blade_check_tensor("dedoppler", "plane", plane, BLADE_F32, &plan->plane_shape));
     if (plan->device.kind == BLADE_DEVICE_CUDA)
         BLADE_TRY(blade_device_activate(plan->device));
     const float* searched;
@@ -604,9 +559,8 @@ blade_status blade_dedoppler_last_statistics(const blade_dedoppler* plan,
                                              uint8_t* flagged)
 {
     if (!plan->have_statistics)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "dedoppler: no statistics yet (call process() or integrate() first)");
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "dedoppler: no statistics yet (call process() or integrate() first)");
     const size_t segments = (size_t)(plan->grid.beams * plan->geometry.coarse_channels);
     const size_t count = (size_t)(plan->grid.beams * plan->grid.channels);
     if (centres)

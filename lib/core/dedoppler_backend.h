@@ -98,18 +98,12 @@ void blade_cpu_dedoppler_prepare(const float* input,
 /* Taylor tree over every searched drift: best sum and k per start channel into
  * best_sum, best_k ([B][F]; −inf and INT32_MAX where no path is valid), or, with
  * `plane`, every path sum into plane [B][D][F] (NaN for invalid paths). */
-blade_status blade_cpu_dedoppler_taylor(const float* input,
-                                        const dedoppler_grid* grid,
-                                        float* best_sum,
-                                        int32_t* best_k,
-                                        float* plane);
+blade_status blade_cpu_dedoppler_taylor(
+    const float* input, const dedoppler_grid* grid, float* best_sum, int32_t* best_k, float* plane);
 
 /* The same by brute force (exact nearest-channel paths, double sums). */
-blade_status blade_cpu_dedoppler_brute_force(const float* input,
-                                             const dedoppler_grid* grid,
-                                             float* best_sum,
-                                             int32_t* best_k,
-                                             float* plane);
+blade_status blade_cpu_dedoppler_brute_force(
+    const float* input, const dedoppler_grid* grid, float* best_sum, int32_t* best_k, float* plane);
 
 #ifdef BLADE_HAVE_CUDA
 /* --- CUDA backend: the same steps on device memory, queued on `stream` ------- */

@@ -98,8 +98,7 @@ static void load_tile(const float* beam_input,
         float* row = buffer + t * pitch;
         /* column j holds x = origin + j + block·t, inside when 0 <= x < F */
         const int64_t x0 = origin + block * t;
-        int64_t low = -x0 > 0 ? -x0 : 0,
-                high = channels - x0 < pitch ? channels - x0 : pitch;
+        int64_t low = -x0 > 0 ? -x0 : 0, high = channels - x0 < pitch ? channels - x0 : pitch;
         if (t >= grid->spectra || high < low)
             low = high = 0;
         for (int64_t j = 0; j < low; j++)
@@ -107,8 +106,7 @@ static void load_tile(const float* beam_input,
         const float* spectrum = beam_input + t * channels;
         if (direction > 0) {
             if (high > low)
-                memcpy(
-                    row + low, spectrum + x0 + low, (size_t)(high - low) * sizeof *row);
+                memcpy(row + low, spectrum + x0 + low, (size_t)(high - low) * sizeof *row);
         } else {
             const float* mirrored = spectrum + channels - 1 - x0; /* channel F − 1 − x */
             for (int64_t j = low; j < high; j++)
@@ -189,8 +187,7 @@ static void taylor_tile(const float* beam_input,
         const int64_t origin = dedoppler_tile_origin(channels, direction, first, width);
         const int64_t blocks = grid->last_block - grid->first_block + 1;
         for (int64_t b = 0; b < blocks; b++) {
-            const int64_t block =
-                direction > 0 ? grid->first_block + b : grid->last_block - b;
+            const int64_t block = direction > 0 ? grid->first_block + b : grid->last_block - b;
             int64_t low, high;
             dedoppler_block_rows(grid, block, direction, &low, &high);
             if (low > high)
@@ -205,18 +202,15 @@ static void taylor_tile(const float* beam_input,
                 /* valid starts: the end first + c ± |k| inside the band */
                 int64_t from = 0, to = valid_width;
                 if (direction > 0)
-                    to = channels - magnitude - first < to ? channels - magnitude - first
-                                                           : to;
+                    to = channels - magnitude - first < to ? channels - magnitude - first : to;
                 else
                     from = magnitude - first > 0 ? magnitude - first : 0;
                 if (plane) {
-                    float* plane_row =
-                        plane + dedoppler_plane_index(grid, k) * channels + first;
+                    float* plane_row = plane + dedoppler_plane_index(grid, k) * channels + first;
                     for (int64_t c = 0; c < valid_width; c++)
-                        plane_row[c] =
-                            c >= from && c < to
-                                ? row[dedoppler_tile_column(direction, (int)c, width)]
-                                : NAN;
+                        plane_row[c] = c >= from && c < to
+                                           ? row[dedoppler_tile_column(direction, (int)c, width)]
+                                           : NAN;
                     continue;
                 }
                 if (direction > 0)
@@ -234,19 +228,16 @@ static void taylor_tile(const float* beam_input,
     }
 }
 
-blade_status blade_cpu_dedoppler_taylor(const float* input,
-                                        const dedoppler_grid* grid,
-                                        float* best_sum,
-                                        int32_t* best_k,
-                                        float* plane)
+blade_status blade_cpu_dedoppler_taylor(
+    const float* input, const dedoppler_grid* grid, float* best_sum, int32_t* best_k, float* plane)
 {
     const int64_t width = blade_dedoppler_cpu_tile_width(grid->padded);
     const int64_t tiles = (grid->channels + width - 1) / width;
     const int64_t items = grid->beams * tiles;
     const size_t buffer_floats = (size_t)(grid->padded * (width + grid->padded - 1));
     bool failed = false;
-#pragma omp parallel if (items > 1 && grid->spectra * grid->channels * grid->beams >= \
-                                          PARALLEL_THRESHOLD)
+#pragma omp parallel if (items > 1 && \
+                         grid->spectra * grid->channels * grid->beams >= PARALLEL_THRESHOLD)
     {
         float* memory = malloc(2 * buffer_floats * sizeof *memory);
         if (memory == NULL) {
@@ -267,9 +258,7 @@ blade_status blade_cpu_dedoppler_taylor(const float* input,
                         buffers,
                         best_sum ? best_sum + offset : NULL,
                         best_k ? best_k + offset : NULL,
-                        plane
-                            ? plane + beam * dedoppler_drift_count(grid) * grid->channels
-                            : NULL);
+                        plane ? plane + beam * dedoppler_drift_count(grid) * grid->channels : NULL);
         }
         free(memory);
     }
@@ -279,17 +268,13 @@ blade_status blade_cpu_dedoppler_taylor(const float* input,
     return BLADE_OK;
 }
 
-blade_status blade_cpu_dedoppler_brute_force(const float* input,
-                                             const dedoppler_grid* grid,
-                                             float* best_sum,
-                                             int32_t* best_k,
-                                             float* plane)
+blade_status blade_cpu_dedoppler_brute_force(
+    const float* input, const dedoppler_grid* grid, float* best_sum, int32_t* best_k, float* plane)
 {
     const int64_t channels = grid->channels, spectra = grid->spectra;
     const int64_t count = grid->beams * channels;
     const int64_t drifts = dedoppler_drift_count(grid);
-#pragma omp parallel for schedule(static) if (count * spectra * drifts >= \
-                                              PARALLEL_THRESHOLD)
+#pragma omp parallel for schedule(static) if (count * spectra * drifts >= PARALLEL_THRESHOLD)
     for (int64_t i = 0; i < count; i++) {
         const int64_t beam = i / channels, start = i % channels;
         const float* beam_input = input + beam * spectra * channels;

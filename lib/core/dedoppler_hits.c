@@ -12,11 +12,8 @@
 /* SNR of a start channel's best path; NaN where no path is valid or the coarse
  * channel has no spread. One function, so that a hit and its neighbours compare
  * values computed alike. */
-static float snr_of(const float* best_sum,
-                    const float* centres,
-                    const float* spreads,
-                    int64_t f,
-                    int64_t coarse)
+static float
+snr_of(const float* best_sum, const float* centres, const float* spreads, int64_t f, int64_t coarse)
 {
     const double spread = spreads[coarse];
     if (!(spread > 0) || !isfinite(spread) || !isfinite(best_sum[f]))

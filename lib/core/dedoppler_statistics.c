@@ -92,8 +92,7 @@ static double percentile_of(double* a, int64_t n, double q)
     const double low = select_kth(a, n, below);
     const double high = below + 1 < n ? next_after(a, n, below) : low;
     const double difference = high - low;
-    return fraction >= 0.5 ? high - difference * (1 - fraction)
-                           : low + difference * fraction;
+    return fraction >= 0.5 ? high - difference * (1 - fraction) : low + difference * fraction;
 }
 
 /* Centre and spread of n values (a is reordered; `scratch` holds n doubles). */
@@ -159,14 +158,12 @@ blade_status blade_dedoppler_statistics(const float* zero_drift,
         for (int64_t s = 0; s < segments; s++) {
             if (values == NULL)
                 continue;
-            const int64_t beam = s / coarse,
-                          first = beam * channels + (s % coarse) * nfpc;
+            const int64_t beam = s / coarse, first = beam * channels + (s % coarse) * nfpc;
             int64_t n = 0;
             for (int64_t f = first; f < first + nfpc; f++)
                 if (flags == NULL || !flags[f])
                     values[n++] = zero_drift[f];
-            centre_and_spread(
-                values, values + nfpc, n, normalization, &centres[s], &spreads[s]);
+            centre_and_spread(values, values + nfpc, n, normalization, &centres[s], &spreads[s]);
         }
         free(values);
     }
@@ -186,8 +183,7 @@ void blade_dedoppler_kurtosis_flags(const double* s1,
                                     uint8_t* flags)
 {
     const double m = (double)spectra, n = shape;
-    const double variance =
-        2 * n * (n + 1) * m * m / ((m - 1) * (m * n + 2) * (m * n + 3));
+    const double variance = 2 * n * (n + 1) * m * m / ((m - 1) * (m * n + 2) * (m * n + 3));
     const double limit = sigmas * sqrt(variance);
     const double scale = (m * n + 1) / (m - 1);
 #pragma omp parallel for schedule(static) if (count >= (1 << 16))

@@ -108,20 +108,16 @@ DEDOPPLER_SHARED int64_t dedoppler_plane_index(const dedoppler_grid* grid, int64
 /* Whether drift k (of the block and row given) is searched. */
 DEDOPPLER_SHARED bool dedoppler_searched(const dedoppler_grid* grid, int64_t magnitude)
 {
-    return magnitude == 0
-               ? grid->with_zero
-               : (magnitude >= grid->min_index && magnitude <= grid->max_index);
+    return magnitude == 0 ? grid->with_zero
+                          : (magnitude >= grid->min_index && magnitude <= grid->max_index);
 }
 
 /* Rows p of block b that hold searched drifts: [*first, *last] (empty when
  * *first > *last). Row p ≥ 1 of block b is |k| = b(T'−1) + p; row 0 serves only
  * k = 0 (block 0, positive direction). with_zero implies min_index = 1, so the rows
  * are contiguous. */
-DEDOPPLER_SHARED void dedoppler_block_rows(const dedoppler_grid* grid,
-                                           int64_t block,
-                                           int direction,
-                                           int64_t* first,
-                                           int64_t* last)
+DEDOPPLER_SHARED void dedoppler_block_rows(
+    const dedoppler_grid* grid, int64_t block, int direction, int64_t* first, int64_t* last)
 {
     const int64_t span = grid->padded - 1, base = block * span;
     int64_t low = grid->min_index - base, high = grid->max_index - base;
@@ -177,15 +173,11 @@ dedoppler_stage_sources(int pitch, int length, int row, int* earlier, int* later
 
 /* Columns computed by the stage of path `length`: only those whose paths stay in
  * the tile. */
-DEDOPPLER_SHARED int dedoppler_stage_columns(int pitch, int length)
-{
-    return pitch - (length - 1);
-}
+DEDOPPLER_SHARED int dedoppler_stage_columns(int pitch, int length) { return pitch - (length - 1); }
 
 /* Keep the better of a running best and a candidate: larger sum, then smaller k
  * (NaN never wins). */
-DEDOPPLER_SHARED void
-dedoppler_keep_best(float sum, int32_t k, float* best, int32_t* best_k)
+DEDOPPLER_SHARED void dedoppler_keep_best(float sum, int32_t k, float* best, int32_t* best_k)
 {
     if (sum > *best || (sum == *best && k < *best_k)) {
         *best = sum;

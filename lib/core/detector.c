@@ -18,10 +18,10 @@ struct blade_detector {
     blade_shape input_shape, output_shape;
     blade_device device;
     int64_t chunk_integration; /* samples summed within one chunk: min(I, T) */
-    int64_t rows;              /* outputs per chunk and per product: A * F * T / chunk_integration */
-    int64_t steps;             /* K: chunks per output chunk */
-    int64_t position;          /* step of the next process() call, 0 .. K - 1 */
-    void* accumulator;         /* K > 1: rows * Pout partial sums (double on the host, float on CUDA) */
+    int64_t rows;      /* outputs per chunk and per product: A * F * T / chunk_integration */
+    int64_t steps;     /* K: chunks per output chunk */
+    int64_t position;  /* step of the next process() call, 0 .. K - 1 */
+    void* accumulator; /* K > 1: rows * Pout partial sums (double on the host, float on CUDA) */
 };
 
 static const struct {
@@ -36,7 +36,10 @@ static const struct {
 };
 #define MODE_COUNT ((int)(sizeof mode_table / sizeof mode_table[0]))
 
-static bool mode_known(blade_detector_mode mode) { return (int)mode >= 0 && (int)mode < MODE_COUNT; }
+static bool mode_known(blade_detector_mode mode)
+{
+    return (int)mode >= 0 && (int)mode < MODE_COUNT;
+}
 
 const char* blade_detector_mode_name(blade_detector_mode mode)
 {
@@ -137,8 +140,8 @@ blade_status blade_detector_create(blade_detector** detector,
     plan->output_shape = blade_shape_aftp(
         input_shape->dims[0], input_shape->dims[1], samples / plan->chunk_integration, outputs);
     if (plan->steps > 1) {
-        const size_t bytes =
-            (size_t)(plan->rows * outputs) * (device.kind == BLADE_DEVICE_CUDA ? sizeof(float) : sizeof(double));
+        const size_t bytes = (size_t)(plan->rows * outputs) *
+                             (device.kind == BLADE_DEVICE_CUDA ? sizeof(float) : sizeof(double));
         const blade_status status = blade_device_alloc(device, bytes, &plan->accumulator);
         if (status != BLADE_OK) {
             free(plan);

@@ -15,21 +15,14 @@ static const struct {
     bool complex;
     bool integer;
 } dtype_table[BLADE_DTYPE_COUNT] = {
-    [BLADE_CI4] = { "ci4", 8, true, true },
-    [BLADE_CI8] = { "ci8", 16, true, true },
-    [BLADE_CI16] = { "ci16", 32, true, true },
-    [BLADE_CF16] = { "cf16", 32, true, false },
-    [BLADE_CF32] = { "cf32", 64, true, false },
-    [BLADE_CF64] = { "cf64", 128, true, false },
-    [BLADE_F16] = { "f16", 16, false, false },
-    [BLADE_F32] = { "f32", 32, false, false },
+    [BLADE_CI4] = { "ci4", 8, true, true },     [BLADE_CI8] = { "ci8", 16, true, true },
+    [BLADE_CI16] = { "ci16", 32, true, true },  [BLADE_CF16] = { "cf16", 32, true, false },
+    [BLADE_CF32] = { "cf32", 64, true, false }, [BLADE_CF64] = { "cf64", 128, true, false },
+    [BLADE_F16] = { "f16", 16, false, false },  [BLADE_F32] = { "f32", 32, false, false },
     [BLADE_F64] = { "f64", 64, false, false },
 };
 
-static bool dtype_valid(blade_dtype dtype)
-{
-    return (int)dtype >= 0 && dtype < BLADE_DTYPE_COUNT;
-}
+static bool dtype_valid(blade_dtype dtype) { return (int)dtype >= 0 && dtype < BLADE_DTYPE_COUNT; }
 
 size_t blade_dtype_bits(blade_dtype dtype)
 {

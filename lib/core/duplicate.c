@@ -24,8 +24,7 @@ blade_status blade_duplicate_create(blade_duplicate** duplicate,
 {
     *duplicate = NULL;
     if (config == NULL)
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "duplicate: no configuration given");
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "duplicate: no configuration given");
     BLADE_TRY(blade_shape_validate(input_shape, "duplicate input"));
     if (blade_dtype_bits(config->dtype) == 0)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
@@ -65,13 +64,11 @@ blade_status blade_duplicate_process(blade_duplicate* duplicate,
 {
     const blade_duplicate_config* config = &duplicate->config;
     if (count != config->copies || outputs == NULL)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "duplicate: the plan writes %d copies but %d outputs were given",
-            config->copies,
-            outputs == NULL ? 0 : count);
-    BLADE_TRY(blade_check_tensor(
-        "duplicate", "input", input, config->dtype, &duplicate->shape));
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "duplicate: the plan writes %d copies but %d outputs were given",
+                          config->copies,
+                          outputs == NULL ? 0 : count);
+    BLADE_TRY(blade_check_tensor("duplicate", "input", input, config->dtype, &duplicate->shape));
     const size_t bytes = blade_tensor_bytes(config->dtype, &duplicate->shape);
     void* destinations[BLADE_DUPLICATE_MAX_COPIES];
     for (int c = 0; c < count; c++) {
@@ -80,15 +77,12 @@ blade_status blade_duplicate_process(blade_duplicate* duplicate,
         /* Overlap would make a copy alias the input or another copy: the one thing
          * a duplicate promises not to do. */
         if (overlaps(outputs[c].data, input->data, bytes))
-            return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                              "duplicate: output %d overlaps the input",
-                              c);
+            return blade_fail(
+                BLADE_ERROR_INVALID_ARGUMENT, "duplicate: output %d overlaps the input", c);
         for (int other = 0; other < c; other++)
             if (overlaps(outputs[c].data, outputs[other].data, bytes))
-                return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                                  "duplicate: outputs %d and %d overlap",
-                                  other,
-                                  c);
+                return blade_fail(
+                    BLADE_ERROR_INVALID_ARGUMENT, "duplicate: outputs %d and %d overlap", other, c);
         destinations[c] = outputs[c].data;
     }
 

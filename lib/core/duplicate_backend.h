@@ -12,10 +12,7 @@ extern "C" {
 #endif
 
 /* Copy `bytes` from `input` to each of the `count` `outputs` (none overlapping). */
-void blade_cpu_duplicate(const void* input,
-                         void* const* outputs,
-                         int count,
-                         size_t bytes);
+void blade_cpu_duplicate(const void* input, void* const* outputs, int count, size_t bytes);
 
 #ifdef BLADE_HAVE_CUDA
 /* The same on the GPU, queued on `stream` (a cudaStream_t). */

@@ -49,12 +49,10 @@ static blade_status hdf5_error(const char* path, const char* what)
 }
 
 /* A scalar attribute of `type` holding `value`. */
-static herr_t
-scalar_attribute(hid_t target, const char* name, hid_t type, const void* value)
+static herr_t scalar_attribute(hid_t target, const char* name, hid_t type, const void* value)
 {
     const hid_t space = H5Screate(H5S_SCALAR);
-    const hid_t attribute =
-        H5Acreate2(target, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t attribute = H5Acreate2(target, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
     herr_t status = attribute < 0 ? -1 : H5Awrite(attribute, type, value);
     if (attribute >= 0)
         H5Aclose(attribute);
@@ -142,8 +140,7 @@ static void close_handles(blade_fbh5_file* f)
     f->dataset = f->file = -1;
 }
 
-blade_status
-blade_fbh5_create(const char* path, const filterbank_values* v, blade_fbh5_file** file)
+blade_status blade_fbh5_create(const char* path, const filterbank_values* v, blade_fbh5_file** file)
 {
     *file = NULL;
     silence_hdf5();
@@ -268,12 +265,9 @@ static blade_status append_failed(blade_fbh5_file* f, blade_status status)
 blade_status blade_fbh5_append(blade_fbh5_file* f, const float* spectra, int64_t count)
 {
     if (f->dataset < 0)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT, "%s: the FBH5 file is closed", f->path);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "%s: the FBH5 file is closed", f->path);
     BLADE_TRY(check_room(f, count));
-    const hsize_t size[3] = { (hsize_t)(f->spectra + count),
-                              (hsize_t)f->nifs,
-                              (hsize_t)f->nchans };
+    const hsize_t size[3] = { (hsize_t)(f->spectra + count), (hsize_t)f->nifs, (hsize_t)f->nchans };
     if (H5Dset_extent(f->dataset, size) < 0)
         return append_failed(f, hdf5_error(f->path, "grow the dataset (disk full?)"));
     const hid_t space = H5Dget_space(f->dataset);
@@ -322,8 +316,7 @@ blade_status blade_fbh5_close(blade_fbh5_file* f)
      * with the spectra of the last good flush. */
     struct stat info;
     if (f->damaged && end != HADDR_UNDEF && stat(f->path, &info) == 0 &&
-        (haddr_t)info.st_size < end && truncate(f->path, (off_t)end) != 0 &&
-        result == BLADE_OK)
+        (haddr_t)info.st_size < end && truncate(f->path, (off_t)end) != 0 && result == BLADE_OK)
         result = blade_fail(BLADE_ERROR_IO,
                             "%s: the file was left shorter than HDF5 expects and could "
                             "not be extended: %s",
@@ -338,9 +331,8 @@ blade_status blade_fbh5_close(blade_fbh5_file* f)
 
 bool blade_fbh5_supported(void) { return false; }
 
-blade_status blade_fbh5_create(const char* path,
-                               const filterbank_values* values,
-                               blade_fbh5_file** file)
+blade_status
+blade_fbh5_create(const char* path, const filterbank_values* values, blade_fbh5_file** file)
 {
     (void)values;
     *file = NULL;

@@ -120,8 +120,7 @@ blade_status blade_output_check(const char* path, const char* what, bool* exists
     return input[0] != '\0' ? refuse_input(what, path, input) : BLADE_OK;
 }
 
-blade_status
-blade_output_create(const char* path, const char* what, int* fd, bool* created)
+blade_status blade_output_create(const char* path, const char* what, int* fd, bool* created)
 {
     bool exists;
     *fd = -1;
@@ -134,14 +133,12 @@ blade_output_create(const char* path, const char* what, int* fd, bool* created)
         return BLADE_OK;
     }
     if (errno != EEXIST)
-        return blade_fail(
-            BLADE_ERROR_IO, "%s: cannot create %s: %s", what, path, strerror(errno));
+        return blade_fail(BLADE_ERROR_IO, "%s: cannot create %s: %s", what, path, strerror(errno));
     /* A previous output of that name: replaced, after checking what was opened (the
      * name may have changed hands since the check), and truncated only then. */
     *fd = open(path, O_WRONLY | O_CLOEXEC);
     if (*fd < 0)
-        return blade_fail(
-            BLADE_ERROR_IO, "%s: cannot replace %s: %s", what, path, strerror(errno));
+        return blade_fail(BLADE_ERROR_IO, "%s: cannot replace %s: %s", what, path, strerror(errno));
     struct stat info;
     char input[4096] = "";
     const bool known = fstat(*fd, &info) == 0;
@@ -155,8 +152,7 @@ blade_output_create(const char* path, const char* what, int* fd, bool* created)
     *fd = -1;
     if (input[0] != '\0')
         return refuse_input(what, path, input);
-    return blade_fail(
-        BLADE_ERROR_IO, "%s: cannot replace %s: %s", what, path, strerror(error));
+    return blade_fail(BLADE_ERROR_IO, "%s: cannot replace %s: %s", what, path, strerror(error));
 }
 
 blade_status blade_output_directory_check(const char* path, const char* what)

@@ -41,8 +41,7 @@ void blade_input_unregister(blade_file_id id);
 /* Create `path` for writing (replacing a previous output of that name) after
  * blade_output_check(); `created` is true when no file of that name existed, which
  * is when the writer may remove it again. */
-blade_status
-blade_output_create(const char* path, const char* what, int* fd, bool* created);
+blade_status blade_output_create(const char* path, const char* what, int* fd, bool* created);
 
 #ifdef __cplusplus
 }

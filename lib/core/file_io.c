@@ -10,8 +10,7 @@
 /* One system call moves at most this much (Linux caps a call near 2 GiB). */
 #define MOST_PER_CALL ((size_t)1 << 30)
 
-blade_status
-blade_read_fully(int fd, void* buffer, size_t bytes, int64_t offset, const char* name)
+blade_status blade_read_fully(int fd, void* buffer, size_t bytes, int64_t offset, const char* name)
 {
     char* out = buffer;
     size_t done = 0;
@@ -28,21 +27,20 @@ blade_read_fully(int fd, void* buffer, size_t bytes, int64_t offset, const char*
                               strerror(errno));
         }
         if (got == 0)
-            return blade_fail(
-                BLADE_ERROR_IO,
-                "%s: the file ends at byte %lld, but %zu bytes were expected "
-                "from byte offset %lld (did the file shrink?)",
-                name,
-                (long long)(offset + (int64_t)done),
-                bytes,
-                (long long)offset);
+            return blade_fail(BLADE_ERROR_IO,
+                              "%s: the file ends at byte %lld, but %zu bytes were expected "
+                              "from byte offset %lld (did the file shrink?)",
+                              name,
+                              (long long)(offset + (int64_t)done),
+                              bytes,
+                              (long long)offset);
         done += (size_t)got;
     }
     return BLADE_OK;
 }
 
-blade_status blade_write_fully(
-    int fd, const void* buffer, size_t bytes, int64_t offset, const char* name)
+blade_status
+blade_write_fully(int fd, const void* buffer, size_t bytes, int64_t offset, const char* name)
 {
     const char* in = buffer;
     size_t done = 0;
@@ -59,11 +57,10 @@ blade_status blade_write_fully(
                               strerror(errno));
         }
         if (put == 0)
-            return blade_fail(
-                BLADE_ERROR_IO,
-                "%s: nothing could be written at byte offset %lld (disk full?)",
-                name,
-                (long long)(offset + (int64_t)done));
+            return blade_fail(BLADE_ERROR_IO,
+                              "%s: nothing could be written at byte offset %lld (disk full?)",
+                              name,
+                              (long long)(offset + (int64_t)done));
         done += (size_t)put;
     }
     return BLADE_OK;

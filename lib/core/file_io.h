@@ -15,13 +15,12 @@ extern "C" {
 
 /* Read exactly `bytes` at `offset` (retrying short reads); a file that ends early
  * or a failing read is ::BLADE_ERROR_IO naming `name` and the offset. */
-blade_status
-blade_read_fully(int fd, void* buffer, size_t bytes, int64_t offset, const char* name);
+blade_status blade_read_fully(int fd, void* buffer, size_t bytes, int64_t offset, const char* name);
 
 /* Append exactly `bytes` at the file position (retrying short writes); a full disk
  * or any other failure is ::BLADE_ERROR_IO naming `name`, the offset and the reason. */
-blade_status blade_write_fully(
-    int fd, const void* buffer, size_t bytes, int64_t offset, const char* name);
+blade_status
+blade_write_fully(int fd, const void* buffer, size_t bytes, int64_t offset, const char* name);
 
 /* After a failed write: cut the file back to `length` bytes, so that it ends with the
  * last whole record (block, spectrum) instead of a torn one. A file that cannot be

@@ -27,21 +27,17 @@ typedef struct filterbank_values {
 } filterbank_values;
 
 /* .fil: create `path`, write the header; *fd and *offset (bytes written) returned. */
-blade_status blade_sigproc_create(const char* path,
-                                  const filterbank_values* values,
-                                  int* fd,
-                                  int64_t* offset);
+blade_status
+blade_sigproc_create(const char* path, const filterbank_values* values, int* fd, int64_t* offset);
 
 /* .h5: an open file with its growing dataset. */
 typedef struct blade_fbh5_file blade_fbh5_file;
 
 bool blade_fbh5_supported(void);
-blade_status blade_fbh5_create(const char* path,
-                               const filterbank_values* values,
-                               blade_fbh5_file** file);
-/* Append `count` spectra of nifs x nchans float32 and flush. */
 blade_status
-blade_fbh5_append(blade_fbh5_file* file, const float* spectra, int64_t count);
+blade_fbh5_create(const char* path, const filterbank_values* values, blade_fbh5_file** file);
+/* Append `count` spectra of nifs x nchans float32 and flush. */
+blade_status blade_fbh5_append(blade_fbh5_file* file, const float* spectra, int64_t count);
 blade_status blade_fbh5_close(blade_fbh5_file* file);
 
 #ifdef __cplusplus

@@ -57,12 +57,11 @@ static blade_status derive_values(const blade_filterbank_config* c, filterbank_v
     const blade_observation* obs = &c->observation;
     const char* path = c->path;
     if (c->nchans < 1 || c->nchans > INT32_MAX || c->nifs < 1 || c->nifs > 1024)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "%s: nchans (%lld) must be 1 .. 2^31-1 and nifs (%lld) 1 .. 1024",
-            path,
-            (long long)c->nchans,
-            (long long)c->nifs);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "%s: nchans (%lld) must be 1 .. 2^31-1 and nifs (%lld) 1 .. 1024",
+                          path,
+                          (long long)c->nchans,
+                          (long long)c->nifs);
     if (c->nbeams < 1 || c->ibeam < 0 || c->ibeam >= c->nbeams)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "%s: beam %lld of %lld is not a beam of the set",
@@ -75,13 +74,12 @@ static blade_status derive_values(const blade_filterbank_config* c, filterbank_v
                           path,
                           obs->tsamp);
     if (obs->chan_bw == 0 || !isfinite(obs->chan_bw) || !isfinite(obs->freq_first))
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "%s: the frequency axis is not valid (first channel %g Hz, channel "
-            "width %g Hz)",
-            path,
-            obs->freq_first,
-            obs->chan_bw);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "%s: the frequency axis is not valid (first channel %g Hz, channel "
+                          "width %g Hz)",
+                          path,
+                          obs->freq_first,
+                          obs->chan_bw);
     if (!(fabs(obs->unix_start) < BLADE_MOST_UNIX_SECONDS))
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "%s: the start time (%g unix s) is not a date",
@@ -89,31 +87,27 @@ static blade_status derive_values(const blade_filterbank_config* c, filterbank_v
                           obs->unix_start);
     BLADE_TRY(blade_check_pointing(obs, path));
     if (c->format == BLADE_FILTERBANK_FBH5 && c->nchans < BLADE_FBH5_BLIMPY_MINIMUM)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "%s: %lld channels: blimpy refuses FBH5 files with fewer than %d "
-            "channels; write .fil, or keep more channels",
-            path,
-            (long long)c->nchans,
-            BLADE_FBH5_BLIMPY_MINIMUM);
-    if (c->rawdatafile != NULL && strlen(c->rawdatafile) > SIGPROC_STRING_MOST)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "%s: rawdatafile has %zu characters; SIGPROC readers (your) accept "
-            "at most %d",
-            path,
-            strlen(c->rawdatafile),
-            SIGPROC_STRING_MOST);
-    if (c->format != BLADE_FILTERBANK_FIL && c->format != BLADE_FILTERBANK_FBH5)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "%s: unknown filterbank format %d",
+                          "%s: %lld channels: blimpy refuses FBH5 files with fewer than %d "
+                          "channels; write .fil, or keep more channels",
                           path,
-                          (int)c->format);
+                          (long long)c->nchans,
+                          BLADE_FBH5_BLIMPY_MINIMUM);
+    if (c->rawdatafile != NULL && strlen(c->rawdatafile) > SIGPROC_STRING_MOST)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "%s: rawdatafile has %zu characters; SIGPROC readers (your) accept "
+                          "at most %d",
+                          path,
+                          strlen(c->rawdatafile),
+                          SIGPROC_STRING_MOST);
+    if (c->format != BLADE_FILTERBANK_FIL && c->format != BLADE_FILTERBANK_FBH5)
+        return blade_fail(
+            BLADE_ERROR_INVALID_ARGUMENT, "%s: unknown filterbank format %d", path, (int)c->format);
     memset(v, 0, sizeof *v);
     v->source_name = obs->source_name[0] ? obs->source_name : "unknown";
     v->rawdatafile = c->rawdatafile;
-    v->telescope_id = c->telescope_id >= 0 ? c->telescope_id
-                                           : blade_sigproc_telescope_id(obs->telescope);
+    v->telescope_id =
+        c->telescope_id >= 0 ? c->telescope_id : blade_sigproc_telescope_id(obs->telescope);
     v->machine_id = c->machine_id;
     v->has_position = obs->has_position;
     v->ra_hours = obs->ra * 12.0 / M_PI;
@@ -138,8 +132,7 @@ blade_status blade_filterbank_writer_create(blade_filterbank_writer** writer,
 {
     *writer = NULL;
     if (config == NULL || config->path == NULL || config->path[0] == '\0')
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "filterbank writer: no file name given");
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "filterbank writer: no file name given");
     filterbank_values values;
     BLADE_TRY(derive_values(config, &values));
     blade_filterbank_writer* w;
@@ -165,8 +158,7 @@ blade_status blade_filterbank_writer_create(blade_filterbank_writer** writer,
     return BLADE_OK;
 }
 
-blade_status blade_filterbank_writer_write(blade_filterbank_writer* w,
-                                           const blade_tensor* slice)
+blade_status blade_filterbank_writer_write(blade_filterbank_writer* w, const blade_tensor* slice)
 {
     if (w->closed)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "%s: already closed", w->path);
@@ -182,14 +174,13 @@ blade_status blade_filterbank_writer_write(blade_filterbank_writer* w,
         char text[128] = "none";
         if (slice != NULL)
             blade_shape_format(&slice->shape, text, sizeof text);
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "%s: expected f32 spectra [%lld, T, %lld] in host memory, got %s %s",
-            w->path,
-            (long long)w->nchans,
-            (long long)w->nifs,
-            slice ? blade_dtype_name(slice->dtype) : "",
-            text);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "%s: expected f32 spectra [%lld, T, %lld] in host memory, got %s %s",
+                          w->path,
+                          (long long)w->nchans,
+                          (long long)w->nifs,
+                          slice ? blade_dtype_name(slice->dtype) : "",
+                          text);
     }
     const int64_t F = w->nchans, T = slice->shape.dims[1], P = w->nifs;
     const size_t floats = (size_t)(F * T * P);
@@ -207,8 +198,8 @@ blade_status blade_filterbank_writer_write(blade_filterbank_writer* w,
             for (int64_t p = 0; p < P; p++)
                 w->spectra[(t * P + p) * F + f] = in[(f * T + t) * P + p];
     if (w->format == BLADE_FILTERBANK_FIL) {
-        const blade_status status = blade_write_fully(
-            w->fd, w->spectra, floats * sizeof(float), w->offset, w->path);
+        const blade_status status =
+            blade_write_fully(w->fd, w->spectra, floats * sizeof(float), w->offset, w->path);
         if (status != BLADE_OK) {
             /* Disk full or a file size limit: cut the partial spectra off, so the
              * file holds whole spectra, and write nothing more. */
@@ -228,15 +219,9 @@ blade_status blade_filterbank_writer_write(blade_filterbank_writer* w,
     return BLADE_OK;
 }
 
-int64_t blade_filterbank_writer_spectra(const blade_filterbank_writer* w)
-{
-    return w->count;
-}
+int64_t blade_filterbank_writer_spectra(const blade_filterbank_writer* w) { return w->count; }
 
-const char* blade_filterbank_writer_path(const blade_filterbank_writer* w)
-{
-    return w->path;
-}
+const char* blade_filterbank_writer_path(const blade_filterbank_writer* w) { return w->path; }
 
 blade_status blade_filterbank_writer_close(blade_filterbank_writer* w)
 {
@@ -246,8 +231,7 @@ blade_status blade_filterbank_writer_close(blade_filterbank_writer* w)
     blade_status status = BLADE_OK;
     if (w->fd >= 0) {
         if (close(w->fd) != 0)
-            status = blade_fail(
-                BLADE_ERROR_IO, "%s: closing failed: %s", w->path, strerror(errno));
+            status = blade_fail(BLADE_ERROR_IO, "%s: closing failed: %s", w->path, strerror(errno));
         w->fd = -1;
     }
     if (w->fbh5 != NULL) {

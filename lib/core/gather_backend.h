@@ -15,11 +15,8 @@ extern "C" {
  * `output` where consecutive rows start `output_pitch` bytes apart. This is how one
  * chunk lands in its step of a concatenation: rows are the product of the axes
  * before the gathered one, a row is the gathered axis and those after it. */
-void blade_cpu_place_rows(const void* input,
-                          void* output,
-                          int64_t rows,
-                          int64_t row_bytes,
-                          int64_t output_pitch);
+void blade_cpu_place_rows(
+    const void* input, void* output, int64_t rows, int64_t row_bytes, int64_t output_pitch);
 
 #ifdef BLADE_HAVE_CUDA
 /* The same on the GPU, queued on `stream` (a cudaStream_t). */

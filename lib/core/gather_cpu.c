@@ -10,11 +10,8 @@
 
 #define PIECE ((int64_t)1 << 20)
 
-void blade_cpu_place_rows(const void* input,
-                          void* output,
-                          int64_t rows,
-                          int64_t row_bytes,
-                          int64_t output_pitch)
+void blade_cpu_place_rows(
+    const void* input, void* output, int64_t rows, int64_t row_bytes, int64_t output_pitch)
 {
     const char* in = input;
     char* out = output;
@@ -31,6 +28,7 @@ void blade_cpu_place_rows(const void* input,
         const int64_t begin = (p % pieces_per_row) * piece;
         const int64_t end = begin + piece < row_bytes ? begin + piece : row_bytes;
         if (begin < end)
-            memcpy(out + r * output_pitch + begin, in + r * row_bytes + begin, (size_t)(end - begin));
+            memcpy(
+                out + r * output_pitch + begin, in + r * row_bytes + begin, (size_t)(end - begin));
     }
 }

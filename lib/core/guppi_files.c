@@ -100,12 +100,7 @@ static blade_status list_members(const char* stem, member** found, size_t* count
             *count = 0;
             return blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "listing %s", directory);
         }
-        snprintf(path,
-                 length,
-                 "%.*s%s",
-                 (int)(strlen(stem) - base_length),
-                 stem,
-                 entry->d_name);
+        snprintf(path, length, "%.*s%s", (int)(strlen(stem) - base_length), stem, entry->d_name);
         (*found)[*count].number = number;
         (*found)[*count].path = path;
         (*count)++;
@@ -186,11 +181,7 @@ blade_status blade_guppi_find_files(const char* path,
         if (single_file || number < 0)
             return blade_string_list_append(files, "%s", path);
         char stem[4096];
-        snprintf(stem,
-                 sizeof stem,
-                 "%.*s",
-                 (int)((size_t)(base - path) + prefix_length),
-                 path);
+        snprintf(stem, sizeof stem, "%.*s", (int)((size_t)(base - path) + prefix_length), path);
         member* members;
         size_t count;
         BLADE_TRY(list_members(stem, &members, &count));
@@ -211,12 +202,11 @@ blade_status blade_guppi_find_files(const char* path,
     size_t count;
     BLADE_TRY(list_members(path, &members, &count));
     if (count == 0)
-        return blade_fail(
-            BLADE_ERROR_IO,
-            "%s: no such file, and no recording %s.NNNN.raw (e.g. %s.0000.raw)",
-            path,
-            path,
-            path);
+        return blade_fail(BLADE_ERROR_IO,
+                          "%s: no such file, and no recording %s.NNNN.raw (e.g. %s.0000.raw)",
+                          path,
+                          path,
+                          path);
     const blade_status status = take_run(members, count, -1, files, warnings);
     free_members(members, count);
     return status;

@@ -24,9 +24,8 @@
 
 typedef struct card {
     char key[KEY_COLUMNS + 1];
-    char text[BLADE_GUPPI_CARD_BYTES + 1]; /* unquoted value */
-    char raw[BLADE_GUPPI_CARD_BYTES - KEY_COLUMNS +
-             1]; /* columns after the key/indicator */
+    char text[BLADE_GUPPI_CARD_BYTES + 1];              /* unquoted value */
+    char raw[BLADE_GUPPI_CARD_BYTES - KEY_COLUMNS + 1]; /* columns after the key/indicator */
     blade_guppi_value_kind kind;
     bool quoted;
 } card;
@@ -149,8 +148,7 @@ static blade_guppi_value_kind classify(const char* text, bool quoted)
 
 static bool printable(char c) { return c >= 0x20 && c <= 0x7e; }
 
-static blade_status
-bad_card(const char* file, int64_t offset, int64_t index, const char* problem)
+static blade_status bad_card(const char* file, int64_t offset, int64_t index, const char* problem)
 {
     return blade_fail(BLADE_ERROR_FORMAT,
                       "%s: byte offset %lld (header card %lld): %s",
@@ -161,8 +159,8 @@ bad_card(const char* file, int64_t offset, int64_t index, const char* problem)
 }
 
 /* Split the value columns of a card into its unquoted text. */
-static blade_status parse_value(
-    const char* columns, card* out, const char* file, int64_t offset, int64_t index)
+static blade_status
+parse_value(const char* columns, card* out, const char* file, int64_t offset, int64_t index)
 {
     memcpy(out->raw, columns, VALUE_COLUMNS);
     out->raw[VALUE_COLUMNS] = '\0';
@@ -296,11 +294,7 @@ blade_status blade_guppi_header_parse(const char* bytes,
             }
         } else {
             /* COMMENT, HISTORY and other cards without a value indicator. */
-            snprintf(added->text,
-                     sizeof added->text,
-                     "%.*s",
-                     VALUE_COLUMNS + 2,
-                     c + KEY_COLUMNS);
+            snprintf(added->text, sizeof added->text, "%.*s", VALUE_COLUMNS + 2, c + KEY_COLUMNS);
             trim_trailing(added->text);
             memcpy(added->raw, added->text, strlen(added->text) + 1);
             added->kind = BLADE_GUPPI_VALUE_NONE;
@@ -310,10 +304,7 @@ blade_status blade_guppi_header_parse(const char* bytes,
 
 /* ---- queries -------------------------------------------------------------- */
 
-int64_t blade_guppi_header_count(const blade_guppi_header* header)
-{
-    return header->count;
-}
+int64_t blade_guppi_header_count(const blade_guppi_header* header) { return header->count; }
 
 blade_guppi_card blade_guppi_header_card(const blade_guppi_header* header, int64_t index)
 {
@@ -346,9 +337,8 @@ static blade_status missing(const char* key)
     return blade_fail(BLADE_ERROR_FORMAT, "the header has no %s card", key);
 }
 
-blade_status blade_guppi_header_get_int(const blade_guppi_header* header,
-                                        const char* key,
-                                        int64_t* value)
+blade_status
+blade_guppi_header_get_int(const blade_guppi_header* header, const char* key, int64_t* value)
 {
     const card* c = find(header, key);
     if (c == NULL)
@@ -363,9 +353,8 @@ blade_status blade_guppi_header_get_int(const blade_guppi_header* header,
     return blade_fail(BLADE_ERROR_FORMAT, "%s = '%s' is not an integer", key, c->text);
 }
 
-blade_status blade_guppi_header_get_real(const blade_guppi_header* header,
-                                         const char* key,
-                                         double* value)
+blade_status
+blade_guppi_header_get_real(const blade_guppi_header* header, const char* key, double* value)
 {
     const card* c = find(header, key);
     if (c == NULL)
@@ -375,9 +364,8 @@ blade_status blade_guppi_header_get_real(const blade_guppi_header* header,
     return blade_fail(BLADE_ERROR_FORMAT, "%s = '%s' is not a number", key, c->text);
 }
 
-blade_status blade_guppi_header_get_string(const blade_guppi_header* header,
-                                           const char* key,
-                                           const char** value)
+blade_status
+blade_guppi_header_get_string(const blade_guppi_header* header, const char* key, const char** value)
 {
     const card* c = find(header, key);
     if (c == NULL)
@@ -397,12 +385,10 @@ static blade_status check_key(const char* key)
                           key ? key : "");
     for (size_t i = 0; i < n; i++) {
         const char c = key[i];
-        if (!(isupper((unsigned char)c) || isdigit((unsigned char)c) || c == '_' ||
-              c == '-'))
-            return blade_fail(
-                BLADE_ERROR_INVALID_ARGUMENT,
-                "GUPPI header: keyword '%s' may hold only A-Z, 0-9, _ and -",
-                key);
+        if (!(isupper((unsigned char)c) || isdigit((unsigned char)c) || c == '_' || c == '-'))
+            return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                              "GUPPI header: keyword '%s' may hold only A-Z, 0-9, _ and -",
+                              key);
     }
     if (strcmp(key, "END") == 0)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
@@ -416,21 +402,19 @@ blade_guppi_header_set_raw(blade_guppi_header* header, const char* key, const ch
     BLADE_TRY(check_key(key));
     const size_t n = strlen(text);
     if (n > VALUE_COLUMNS)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "GUPPI header: the value of %s has %zu characters; a card holds "
-            "%d",
-            key,
-            n,
-            VALUE_COLUMNS);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "GUPPI header: the value of %s has %zu characters; a card holds "
+                          "%d",
+                          key,
+                          n,
+                          VALUE_COLUMNS);
     for (size_t i = 0; i < n; i++)
         if (!printable(text[i]))
-            return blade_fail(
-                BLADE_ERROR_INVALID_ARGUMENT,
-                "GUPPI header: the value of %s holds a byte 0x%02x that is not "
-                "printable ASCII",
-                key,
-                (unsigned)(unsigned char)text[i]);
+            return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                              "GUPPI header: the value of %s holds a byte 0x%02x that is not "
+                              "printable ASCII",
+                              key,
+                              (unsigned)(unsigned char)text[i]);
     char columns[VALUE_COLUMNS + 1];
     memset(columns, ' ', VALUE_COLUMNS);
     columns[VALUE_COLUMNS] = '\0';
@@ -447,16 +431,14 @@ blade_guppi_header_set_raw(blade_guppi_header* header, const char* key, const ch
     return BLADE_OK;
 }
 
-blade_status
-blade_guppi_header_set_int(blade_guppi_header* header, const char* key, int64_t value)
+blade_status blade_guppi_header_set_int(blade_guppi_header* header, const char* key, int64_t value)
 {
     char text[32];
     snprintf(text, sizeof text, "%lld", (long long)value);
     return blade_guppi_header_set_raw(header, key, text);
 }
 
-blade_status
-blade_guppi_header_set_real(blade_guppi_header* header, const char* key, double value)
+blade_status blade_guppi_header_set_real(blade_guppi_header* header, const char* key, double value)
 {
     if (!isfinite(value))
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
@@ -479,19 +461,17 @@ blade_guppi_header_set_real(blade_guppi_header* header, const char* key, double 
     return blade_guppi_header_set_raw(header, key, text);
 }
 
-blade_status blade_guppi_header_set_string(blade_guppi_header* header,
-                                           const char* key,
-                                           const char* value)
+blade_status
+blade_guppi_header_set_string(blade_guppi_header* header, const char* key, const char* value)
 {
     char text[2 * BLADE_GUPPI_CARD_BYTES];
     size_t n = 0;
     text[n++] = '\'';
     for (const char* p = value; *p; p++) {
         if (n + 3 >= sizeof text)
-            return blade_fail(
-                BLADE_ERROR_INVALID_ARGUMENT,
-                "GUPPI header: the string value of %s is too long for a card",
-                key);
+            return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                              "GUPPI header: the string value of %s is too long for a card",
+                              key);
         if (*p == '\'')
             text[n++] = '\'';
         text[n++] = *p;
@@ -513,8 +493,7 @@ void blade_guppi_header_remove(blade_guppi_header* header, const char* key)
     header->count = kept;
 }
 
-blade_status blade_guppi_header_merge(blade_guppi_header* into,
-                                      const blade_guppi_header* from)
+blade_status blade_guppi_header_merge(blade_guppi_header* into, const blade_guppi_header* from)
 {
     for (int64_t i = 0; i < from->count; i++) {
         const card* c = &from->cards[i];

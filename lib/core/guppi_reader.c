@@ -63,8 +63,7 @@ typedef struct block_entry {
  * of the block, the OVERLAP samples that repeat the previous block's last ones
  * included; piperblk and pktsize are 0 when the header does not give them. */
 typedef struct geometry {
-    int64_t blocsize, nants, obsnchan, npol, nbits, ntime, overlap, piperblk, pktsize,
-        pktidx;
+    int64_t blocsize, nants, obsnchan, npol, nbits, ntime, overlap, piperblk, pktsize, pktidx;
     bool has_pktidx, directio;
     blade_dtype type;
 } geometry;
@@ -114,8 +113,7 @@ struct blade_guppi_reader {
 
 static int64_t round_up_512(int64_t bytes) { return (bytes + 511) / 512 * 512; }
 
-static double
-sample_time(const blade_guppi_reader* r, int64_t stream_block, int64_t sample);
+static double sample_time(const blade_guppi_reader* r, int64_t stream_block, int64_t sample);
 
 /* What one PKTIDX step stands for: a block's new samples over its steps. */
 static double seconds_per_pktidx(const blade_guppi_recording* rec)
@@ -149,8 +147,7 @@ static blade_status read_header_at(int fd,
             return blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "%s: reading a header", name);
         blade_status status = blade_read_fully(fd, buffer, bytes, offset, name);
         if (status == BLADE_OK)
-            status =
-                blade_guppi_header_parse(buffer, bytes, name, offset, header, consumed);
+            status = blade_guppi_header_parse(buffer, bytes, name, offset, header, consumed);
         free(buffer);
         if (status != BLADE_ERROR_END_OF_DATA || bytes == (size_t)left || want >= most)
             return status;
@@ -170,11 +167,8 @@ static blade_status at_block(blade_status status, const char* name, int64_t offs
         status, "%s: block header at byte offset %lld", name, (long long)offset);
 }
 
-static blade_status positive_int(const blade_guppi_header* h,
-                                 const char* key,
-                                 int64_t fallback,
-                                 int64_t largest,
-                                 int64_t* value)
+static blade_status positive_int(
+    const blade_guppi_header* h, const char* key, int64_t fallback, int64_t largest, int64_t* value)
 {
     if (!blade_guppi_header_has(h, key) && fallback > 0) {
         *value = fallback;
@@ -200,18 +194,16 @@ static blade_status read_geometry(const blade_guppi_header* h, geometry* g)
     BLADE_TRY(blade_guppi_header_get_int(h, "NPOL", &npol));
     BLADE_TRY(blade_guppi_header_get_int(h, "NBITS", &nbits));
     if (g->obsnchan % g->nants != 0)
-        return blade_fail(
-            BLADE_ERROR_FORMAT,
-            "OBSNCHAN = %lld is not a multiple of NANTS = %lld (OBSNCHAN counts "
-            "the channels of all antennas together)",
-            (long long)g->obsnchan,
-            (long long)g->nants);
+        return blade_fail(BLADE_ERROR_FORMAT,
+                          "OBSNCHAN = %lld is not a multiple of NANTS = %lld (OBSNCHAN counts "
+                          "the channels of all antennas together)",
+                          (long long)g->obsnchan,
+                          (long long)g->nants);
     if (npol != 1 && npol != 2 && npol != 4)
-        return blade_fail(
-            BLADE_ERROR_FORMAT,
-            "NPOL = %lld is not supported (1, 2, or 4 meaning two polarizations "
-            "of re and im)",
-            (long long)npol);
+        return blade_fail(BLADE_ERROR_FORMAT,
+                          "NPOL = %lld is not supported (1, 2, or 4 meaning two polarizations "
+                          "of re and im)",
+                          (long long)npol);
     g->npol = npol == 1 ? 1 : 2;
     const char* datatype = "";
     if (blade_guppi_header_has(h, "DATATYPE"))
@@ -231,30 +223,27 @@ static blade_status read_geometry(const blade_guppi_header* h, geometry* g)
         g->type = BLADE_CF32;
         break;
     default:
-        return blade_fail(BLADE_ERROR_FORMAT,
-                          "NBITS = %lld is not supported (4, 8, 16 or 32)",
-                          (long long)nbits);
+        return blade_fail(
+            BLADE_ERROR_FORMAT, "NBITS = %lld is not supported (4, 8, 16 or 32)", (long long)nbits);
     }
     if (is_float != (nbits == 32))
-        return blade_fail(
-            BLADE_ERROR_FORMAT,
-            "NBITS = %lld with DATATYPE = '%s' is not supported (integers of 4, "
-            "8 or 16 bits, or 32-bit floats with DATATYPE = 'FLOAT')",
-            (long long)nbits,
-            datatype);
+        return blade_fail(BLADE_ERROR_FORMAT,
+                          "NBITS = %lld with DATATYPE = '%s' is not supported (integers of 4, "
+                          "8 or 16 bits, or 32-bit floats with DATATYPE = 'FLOAT')",
+                          (long long)nbits,
+                          datatype);
     g->nbits = nbits;
     /* Bytes of one time sample of every channel and polarization. */
     const int64_t sample_bytes = g->obsnchan * g->npol * 2 * nbits / 8;
     if (g->blocsize % sample_bytes != 0)
-        return blade_fail(
-            BLADE_ERROR_FORMAT,
-            "BLOCSIZE = %lld is not a whole number of time samples of %lld bytes "
-            "(OBSNCHAN %lld x NPOL %lld x 2 x NBITS %lld / 8)",
-            (long long)g->blocsize,
-            (long long)sample_bytes,
-            (long long)g->obsnchan,
-            (long long)g->npol,
-            (long long)nbits);
+        return blade_fail(BLADE_ERROR_FORMAT,
+                          "BLOCSIZE = %lld is not a whole number of time samples of %lld bytes "
+                          "(OBSNCHAN %lld x NPOL %lld x 2 x NBITS %lld / 8)",
+                          (long long)g->blocsize,
+                          (long long)sample_bytes,
+                          (long long)g->obsnchan,
+                          (long long)g->npol,
+                          (long long)nbits);
     g->ntime = g->blocsize / sample_bytes;
     if (blade_guppi_header_has(h, "PIPERBLK"))
         BLADE_TRY(positive_int(h, "PIPERBLK", 0, (int64_t)1 << 40, &g->piperblk));
@@ -282,19 +271,17 @@ static blade_status read_geometry(const blade_guppi_header* h, geometry* g)
         /* A packet counter: never negative, and small enough that differences,
          * sums and the times made from it stay exact. */
         if (g->pktidx < 0 || g->pktidx > MAX_PKTIDX)
-            return blade_fail(BLADE_ERROR_FORMAT,
-                              "PKTIDX = %lld is outside 0 .. 2^53",
-                              (long long)g->pktidx);
+            return blade_fail(
+                BLADE_ERROR_FORMAT, "PKTIDX = %lld is outside 0 .. 2^53", (long long)g->pktidx);
     }
     return BLADE_OK;
 }
 
 static bool same_geometry(const geometry* a, const geometry* b)
 {
-    return a->blocsize == b->blocsize && a->obsnchan == b->obsnchan &&
-           a->nants == b->nants && a->npol == b->npol && a->nbits == b->nbits &&
-           a->piperblk == b->piperblk && a->overlap == b->overlap &&
-           a->pktsize == b->pktsize;
+    return a->blocsize == b->blocsize && a->obsnchan == b->obsnchan && a->nants == b->nants &&
+           a->npol == b->npol && a->nbits == b->nbits && a->piperblk == b->piperblk &&
+           a->overlap == b->overlap && a->pktsize == b->pktsize;
 }
 
 static blade_status
@@ -324,8 +311,7 @@ static blade_status read_observation(blade_guppi_reader* r, const char* name)
     double obsfreq = 0, chan_bw = 0, obsbw = 0, tbin = 0;
     BLADE_TRY(optional_real(h, "OBSFREQ", &obsfreq, &found));
     if (!found)
-        BLADE_TRY(warn(
-            r, "%s: no OBSFREQ in the header: frequencies are offsets from 0 Hz", name));
+        BLADE_TRY(warn(r, "%s: no OBSFREQ in the header: frequencies are offsets from 0 Hz", name));
     bool has_chan_bw, has_obsbw, has_tbin;
     BLADE_TRY(optional_real(h, "CHAN_BW", &chan_bw, &has_chan_bw));
     BLADE_TRY(optional_real(h, "OBSBW", &obsbw, &has_obsbw));
@@ -365,13 +351,12 @@ static blade_status read_observation(blade_guppi_reader* r, const char* name)
     if (!has_tbin && chan_bw != 0)
         tbin = 1e-6 / fabs(chan_bw);
     if (chan_bw == 0 || !(tbin > 0) || !isfinite(chan_bw) || !isfinite(tbin))
-        return blade_fail(
-            BLADE_ERROR_FORMAT,
-            "the header needs TBIN (s per sample) or CHAN_BW (MHz per channel); "
-            "found TBIN %s, CHAN_BW %s, OBSBW %s",
-            has_tbin ? "invalid" : "absent",
-            has_chan_bw ? "invalid" : "absent",
-            has_obsbw ? "present" : "absent");
+        return blade_fail(BLADE_ERROR_FORMAT,
+                          "the header needs TBIN (s per sample) or CHAN_BW (MHz per channel); "
+                          "found TBIN %s, CHAN_BW %s, OBSBW %s",
+                          has_tbin ? "invalid" : "absent",
+                          has_chan_bw ? "invalid" : "absent",
+                          has_obsbw ? "present" : "absent");
     if (!has_tbin)
         BLADE_TRY(warn(r,
                        "%s: no TBIN in the header: assuming critically sampled channels, "
@@ -399,16 +384,13 @@ static blade_status read_observation(blade_guppi_reader* r, const char* name)
         rec->has_time = false;
         r->time_base = 0;
         BLADE_TRY(
-            warn(r,
-                 "%s: neither SYNCTIME nor STT_IMJD in the header: times count from 0",
-                 name));
+            warn(r, "%s: neither SYNCTIME nor STT_IMJD in the header: times count from 0", name));
     }
     obs->dut1 = dut1;
 
     if (!isfinite(dut1) || fabs(dut1) > 1.0)
-        return blade_fail(BLADE_ERROR_FORMAT,
-                          "DUT1 = %g s is not UT1 - UTC (always within +-0.9 s)",
-                          dut1);
+        return blade_fail(
+            BLADE_ERROR_FORMAT, "DUT1 = %g s is not UT1 - UTC (always within +-0.9 s)", dut1);
 
     int64_t schan = 0;
     if (blade_guppi_header_has(h, "SCHAN"))
@@ -495,8 +477,8 @@ static blade_status append_block(blade_guppi_reader* r, const block_entry* entry
 
 /* The cards that say which observation a block belongs to: a file of the set whose
  * first block differs in one of them is another observation's. */
-static const char* const observation_keys[] = { "OBSFREQ", "CHAN_BW", "OBSBW",    "TBIN",
-                                                "SCHAN",   "SRC_NAME", "TELESCOP", "SYNCTIME",
+static const char* const observation_keys[] = { "OBSFREQ",  "CHAN_BW",  "OBSBW",    "TBIN",
+                                                "SCHAN",    "SRC_NAME", "TELESCOP", "SYNCTIME",
                                                 "STT_IMJD", "STT_SMJD", "OBSID" };
 
 static bool same_card(const blade_guppi_header* a, const blade_guppi_header* b, const char* key)
@@ -589,8 +571,7 @@ static blade_status scan_blocks(blade_guppi_reader* r, int64_t file, int fd, int
             if (r->rec.nblocks == 0) {
                 char message[1024];
                 snprintf(message, sizeof message, "%s", blade_last_error());
-                return blade_fail(
-                    BLADE_ERROR_FORMAT, "%s (is the END card missing?)", message);
+                return blade_fail(BLADE_ERROR_FORMAT, "%s (is the END card missing?)", message);
             }
             return warn(r,
                         "%s: the header at byte offset %lld is cut off by the end of the "
@@ -645,15 +626,14 @@ static blade_status scan_blocks(blade_guppi_reader* r, int64_t file, int fd, int
         const int64_t data_offset = offset + header_bytes;
         if (data_offset + g.blocsize > size) {
             if (r->rec.nblocks == 0)
-                return blade_fail(
-                    BLADE_ERROR_FORMAT,
-                    "%s: block header at byte offset %lld: BLOCSIZE = %lld needs "
-                    "data up to byte %lld, but the file has only %lld bytes",
-                    name,
-                    (long long)offset,
-                    (long long)g.blocsize,
-                    (long long)(data_offset + g.blocsize),
-                    (long long)size);
+                return blade_fail(BLADE_ERROR_FORMAT,
+                                  "%s: block header at byte offset %lld: BLOCSIZE = %lld needs "
+                                  "data up to byte %lld, but the file has only %lld bytes",
+                                  name,
+                                  (long long)offset,
+                                  (long long)g.blocsize,
+                                  (long long)(data_offset + g.blocsize),
+                                  (long long)size);
             return warn(r,
                         "%s: the last block (header at byte offset %lld) is truncated: "
                         "%lld of its %lld data bytes are present; it is ignored",
@@ -692,10 +672,9 @@ static blade_status scan_file(blade_guppi_reader* r, int64_t file)
     }
     r->registered++;
     if (info.st_size == 0)
-        status =
-            blade_fail(BLADE_ERROR_FORMAT,
-                       "%s: byte offset 0: the file is empty, not a GUPPI RAW recording",
-                       name);
+        status = blade_fail(BLADE_ERROR_FORMAT,
+                            "%s: byte offset 0: the file is empty, not a GUPPI RAW recording",
+                            name);
     else
         status = scan_blocks(r, file, fd, (int64_t)info.st_size);
     close(fd);
@@ -710,11 +689,10 @@ static blade_status check_gap(const blade_guppi_reader* r, int64_t i, int64_t mi
     const blade_guppi_recording* rec = &r->rec;
     const double block_seconds = (double)rec->ntime * rec->tbin;
     const double bound = r->config.max_gap_seconds;
-    const int64_t most_by_time =
-        bound == 0              ? rec->nblocks
-        : bound >= (double)BLADE_GUPPI_MOST_MISSING_BLOCKS * block_seconds
-            ? BLADE_GUPPI_MOST_MISSING_BLOCKS
-            : (int64_t)floor(bound / block_seconds + 1e-9);
+    const int64_t most_by_time = bound == 0 ? rec->nblocks
+                                 : bound >= (double)BLADE_GUPPI_MOST_MISSING_BLOCKS * block_seconds
+                                     ? BLADE_GUPPI_MOST_MISSING_BLOCKS
+                                     : (int64_t)floor(bound / block_seconds + 1e-9);
     const int64_t most = most_by_time < BLADE_GUPPI_MOST_MISSING_BLOCKS
                              ? most_by_time
                              : BLADE_GUPPI_MOST_MISSING_BLOCKS;
@@ -825,21 +803,20 @@ static blade_status place_blocks(blade_guppi_reader* r)
         block_entry* block = &r->blocks[i];
         const int64_t delta = block->pktidx - before->pktidx;
         if (delta <= 0 || delta % step != 0)
-            return blade_fail(
-                BLADE_ERROR_FORMAT,
-                "%s: block header at byte offset %lld: PKTIDX = %lld follows "
-                "PKTIDX = %lld (%s, byte offset %lld); expected %lld, or a later "
-                "multiple of %lld (the PKTIDX step per block, from %s) after dropped "
-                "blocks",
-                r->files.items[block->file],
-                (long long)block->header_offset,
-                (long long)block->pktidx,
-                (long long)before->pktidx,
-                r->files.items[before->file],
-                (long long)before->header_offset,
-                (long long)(before->pktidx + step),
-                (long long)step,
-                r->step_source);
+            return blade_fail(BLADE_ERROR_FORMAT,
+                              "%s: block header at byte offset %lld: PKTIDX = %lld follows "
+                              "PKTIDX = %lld (%s, byte offset %lld); expected %lld, or a later "
+                              "multiple of %lld (the PKTIDX step per block, from %s) after dropped "
+                              "blocks",
+                              r->files.items[block->file],
+                              (long long)block->header_offset,
+                              (long long)block->pktidx,
+                              (long long)before->pktidx,
+                              r->files.items[before->file],
+                              (long long)before->header_offset,
+                              (long long)(before->pktidx + step),
+                              (long long)step,
+                              r->step_source);
         const int64_t missing = delta / step - 1;
         if (r->config.gap_policy == BLADE_GUPPI_GAP_ZERO_FILL)
             BLADE_TRY(check_gap(r, i, missing));
@@ -884,11 +861,10 @@ static bool lossless(blade_dtype from, blade_dtype to)
 {
     switch (from) {
     case BLADE_CI4:
-        return to == BLADE_CI4 || to == BLADE_CI8 || to == BLADE_CI16 ||
-               to == BLADE_CF16 || to == BLADE_CF32;
-    case BLADE_CI8:
-        return to == BLADE_CI8 || to == BLADE_CI16 || to == BLADE_CF16 ||
+        return to == BLADE_CI4 || to == BLADE_CI8 || to == BLADE_CI16 || to == BLADE_CF16 ||
                to == BLADE_CF32;
+    case BLADE_CI8:
+        return to == BLADE_CI8 || to == BLADE_CI16 || to == BLADE_CF16 || to == BLADE_CF32;
     case BLADE_CI16:
         return to == BLADE_CI16 || to == BLADE_CF32;
     case BLADE_CF32:
@@ -904,32 +880,28 @@ static blade_status configure_chunks(blade_guppi_reader* r)
     blade_guppi_recording* rec = &r->rec;
     const char* name = r->files.items[0];
     if (c->channel_start < 0 || c->channel_start >= rec->nchan)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "%s: channel_start %lld is outside the recording's %lld channels "
-            "per antenna",
-            name,
-            (long long)c->channel_start,
-            (long long)rec->nchan);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "%s: channel_start %lld is outside the recording's %lld channels "
+                          "per antenna",
+                          name,
+                          (long long)c->channel_start,
+                          (long long)rec->nchan);
     r->channel_start = c->channel_start;
-    r->channel_count =
-        c->channel_count == 0 ? rec->nchan - c->channel_start : c->channel_count;
+    r->channel_count = c->channel_count == 0 ? rec->nchan - c->channel_start : c->channel_count;
     if (r->channel_count < 1 || r->channel_start + r->channel_count > rec->nchan)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "%s: channels %lld .. %lld (channel_start %lld, channel_count %lld) "
-            "are not within the recording's %lld channels per antenna",
-            name,
-            (long long)c->channel_start,
-            (long long)(c->channel_start + r->channel_count - 1),
-            (long long)c->channel_start,
-            (long long)c->channel_count,
-            (long long)rec->nchan);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "%s: channels %lld .. %lld (channel_start %lld, channel_count %lld) "
+                          "are not within the recording's %lld channels per antenna",
+                          name,
+                          (long long)c->channel_start,
+                          (long long)(c->channel_start + r->channel_count - 1),
+                          (long long)c->channel_start,
+                          (long long)c->channel_count,
+                          (long long)rec->nchan);
     if (c->chunk_samples < 0)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "GUPPI reader: chunk_samples must be >= 1 (or 0 for one block), got %lld",
-            (long long)c->chunk_samples);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "GUPPI reader: chunk_samples must be >= 1 (or 0 for one block), got %lld",
+                          (long long)c->chunk_samples);
     r->chunk_samples = c->chunk_samples == 0 ? rec->ntime : c->chunk_samples;
     if (!lossless(rec->file_type, c->output_type))
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
@@ -967,7 +939,8 @@ static blade_status configure_chunks(blade_guppi_reader* r)
     /* Every number a chunk's tags will carry must be finite and mean something:
      * writers downstream turn them into MJD days, packed angles and PKTIDX. */
     const double unix_end = sample_time(r, rec->stream_blocks, 0);
-    if (!(fabs(obs->unix_start) < BLADE_MOST_UNIX_SECONDS && fabs(unix_end) < BLADE_MOST_UNIX_SECONDS))
+    if (!(fabs(obs->unix_start) < BLADE_MOST_UNIX_SECONDS &&
+          fabs(unix_end) < BLADE_MOST_UNIX_SECONDS))
         return blade_fail(BLADE_ERROR_FORMAT,
                           "%s: the time axis runs from %g to %g unix seconds (from "
                           "SYNCTIME or STT_IMJD/STT_SMJD/STT_OFFS, PKTIDX and TBIN): not "
@@ -992,8 +965,7 @@ blade_status blade_guppi_reader_open(blade_guppi_reader** reader,
 {
     *reader = NULL;
     if (config == NULL)
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "GUPPI reader: no configuration given");
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "GUPPI reader: no configuration given");
     if (config->gap_policy != BLADE_GUPPI_GAP_ZERO_FILL &&
         config->gap_policy != BLADE_GUPPI_GAP_STOP)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
@@ -1014,19 +986,18 @@ blade_status blade_guppi_reader_open(blade_guppi_reader** reader,
     pthread_mutex_init(&r->lock, NULL);
     pthread_cond_init(&r->changed, NULL);
 
-    blade_status status = blade_guppi_find_files(
-        config->path, config->single_file, &r->files, &r->warnings);
+    blade_status status =
+        blade_guppi_find_files(config->path, config->single_file, &r->files, &r->warnings);
     r->rec.nfiles = r->files.count;
     if (status == BLADE_OK)
-        status = blade_alloc_object(
-            (size_t)(r->files.count ? r->files.count : 1) * sizeof *r->file_ids,
-            "GUPPI reader: file list",
-            (void**)&r->file_ids);
+        status =
+            blade_alloc_object((size_t)(r->files.count ? r->files.count : 1) * sizeof *r->file_ids,
+                               "GUPPI reader: file list",
+                               (void**)&r->file_ids);
     for (int64_t f = 0; status == BLADE_OK && f < r->files.count; f++)
         status = scan_file(r, f);
     if (status == BLADE_OK && r->rec.nblocks == 0)
-        status = blade_fail(
-            BLADE_ERROR_FORMAT, "%s: no complete block found", r->files.items[0]);
+        status = blade_fail(BLADE_ERROR_FORMAT, "%s: no complete block found", r->files.items[0]);
     if (status == BLADE_OK)
         status = place_blocks(r);
     if (status == BLADE_OK)
@@ -1041,8 +1012,7 @@ blade_status blade_guppi_reader_open(blade_guppi_reader** reader,
 
 /* ---- queries -------------------------------------------------------------- */
 
-const blade_guppi_recording*
-blade_guppi_reader_recording(const blade_guppi_reader* reader)
+const blade_guppi_recording* blade_guppi_reader_recording(const blade_guppi_reader* reader)
 {
     return &reader->rec;
 }
@@ -1069,8 +1039,7 @@ int64_t blade_guppi_reader_warning_count(const blade_guppi_reader* reader)
 
 const char* blade_guppi_reader_warning(const blade_guppi_reader* reader, int64_t index)
 {
-    return index >= 0 && index < reader->warnings.count ? reader->warnings.items[index]
-                                                        : NULL;
+    return index >= 0 && index < reader->warnings.count ? reader->warnings.items[index] : NULL;
 }
 
 blade_status blade_guppi_reader_block_header(const blade_guppi_reader* reader,
@@ -1079,12 +1048,11 @@ blade_status blade_guppi_reader_block_header(const blade_guppi_reader* reader,
 {
     *header = NULL;
     if (block < 0 || block >= reader->rec.nblocks)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "GUPPI reader: block %lld does not exist (the recording has %lld "
-            "complete blocks)",
-            (long long)block,
-            (long long)reader->rec.nblocks);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "GUPPI reader: block %lld does not exist (the recording has %lld "
+                          "complete blocks)",
+                          (long long)block,
+                          (long long)reader->rec.nblocks);
     const block_entry* entry = &reader->blocks[block];
     const char* name = reader->files.items[entry->file];
     const int fd = open(name, O_RDONLY);
@@ -1119,7 +1087,8 @@ blade_status blade_guppi_file_header(const char* path, blade_guppi_header** head
     if (status == BLADE_OK)
         status = read_header_at(fd, path, 0, (int64_t)info.st_size, header, &consumed);
     if (status == BLADE_ERROR_END_OF_DATA)
-        status = blade_fail(BLADE_ERROR_FORMAT, "%s: no END card: the header runs to the end of the file", path);
+        status = blade_fail(
+            BLADE_ERROR_FORMAT, "%s: no END card: the header runs to the end of the file", path);
     close(fd);
     return status;
 }
@@ -1166,8 +1135,7 @@ static void* read_ahead(void* argument)
         /* The kernel reads the block into the page cache in the background while
          * the caller copies earlier blocks. (Reading it here as well would make
          * sure, but costs a pass over memory that slows a cached recording.) */
-        posix_fadvise(
-            fd, (off_t)entry->data_offset, (off_t)r->rec.blocsize, POSIX_FADV_WILLNEED);
+        posix_fadvise(fd, (off_t)entry->data_offset, (off_t)r->rec.blocsize, POSIX_FADV_WILLNEED);
     }
     if (fd >= 0)
         close(fd);
@@ -1208,15 +1176,14 @@ static blade_status open_for_caller(blade_guppi_reader* r, int64_t file)
     if (r->fd < 0)
         return blade_fail(
             BLADE_ERROR_IO, "%s: cannot open: %s", r->files.items[file], strerror(errno));
-    posix_fadvise(
-        r->fd, 0, 0, POSIX_FADV_SEQUENTIAL); /* a larger kernel read-ahead window */
+    posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL); /* a larger kernel read-ahead window */
     return BLADE_OK;
 }
 
 /* Copy `count` samples from `first` on of every selected row of real block `b`
  * into the chunk at sample `at`; b < 0: zeros. */
-static blade_status copy_rows(
-    blade_guppi_reader* r, int64_t b, int64_t first, int64_t count, char* out, int64_t at)
+static blade_status
+copy_rows(blade_guppi_reader* r, int64_t b, int64_t first, int64_t count, char* out, int64_t at)
 {
     const int64_t F = r->rec.nchan, Fs = r->channel_count, P = r->rec.npol;
     const int64_t NT = r->rec.block_samples, T = r->chunk_samples; /* a row's samples */
@@ -1240,8 +1207,7 @@ static blade_status copy_rows(
                 continue;
             }
             const int64_t sample = ((a * F + r->channel_start + f) * NT + first) * P;
-            const int64_t offset =
-                r->blocks[b].data_offset + (int64_t)blade_bytes(from, sample);
+            const int64_t offset = r->blocks[b].data_offset + (int64_t)blade_bytes(from, sample);
             char* landing = from == to ? target : r->staging;
             BLADE_TRY(blade_read_fully(
                 r->fd, landing, row_bytes, offset, r->files.items[r->blocks[b].file]));
@@ -1249,21 +1215,16 @@ static blade_status copy_rows(
             /* Pieces small enough that the cast stays on this thread: a thread team
              * per row costs more than the conversion. */
             for (int64_t done = 0; from != to && done < count * P; done += CAST_PIECE) {
-                const int64_t n =
-                    count * P - done < CAST_PIECE ? count * P - done : CAST_PIECE;
-                blade_cpu_cast(landing + blade_bytes(from, done),
-                               from,
-                               target + blade_bytes(to, done),
-                               to,
-                               n);
+                const int64_t n = count * P - done < CAST_PIECE ? count * P - done : CAST_PIECE;
+                blade_cpu_cast(
+                    landing + blade_bytes(from, done), from, target + blade_bytes(to, done), to, n);
             }
         }
     }
     return BLADE_OK;
 }
 
-static double
-sample_time(const blade_guppi_reader* r, int64_t stream_block, int64_t sample)
+static double sample_time(const blade_guppi_reader* r, int64_t stream_block, int64_t sample)
 {
     const blade_guppi_recording* rec = &r->rec;
     const int64_t pktidx = rec->first_pktidx + stream_block * rec->piperblk;
@@ -1274,8 +1235,8 @@ static void describe_chunk(blade_guppi_reader* r, int64_t index, blade_guppi_chu
 {
     const blade_guppi_recording* rec = &r->rec;
     const int64_t start = index * r->chunk_samples;
-    const int64_t block = start / rec->ntime < rec->stream_blocks ? start / rec->ntime
-                                                                  : rec->stream_blocks - 1;
+    const int64_t block =
+        start / rec->ntime < rec->stream_blocks ? start / rec->ntime : rec->stream_blocks - 1;
     const int64_t sample = start - block * rec->ntime;
     memset(chunk, 0, sizeof *chunk);
     chunk->index = index;
@@ -1294,12 +1255,11 @@ static void describe_chunk(blade_guppi_reader* r, int64_t index, blade_guppi_chu
     chunk->observation.unix_start = chunk->unix_start;
 }
 
-blade_status blade_guppi_reader_read(blade_guppi_reader* r,
-                                     blade_tensor* output,
-                                     blade_guppi_chunk* chunk)
+blade_status
+blade_guppi_reader_read(blade_guppi_reader* r, blade_tensor* output, blade_guppi_chunk* chunk)
 {
-    BLADE_TRY(blade_check_tensor(
-        "GUPPI reader", "output", output, r->config.output_type, &r->shape));
+    BLADE_TRY(
+        blade_check_tensor("GUPPI reader", "output", output, r->config.output_type, &r->shape));
     if (output->device.kind == BLADE_DEVICE_CUDA)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "GUPPI reader: the output chunk must be in host memory");
@@ -1324,8 +1284,8 @@ blade_status blade_guppi_reader_read(blade_guppi_reader* r,
     int64_t zero_blocks = 0, zero_samples = 0, new_zero_blocks = 0;
     while (filled < T) {
         /* The last block's overlap lies beyond the last whole block of new samples. */
-        const int64_t block = position / NT < rec->stream_blocks ? position / NT
-                                                                 : rec->stream_blocks - 1;
+        const int64_t block =
+            position / NT < rec->stream_blocks ? position / NT : rec->stream_blocks - 1;
         const int64_t sample = position - block * NT;
         const int64_t length = stream_block_samples(rec, block);
         const int64_t take = T - filled < length - sample ? T - filled : length - sample;
@@ -1335,8 +1295,7 @@ blade_status blade_guppi_reader_read(blade_guppi_reader* r,
             copy_rows(r, real ? r->cursor : -1, sample, take, output->data, filled);
         if (status != BLADE_OK) {
             r->failure = status;
-            snprintf(
-                r->failure_message, sizeof r->failure_message, "%s", blade_last_error());
+            snprintf(r->failure_message, sizeof r->failure_message, "%s", blade_last_error());
             return status;
         }
         if (real && sample + take == length)

@@ -25,9 +25,8 @@
 #include <unistd.h>
 
 /* Cards the writer derives from the data and which callers cannot override. */
-static const char* const geometry_keys[] = { "BLOCSIZE", "NANTS",    "OBSNCHAN",
-                                             "NPOL",     "NBITS",    "DATATYPE",
-                                             "DIRECTIO", "PIPERBLK", "PKTIDX" };
+static const char* const geometry_keys[] = { "BLOCSIZE", "NANTS",    "OBSNCHAN", "NPOL",  "NBITS",
+                                             "DATATYPE", "DIRECTIO", "PIPERBLK", "PKTIDX" };
 
 struct blade_guppi_writer {
     blade_guppi_writer_config config;
@@ -72,11 +71,10 @@ static blade_status open_next_file(blade_guppi_writer* w)
                           strerror(errno));
     }
     w->fd = -1;
-    BLADE_TRY(blade_string_list_append(
-        &w->files, "%s.%04lld.raw", w->stem, (long long)w->files.count));
+    BLADE_TRY(
+        blade_string_list_append(&w->files, "%s.%04lld.raw", w->stem, (long long)w->files.count));
     const char* name = w->files.items[w->files.count - 1];
-    const blade_status status =
-        blade_output_create(name, "GUPPI writer", &w->fd, &w->file_created);
+    const blade_status status = blade_output_create(name, "GUPPI writer", &w->fd, &w->file_created);
     if (status != BLADE_OK) {
         blade_string_list_remove_last(&w->files);
         return status;
@@ -108,38 +106,33 @@ blade_status blade_guppi_writer_create(blade_guppi_writer** writer,
 {
     *writer = NULL;
     if (config == NULL || config->stem == NULL || config->stem[0] == '\0')
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "GUPPI writer: no file stem given");
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "GUPPI writer: no file stem given");
     BLADE_TRY(blade_shape_validate(chunk_shape, "GUPPI writer chunk"));
     if (chunk_shape->rank != 4 || chunk_shape->dims[3] > 2)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "GUPPI writer: chunks must be [A, F, T, P] with P = 1 or 2");
     const int nbits = nbits_of(config->file_type);
     if (nbits == 0)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "GUPPI writer: samples can be written as ci8 (NBITS 8), ci4 (NBITS 4), "
-            "ci16 (NBITS 16) or cf32 (NBITS 32, float); %s is none of them",
-            blade_dtype_name(config->file_type));
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "GUPPI writer: samples can be written as ci8 (NBITS 8), ci4 (NBITS 4), "
+                          "ci16 (NBITS 16) or cf32 (NBITS 32, float); %s is none of them",
+                          blade_dtype_name(config->file_type));
     if (!blade_dtype_is_complex(config->input_type) || config->input_type == BLADE_CF64 ||
         !blade_cast_supported(config->input_type, BLADE_CF32))
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "GUPPI writer: chunks must be complex voltages (ci4, ci8, ci16, cf16 "
-            "or cf32), not %s",
-            blade_dtype_name(config->input_type));
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "GUPPI writer: chunks must be complex voltages (ci4, ci8, ci16, cf16 "
+                          "or cf32), not %s",
+                          blade_dtype_name(config->input_type));
     if (!(config->scale >= 0) || !isfinite(config->scale))
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "GUPPI writer: scale must be a positive number (0 for 1), got %g",
-            config->scale);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "GUPPI writer: scale must be a positive number (0 for 1), got %g",
+                          config->scale);
     if (config->block_samples < 0 || config->blocks_per_file < 0)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "GUPPI writer: block_samples (%lld) and blocks_per_file (%lld) must "
-            "be >= 0 (0: the default)",
-            (long long)config->block_samples,
-            (long long)config->blocks_per_file);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "GUPPI writer: block_samples (%lld) and blocks_per_file (%lld) must "
+                          "be >= 0 (0: the default)",
+                          (long long)config->block_samples,
+                          (long long)config->blocks_per_file);
 
     blade_guppi_writer* w;
     BLADE_TRY(blade_alloc_object(sizeof *w, "GUPPI writer", (void**)&w));
@@ -151,8 +144,7 @@ blade_status blade_guppi_writer_create(blade_guppi_writer** writer,
     w->shape = *chunk_shape;
     w->ntime = config->block_samples ? config->block_samples : chunk_shape->dims[2];
     w->nbits = nbits;
-    const int64_t A = chunk_shape->dims[0], F = chunk_shape->dims[1],
-                  P = chunk_shape->dims[3];
+    const int64_t A = chunk_shape->dims[0], F = chunk_shape->dims[1], P = chunk_shape->dims[3];
     w->blocsize = (int64_t)blade_bytes(config->file_type, A * F * w->ntime * P);
     blade_status status = BLADE_OK;
     w->stem = strdup(config->stem);
@@ -168,8 +160,7 @@ blade_status blade_guppi_writer_create(blade_guppi_writer** writer,
                 (w->ntime < chunk_shape->dims[2] ? w->ntime : chunk_shape->dims[2]) * P;
             w->scaled = malloc((size_t)row * 2 * sizeof(float));
             if (w->scaled == NULL)
-                status =
-                    blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "GUPPI writer: scaling row");
+                status = blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "GUPPI writer: scaling row");
         }
     }
     if (status == BLADE_OK)
@@ -191,18 +182,16 @@ blade_status blade_guppi_writer_set_observation(blade_guppi_writer* w,
                                                 const blade_guppi_header* extra)
 {
     if (w->blocks > 0)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT,
-            "GUPPI writer: the observation must be set before the first block "
-            "is written");
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "GUPPI writer: the observation must be set before the first block "
+                          "is written");
     if (extra != NULL)
         for (size_t i = 0; i < sizeof geometry_keys / sizeof geometry_keys[0]; i++)
             if (blade_guppi_header_has(extra, geometry_keys[i]))
-                return blade_fail(
-                    BLADE_ERROR_INVALID_ARGUMENT,
-                    "GUPPI writer: %s is derived from the data and cannot be set "
-                    "by hand",
-                    geometry_keys[i]);
+                return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                                  "GUPPI writer: %s is derived from the data and cannot be set "
+                                  "by hand",
+                                  geometry_keys[i]);
     if (observation != NULL && !(observation->tsamp > 0 && isfinite(observation->tsamp)))
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "GUPPI writer: the sample time must be positive, got %g s",
@@ -210,10 +199,10 @@ blade_status blade_guppi_writer_set_observation(blade_guppi_writer* w,
     /* The cards made from these (STT_IMJD, PKTIDX, OBSFREQ, RA_STR, ...) must be
      * numbers a reader accepts: refuse what no recording can have. */
     if (observation != NULL &&
-        (!(fabs(observation->unix_start) < BLADE_MOST_UNIX_SECONDS) || !isfinite(observation->freq_first) ||
-         !isfinite(observation->chan_bw) || observation->chan_bw == 0 ||
-         !(fabs(observation->dut1) <= 1.0) || observation->coarse_first < 0 ||
-         observation->coarse_first > INT32_MAX))
+        (!(fabs(observation->unix_start) < BLADE_MOST_UNIX_SECONDS) ||
+         !isfinite(observation->freq_first) || !isfinite(observation->chan_bw) ||
+         observation->chan_bw == 0 || !(fabs(observation->dut1) <= 1.0) ||
+         observation->coarse_first < 0 || observation->coarse_first > INT32_MAX))
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "GUPPI writer: the observation is not one a recording can have "
                           "(start %g unix s, first channel %g Hz, channel width %g Hz, "
@@ -239,8 +228,7 @@ blade_status blade_guppi_writer_set_observation(blade_guppi_writer* w,
 }
 
 /* SYNCTIME and the first PKTIDX that give back the first sample's time. */
-static void
-choose_time_origin(const blade_observation* obs, double* synctime, int64_t* pktidx)
+static void choose_time_origin(const blade_observation* obs, double* synctime, int64_t* pktidx)
 {
     const double second = floor(obs->unix_start);
     const double samples = (obs->unix_start - second) / obs->tsamp;
@@ -272,8 +260,7 @@ static blade_status compose_header(blade_guppi_writer* w)
     BLADE_TRY(blade_guppi_header_set_int(h, "OBSNCHAN", A * F));
     BLADE_TRY(blade_guppi_header_set_int(h, "NPOL", P));
     BLADE_TRY(blade_guppi_header_set_int(h, "NBITS", w->nbits));
-    BLADE_TRY(blade_guppi_header_set_string(
-        h, "DATATYPE", w->nbits == 32 ? "FLOAT" : "INTEGER"));
+    BLADE_TRY(blade_guppi_header_set_string(h, "DATATYPE", w->nbits == 32 ? "FLOAT" : "INTEGER"));
     BLADE_TRY(blade_guppi_header_set_int(h, "DIRECTIO", w->config.directio ? 1 : 0));
     BLADE_TRY(blade_guppi_header_set_int(h, "PIPERBLK", w->ntime));
     BLADE_TRY(blade_guppi_header_set_int(h, "PKTIDX", 0));
@@ -331,8 +318,8 @@ static blade_status write_block(blade_guppi_writer* w)
     if (w->fd < 0 ||
         (w->config.blocks_per_file > 0 && w->blocks_in_file == w->config.blocks_per_file))
         BLADE_TRY(open_next_file(w));
-    BLADE_TRY(blade_guppi_header_set_int(
-        w->header, "PKTIDX", w->first_pktidx + w->blocks * w->ntime));
+    BLADE_TRY(
+        blade_guppi_header_set_int(w->header, "PKTIDX", w->first_pktidx + w->blocks * w->ntime));
     const size_t header_bytes = blade_guppi_header_bytes(w->header, w->config.directio);
     if (header_bytes > w->header_capacity) {
         char* grown = realloc(w->header_buffer, header_bytes);
@@ -341,19 +328,15 @@ static blade_status write_block(blade_guppi_writer* w)
         w->header_buffer = grown;
         w->header_capacity = header_bytes;
     }
-    BLADE_TRY(blade_guppi_header_format(
-        w->header, w->config.directio, w->header_buffer, header_bytes));
+    BLADE_TRY(
+        blade_guppi_header_format(w->header, w->config.directio, w->header_buffer, header_bytes));
     const char* name = w->files.items[w->files.count - 1];
-    const int64_t data_bytes =
-        w->config.directio ? round_up_512(w->blocsize) : w->blocsize;
+    const int64_t data_bytes = w->config.directio ? round_up_512(w->blocsize) : w->blocsize;
     blade_status status =
         blade_write_fully(w->fd, w->header_buffer, header_bytes, w->file_offset, name);
     if (status == BLADE_OK)
-        status = blade_write_fully(w->fd,
-                                   w->block,
-                                   (size_t)data_bytes,
-                                   w->file_offset + (int64_t)header_bytes,
-                                   name);
+        status = blade_write_fully(
+            w->fd, w->block, (size_t)data_bytes, w->file_offset + (int64_t)header_bytes, name);
     if (status != BLADE_OK) {
         /* Disk full or a file size limit: cut the partial block off, so the
          * file holds whole blocks (readers drop a torn one with a warning, but
@@ -392,8 +375,7 @@ static void convert_row(blade_guppi_writer* w, const char* in, char* out, int64_
 
 blade_status blade_guppi_writer_write(blade_guppi_writer* w, const blade_tensor* chunk)
 {
-    BLADE_TRY(blade_check_tensor(
-        "GUPPI writer", "input", chunk, w->config.input_type, &w->shape));
+    BLADE_TRY(blade_check_tensor("GUPPI writer", "input", chunk, w->config.input_type, &w->shape));
     if (chunk->device.kind == BLADE_DEVICE_CUDA)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "GUPPI writer: the chunk must be in host memory");
@@ -409,8 +391,7 @@ blade_status blade_guppi_writer_write(blade_guppi_writer* w, const blade_tensor*
     const char* data = chunk->data;
     int64_t done = 0;
     while (done < T) {
-        const int64_t take =
-            T - done < w->ntime - w->filled ? T - done : w->ntime - w->filled;
+        const int64_t take = T - done < w->ntime - w->filled ? T - done : w->ntime - w->filled;
         for (int64_t row = 0; row < A * F; row++) {
             const char* in = data + blade_bytes(from, (row * T + done) * P);
             char* out = w->block + blade_bytes(to, (row * w->ntime + w->filled) * P);
@@ -450,10 +431,7 @@ int64_t blade_guppi_writer_blocks(const blade_guppi_writer* w) { return w->block
 
 int64_t blade_guppi_writer_files(const blade_guppi_writer* w) { return w->files.count; }
 
-int64_t blade_guppi_writer_discarded_samples(const blade_guppi_writer* w)
-{
-    return w->discarded;
-}
+int64_t blade_guppi_writer_discarded_samples(const blade_guppi_writer* w) { return w->discarded; }
 
 const char* blade_guppi_writer_file_name(const blade_guppi_writer* w, int64_t index)
 {

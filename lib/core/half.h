@@ -41,8 +41,7 @@ static inline uint16_t blade_half_from_double(double value)
         return (uint16_t)(sign | result);
     }
 
-    uint32_t result = (uint32_t)sign | ((uint32_t)half_exponent << 10) |
-                      (uint32_t)(mantissa >> 42);
+    uint32_t result = (uint32_t)sign | ((uint32_t)half_exponent << 10) | (uint32_t)(mantissa >> 42);
     const uint64_t remainder = mantissa & ((UINT64_C(1) << 42) - 1);
     const uint64_t halfway = UINT64_C(1) << 41;
     if (remainder > halfway || (remainder == halfway && (result & 1)))

@@ -23,15 +23,14 @@ extern "C" {
 blade_status blade_fail(blade_status status, const char* format, ...) BLADE_PRINTF(2, 3);
 
 /* Prefix the current error message with context ("cast: " + message). */
-blade_status blade_fail_context(blade_status status, const char* format, ...)
-    BLADE_PRINTF(2, 3);
+blade_status blade_fail_context(blade_status status, const char* format, ...) BLADE_PRINTF(2, 3);
 
 /* Propagate a failing status unchanged (its message is already set). */
-#define BLADE_TRY(expression)                \
-    do {                                     \
+#define BLADE_TRY(expression)                          \
+    do {                                               \
         blade_status blade_try_status_ = (expression); \
-        if (blade_try_status_ != BLADE_OK)   \
-            return blade_try_status_;        \
+        if (blade_try_status_ != BLADE_OK)             \
+            return blade_try_status_;                  \
     } while (0)
 
 /* Check that a tensor handed to process() is the one the plan was created for. */

@@ -94,9 +94,8 @@ static blade_status emulated_limit(uint64_t* limit)
         return BLADE_OK;
     char* end = NULL;
     errno = 0;
-    unsigned long long value =
-        isdigit((unsigned char)text[0]) ? strtoull(text, &end, 10) : 0;
-    const int shift = end == NULL                    ? -1
+    unsigned long long value = isdigit((unsigned char)text[0]) ? strtoull(text, &end, 10) : 0;
+    const int shift = end == NULL                  ? -1
                       : *end == 'K' || *end == 'k' ? 10
                       : *end == 'M' || *end == 'm' ? 20
                       : *end == 'G' || *end == 'g' ? 30
@@ -114,14 +113,12 @@ static blade_status emulated_limit(uint64_t* limit)
 
 static blade_status host_aligned_alloc(size_t bytes, const char* what, void** pointer)
 {
-    size_t rounded = (bytes + BLADE_ITEM_ALIGNMENT - 1) / BLADE_ITEM_ALIGNMENT *
-                     BLADE_ITEM_ALIGNMENT;
+    size_t rounded =
+        (bytes + BLADE_ITEM_ALIGNMENT - 1) / BLADE_ITEM_ALIGNMENT * BLADE_ITEM_ALIGNMENT;
     *pointer = rounded ? aligned_alloc(BLADE_ITEM_ALIGNMENT, rounded) : NULL;
     if (*pointer == NULL && bytes > 0)
-        return blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
-                          "could not allocate %zu bytes of %s",
-                          bytes,
-                          what);
+        return blade_fail(
+            BLADE_ERROR_OUT_OF_MEMORY, "could not allocate %zu bytes of %s", bytes, what);
     return BLADE_OK;
 }
 
@@ -254,10 +251,8 @@ blade_status blade_memcpy_2d(blade_device device,
     return BLADE_OK;
 }
 
-blade_status blade_memset_zero(blade_device device,
-                               void* destination,
-                               size_t bytes,
-                               blade_stream stream)
+blade_status
+blade_memset_zero(blade_device device, void* destination, size_t bytes, blade_stream stream)
 {
     if (bytes == 0)
         return BLADE_OK;

@@ -76,8 +76,7 @@ blade_status blade_observation_select_channels(const blade_observation* observat
     return BLADE_OK;
 }
 
-blade_observation blade_observation_channelized(const blade_observation* observation,
-                                               int64_t rate)
+blade_observation blade_observation_channelized(const blade_observation* observation, int64_t rate)
 {
     blade_observation fine = *observation;
     if (rate <= 1)
@@ -119,8 +118,8 @@ blade_status blade_observation_check_axis(const blade_observation* observation, 
 }
 
 blade_status blade_observation_check_within(const blade_observation* outer,
-                                           const blade_observation* inner,
-                                           const char* what)
+                                            const blade_observation* inner,
+                                            const char* what)
 {
     const int64_t outer_nfpc = outer->nfpc > 0 ? outer->nfpc : 1;
     const int64_t inner_nfpc = inner->nfpc > 0 ? inner->nfpc : 1;
@@ -221,8 +220,7 @@ static void split(double value, int decimals, double* units, int* minutes, doubl
         *seconds = 0;
 }
 
-void blade_format_sexagesimal(
-    double value, int decimals, bool sign, char* text, size_t size)
+void blade_format_sexagesimal(double value, int decimals, bool sign, char* text, size_t size)
 {
     decimals = decimals < 0 ? 0 : decimals > 9 ? 9 : decimals;
     double units;
@@ -267,10 +265,10 @@ int blade_sigproc_telescope_id(const char* name)
         const char* name;
         int id;
     } table[] = {
-        { "ATA", 9 },      { "ALLEN", 9 },   { "GBT", 6 },         { "GREEN BANK", 6 },
-        { "MEERKAT", 64 }, { "PARKES", 4 },  { "PKS", 4 },         { "MURRIYANG", 4 },
-        { "ARECIBO", 1 },  { "AO", 1 },      { "EFFELSBERG", 8 },  { "GMRT", 7 },
-        { "JODRELL", 5 },  { "NANCAY", 3 },  { "LOFAR", 11 },      { "VLA", 12 },
+        { "ATA", 9 },      { "ALLEN", 9 },  { "GBT", 6 },        { "GREEN BANK", 6 },
+        { "MEERKAT", 64 }, { "PARKES", 4 }, { "PKS", 4 },        { "MURRIYANG", 4 },
+        { "ARECIBO", 1 },  { "AO", 1 },     { "EFFELSBERG", 8 }, { "GMRT", 7 },
+        { "JODRELL", 5 },  { "NANCAY", 3 }, { "LOFAR", 11 },     { "VLA", 12 },
         { "SRT", 10 },     { "CHIME", 20 },
     };
     if (name == NULL)

@@ -121,8 +121,8 @@ void blade_permutation_reduce(const blade_shape* shape,
         layout->rank = 0;
         return;
     }
-    layout->kind = layout->axes[rank - 1] == rank - 1 ? BLADE_PERMUTATION_ROWS
-                                                      : BLADE_PERMUTATION_TILED;
+    layout->kind =
+        layout->axes[rank - 1] == rank - 1 ? BLADE_PERMUTATION_ROWS : BLADE_PERMUTATION_TILED;
 
     int64_t stride = 1;
     for (int i = rank - 1; i >= 0; i--) {
@@ -143,8 +143,7 @@ blade_status blade_permutation_create(blade_permutation** permutation,
 {
     *permutation = NULL;
     if (config == NULL)
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "permutation: no configuration given");
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "permutation: no configuration given");
     BLADE_TRY(blade_shape_validate(input_shape, "permutation input"));
     if (blade_dtype_bits(config->dtype) == 0)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
@@ -172,8 +171,7 @@ blade_status blade_permutation_create(blade_permutation** permutation,
     if (device.kind == BLADE_DEVICE_CUDA)
         BLADE_TRY(blade_device_activate(device));
 
-    BLADE_TRY(
-        blade_alloc_object(sizeof **permutation, "permutation", (void**)permutation));
+    BLADE_TRY(blade_alloc_object(sizeof **permutation, "permutation", (void**)permutation));
     blade_permutation* plan = *permutation;
     plan->config = *config;
     plan->input_shape = *input_shape;
@@ -204,8 +202,7 @@ static int alignment_of(const void* pointer)
 {
     const uintptr_t address = (uintptr_t)pointer;
     int alignment = 1;
-    while (alignment < BLADE_PERMUTATION_MAX_ELEMENT &&
-           address % (uintptr_t)(alignment * 2) == 0)
+    while (alignment < BLADE_PERMUTATION_MAX_ELEMENT && address % (uintptr_t)(alignment * 2) == 0)
         alignment *= 2;
     return alignment;
 }

@@ -59,9 +59,7 @@ void blade_permutation_reduce(const blade_shape* shape,
                               blade_permutation_layout* layout);
 
 /* Execute a reduced permutation on the CPU. */
-void blade_cpu_permutation(const blade_permutation_layout* layout,
-                           const void* input,
-                           void* output);
+void blade_cpu_permutation(const blade_permutation_layout* layout, const void* input, void* output);
 
 #ifdef BLADE_HAVE_CUDA
 /* The same on the GPU, queued on `stream` (a cudaStream_t). */

@@ -27,8 +27,7 @@ typedef struct batch_axes {
 } batch_axes;
 
 /* Input and output offsets of batch index `index` (the last batch axis fastest). */
-static inline void
-batch_offsets(const batch_axes* batch, int64_t index, int64_t* in, int64_t* out)
+static inline void batch_offsets(const batch_axes* batch, int64_t index, int64_t* in, int64_t* out)
 {
     *in = 0;
     *out = 0;
@@ -46,8 +45,7 @@ batch_offsets(const batch_axes* batch, int64_t index, int64_t* in, int64_t* out)
     for (int64_t j = 0; j < count; j++) \
         memcpy(to + j * (SIZE), from + j * stride, (SIZE));
 
-static inline void
-gather_run(char* to, const char* from, int64_t count, int64_t stride, int size)
+static inline void gather_run(char* to, const char* from, int64_t count, int64_t stride, int size)
 {
     switch (size) {
     case 1:
@@ -108,22 +106,18 @@ static void rows(const blade_permutation_layout* layout,
                  const char* input,
                  char* output)
 {
-    const size_t row_bytes =
-        (size_t)layout->dims[layout->rank - 1] * (size_t)layout->element_bytes;
+    const size_t row_bytes = (size_t)layout->dims[layout->rank - 1] * (size_t)layout->element_bytes;
     const size_t element = (size_t)layout->element_bytes;
 #pragma omp parallel for schedule(static) if (layout->bytes >= PARALLEL_BYTES)
     for (int64_t row = 0; row < batches; row++) {
         int64_t in_offset, out_offset;
         batch_offsets(batch, row, &in_offset, &out_offset);
-        memcpy(output + (size_t)out_offset * element,
-               input + (size_t)in_offset * element,
-               row_bytes);
+        memcpy(
+            output + (size_t)out_offset * element, input + (size_t)in_offset * element, row_bytes);
     }
 }
 
-void blade_cpu_permutation(const blade_permutation_layout* layout,
-                           const void* input,
-                           void* output)
+void blade_cpu_permutation(const blade_permutation_layout* layout, const void* input, void* output)
 {
     if (layout->kind == BLADE_PERMUTATION_COPY) {
         if (input != output)
@@ -133,8 +127,7 @@ void blade_cpu_permutation(const blade_permutation_layout* layout,
     /* The batch: every axis except the ones the kernel walks itself (a and b for
      * TILED, the row for ROWS), in input order. */
     const int a = layout->rank - 1;
-    const int b =
-        layout->kind == BLADE_PERMUTATION_TILED ? layout->axes[layout->rank - 1] : a;
+    const int b = layout->kind == BLADE_PERMUTATION_TILED ? layout->axes[layout->rank - 1] : a;
     batch_axes batch = { 0 };
     int64_t batches = 1;
     for (int k = 0; k < layout->rank; k++) {

@@ -28,11 +28,11 @@ struct blade_phasor {
     int64_t reference_antenna;
     bool absolute_delays;
     double boresight_ra, boresight_dec;
-    double* xyz;        /* [A][3] metres along ECEF axes from the reference position */
-    double* beam_ra;    /* [B] */
-    double* beam_dec;   /* [B] */
+    double* xyz;                   /* [A][3] metres along ECEF axes from the reference position */
+    double* beam_ra;               /* [B] */
+    double* beam_dec;              /* [B] */
     blade_observation observation; /* the channels' axis */
-    double complex* cal; /* [A][coarse][P]: the rows of this step's channels */
+    double complex* cal;           /* [A][coarse][P]: the rows of this step's channels */
     blade_delay_mode mode;
     int64_t table_times;
     double* table_unix;   /* [times] */
@@ -65,10 +65,8 @@ static blade_status check_finite(const double* values, int64_t count, const char
 {
     for (int64_t i = 0; i < count; i++)
         if (!isfinite(values[i]))
-            return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                              "phasor: %s[%lld] is not finite",
-                              what,
-                              (long long)i);
+            return blade_fail(
+                BLADE_ERROR_INVALID_ARGUMENT, "phasor: %s[%lld] is not finite", what, (long long)i);
     return BLADE_OK;
 }
 
@@ -164,9 +162,7 @@ static blade_status validate(const blade_phasor_config* config)
                           (long long)config->polarizations);
     BLADE_TRY(blade_observation_check_axis(&config->observation, "phasor"));
     const int64_t fine = config->observation.nchan;
-    const int64_t dims[5] = {
-        config->beams, config->antennas, fine, 1, config->polarizations
-    };
+    const int64_t dims[5] = { config->beams, config->antennas, fine, 1, config->polarizations };
     blade_shape shape;
     if (blade_shape_make(dims, 5, &shape) != BLADE_OK ||
         config->beams > INT64_MAX / config->antennas / fine / config->polarizations / 8)
@@ -188,8 +184,8 @@ static blade_status validate(const blade_phasor_config* config)
                               "antennas (0-based index)",
                               (long long)config->reference_antenna,
                               (long long)config->antennas);
-        BLADE_TRY(check_finite(
-            config->antenna_positions, 3 * config->antennas, "antenna position"));
+        BLADE_TRY(
+            check_finite(config->antenna_positions, 3 * config->antennas, "antenna position"));
         BLADE_TRY(check_finite(config->beam_ra, config->beams, "beam RA"));
         BLADE_TRY(check_finite(config->beam_dec, config->beams, "beam Dec"));
         if (!isfinite(config->boresight_ra) || !isfinite(config->boresight_dec))
@@ -198,24 +194,22 @@ static blade_status validate(const blade_phasor_config* config)
                               config->boresight_ra,
                               config->boresight_dec);
         double ecef[3];
-        if (blade_geodetic_to_ecef(
-                config->longitude, config->latitude, config->altitude, ecef) != BLADE_OK)
+        if (blade_geodetic_to_ecef(config->longitude, config->latitude, config->altitude, ecef) !=
+            BLADE_OK)
             return blade_fail_context(BLADE_ERROR_INVALID_ARGUMENT,
                                       "phasor: array reference position");
     } else if (config->delay_mode == BLADE_DELAYS_TABLE_LINEAR ||
                config->delay_mode == BLADE_DELAYS_TABLE_RATES) {
         BLADE_TRY(validate_table(config));
     } else {
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "phasor: unknown delay mode %d",
-                          (int)config->delay_mode);
+        return blade_fail(
+            BLADE_ERROR_INVALID_ARGUMENT, "phasor: unknown delay mode %d", (int)config->delay_mode);
     }
     return BLADE_OK;
 }
 
-blade_status blade_phasor_create(blade_phasor** result,
-                                 const blade_phasor_config* config,
-                                 blade_device device)
+blade_status
+blade_phasor_create(blade_phasor** result, const blade_phasor_config* config, blade_device device)
 {
     *result = NULL;
     BLADE_TRY(validate(config));
@@ -245,15 +239,15 @@ blade_status blade_phasor_create(blade_phasor** result,
 
     const int64_t A = plan->antennas, B = plan->beams;
     blade_status status = BLADE_OK;
-#define STEP(expression)                    \
-    do {                                    \
-        status = (expression);              \
-        if (status != BLADE_OK)             \
-            goto failed;                    \
+#define STEP(expression)        \
+    do {                        \
+        status = (expression);  \
+        if (status != BLADE_OK) \
+            goto failed;        \
     } while (0)
 
-    STEP(blade_alloc_object((size_t)(B * A) * sizeof(double), "phasor delays",
-                            (void**)&plan->delays));
+    STEP(blade_alloc_object(
+        (size_t)(B * A) * sizeof(double), "phasor delays", (void**)&plan->delays));
     STEP(blade_alloc_object((size_t)(A * plan->coarse * plan->pols) * sizeof(double complex),
                             "phasor calibration",
                             (void**)&plan->cal));
@@ -265,29 +259,29 @@ blade_status blade_phasor_create(blade_phasor** result,
     if (plan->mode == BLADE_DELAYS_GEOMETRY) {
         double reference[3];
         blade_geodetic_to_ecef(plan->longitude, plan->latitude, plan->altitude, reference);
-        STEP(blade_alloc_object((size_t)(3 * A) * sizeof(double), "phasor antenna frame",
-                                (void**)&plan->xyz));
+        STEP(blade_alloc_object(
+            (size_t)(3 * A) * sizeof(double), "phasor antenna frame", (void**)&plan->xyz));
         for (int64_t a = 0; a < A; a++)
             for (int i = 0; i < 3; i++)
                 plan->xyz[3 * a + i] = config->antenna_positions[3 * a + i] - reference[i];
         STEP(copy_array(config->beam_ra, B, "phasor beams", &plan->beam_ra));
         STEP(copy_array(config->beam_dec, B, "phasor beams", &plan->beam_dec));
-        STEP(blade_alloc_object((size_t)(4 * (B + 1)) * sizeof(double), "phasor directions",
+        STEP(blade_alloc_object((size_t)(4 * (B + 1)) * sizeof(double),
+                                "phasor directions",
                                 (void**)&plan->directions));
     } else {
         const blade_delay_table* table = &config->table;
         plan->table_times = table->times;
-        STEP(copy_array(table->unix_times, table->times, "phasor delay table",
-                        &plan->table_unix));
-        STEP(copy_array(table->delays, table->times * B * A, "phasor delay table",
-                        &plan->table_delays));
+        STEP(copy_array(table->unix_times, table->times, "phasor delay table", &plan->table_unix));
+        STEP(copy_array(
+            table->delays, table->times * B * A, "phasor delay table", &plan->table_delays));
         if (plan->mode == BLADE_DELAYS_TABLE_RATES)
-            STEP(copy_array(table->rates, table->times * B * A, "phasor delay table",
-                            &plan->table_rates));
+            STEP(copy_array(
+                table->rates, table->times * B * A, "phasor delay table", &plan->table_rates));
     }
     if (blade_device_is_gpu_like(device))
-        STEP(blade_host_alloc(device, blade_tensor_bytes(BLADE_CF32, &plan->shape),
-                              (void**)&plan->staging));
+        STEP(blade_host_alloc(
+            device, blade_tensor_bytes(BLADE_CF32, &plan->shape), (void**)&plan->staging));
 #undef STEP
     *result = plan;
     return BLADE_OK;
@@ -321,10 +315,8 @@ void blade_phasor_destroy(blade_phasor* plan)
 
 /* ---- run-time updates -------------------------------------------------------- */
 
-blade_status blade_phasor_set_beams(blade_phasor* plan,
-                                    int64_t beams,
-                                    const double* ra,
-                                    const double* dec)
+blade_status
+blade_phasor_set_beams(blade_phasor* plan, int64_t beams, const double* ra, const double* dec)
 {
     if (plan->mode != BLADE_DELAYS_GEOMETRY)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
@@ -350,10 +342,8 @@ blade_status blade_phasor_set_boresight(blade_phasor* plan, double ra, double de
                           "phasor: the boresight cannot change in %s mode",
                           mode_name(plan->mode));
     if (!isfinite(ra) || !isfinite(dec))
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "phasor: boresight (%g, %g) rad is not finite",
-                          ra,
-                          dec);
+        return blade_fail(
+            BLADE_ERROR_INVALID_ARGUMENT, "phasor: boresight (%g, %g) rad is not finite", ra, dec);
     plan->boresight_ra = ra;
     plan->boresight_dec = dec;
     return BLADE_OK;
@@ -364,12 +354,11 @@ blade_status blade_phasor_set_calibration(blade_phasor* plan,
                                           int64_t channels,
                                           int64_t first_channel)
 {
-    const size_t bytes = (size_t)(plan->antennas * plan->coarse * plan->pols) *
-                         sizeof(double complex);
+    const size_t bytes =
+        (size_t)(plan->antennas * plan->coarse * plan->pols) * sizeof(double complex);
     double complex* cal;
     BLADE_TRY(blade_alloc_object(bytes, "phasor calibration", (void**)&cal));
-    const blade_status status =
-        select_calibration(plan, calibration, channels, first_channel, cal);
+    const blade_status status = select_calibration(plan, calibration, channels, first_channel, cal);
     if (status != BLADE_OK) {
         free(cal);
         return status;
@@ -417,8 +406,7 @@ static blade_status geometry_delays(blade_phasor* plan, double unix_time, double
         const double ref_beam = blade_projection_w(plan->longitude, h, d, ref);
         for (int64_t a = 0; a < A; a++) {
             const double* x = plan->xyz + 3 * a;
-            const double beam =
-                blade_projection_w(plan->longitude, h, d, x) - ref_beam;
+            const double beam = blade_projection_w(plan->longitude, h, d, x) - ref_beam;
             const double boresight =
                 plan->absolute_delays
                     ? 0.0

@@ -53,8 +53,7 @@ blade_status blade_polarizer_create(blade_polarizer** polarizer,
     if (config == NULL)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "polarizer: no configuration given");
     BLADE_TRY(blade_shape_validate(input_shape, "polarizer input"));
-    if (config->output_basis != BLADE_BASIS_LINEAR &&
-        config->output_basis != BLADE_BASIS_CIRCULAR)
+    if (config->output_basis != BLADE_BASIS_LINEAR && config->output_basis != BLADE_BASIS_CIRCULAR)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "polarizer: unknown output basis code %d (expected linear or "
                           "circular)",
@@ -99,11 +98,8 @@ blade_status blade_polarizer_process(blade_polarizer* polarizer,
 #ifdef BLADE_HAVE_CUDA
         BLADE_TRY(blade_device_activate(polarizer->device));
         if (pass_through)
-            return blade_cuda_memcpy(output->data,
-                                     input->data,
-                                     (size_t)pairs * 16,
-                                     BLADE_COPY_DEVICE_TO_DEVICE,
-                                     stream);
+            return blade_cuda_memcpy(
+                output->data, input->data, (size_t)pairs * 16, BLADE_COPY_DEVICE_TO_DEVICE, stream);
         return blade_cuda_polarize(input->data, output->data, pairs, stream);
 #else
         (void)stream;

@@ -57,10 +57,8 @@ static void put_text(header_buffer* h, const char* key, const char* value)
     put_string(h, value);
 }
 
-blade_status blade_sigproc_create(const char* path,
-                                  const filterbank_values* v,
-                                  int* fd,
-                                  int64_t* offset)
+blade_status
+blade_sigproc_create(const char* path, const filterbank_values* v, int* fd, int64_t* offset)
 {
     header_buffer h = { .used = 0, .overflow = false };
     put_string(&h, "HEADER_START");
@@ -89,8 +87,7 @@ blade_status blade_sigproc_create(const char* path,
     put_int(&h, "ibeam", (int32_t)v->ibeam);
     put_string(&h, "HEADER_END");
     if (h.overflow)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT, "%s: the SIGPROC header is too long", path);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "%s: the SIGPROC header is too long", path);
 
     bool created;
     BLADE_TRY(blade_output_create(path, "filterbank writer", fd, &created));

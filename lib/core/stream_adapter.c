@@ -53,8 +53,7 @@ blade_status blade_streams_to_chunk(const void* const* streams,
                                     void* chunk)
 {
     BLADE_TRY(blade_stream_adapter_check(shape, nstreams));
-    const int64_t AF = shape->dims[0] * shape->dims[1], T = shape->dims[2],
-                  P = shape->dims[3];
+    const int64_t AF = shape->dims[0] * shape->dims[1], T = shape->dims[2], P = shape->dims[3];
     sample* out = chunk;
     for (int64_t af = 0; af < AF; af++) {
         sample* block = out + af * T * P;
@@ -76,8 +75,7 @@ blade_status blade_chunk_to_streams(const void* chunk,
                                     int64_t nstreams)
 {
     BLADE_TRY(blade_stream_adapter_check(shape, nstreams));
-    const int64_t AF = shape->dims[0] * shape->dims[1], T = shape->dims[2],
-                  P = shape->dims[3];
+    const int64_t AF = shape->dims[0] * shape->dims[1], T = shape->dims[2], P = shape->dims[3];
     const sample* in = chunk;
     for (int64_t af = 0; af < AF; af++) {
         const sample* block = in + af * T * P;
@@ -105,8 +103,7 @@ static void normalise(int64_t* whole, double* fraction)
     }
 }
 
-blade_status
-blade_sample_clock_init(blade_sample_clock* clock, double rate, double unix_seconds)
+blade_status blade_sample_clock_init(blade_sample_clock* clock, double rate, double unix_seconds)
 {
     if (!(rate > 0) || !isfinite(rate))
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
@@ -152,8 +149,7 @@ void blade_sample_clock_time(const blade_sample_clock* clock,
     normalise(whole_seconds, fraction);
 }
 
-blade_status
-blade_sample_clock_set_rate(blade_sample_clock* clock, int64_t sample, double rate)
+blade_status blade_sample_clock_set_rate(blade_sample_clock* clock, int64_t sample, double rate)
 {
     if (!(rate > 0) || !isfinite(rate))
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,

@@ -12,8 +12,7 @@ blade_status blade_string_list_append(blade_string_list* list, const char* forma
         const int64_t capacity = list->capacity ? 2 * list->capacity : 8;
         char** items = realloc(list->items, (size_t)capacity * sizeof *items);
         if (items == NULL)
-            return blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
-                              "could not grow a list of strings");
+            return blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "could not grow a list of strings");
         list->items = items;
         list->capacity = capacity;
     }

@@ -106,7 +106,7 @@ static blade_status copy_subband(const char* what,
                                  blade_stream stream)
 {
     /* Initialised only to quiet GCC's LTO, which cannot see the BLADE_TRYs set them. */
-    subband_layout layout = {0};
+    subband_layout layout = { 0 };
     BLADE_TRY(check_pair(what, whole, parts, index, part, &layout));
     blade_device device;
     blade_copy_kind kind = BLADE_COPY_HOST_TO_HOST;
@@ -118,8 +118,15 @@ static blade_status copy_subband(const char* what,
     BLADE_TRY(blade_device_activate(device));
     char* slice = (char*)whole->data + layout.offset;
     if (into_whole)
-        return blade_memcpy_2d(
-            device, slice, layout.pitch, part->data, layout.run, layout.run, layout.rows, kind, stream);
+        return blade_memcpy_2d(device,
+                               slice,
+                               layout.pitch,
+                               part->data,
+                               layout.run,
+                               layout.run,
+                               layout.rows,
+                               kind,
+                               stream);
     return blade_memcpy_2d(
         device, part->data, layout.run, slice, layout.pitch, layout.run, layout.rows, kind, stream);
 }

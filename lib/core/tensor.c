@@ -95,10 +95,8 @@ const char* blade_shape_format(const blade_shape* shape, char* text, size_t size
     text[0] = '\0';
     used += (size_t)snprintf(text + used, size - used, "[");
     for (int i = 0; i < shape->rank && used < size; i++)
-        used += (size_t)snprintf(text + used,
-                                 size - used,
-                                 i ? ", %lld" : "%lld",
-                                 (long long)shape->dims[i]);
+        used += (size_t)snprintf(
+            text + used, size - used, i ? ", %lld" : "%lld", (long long)shape->dims[i]);
     if (used < size)
         snprintf(text + used, size - used, "]");
     return text;
@@ -121,10 +119,8 @@ size_t blade_item_size(blade_dtype dtype, const blade_shape* shape)
     return (blocks ? blocks : 1) * BLADE_ITEM_ALIGNMENT;
 }
 
-blade_tensor blade_tensor_make(blade_dtype dtype,
-                               const blade_shape* shape,
-                               blade_device device,
-                               void* data)
+blade_tensor
+blade_tensor_make(blade_dtype dtype, const blade_shape* shape, blade_device device, void* data)
 {
     blade_tensor tensor;
     tensor.dtype = dtype;
@@ -142,8 +138,7 @@ blade_status blade_check_tensor(const char* module,
 {
     char given[128], expected[128];
     if (tensor == NULL || tensor->data == NULL)
-        return blade_fail(
-            BLADE_ERROR_INVALID_ARGUMENT, "%s: %s tensor has no data", module, role);
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "%s: %s tensor has no data", module, role);
     if (tensor->dtype != dtype)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "%s: %s tensor is %s but the plan was made for %s",

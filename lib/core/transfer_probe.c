@@ -61,9 +61,7 @@ static blade_status probe_setup(probe* p)
     } else {
         p->host = malloc(total);
         if (p->host == NULL)
-            return blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
-                              "%zu bytes of host memory",
-                              total);
+            return blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "%zu bytes of host memory", total);
     }
     memset(p->host, 0x5a, total);
     for (int i = 0; i < p->count; i++) {
@@ -73,9 +71,7 @@ static blade_status probe_setup(probe* p)
         } else {
             p->device_memory[i] = malloc(p->bytes);
             if (p->device_memory[i] == NULL)
-                return blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
-                                  "%zu bytes of host memory",
-                                  p->bytes);
+                return blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "%zu bytes of host memory", p->bytes);
             memset(p->device_memory[i], 0, p->bytes);
         }
     }
@@ -88,7 +84,8 @@ static blade_status probe_round(probe* p, blade_copy_kind kind)
     for (int i = 0; i < p->count; i++) {
         char* host = (char*)p->host + (size_t)i * p->bytes;
         void* destination = kind == BLADE_COPY_HOST_TO_DEVICE ? p->device_memory[i] : (void*)host;
-        const void* source = kind == BLADE_COPY_HOST_TO_DEVICE ? (const void*)host : p->device_memory[i];
+        const void* source =
+            kind == BLADE_COPY_HOST_TO_DEVICE ? (const void*)host : p->device_memory[i];
         if (p->devices[i].kind == BLADE_DEVICE_CUDA)
             BLADE_TRY(blade_cuda_memcpy(destination, source, p->bytes, kind, p->streams[i]));
         else

@@ -64,48 +64,48 @@ class Options:
 
     input: str
     output: str = "."
-    recipe: Optional[str] = None            # BFR5 (Mode B, BH)
-    name: Optional[str] = None              # file stem; default RECORDING.mode_X
+    recipe: Optional[str] = None  # BFR5 (Mode B, BH)
+    name: Optional[str] = None  # file stem; default RECORDING.mode_X
     device: str = "auto"
-    devices: Optional[List[str]] = None     # several devices, one sub-band each
-    chunk_samples: Optional[int] = None     # None: one GUPPI block
-    channels: Optional[Tuple[int, Optional[int]]] = None   # (start, count); count None: to the end
+    devices: Optional[List[str]] = None  # several devices, one sub-band each
+    chunk_samples: Optional[int] = None  # None: one GUPPI block
+    channels: Optional[Tuple[int, Optional[int]]] = None  # (start, count); count None: to the end
     channelizer_rate: Optional[int] = None  # default 1 (B, H), 0 = T*M (BH); 0: the whole chunk
     pfb_taps: int = 1
     window: str = "hamming"
     circular: bool = False
-    incoherent: Optional[bool] = None       # default: on for B (off with format raw), off for BH
-    stokes: Optional[str] = None            # detector; default I ("none" with format raw)
+    incoherent: Optional[bool] = None  # default: on for B (off with format raw), off for BH
+    stokes: Optional[str] = None  # detector; default I ("none" with format raw)
     integration: int = 1
-    beams: Optional[List[int]] = None       # recipe beam indices; default all
+    beams: Optional[List[int]] = None  # recipe beam indices; default all
     delays: str = "geometry"
-    gather: int = 8                         # Mode BH
+    gather: int = 8  # Mode BH
     format: str = "fil"
-    raw_type: str = "cf32"                  # GUPPI sample type of beam voltages
+    raw_type: str = "cf32"  # GUPPI sample type of beam voltages
     raw_scale: float = 1.0
-    max_chunks: Optional[int] = None        # None: the whole recording
+    max_chunks: Optional[int] = None  # None: the whole recording
     on_gap: str = "zero-fill"
-    max_gap: float = 0.0                    # longest gap zero-filled, s (0: the recording's length)
-    pace: Optional[float] = None            # read at this multiple of real time (None: flat out)
+    max_gap: float = 0.0  # longest gap zero-filled, s (0: the recording's length)
+    pace: Optional[float] = None  # read at this multiple of real time (None: flat out)
     beamformer_path: str = "auto"
-    calibration_convention: str = "blade"   # "seticore": the recipe's gains are conjugated
+    calibration_convention: str = "blade"  # "seticore": the recipe's gains are conjugated
     single_file: bool = False
 
 
 @dataclasses.dataclass
 class Summary:
     mode: str
-    chunks: int                 # chunks processed (whole output groups)
+    chunks: int  # chunks processed (whole output groups)
     chunks_total: int
-    data_seconds: float         # recording time processed
+    data_seconds: float  # recording time processed
     wall_seconds: float
-    bytes_read: int             # recording bytes processed
-    files: list                 # [(path, label, spectra or blocks)]
+    bytes_read: int  # recording bytes processed
+    files: list  # [(path, label, spectra or blocks)]
     dropped_blocks: int
     interrupted: bool
     device: str
-    stopped_at_gap: bool = False   # on_gap "stop" ended the stream early
-    signal: Optional[str] = None   # the signal that interrupted the run (SIGINT, SIGTERM, SIGHUP)
+    stopped_at_gap: bool = False  # on_gap "stop" ended the stream early
+    signal: Optional[str] = None  # the signal that interrupted the run (SIGINT, SIGTERM, SIGHUP)
 
     @property
     def realtime_factor(self):
@@ -154,8 +154,10 @@ class Summary:
             unit = ("block" if count == 1 else "blocks") if raw else ("spectrum" if count == 1 else "spectra")
             lines.append(f"  {path:<{width}}  {count} {unit}  {label}")
         if any(p.endswith(".h5") and count < 3 for p, _, count in self.files):
-            lines.append("warning: blimpy refuses FBH5 files with fewer than 3 spectra (h5py and sigpyproc read "
-                         "them): process more chunks, integrate less, or write .fil")
+            lines.append(
+                "warning: blimpy refuses FBH5 files with fewer than 3 spectra (h5py and sigpyproc read "
+                "them): process more chunks, integrate less, or write .fil"
+            )
         return lines
 
 
@@ -220,11 +222,22 @@ class Job:
             problems, warnings = rec.check_recipe(self.recipe, o.beams)
             self.warnings += warnings
             if problems:
-                raise ValueError(f"{os.path.basename(o.recipe)} does not fit {os.path.basename(rec.files[0])}: "
-                                 + "; ".join(problems))
+                raise ValueError(
+                    f"{os.path.basename(o.recipe)} does not fit {os.path.basename(rec.files[0])}: "
+                    + "; ".join(problems)
+                )
 
-        self.source = blade.guppi_source(rec.path, o.chunk_samples or 0, self._input_type(), rec.channel_start,
-                                         rec.channel_count, o.on_gap, o.single_file, 0, o.max_gap)
+        self.source = blade.guppi_source(
+            rec.path,
+            o.chunk_samples or 0,
+            self._input_type(),
+            rec.channel_start,
+            rec.channel_count,
+            o.on_gap,
+            o.single_file,
+            0,
+            o.max_gap,
+        )
         self.shape = list(self.source.output_shape())
         self.bundle = self._make_bundle()
         self.chunks_per_output = int(self.bundle.chunks_per_output())
@@ -232,8 +245,10 @@ class Job:
         wanted = min(available, o.max_chunks) if o.max_chunks else available
         self.chunks_total = wanted // self.chunks_per_output * self.chunks_per_output
         if self.chunks_total == 0:
-            raise ValueError(f"{os.path.basename(rec.files[0])} yields {available} chunk(s) of "
-                             f"{self.shape[2]} samples; one output needs {self.chunks_per_output}")
+            raise ValueError(
+                f"{os.path.basename(rec.files[0])} yields {available} chunk(s) of "
+                f"{self.shape[2]} samples; one output needs {self.chunks_per_output}"
+            )
         self.output_shape = list(self.bundle.output_shape())
         self.stem = os.path.join(o.output, o.name or f"{recording_name(rec.files[0])}.mode_{mode}")
         self._make_output_folder()
@@ -272,36 +287,51 @@ class Job:
         o = self.options
         # Zero is refused where it has no meaning, rather than read as "the default":
         # leave an option out (None) for its default.
-        for name, default in (("chunk_samples", "one GUPPI block"), ("max_chunks", "the whole recording"),
-                              ("integration", "1"), ("pfb_taps", "1, a plain FFT"), ("gather", "8")):
+        for name, default in (
+            ("chunk_samples", "one GUPPI block"),
+            ("max_chunks", "the whole recording"),
+            ("integration", "1"),
+            ("pfb_taps", "1, a plain FFT"),
+            ("gather", "8"),
+        ):
             value = getattr(o, name)
             if value is not None and value < 1:
-                raise ValueError(f"{name.replace('_', '-')} {value}: expected a whole number of at least 1 "
-                                 f"(leave it out for {default})")
+                raise ValueError(
+                    f"{name.replace('_', '-')} {value}: expected a whole number of at least 1 "
+                    f"(leave it out for {default})"
+                )
         if o.pace is not None and not o.pace > 0:
-            raise ValueError(f"pace {o.pace}: expected a positive multiple of real time (leave it out to read "
-                             "as fast as possible)")
+            raise ValueError(
+                f"pace {o.pace}: expected a positive multiple of real time (leave it out to read "
+                "as fast as possible)"
+            )
         if not o.max_gap >= 0:
-            raise ValueError(f"max-gap {o.max_gap}: expected seconds >= 0 (0: as long as the recording's data, "
-                             "inf: no bound)")
+            raise ValueError(
+                f"max-gap {o.max_gap}: expected seconds >= 0 (0: as long as the recording's data, " "inf: no bound)"
+            )
         if o.channelizer_rate is not None and o.channelizer_rate < 0:
             raise ValueError(f"channelizer-rate {o.channelizer_rate}: expected fine channels per coarse channel")
         if o.channels is not None and o.channels[1] is not None and o.channels[1] < 1:
-            raise ValueError(f"channels {o.channels[0]}:{o.channels[1]}: expected at least one channel "
-                             f"(START: for all from START on)")
+            raise ValueError(
+                f"channels {o.channels[0]}:{o.channels[1]}: expected at least one channel "
+                f"(START: for all from START on)"
+            )
         if o.beams is not None:
             repeated = sorted({b for b in o.beams if o.beams.count(b) > 1})
             if repeated:
-                raise ValueError(f"beams {','.join(map(str, o.beams))}: beam {repeated[0]} is listed twice "
-                                 "(its files would be the same)")
+                raise ValueError(
+                    f"beams {','.join(map(str, o.beams))}: beam {repeated[0]} is listed twice "
+                    "(its files would be the same)"
+                )
         if o.format not in FORMATS:
             raise ValueError(f"format {o.format!r}: expected fil, h5 or raw")
         if o.stokes is not None and o.stokes not in DETECTORS:
             raise ValueError(f"stokes {o.stokes!r}: expected I, XXYY, cross, IQUV or none")
         if o.format == "raw":
             if self.mode != "b":
-                raise ValueError(f"format raw (beamformed voltages) is for Mode B; {MODES[self.mode]} writes "
-                                 "spectra (fil or h5)")
+                raise ValueError(
+                    f"format raw (beamformed voltages) is for Mode B; {MODES[self.mode]} writes " "spectra (fil or h5)"
+                )
             if o.stokes not in (None, "none"):
                 raise ValueError(f"format raw writes beamformed voltages: leave --stokes out (not {o.stokes})")
             o.stokes = "none"
@@ -315,8 +345,10 @@ class Job:
         if o.incoherent is None:
             o.incoherent = self.mode == "b" and o.format != "raw"
         elif o.incoherent and o.format == "raw":
-            self.warnings.append("the incoherent beam is a power, not a voltage: in the GUPPI RAW file it is the "
-                                 "last 'antenna', its power in the real part and zero imaginary parts")
+            self.warnings.append(
+                "the incoherent beam is a power, not a voltage: in the GUPPI RAW file it is the "
+                "last 'antenna', its power in the real part and zero imaginary parts"
+            )
 
     def _input_type(self):
         """What the source emits: the recording's own integer type (the bundles cast)."""
@@ -326,13 +358,27 @@ class Job:
         from gnuradio import blade
 
         o, rec = self.options, self.recording
-        common = dict(input_type=self._input_type(), channelizer_rate=o.channelizer_rate, taps=o.pfb_taps,
-                      window=o.window, circular=o.circular, detector=o.stokes, integration=o.integration,
-                      device=o.device, devices=list(o.devices or []))
+        common = dict(
+            input_type=self._input_type(),
+            channelizer_rate=o.channelizer_rate,
+            taps=o.pfb_taps,
+            window=o.window,
+            circular=o.circular,
+            detector=o.stokes,
+            integration=o.integration,
+            device=o.device,
+            devices=list(o.devices or []),
+        )
         if self.mode == "h":
             return blade.mode_h(self.shape, blade.spectrometer_options(**common))
-        options = blade.beamforming_options(**common, incoherent=o.incoherent, beams=list(o.beams or []),
-                                            delays=o.delays, beamformer_path=o.beamformer_path, gather=o.gather)
+        options = blade.beamforming_options(
+            **common,
+            incoherent=o.incoherent,
+            beams=list(o.beams or []),
+            delays=o.delays,
+            beamformer_path=o.beamformer_path,
+            gather=o.gather,
+        )
         bundle = blade.mode_b if self.mode == "b" else blade.mode_bh
         return bundle(self.shape, rec.observation, self.recipe, options)
 
@@ -358,8 +404,10 @@ class Job:
             for source in inputs:
                 if os.path.exists(path) and os.path.exists(source) and os.path.samefile(path, source):
                     how = "" if os.path.abspath(path) == os.path.abspath(source) else " (another name of it)"
-                    raise ValueError(f"the output {path} is the input {source}{how}: writing it would destroy "
-                                     "the recording; choose another --output folder or --name")
+                    raise ValueError(
+                        f"the output {path} is the input {source}{how}: writing it would destroy "
+                        "the recording; choose another --output folder or --name"
+                    )
 
     def _labels(self):
         """What each output aspect is: beam source names (+ incoherent) or antennas."""
@@ -413,21 +461,29 @@ class Job:
         chunk_seconds = self.shape[2] * rec.tbin
         lines = [rec.describe(), rec.describe_band()]
         if self.recipe is not None:
-            lines.append(f"recipe {os.path.basename(self.recipe.path)}: {', '.join(self.labels)}; "
-                         f"{self.recipe.antennas} antennas, absolute channels 0..{self.recipe.channels - 1}: fits")
-        lines.append(f"chunks of {self.shape[2]} samples ({chunk_seconds * 1e3:.3f} ms), {self.chunks_total} to "
-                     f"process" + (f" (--max-chunks {o.max_chunks})" if o.max_chunks else ""))
+            lines.append(
+                f"recipe {os.path.basename(self.recipe.path)}: {', '.join(self.labels)}; "
+                f"{self.recipe.antennas} antennas, absolute channels 0..{self.recipe.channels - 1}: fits"
+            )
+        lines.append(
+            f"chunks of {self.shape[2]} samples ({chunk_seconds * 1e3:.3f} ms), {self.chunks_total} to "
+            f"process" + (f" (--max-chunks {o.max_chunks})" if o.max_chunks else "")
+        )
         lines.append(f"chain: {self.chain_text()}")
         B, F, T, P = self.output_shape
         if o.format == "raw":
-            lines.append(f"output: {self.stem}.0000.raw: {B} beam{'s' if B > 1 else ''} x {F} channels, "
-                         f"{o.raw_type} voltages")
+            lines.append(
+                f"output: {self.stem}.0000.raw: {B} beam{'s' if B > 1 else ''} x {F} channels, "
+                f"{o.raw_type} voltages"
+            )
         else:
             word = "ant" if self.mode == "h" else "beam"
             per = "chunk" if self.chunks_per_output == 1 else f"{self.chunks_per_output} chunks"
-            lines.append(f"output: {self.stem}.{word}0000.{o.format} .. ({B} files), {F} channels x {P} IF(s), "
-                         f"{T} spectr{'um' if T == 1 else 'a'} per {per}, "
-                         f"tsamp {self._output_tsamp() * 1e3:.6g} ms")
+            lines.append(
+                f"output: {self.stem}.{word}0000.{o.format} .. ({B} files), {F} channels x {P} IF(s), "
+                f"{T} spectr{'um' if T == 1 else 'a'} per {per}, "
+                f"tsamp {self._output_tsamp() * 1e3:.6g} ms"
+            )
         return lines
 
     def _output_tsamp(self):
@@ -463,9 +519,11 @@ class Job:
             self.tb.start()
         except MemoryError as error:
             size = _chunk_megabytes(self.shape, self._input_type())
-            raise RunError(f"out of memory while allocating the flowgraph's buffers (chunks of {size:.0f} MB, a "
-                           "few per connection): use fewer time samples per chunk (--chunk-samples) or fewer "
-                           "channels (--channels)") from error
+            raise RunError(
+                f"out of memory while allocating the flowgraph's buffers (chunks of {size:.0f} MB, a "
+                "few per connection): use fewer time samples per chunk (--chunk-samples) or fewer "
+                "channels (--channels)"
+            ) from error
         waiter = threading.Thread(target=lambda: (self.tb.wait(), finished.set()), daemon=True)
         waiter.start()
         try:
@@ -480,13 +538,20 @@ class Job:
         if bar is not None:
             bar.close()
         spectra = self._written()
-        summary = Summary(mode=self.mode, chunks=done, chunks_total=self.chunks_total,
-                          data_seconds=done * chunk_seconds, wall_seconds=wall, bytes_read=done * chunk_bytes,
-                          files=[(path, label, spectra) for path, label in zip(self._files(), self.labels)],
-                          dropped_blocks=int(self.source.zero_filled_blocks()), interrupted=stopped_by is not None,
-                          device=self.bundle.device(), signal=stopped_by,
-                          stopped_at_gap=(self.options.on_gap == "stop" and self.recording.gaps > 0
-                                          and stopped_by is None))
+        summary = Summary(
+            mode=self.mode,
+            chunks=done,
+            chunks_total=self.chunks_total,
+            data_seconds=done * chunk_seconds,
+            wall_seconds=wall,
+            bytes_read=done * chunk_bytes,
+            files=[(path, label, spectra) for path, label in zip(self._files(), self.labels)],
+            dropped_blocks=int(self.source.zero_filled_blocks()),
+            interrupted=stopped_by is not None,
+            device=self.bundle.device(),
+            signal=stopped_by,
+            stopped_at_gap=(self.options.on_gap == "stop" and self.recording.gaps > 0 and stopped_by is None),
+        )
         failures = list(blade.failures())
         if failures:
             more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
@@ -524,14 +589,22 @@ def _progress_bar(total, enabled, stream):
         from tqdm import tqdm
     except ImportError:  # python3-tqdm missing: run without a bar
         return None
-    return tqdm(total=total, unit="chunk", file=stream, dynamic_ncols=True, leave=True,
-                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} chunks [{elapsed}<{remaining}{postfix}]")
+    return tqdm(
+        total=total,
+        unit="chunk",
+        file=stream,
+        dynamic_ncols=True,
+        leave=True,
+        bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} chunks [{elapsed}<{remaining}{postfix}]",
+    )
 
 
 def _advance(bar, done, start, chunk_seconds, chunk_bytes):
     if bar is None or done <= bar.n:
         return
     elapsed = max(time.perf_counter() - start, 1e-9)
-    bar.set_postfix_str(f"{done * chunk_bytes / elapsed / 1e6:.0f} MB/s, "
-                        f"{done * chunk_seconds / elapsed:.2f}x real time", refresh=False)
+    bar.set_postfix_str(
+        f"{done * chunk_bytes / elapsed / 1e6:.0f} MB/s, " f"{done * chunk_seconds / elapsed:.2f}x real time",
+        refresh=False,
+    )
     bar.update(done - bar.n)

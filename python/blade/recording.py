@@ -80,8 +80,10 @@ class Recording:
             raise ValueError(f"channels {start}:{count}: the recording has channels 0..{self.nchan - 1} per antenna")
         count = self.nchan - start if count is None else count
         if count < 1 or start + count > self.nchan:
-            raise ValueError(f"channels {start}:{count}: the recording has channels 0..{self.nchan - 1} per antenna "
-                             f"({self.nchan} channels)")
+            raise ValueError(
+                f"channels {start}:{count}: the recording has channels 0..{self.nchan - 1} per antenna "
+                f"({self.nchan} channels)"
+            )
         self.channel_start, self.channel_count = start, count
         #: blade.Observation of the channels read (what the bundles take)
         self.observation = recording.channels(start, count)
@@ -91,14 +93,18 @@ class Recording:
         self.pointing = None
         if "RA_STR" in self.header and "DEC_STR" in self.header:
             try:
-                self.pointing = (math.radians(15 * parse_angle(self.header["RA_STR"])),
-                                 math.radians(parse_angle(self.header["DEC_STR"])))
+                self.pointing = (
+                    math.radians(15 * parse_angle(self.header["RA_STR"])),
+                    math.radians(parse_angle(self.header["DEC_STR"])),
+                )
             except ValueError:
                 pass
 
     def __repr__(self):
-        return (f"Recording({os.path.basename(self.files[0])}: {self.nants} antennas x {self.channel_count} "
-                f"channels, {self.channel_centres()[0] / 1e6:g} .. {self.channel_centres()[-1] / 1e6:g} MHz)")
+        return (
+            f"Recording({os.path.basename(self.files[0])}: {self.nants} antennas x {self.channel_count} "
+            f"channels, {self.channel_centres()[0] / 1e6:g} .. {self.channel_centres()[-1] / 1e6:g} MHz)"
+        )
 
     # --- axes -------------------------------------------------------------------
 
@@ -133,21 +139,29 @@ class Recording:
         others = len(self.files) - 1
         more = f" (+{others} file{'s' if others > 1 else ''})" if others else ""
         gaps = f", {self.missing_blocks} missing" if self.missing_blocks else ""
+
         def count(n, word):
             return f"{n} {word}{'' if n == 1 else 's'}"
 
         overlap = f" (+{self.overlap} repeated)" if self.overlap else ""
-        return (f"{os.path.basename(self.files[0])}{more}: {count(self.blocks, 'block')}{gaps} of {self.ntime} "
-                f"samples{overlap}, {count(self.nants, 'antenna')} x {count(self.nchan, 'channel')} x "
-                f"{count(self.npol, 'pol')}, {self.nbits}-bit, {self.duration:.6g} s")
+        return (
+            f"{os.path.basename(self.files[0])}{more}: {count(self.blocks, 'block')}{gaps} of {self.ntime} "
+            f"samples{overlap}, {count(self.nants, 'antenna')} x {count(self.nchan, 'channel')} x "
+            f"{count(self.npol, 'pol')}, {self.nbits}-bit, {self.duration:.6g} s"
+        )
 
     def describe_band(self):
         centres = self.channel_centres()
-        subset = "" if self.channel_count == self.nchan else \
-            f", channels {self.channel_start}..{self.channel_start + self.channel_count - 1} of {self.nchan}"
-        return (f"band {centres[0] / 1e6:.6f} .. {centres[-1] / 1e6:.6f} MHz (channel centres), "
-                f"{self.channel_count} x {self.chan_bw / 1e6:g} MHz{subset}, absolute channels "
-                f"{self.absolute_channels[0]}..{self.absolute_channels[1]} (SCHAN {self.schan})")
+        subset = (
+            ""
+            if self.channel_count == self.nchan
+            else f", channels {self.channel_start}..{self.channel_start + self.channel_count - 1} of {self.nchan}"
+        )
+        return (
+            f"band {centres[0] / 1e6:.6f} .. {centres[-1] / 1e6:.6f} MHz (channel centres), "
+            f"{self.channel_count} x {self.chan_bw / 1e6:g} MHz{subset}, absolute channels "
+            f"{self.absolute_channels[0]}..{self.absolute_channels[1]} (SCHAN {self.schan})"
+        )
 
     # --- the recipe ---------------------------------------------------------------
 
@@ -163,19 +177,24 @@ class Recording:
         name = os.path.basename(recipe.path)
         problems, warnings = [], []
         if recipe.antennas != self.nants:
-            problems.append(f"{name} is for {recipe.antennas} antennas (/diminfo/nants), the recording has "
-                            f"{self.nants} (NANTS)")
+            problems.append(
+                f"{name} is for {recipe.antennas} antennas (/diminfo/nants), the recording has " f"{self.nants} (NANTS)"
+            )
         if recipe.polarizations != self.npol:
-            problems.append(f"{name} calibrates {recipe.polarizations} polarizations (/diminfo/npol), the "
-                            f"recording has {self.npol} (NPOL)")
+            problems.append(
+                f"{name} calibrates {recipe.polarizations} polarizations (/diminfo/npol), the "
+                f"recording has {self.npol} (NPOL)"
+            )
         first, last = self.absolute_channels
         if last >= recipe.channels:
-            problems.append(f"{name} covers absolute channels 0..{recipe.channels - 1} (/diminfo/nchan), the "
-                            f"recording's channels are {first}..{last} (SCHAN {self.schan} + channels "
-                            f"{self.channel_start}..{self.channel_start + self.channel_count - 1})")
+            problems.append(
+                f"{name} covers absolute channels 0..{recipe.channels - 1} (/diminfo/nchan), the "
+                f"recording's channels are {first}..{last} (SCHAN {self.schan} + channels "
+                f"{self.channel_start}..{self.channel_start + self.channel_count - 1})"
+            )
         elif recipe.frequencies is not None and len(recipe.frequencies) == recipe.channels:
             mine = self.channel_centres()
-            theirs = numpy.asarray(recipe.frequencies)[first:last + 1]
+            theirs = numpy.asarray(recipe.frequencies)[first : last + 1]
             wrong = numpy.nonzero(numpy.abs(theirs - mine) > 0.01 * abs(self.chan_bw))[0]
             if wrong.size:
                 c = int(wrong[0])
@@ -183,18 +202,23 @@ class Recording:
                 problems.append(
                     f"{name} puts absolute channel {first + c} at {theirs[c] / 1e6:.6f} MHz "
                     f"(/obsinfo/freq_array), the recording at {mine[c] / 1e6:.6f} MHz (OBSFREQ, CHAN_BW, "
-                    f"SCHAN){others}: they describe different bands")
+                    f"SCHAN){others}: they describe different bands"
+                )
         for b in beams or []:
             if not 0 <= b < recipe.beams:
                 problems.append(f"beam {b} selected, {name} has beams 0..{recipe.beams - 1}")
         names = list(recipe.antenna_names or [])
         if self.antenna_names and names and len(names) == len(self.antenna_names) and names != self.antenna_names:
             a = next(i for i, (x, y) in enumerate(zip(names, self.antenna_names)) if x != y)
-            warnings.append(f"antenna {a} is {names[a]!r} in {name} but {self.antenna_names[a]!r} in the "
-                            f"recording (ANTNMS): the recipe must list antennas in the recording's order")
+            warnings.append(
+                f"antenna {a} is {names[a]!r} in {name} but {self.antenna_names[a]!r} in the "
+                f"recording (ANTNMS): the recipe must list antennas in the recording's order"
+            )
         if self.pointing is not None:
             apart = angular_separation(self.pointing, tuple(recipe.boresight))
             if apart > math.radians(1 / 60):
-                warnings.append(f"the recording points at RA_STR/DEC_STR {math.degrees(apart) * 60:.1f} arcmin "
-                                f"from {name}'s phase centre: delays are computed from the recipe's")
+                warnings.append(
+                    f"the recording points at RA_STR/DEC_STR {math.degrees(apart) * 60:.1f} arcmin "
+                    f"from {name}'s phase centre: delays are computed from the recipe's"
+                )
         return problems, warnings

@@ -62,8 +62,13 @@ def hat_creek_layout(antennas, seed=42, radius=150.0):
     """East, north, up offsets (m) of `antennas` dishes scattered within `radius` m
     of the reference (antenna 0 at the reference), like the ATA's compact array."""
     rng = numpy.random.default_rng(seed)
-    enu = numpy.column_stack([rng.uniform(-radius, radius, antennas), rng.uniform(-radius, radius, antennas),
-                              rng.uniform(-2.0, 2.0, antennas)])
+    enu = numpy.column_stack(
+        [
+            rng.uniform(-radius, radius, antennas),
+            rng.uniform(-radius, radius, antennas),
+            rng.uniform(-2.0, 2.0, antennas),
+        ]
+    )
     enu[0] = 0.0
     return enu
 
@@ -90,12 +95,33 @@ class SyntheticObservation:
         tests that want an independent one.
     """
 
-    def __init__(self, antennas=8, channels=4, polarizations=2, block_samples=65536, blocks=16,
-                 obsfreq=1420.0e6, chan_bw=0.5e6, schan=512, total_channels=1024,
-                 start_unix=1748757600.0, dut1=0.0, site=HAT_CREEK, layout_seed=42,
-                 boresight=BORESIGHT_3C286, source_offset=(0.012, 0.004), off_source_offset=(-0.012, -0.004),
-                 tone_channel=2, tone_offset=13 / 64, tone_amplitude=0.6, noise=8.0, seed=2026,
-                 source_name="3C286", beam_names=("tone-source", "off-source"), delay_model=None):
+    def __init__(
+        self,
+        antennas=8,
+        channels=4,
+        polarizations=2,
+        block_samples=65536,
+        blocks=16,
+        obsfreq=1420.0e6,
+        chan_bw=0.5e6,
+        schan=512,
+        total_channels=1024,
+        start_unix=1748757600.0,
+        dut1=0.0,
+        site=HAT_CREEK,
+        layout_seed=42,
+        boresight=BORESIGHT_3C286,
+        source_offset=(0.012, 0.004),
+        off_source_offset=(-0.012, -0.004),
+        tone_channel=2,
+        tone_offset=13 / 64,
+        tone_amplitude=0.6,
+        noise=8.0,
+        seed=2026,
+        source_name="3C286",
+        beam_names=("tone-source", "off-source"),
+        delay_model=None,
+    ):
         if not 0 <= tone_channel < channels:
             raise ValueError(f"tone_channel {tone_channel}: the recording has channels 0..{channels - 1}")
         if schan + channels > total_channels:
@@ -178,12 +204,18 @@ class SyntheticObservation:
         """Steering delays [A] (s) of `direction` relative to the boresight at `unix`."""
         jd = unix / 86400.0 + UNIX_JD0
         if self.delay_model is not None:
-            return numpy.asarray(self.delay_model(self.reference, self.positions_ecef, self.boresight, direction,
-                                                  jd, self.dut1), numpy.float64)
+            return numpy.asarray(
+                self.delay_model(self.reference, self.positions_ecef, self.boresight, direction, jd, self.dut1),
+                numpy.float64,
+            )
         from gnuradio import blade
 
-        array = blade.array_geometry(reference=list(self.reference), antenna_positions=self.positions_ecef.tolist(),
-                                     boresight=list(self.boresight), beams=[list(direction)])
+        array = blade.array_geometry(
+            reference=list(self.reference),
+            antenna_positions=self.positions_ecef.tolist(),
+            boresight=list(self.boresight),
+            beams=[list(direction)],
+        )
         return blade.compute_delays(array, jd, self.dut1)[0]
 
     # --- files ----------------------------------------------------------------
@@ -212,7 +244,7 @@ class SyntheticObservation:
         }
         # Antenna names, 68 characters of value per card at most.
         for index in range(0, max(1, math.ceil(len(names) / 64))):
-            cards[f"ANTNMS{index:02d}"] = names[64 * index:64 * (index + 1)]
+            cards[f"ANTNMS{index:02d}"] = names[64 * index : 64 * (index + 1)]
         return cards
 
     def write_recipe(self, path, delay_rows=None):
@@ -220,11 +252,21 @@ class SyntheticObservation:
         calibration, frequencies, and (delay_rows > 0) a table of steering delays."""
         from gnuradio import blade
 
-        kwargs = dict(reference=self.reference, antenna_positions=self.enu, frame="enu",
-                      boresight=self.boresight, beams=[self.source, self.off_source],
-                      nchan=self.total_channels, npol=self.polarizations, antenna_names=self.antenna_names,
-                      telescope_name="ATA", obsid="gr-blade synthetic observation",
-                      frequencies=self.recipe_frequencies(), source_names=self.beam_names, dut1=self.dut1)
+        kwargs = dict(
+            reference=self.reference,
+            antenna_positions=self.enu,
+            frame="enu",
+            boresight=self.boresight,
+            beams=[self.source, self.off_source],
+            nchan=self.total_channels,
+            npol=self.polarizations,
+            antenna_names=self.antenna_names,
+            telescope_name="ATA",
+            obsid="gr-blade synthetic observation",
+            frequencies=self.recipe_frequencies(),
+            source_names=self.beam_names,
+            dut1=self.dut1,
+        )
         blade.write_bfr5(path, **kwargs)
         # The reader turns the ENU offsets into ECEF exactly as the phasor block
         # sees them; the voltages are made from those positions.
@@ -233,8 +275,10 @@ class SyntheticObservation:
             # Precomputed delays (ns) one second apart, covering the recording, for
             # `--delays recipe`.
             times = self.start_unix + numpy.arange(delay_rows, dtype=numpy.float64)
-            delays = numpy.array([[self.steering_delays(beam, t) for beam in (self.source, self.off_source)]
-                                  for t in times]) * 1e9
+            delays = (
+                numpy.array([[self.steering_delays(beam, t) for beam in (self.source, self.off_source)] for t in times])
+                * 1e9
+            )
             blade.write_bfr5(path, **kwargs, delays=delays, rates=numpy.zeros_like(delays), time_array=times)
         return path
 
@@ -276,8 +320,15 @@ class SyntheticObservation:
         recipe = self.write_recipe(stem + ".bfr5", delay_rows)
         first = round((self.start_unix - math.floor(self.start_unix)) / self.tbin)
         pktidx = [first + b * self.block_samples for b in range(self.blocks)]
-        raw = guppi.write_raw(stem, self.voltage_blocks(), self.header(), nbits=8, pktidx=pktidx,
-                              piperblk=self.block_samples, blocks_per_file=blocks_per_file)
+        raw = guppi.write_raw(
+            stem,
+            self.voltage_blocks(),
+            self.header(),
+            nbits=8,
+            pktidx=pktidx,
+            piperblk=self.block_samples,
+            blocks_per_file=blocks_per_file,
+        )
         return {"stem": stem, "raw": raw, "recipe": recipe}
 
 

@@ -31,9 +31,7 @@ def numpy_dtype(dtype):
     try:
         return DTYPES[dtype.lower()][0]
     except KeyError:
-        raise ValueError(
-            f"unknown element type {dtype!r}; expected one of {', '.join(DTYPES)}"
-        ) from None
+        raise ValueError(f"unknown element type {dtype!r}; expected one of {', '.join(DTYPES)}") from None
 
 
 def _item_size(shape, dtype):
@@ -80,16 +78,10 @@ def unpack(data, shape, dtype):
         raw = numpy.asarray(data, dtype=numpy.uint8).reshape(-1)
     size = _item_size(shape, dtype)
     if raw.size % size:
-        raise ValueError(
-            f"{raw.size} bytes is not a whole number of {size}-byte items of {dtype} {list(shape)}"
-        )
+        raise ValueError(f"{raw.size} bytes is not a whole number of {size}-byte items of {dtype} {list(shape)}")
     nbytes = int(numpy.prod(shape)) * DTYPES[dtype][2]
     items = raw.reshape(-1, size)[:, :nbytes]
-    return (
-        numpy.ascontiguousarray(items)
-        .view(scalar)
-        .reshape((items.shape[0],) + _element_view_shape(shape, dtype))
-    )
+    return numpy.ascontiguousarray(items).view(scalar).reshape((items.shape[0],) + _element_view_shape(shape, dtype))
 
 
 # One item of a chunk-time stream (gr::blade::chunk_time, 64 bytes).

@@ -37,8 +37,7 @@ double relative_difference(const std::vector<std::complex<float>>& got,
         power += std::norm(std::complex<double>(e));
     const double rms = std::sqrt(power / static_cast<double>(expected.size()));
     for (size_t i = 0; i < got.size(); i++) {
-        const double d =
-            std::abs(std::complex<double>(got[i]) - std::complex<double>(expected[i]));
+        const double d = std::abs(std::complex<double>(got[i]) - std::complex<double>(expected[i]));
         if (!(d <= worst))
             worst = std::isnan(d) ? std::numeric_limits<double>::infinity() : d;
     }

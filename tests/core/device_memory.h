@@ -42,7 +42,8 @@ public:
 
     void upload(const void* host, size_t bytes, size_t offset = 0)
     {
-        ok(blade_memcpy(d_device, static_cast<char*>(d_data) + offset, host, bytes, kind(true), nullptr),
+        ok(blade_memcpy(
+               d_device, static_cast<char*>(d_data) + offset, host, bytes, kind(true), nullptr),
            "upload");
         ok(blade_stream_synchronize(d_device, nullptr), "upload sync");
     }

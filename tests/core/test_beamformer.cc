@@ -29,8 +29,12 @@ struct plan {
     blade_beamformer* bf = nullptr;
     blade_beamformer_config config = blade_beamformer_config_default();
     blade_shape input, phasors;
-    plan(blade_shape in, blade_shape w, bool incoherent = false, bool root = false,
-         blade_dtype input_type = BLADE_CF32, blade_dtype output_type = BLADE_CF32)
+    plan(blade_shape in,
+         blade_shape w,
+         bool incoherent = false,
+         bool root = false,
+         blade_dtype input_type = BLADE_CF32,
+         blade_dtype output_type = BLADE_CF32)
         : input(in), phasors(w)
     {
         config.input_type = input_type;
@@ -51,9 +55,13 @@ struct plan {
     void run(const std::vector<In>& x, const std::vector<cf>& w, std::vector<Out>& y)
     {
         const blade_shape out = blade_beamformer_output_shape(bf);
-        y.assign(static_cast<size_t>(blade_shape_count(&out)) * (sizeof(cf) / sizeof(Out) == 1 ? 1 : 2), Out{});
-        blade_tensor xt = blade_tensor_make(config.input_type, &input, blade_device_cpu(), const_cast<In*>(x.data()));
-        blade_tensor wt = blade_tensor_make(BLADE_CF32, &phasors, blade_device_cpu(), const_cast<cf*>(w.data()));
+        y.assign(static_cast<size_t>(blade_shape_count(&out)) *
+                     (sizeof(cf) / sizeof(Out) == 1 ? 1 : 2),
+                 Out{});
+        blade_tensor xt = blade_tensor_make(
+            config.input_type, &input, blade_device_cpu(), const_cast<In*>(x.data()));
+        blade_tensor wt =
+            blade_tensor_make(BLADE_CF32, &phasors, blade_device_cpu(), const_cast<cf*>(w.data()));
         blade_tensor yt = blade_tensor_make(config.output_type, &out, blade_device_cpu(), y.data());
         ok(blade_beamformer_process(bf, &xt, &wt, &yt, nullptr), "process");
     }
@@ -72,13 +80,17 @@ std::vector<cf> random_values(size_t count, uint32_t seed, float scale)
 std::string create_error(blade_shape input, blade_shape phasors, blade_beamformer_config config)
 {
     blade_beamformer* bf = nullptr;
-    const blade_status status = blade_beamformer_create(&bf, &config, &input, &phasors, blade_device_cpu());
+    const blade_status status =
+        blade_beamformer_create(&bf, &config, &input, &phasors, blade_device_cpu());
     BOOST_TEST(status == BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(bf == nullptr);
     return blade_last_error();
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
 
 } // namespace
 
@@ -168,7 +180,8 @@ BOOST_AUTO_TEST_CASE(output_shapes_and_paths)
     BOOST_TEST(path == BLADE_BEAMFORMER_TF32X3);
     BOOST_TEST(std::string(blade_beamformer_path_name(BLADE_BEAMFORMER_TF32)) == "tf32");
     BOOST_TEST(blade_beamformer_path_parse("fast", &path) == BLADE_ERROR_INVALID_ARGUMENT);
-    BOOST_TEST(contains(blade_last_error(), "unknown path 'fast' (expected auto, fp32, tf32 or tf32x3)"));
+    BOOST_TEST(
+        contains(blade_last_error(), "unknown path 'fast' (expected auto, fp32, tf32 or tf32x3)"));
     blade_beamformer_destroy(nullptr);
 }
 
@@ -181,14 +194,17 @@ BOOST_AUTO_TEST_CASE(phasor_shapes_that_do_not_fit_are_refused_by_axis)
         const char* reason;
     } cases[] = {
         { shape_of({ 8, 21, 192, 1, 2 }),
-          "phasors [8, 21, 192, 1, 2] do not fit the voltages [20, 192, 64, 2]: A (antennas) (axis 1) is 21, "
+          "phasors [8, 21, 192, 1, 2] do not fit the voltages [20, 192, 64, 2]: A (antennas) (axis "
+          "1) is 21, "
           "expected 20" },
         { shape_of({ 8, 20, 96, 1, 2 }), "F (channels) (axis 2) is 96, expected 192" },
-        { shape_of({ 8, 20, 192, 64, 2 }), "the time axis (one phasor per chunk) (axis 3) is 64, expected 1" },
+        { shape_of({ 8, 20, 192, 64, 2 }),
+          "the time axis (one phasor per chunk) (axis 3) is 64, expected 1" },
         { shape_of({ 8, 20, 192, 1, 1 }), "P (polarizations) (axis 4) is 1, expected 2" },
         { shape_of({ 8, 2 }), "A (antennas) (axis 1) is 2, expected 20" },
-        { shape_of({ 8, 20, 192 }), "phasors must be [B, A, F, 1, P] = [B, 20, 192, 1, 2] or, one weight per "
-                                    "beam and antenna, [B, A] = [B, 20]; given [8, 20, 192] (rank 3)" },
+        { shape_of({ 8, 20, 192 }),
+          "phasors must be [B, A, F, 1, P] = [B, 20, 192, 1, 2] or, one weight per "
+          "beam and antenna, [B, A] = [B, 20]; given [8, 20, 192] (rank 3)" },
     };
     for (const auto& c : cases) {
         const std::string message = create_error(input, c.phasors, config);
@@ -202,23 +218,28 @@ BOOST_AUTO_TEST_CASE(bad_voltages_types_and_options_are_refused)
     blade_beamformer_config config = blade_beamformer_config_default();
     BOOST_TEST(contains(create_error(shape_of({ 4, 3, 8 }), w, config),
                         "voltages must be [A, F, T, P] (rank 4), given [4, 3, 8] (rank 3)"));
-    BOOST_TEST(contains(create_error(blade_shape_aftp(4, 3, 8, 4), shape_of({ 2, 4, 3, 1, 4 }), config),
-                        "P (polarizations, axis 3 of the voltages [4, 3, 8, 4]) must be 1 or 2, given 4"));
+    BOOST_TEST(
+        contains(create_error(blade_shape_aftp(4, 3, 8, 4), shape_of({ 2, 4, 3, 1, 4 }), config),
+                 "P (polarizations, axis 3 of the voltages [4, 3, 8, 4]) must be 1 or 2, given 4"));
     config.input_type = BLADE_CI16;
-    BOOST_TEST(contains(create_error(blade_shape_aftp(4, 3, 8, 2), w, config), "voltages must be cf32 or ci8"));
+    BOOST_TEST(contains(create_error(blade_shape_aftp(4, 3, 8, 2), w, config),
+                        "voltages must be cf32 or ci8"));
     config = blade_beamformer_config_default();
     config.output_type = BLADE_F32;
     BOOST_TEST(contains(create_error(blade_shape_aftp(4, 3, 8, 2), w, config),
                         "beams are written as cf32 or cf16, given f32"));
     config = blade_beamformer_config_default();
     config.incoherent_sqrt = true;
-    BOOST_TEST(contains(create_error(blade_shape_aftp(4, 3, 8, 2), w, config), "set incoherent too"));
+    BOOST_TEST(
+        contains(create_error(blade_shape_aftp(4, 3, 8, 2), w, config), "set incoherent too"));
     config = blade_beamformer_config_default();
     config.path = static_cast<blade_beamformer_path>(17);
-    BOOST_TEST(contains(create_error(blade_shape_aftp(4, 3, 8, 2), w, config), "unknown path code 17"));
+    BOOST_TEST(
+        contains(create_error(blade_shape_aftp(4, 3, 8, 2), w, config), "unknown path code 17"));
     config = blade_beamformer_config_default();
     config.kernel = static_cast<blade_beamformer_kernel>(-2);
-    BOOST_TEST(contains(create_error(blade_shape_aftp(4, 3, 8, 2), w, config), "unknown kernel code -2"));
+    BOOST_TEST(
+        contains(create_error(blade_shape_aftp(4, 3, 8, 2), w, config), "unknown kernel code -2"));
 }
 
 BOOST_AUTO_TEST_CASE(kernels_are_named_and_must_compute_their_path)
@@ -228,14 +249,17 @@ BOOST_AUTO_TEST_CASE(kernels_are_named_and_must_compute_their_path)
     BOOST_TEST(kernel == BLADE_BEAMFORMER_KERNEL_STAGED2);
     const char* names[] = { "default", "direct", "staged1", "staged2", "tensor" };
     for (int i = 0; i < BLADE_BEAMFORMER_KERNEL_COUNT; i++) {
-        BOOST_TEST(std::string(blade_beamformer_kernel_name(static_cast<blade_beamformer_kernel>(i))) == names[i]);
+        BOOST_TEST(std::string(blade_beamformer_kernel_name(
+                       static_cast<blade_beamformer_kernel>(i))) == names[i]);
         ok(blade_beamformer_kernel_parse(names[i], &kernel), "parse");
         BOOST_TEST(kernel == i);
     }
-    BOOST_TEST(std::string(blade_beamformer_kernel_name(BLADE_BEAMFORMER_KERNEL_COUNT)) == "unknown");
+    BOOST_TEST(std::string(blade_beamformer_kernel_name(BLADE_BEAMFORMER_KERNEL_COUNT)) ==
+               "unknown");
     BOOST_TEST(blade_beamformer_kernel_parse("fastest", &kernel) == BLADE_ERROR_INVALID_ARGUMENT);
-    BOOST_TEST(contains(blade_last_error(),
-                        "unknown kernel 'fastest' (expected default, direct, staged1, staged2 or tensor)"));
+    BOOST_TEST(contains(
+        blade_last_error(),
+        "unknown kernel 'fastest' (expected default, direct, staged1, staged2 or tensor)"));
 
     // A CUDA-core kernel with a tensor-core path and the reverse are refused on every
     // device (the configuration is wrong, whatever runs it).
@@ -243,8 +267,9 @@ BOOST_AUTO_TEST_CASE(kernels_are_named_and_must_compute_their_path)
     blade_beamformer_config config = blade_beamformer_config_default();
     config.path = BLADE_BEAMFORMER_TF32X3;
     config.kernel = BLADE_BEAMFORMER_KERNEL_STAGED1;
-    BOOST_TEST(contains(create_error(x, w, config),
-                        "beamformer: kernel staged1 runs on CUDA cores, path tf32x3 on tensor cores"));
+    BOOST_TEST(
+        contains(create_error(x, w, config),
+                 "beamformer: kernel staged1 runs on CUDA cores, path tf32x3 on tensor cores"));
     config.path = BLADE_BEAMFORMER_FP32;
     config.kernel = BLADE_BEAMFORMER_KERNEL_TENSOR;
     BOOST_TEST(contains(create_error(x, w, config),
@@ -272,19 +297,24 @@ BOOST_AUTO_TEST_CASE(tensors_that_differ_from_the_plan_are_refused)
     blade_tensor xt = blade_tensor_make(BLADE_CF32, &p.input, blade_device_cpu(), x.data());
     blade_tensor wt = blade_tensor_make(BLADE_CF32, &four_beams, blade_device_cpu(), w.data());
     blade_tensor yt = blade_tensor_make(BLADE_CF32, &out, blade_device_cpu(), y.data());
-    BOOST_TEST(blade_beamformer_process(p.bf, &xt, &wt, &yt, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
-    BOOST_TEST(contains(blade_last_error(),
-                        "beamformer: phasor tensor has shape [4, 4, 3, 1, 2] but the plan was made for "
-                        "[8, 4, 3, 1, 2]"));
+    BOOST_TEST(blade_beamformer_process(p.bf, &xt, &wt, &yt, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(
+        contains(blade_last_error(),
+                 "beamformer: phasor tensor has shape [4, 4, 3, 1, 2] but the plan was made for "
+                 "[8, 4, 3, 1, 2]"));
     wt = blade_tensor_make(BLADE_CF16, &p.phasors, blade_device_cpu(), w.data());
-    BOOST_TEST(blade_beamformer_process(p.bf, &xt, &wt, &yt, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
-    BOOST_TEST(contains(blade_last_error(), "phasor tensor is cf16 but the plan was made for cf32"));
+    BOOST_TEST(blade_beamformer_process(p.bf, &xt, &wt, &yt, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(
+        contains(blade_last_error(), "phasor tensor is cf16 but the plan was made for cf32"));
     // In place: the beams would overwrite voltages still to be read.
     wt = blade_tensor_make(BLADE_CF32, &p.phasors, blade_device_cpu(), w.data());
     std::vector<cf> shared(B * F * T * P);
     xt.data = shared.data();
     yt.data = shared.data();
-    BOOST_TEST(blade_beamformer_process(p.bf, &xt, &wt, &yt, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(blade_beamformer_process(p.bf, &xt, &wt, &yt, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(contains(blade_last_error(), "the output tensor overlaps the voltage tensor"));
 }
 
@@ -297,7 +327,8 @@ BOOST_AUTO_TEST_CASE(a_gpu_that_is_absent_is_a_clear_error)
     blade_beamformer* bf = nullptr;
     const blade_beamformer_config config = blade_beamformer_config_default();
     const blade_shape input = blade_shape_aftp(2, 2, 2, 2), w = shape_of({ 1, 2 });
-    const blade_status status = blade_beamformer_create(&bf, &config, &input, &w, blade_device{ BLADE_DEVICE_CUDA, 0 });
+    const blade_status status =
+        blade_beamformer_create(&bf, &config, &input, &w, blade_device{ BLADE_DEVICE_CUDA, 0 });
     BOOST_TEST(status != BLADE_OK);
     BOOST_TEST(bf == nullptr);
 }

@@ -48,10 +48,19 @@ struct problem {
     std::string text() const
     {
         char buffer[200];
-        std::snprintf(buffer, sizeof buffer, "(A, F, T, P, B) = (%lld, %lld, %lld, %lld, %lld)%s%s%s %s->%s",
-                      (long long)A, (long long)F, (long long)T, (long long)P, (long long)B,
-                      meerkat ? " [B, A] phasors" : "", incoherent ? " +incoherent" : "", root ? " (sqrt)" : "",
-                      blade_dtype_name(input_type), blade_dtype_name(output_type));
+        std::snprintf(buffer,
+                      sizeof buffer,
+                      "(A, F, T, P, B) = (%lld, %lld, %lld, %lld, %lld)%s%s%s %s->%s",
+                      (long long)A,
+                      (long long)F,
+                      (long long)T,
+                      (long long)P,
+                      (long long)B,
+                      meerkat ? " [B, A] phasors" : "",
+                      incoherent ? " +incoherent" : "",
+                      root ? " (sqrt)" : "",
+                      blade_dtype_name(input_type),
+                      blade_dtype_name(output_type));
         return buffer;
     }
 };
@@ -92,12 +101,17 @@ struct variant {
     blade_beamformer_kernel kernel;
     std::string text() const
     {
-        return std::string(blade_beamformer_path_name(path)) + "/" + blade_beamformer_kernel_name(kernel);
+        return std::string(blade_beamformer_path_name(path)) + "/" +
+               blade_beamformer_kernel_name(kernel);
     }
 };
 
-std::vector<cf> beamform(blade_device device, const problem& pr, const data& d, variant how,
-                         size_t misalign = 0, variant* used = nullptr)
+std::vector<cf> beamform(blade_device device,
+                         const problem& pr,
+                         const data& d,
+                         variant how,
+                         size_t misalign = 0,
+                         variant* used = nullptr)
 {
     blade_beamformer_config config = blade_beamformer_config_default();
     config.input_type = pr.input_type;
@@ -124,9 +138,11 @@ std::vector<cf> beamform(blade_device device, const problem& pr, const data& d, 
         ok(blade_device_alloc(device, out_bytes + misalign, &dy), "alloc y");
         dx = static_cast<char*>(dx) + misalign;
         dy = static_cast<char*>(dy) + misalign;
-        ok(blade_memcpy(device, dx, d.x.data(), d.x.size(), BLADE_COPY_HOST_TO_DEVICE, stream), "up x");
+        ok(blade_memcpy(device, dx, d.x.data(), d.x.size(), BLADE_COPY_HOST_TO_DEVICE, stream),
+           "up x");
         ok(blade_memcpy(device, dw, d.w.data(), wb, BLADE_COPY_HOST_TO_DEVICE, stream), "up w");
-        ok(blade_memcpy(device, dy, y.data(), out_bytes, BLADE_COPY_HOST_TO_DEVICE, stream), "poison y");
+        ok(blade_memcpy(device, dy, y.data(), out_bytes, BLADE_COPY_HOST_TO_DEVICE, stream),
+           "poison y");
     } else {
         dx = const_cast<uint8_t*>(d.x.data());
         dw = const_cast<cf*>(d.w.data());
@@ -137,7 +153,8 @@ std::vector<cf> beamform(blade_device device, const problem& pr, const data& d, 
     blade_tensor yt = blade_tensor_make(pr.output_type, &out, device, dy);
     ok(blade_beamformer_process(bf, &xt, &wt, &yt, stream), "process");
     if (device.kind == BLADE_DEVICE_CUDA) {
-        ok(blade_memcpy(device, y.data(), dy, out_bytes, BLADE_COPY_DEVICE_TO_HOST, stream), "down");
+        ok(blade_memcpy(device, y.data(), dy, out_bytes, BLADE_COPY_DEVICE_TO_HOST, stream),
+           "down");
         ok(blade_stream_synchronize(device, stream), "sync");
         blade_device_free(device, static_cast<char*>(dx) - misalign);
         blade_device_free(device, dw);
@@ -178,9 +195,11 @@ std::vector<double> error_scale(const problem& pr, const data& d, const std::vec
         for (int64_t a = 0; a < A; a++)
             for (int64_t f = 0; f < F; f++)
                 for (int64_t q = 0; q < P; q++) {
-                    const double aw = std::abs(pr.meerkat ? d.w[b * A + a] : d.w[((b * A + a) * F + f) * P + q]);
+                    const double aw =
+                        std::abs(pr.meerkat ? d.w[b * A + a] : d.w[((b * A + a) * F + f) * P + q]);
                     for (int64_t t = 0; t < T; t++)
-                        scale[((b * F + f) * T + t) * P + q] += aw * ax[((a * F + f) * T + t) * P + q];
+                        scale[((b * F + f) * T + t) * P + q] +=
+                            aw * ax[((a * F + f) * T + t) * P + q];
                 }
     if (pr.incoherent)
         for (int64_t i = B * F * T * P; i < (B + 1) * F * T * P; i++)
@@ -199,8 +218,11 @@ struct error_stats {
     double max = 0, rms = 0;
 };
 
-error_stats compare(const problem& pr, const std::vector<double>& scale, const std::vector<cf>& cpu,
-                    const std::vector<cf>& cuda, blade_beamformer_path path)
+error_stats compare(const problem& pr,
+                    const std::vector<double>& scale,
+                    const std::vector<cf>& cpu,
+                    const std::vector<cf>& cuda,
+                    blade_beamformer_path path)
 {
     error_stats stats;
     double sum = 0;
@@ -209,11 +231,13 @@ error_stats compare(const problem& pr, const std::vector<double>& scale, const s
     for (size_t i = 0; i < cpu.size(); i++) {
         // (identical values pass, infinities included: a half-precision incoherent beam
         // of ci8 voltages can overflow on both sides)
-        double e = cuda[i] == cpu[i] ? 0.0
-                                     : std::abs(std::complex<double>(cuda[i]) - std::complex<double>(cpu[i])) /
-                                           std::max(scale[i], 1e-30);
+        double e = cuda[i] == cpu[i]
+                       ? 0.0
+                       : std::abs(std::complex<double>(cuda[i]) - std::complex<double>(cpu[i])) /
+                             std::max(scale[i], 1e-30);
         if (pr.output_type == BLADE_CF16) // both sides rounded to half: one half ulp each
-            e = std::max(0.0, e - std::ldexp(1.0, -10) * std::abs(cpu[i]) / std::max(scale[i], 1e-30));
+            e = std::max(0.0,
+                         e - std::ldexp(1.0, -10) * std::abs(cpu[i]) / std::max(scale[i], 1e-30));
         if (!(e <= tol) && first_bad == cpu.size())
             first_bad = i;
         stats.max = std::max(stats.max, e);
@@ -221,8 +245,9 @@ error_stats compare(const problem& pr, const std::vector<double>& scale, const s
     }
     stats.rms = std::sqrt(sum / std::max<size_t>(1, cpu.size()));
     BOOST_TEST(first_bad == cpu.size(),
-               pr.text() << " path " << blade_beamformer_path_name(path) << ": element " << first_bad
-                         << " off by " << stats.max << " of sum |x||w| (tolerance " << tol << ")");
+               pr.text() << " path " << blade_beamformer_path_name(path) << ": element "
+                         << first_bad << " off by " << stats.max << " of sum |x||w| (tolerance "
+                         << tol << ")");
     return stats;
 }
 
@@ -263,8 +288,13 @@ void check_all_paths(const problem& pr, uint32_t seed)
             from_direct = cuda;
         else if (how.path == BLADE_BEAMFORMER_FP32)
             BOOST_TEST(count_differences(cuda, from_direct) == 0u,
-                       pr.text() << " " << how.text() << ": values differ from the direct kernel's");
-        std::printf("%-70s %-14s max %.3g rms %.3g\n", pr.text().c_str(), how.text().c_str(), stats.max, stats.rms);
+                       pr.text() << " " << how.text()
+                                 << ": values differ from the direct kernel's");
+        std::printf("%-70s %-14s max %.3g rms %.3g\n",
+                    pr.text().c_str(),
+                    how.text().c_str(),
+                    stats.max,
+                    stats.rms);
     }
 }
 
@@ -273,13 +303,26 @@ void check_all_paths(const problem& pr, uint32_t seed)
 BOOST_AUTO_TEST_CASE(edge_shapes_on_every_path)
 {
     std::vector<problem> problems = {
-        { 1, 1, 1, 1, 1 },      { 7, 3, 13, 2, 5 },    { 13, 7, 29, 1, 1 },  { 2, 11, 131, 2, 9 },
-        { 64, 2, 64, 2, 17 },   { 5, 2, 300, 1, 16 },  { 3, 5, 7, 2, 300 },  { 11, 2, 17, 1, 257 },
-        { 4, 1031, 1, 2, 3 },   { 6, 512, 1, 1, 33 },  { 33, 3, 200, 2, 65 }, { 70, 2, 130, 1, 70 },
-        { 70, 2, 129, 1, 70 },  { 17, 3, 96, 2, 8 },   { 20, 4, 256, 2, 1 },  { 20, 4, 256, 2, 2 },
+        { 1, 1, 1, 1, 1 },
+        { 7, 3, 13, 2, 5 },
+        { 13, 7, 29, 1, 1 },
+        { 2, 11, 131, 2, 9 },
+        { 64, 2, 64, 2, 17 },
+        { 5, 2, 300, 1, 16 },
+        { 3, 5, 7, 2, 300 },
+        { 11, 2, 17, 1, 257 },
+        { 4, 1031, 1, 2, 3 },
+        { 6, 512, 1, 1, 33 },
+        { 33, 3, 200, 2, 65 },
+        { 70, 2, 130, 1, 70 },
+        { 70, 2, 129, 1, 70 },
+        { 17, 3, 96, 2, 8 },
+        { 20, 4, 256, 2, 1 },
+        { 20, 4, 256, 2, 2 },
         // many antennas: the staged kernels' phasors still fit shared memory for 3
         // beams, not for 9 (they fall back to the direct kernel)
-        { 600, 2, 16, 2, 3 },   { 1100, 2, 16, 2, 9 },
+        { 600, 2, 16, 2, 3 },
+        { 1100, 2, 16, 2, 9 },
     };
     uint32_t seed = 10;
     for (size_t i = 0; i < problems.size(); i++) {
@@ -335,7 +378,8 @@ BOOST_AUTO_TEST_CASE(misaligned_tensors_take_the_general_kernels)
 
 BOOST_AUTO_TEST_CASE(auto_path_choice)
 {
-    problem small{ 28, 4, 256, 2, 8 }, large{ 64, 4, 256, 2, 64 }, short_chunks{ 64, 256, 16, 2, 64 };
+    problem small{ 28, 4, 256, 2, 8 }, large{ 64, 4, 256, 2, 64 },
+        short_chunks{ 64, 256, 16, 2, 64 };
     const data d1 = make_data(small, 1), d2 = make_data(large, 2), d3 = make_data(short_chunks, 3);
     const variant automatic{ BLADE_BEAMFORMER_AUTO, BLADE_BEAMFORMER_KERNEL_DEFAULT };
     variant used{};
@@ -348,10 +392,20 @@ BOOST_AUTO_TEST_CASE(auto_path_choice)
     beamform(gpu(), short_chunks, d3, automatic, 0, &used);
     BOOST_TEST(used.path == BLADE_BEAMFORMER_FP32);
     // an explicit kernel decides between CUDA cores and tensor cores
-    beamform(gpu(), large, d2, variant{ BLADE_BEAMFORMER_AUTO, BLADE_BEAMFORMER_KERNEL_STAGED2 }, 0, &used);
+    beamform(gpu(),
+             large,
+             d2,
+             variant{ BLADE_BEAMFORMER_AUTO, BLADE_BEAMFORMER_KERNEL_STAGED2 },
+             0,
+             &used);
     BOOST_TEST(used.path == BLADE_BEAMFORMER_FP32);
     BOOST_TEST(used.kernel == BLADE_BEAMFORMER_KERNEL_STAGED2);
-    beamform(gpu(), small, d1, variant{ BLADE_BEAMFORMER_AUTO, BLADE_BEAMFORMER_KERNEL_TENSOR }, 0, &used);
+    beamform(gpu(),
+             small,
+             d1,
+             variant{ BLADE_BEAMFORMER_AUTO, BLADE_BEAMFORMER_KERNEL_TENSOR },
+             0,
+             &used);
     BOOST_TEST(used.path == BLADE_BEAMFORMER_TF32X3);
 }
 
@@ -372,8 +426,13 @@ BOOST_AUTO_TEST_CASE(benchmark_shapes)
                 continue;
             const auto cuda = beamform(gpu(), ata, d, how);
             const error_stats s = compare(ata, scale, cpu, cuda, BLADE_BEAMFORMER_FP32);
-            BOOST_TEST(count_differences(cuda, from_direct) == 0u, how.text() << ": values differ from direct");
-            std::printf("%-70s %-14s max %.3g rms %.3g\n", ata.text().c_str(), how.text().c_str(), s.max, s.rms);
+            BOOST_TEST(count_differences(cuda, from_direct) == 0u,
+                       how.text() << ": values differ from direct");
+            std::printf("%-70s %-14s max %.3g rms %.3g\n",
+                        ata.text().c_str(),
+                        how.text().c_str(),
+                        s.max,
+                        s.rms);
         }
     }
     check_all_paths(problem{ 28, 24, 8192, 2, 32 }, 12);

@@ -73,8 +73,10 @@ BOOST_AUTO_TEST_CASE(ci4_nibbles_are_twos_complement_real_high)
 
 BOOST_AUTO_TEST_CASE(float_to_integer_rounds_ties_to_even_and_saturates)
 {
-    const float in[10] = { 0.5f, 1.5f, 2.5f, -2.5f, 127.4f, 127.6f, -128.9f, 1e9f,
-                           std::numeric_limits<float>::quiet_NaN(), -0.4f };
+    const float in[10] = { 0.5f,    1.5f,   2.5f,
+                           -2.5f,   127.4f, 127.6f,
+                           -128.9f, 1e9f,   std::numeric_limits<float>::quiet_NaN(),
+                           -0.4f };
     int8_t out[10];
     plan p(BLADE_CF32, BLADE_CI8, blade_shape_aftp(1, 1, 5, 1));
     p.run(BLADE_CF32, in, BLADE_CI8, out);
@@ -94,12 +96,12 @@ BOOST_AUTO_TEST_CASE(half_conversions_round_to_nearest_even)
 {
     BOOST_TEST(half_bits(1.0f) == 0x3C00);
     BOOST_TEST(half_bits(-2.0f) == 0xC000);
-    BOOST_TEST(half_bits(65504.0f) == 0x7BFF);                 // largest half
-    BOOST_TEST(half_bits(65520.0f) == 0x7C00);                 // rounds up to infinity
-    BOOST_TEST(half_bits(1.0f + 1.0f / 2048) == 0x3C00);       // tie -> even (down)
-    BOOST_TEST(half_bits(1.0f + 3.0f / 2048) == 0x3C02);       // tie -> even (up)
-    BOOST_TEST(half_bits(5.9604645e-8f) == 0x0001);            // smallest subnormal
-    BOOST_TEST(half_bits(2.98e-8f) == 0x0000);                 // below half of it
+    BOOST_TEST(half_bits(65504.0f) == 0x7BFF);           // largest half
+    BOOST_TEST(half_bits(65520.0f) == 0x7C00);           // rounds up to infinity
+    BOOST_TEST(half_bits(1.0f + 1.0f / 2048) == 0x3C00); // tie -> even (down)
+    BOOST_TEST(half_bits(1.0f + 3.0f / 2048) == 0x3C02); // tie -> even (up)
+    BOOST_TEST(half_bits(5.9604645e-8f) == 0x0001);      // smallest subnormal
+    BOOST_TEST(half_bits(2.98e-8f) == 0x0000);           // below half of it
     BOOST_TEST((half_bits(std::numeric_limits<float>::quiet_NaN()) & 0x7C00) == 0x7C00);
     BOOST_TEST((half_bits(std::numeric_limits<float>::quiet_NaN()) & 0x03FF) != 0);
 

@@ -32,8 +32,10 @@ std::vector<uint8_t> cast_on(blade_device device,
         ok(blade_stream_create(device, &stream), "stream");
         ok(blade_device_alloc(device, in_bytes, &d_in), "alloc in");
         ok(blade_device_alloc(device, out_bytes, &d_out), "alloc out");
-        ok(blade_memcpy(device, d_in, input.data(), in_bytes, BLADE_COPY_HOST_TO_DEVICE, stream), "upload");
-        ok(blade_memcpy(device, d_out, output.data(), out_bytes, BLADE_COPY_HOST_TO_DEVICE, stream), "poison");
+        ok(blade_memcpy(device, d_in, input.data(), in_bytes, BLADE_COPY_HOST_TO_DEVICE, stream),
+           "upload");
+        ok(blade_memcpy(device, d_out, output.data(), out_bytes, BLADE_COPY_HOST_TO_DEVICE, stream),
+           "poison");
     } else {
         d_in = const_cast<uint8_t*>(input.data());
         d_out = output.data();
@@ -42,7 +44,8 @@ std::vector<uint8_t> cast_on(blade_device device,
     blade_tensor out = blade_tensor_make(to, &shape, device, d_out);
     ok(blade_cast_process(cast, &in, &out, stream), "process");
     if (device.kind == BLADE_DEVICE_CUDA) {
-        ok(blade_memcpy(device, output.data(), d_out, out_bytes, BLADE_COPY_DEVICE_TO_HOST, stream), "download");
+        ok(blade_memcpy(device, output.data(), d_out, out_bytes, BLADE_COPY_DEVICE_TO_HOST, stream),
+           "download");
         ok(blade_stream_synchronize(device, stream), "sync");
         blade_device_free(device, d_in);
         blade_device_free(device, d_out);
@@ -100,7 +103,10 @@ BOOST_AUTO_TEST_CASE(misaligned_buffers_take_the_general_kernel)
     // The fast ci8 path needs aligned pointers; offset pointers must take the general kernel.
     const blade_shape shape = blade_shape_aftp(1, 1, 1000, 1);
     const auto input = blade_test::random_elements(BLADE_CI8, 1001, 5);
-    const auto expected = cast_on(blade_device_cpu(), BLADE_CI8, BLADE_CF32, shape,
+    const auto expected = cast_on(blade_device_cpu(),
+                                  BLADE_CI8,
+                                  BLADE_CF32,
+                                  shape,
                                   std::vector<uint8_t>(input.begin() + 2, input.end()));
     blade_cast* cast;
     const blade_cast_config config = { BLADE_CI8, BLADE_CF32 };
@@ -108,13 +114,19 @@ BOOST_AUTO_TEST_CASE(misaligned_buffers_take_the_general_kernel)
     void *d_in, *d_out;
     ok(blade_device_alloc(gpu(), input.size(), &d_in), "alloc");
     ok(blade_device_alloc(gpu(), 8 * 1001, &d_out), "alloc");
-    ok(blade_memcpy(gpu(), d_in, input.data(), input.size(), BLADE_COPY_HOST_TO_DEVICE, nullptr), "up");
+    ok(blade_memcpy(gpu(), d_in, input.data(), input.size(), BLADE_COPY_HOST_TO_DEVICE, nullptr),
+       "up");
     blade_tensor in = blade_tensor_make(BLADE_CI8, &shape, gpu(), static_cast<char*>(d_in) + 2);
     blade_tensor out = blade_tensor_make(BLADE_CF32, &shape, gpu(), static_cast<char*>(d_out) + 8);
     ok(blade_cast_process(cast, &in, &out, nullptr), "process");
     std::vector<uint8_t> result(8 * 1000);
-    ok(blade_memcpy(gpu(), result.data(), static_cast<char*>(d_out) + 8, result.size(),
-                    BLADE_COPY_DEVICE_TO_HOST, nullptr), "down");
+    ok(blade_memcpy(gpu(),
+                    result.data(),
+                    static_cast<char*>(d_out) + 8,
+                    result.size(),
+                    BLADE_COPY_DEVICE_TO_HOST,
+                    nullptr),
+       "down");
     ok(blade_stream_synchronize(gpu(), nullptr), "sync");
     BOOST_TEST(result == expected);
     blade_device_free(gpu(), d_in);

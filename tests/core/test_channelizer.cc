@@ -66,8 +66,7 @@ std::vector<cd> reference(const std::vector<std::vector<cf>>& chunks,
                           blade_channelizer_window window,
                           size_t which)
 {
-    const int64_t A = shape.dims[0], F = shape.dims[1], T = shape.dims[2],
-                  P = shape.dims[3];
+    const int64_t A = shape.dims[0], F = shape.dims[1], T = shape.dims[2], P = shape.dims[3];
     const int64_t S = T / N;
     std::vector<double> h(static_cast<size_t>(M * N));
     ok(blade_channelizer_prototype(N, M, window, h.data()), "prototype");
@@ -94,20 +93,16 @@ std::vector<cd> reference(const std::vector<std::vector<cf>>& chunks,
                             for (int m = 0; m < M; m++)
                                 branch += h[static_cast<size_t>(m * N + n)] *
                                           sample(a, f, (s - M + 1 + m) * N + n, p);
-                            const double angle =
-                                -2.0 * pi * static_cast<double>((k * n) % N) / N;
-                            sum +=
-                                ((n & 1) ? -1.0 : 1.0) * std::polar(1.0, angle) * branch;
+                            const double angle = -2.0 * pi * static_cast<double>((k * n) % N) / N;
+                            sum += ((n & 1) ? -1.0 : 1.0) * std::polar(1.0, angle) * branch;
                         }
-                        out[static_cast<size_t>((((a * F + f) * N + k) * S + s) * P +
-                                                p)] = sum;
+                        out[static_cast<size_t>((((a * F + f) * N + k) * S + s) * P + p)] = sum;
                     }
     return out;
 }
 
-std::string failure_of(blade_status expected_status,
-                       const blade_channelizer_config& config,
-                       blade_shape shape)
+std::string
+failure_of(blade_status expected_status, const blade_channelizer_config& config, blade_shape shape)
 {
     blade_channelizer* channelizer = reinterpret_cast<blade_channelizer*>(0x1);
     const blade_status status =
@@ -170,13 +165,13 @@ BOOST_AUTO_TEST_CASE(an_impulse_lands_in_its_own_antenna_channel_and_polarizatio
             for (int64_t k = 0; k < N; k++)
                 for (int64_t s = 0; s < S; s++)
                     for (int64_t q = 0; q < P; q++) {
-                        const cf got = y[static_cast<size_t>(
-                            (((a * F + f) * N + k) * S + s) * P + q)];
-                        const cf want = s == 1 ? cf(1.0f + a + 10 * f + 100 * q, 0.0f)
-                                               : cf(0.0f, 0.0f);
+                        const cf got =
+                            y[static_cast<size_t>((((a * F + f) * N + k) * S + s) * P + q)];
+                        const cf want =
+                            s == 1 ? cf(1.0f + a + 10 * f + 100 * q, 0.0f) : cf(0.0f, 0.0f);
                         BOOST_TEST(got == want,
-                                   "a " << a << " f " << f << " k " << k << " s " << s
-                                        << " p " << q);
+                                   "a " << a << " f " << f << " k " << k << " s " << s << " p "
+                                        << q);
                     }
 }
 
@@ -190,17 +185,15 @@ BOOST_AUTO_TEST_CASE(a_tone_lands_in_the_fine_channel_of_its_frequency)
             const double nu = (static_cast<double>(k0) - N / 2.0) / N;
             std::vector<cf> x(static_cast<size_t>(T));
             for (int64_t t = 0; t < T; t++)
-                x[t] =
-                    std::polar(1.0f, static_cast<float>(2 * pi * std::fmod(nu * t, 1.0)));
+                x[t] = std::polar(1.0f, static_cast<float>(2 * pi * std::fmod(nu * t, 1.0)));
             plan p(plain(N), blade_shape_aftp(1, 1, T, 1));
             const auto y = p.run(x);
             for (int64_t k = 0; k < N; k++)
                 for (int64_t s = 0; s < S; s++) {
-                    const cf want =
-                        k == k0 ? cf((N % 2 && s % 2) ? -N : N, 0.0f) : cf(0.0f, 0.0f);
+                    const cf want = k == k0 ? cf((N % 2 && s % 2) ? -N : N, 0.0f) : cf(0.0f, 0.0f);
                     BOOST_TEST(std::abs(y[k * S + s] - want) < 2e-5f * N,
-                               "N " << N << " k0 " << k0 << " k " << k << " s " << s
-                                    << ": " << y[k * S + s]);
+                               "N " << N << " k0 " << k0 << " k " << k << " s " << s << ": "
+                                    << y[k * S + s]);
                 }
         }
     }
@@ -213,15 +206,14 @@ BOOST_AUTO_TEST_CASE(dc_is_the_middle_channel)
     plan p(plain(N), blade_shape_aftp(1, 1, N, 1));
     const auto y = p.run(x);
     for (int64_t k = 0; k < N; k++)
-        BOOST_TEST(std::abs(y[k] - (k == N / 2 ? cf(16.0f, -8.0f) : cf(0.0f, 0.0f))) <
-                   1e-5f);
+        BOOST_TEST(std::abs(y[k] - (k == N / 2 ? cf(16.0f, -8.0f) : cf(0.0f, 0.0f))) < 1e-5f);
 }
 
 BOOST_AUTO_TEST_CASE(rate_one_is_an_exact_pass_through)
 {
     const blade_shape shape = blade_shape_aftp(2, 3, 7, 2);
-    const auto x = blade_test::random_voltages(
-        static_cast<size_t>(blade_shape_count(&shape)), 3, 10.0f);
+    const auto x =
+        blade_test::random_voltages(static_cast<size_t>(blade_shape_count(&shape)), 3, 10.0f);
     plan p(plain(1), shape);
     BOOST_TEST(blade_shape_equal(&p.out_shape, &shape));
     const auto y = p.run(x);
@@ -262,8 +254,8 @@ BOOST_AUTO_TEST_CASE(large_chunks_are_split_across_threads_deterministically)
     // [2, 9, 8192, 2] with N = 64 has 2 * 9 * 128 transforms per polarization in
     // 18 * (128 / block) units; a second run gives the same bits.
     const blade_shape shape = blade_shape_aftp(2, 9, 8192, 2);
-    const auto x = blade_test::random_voltages(
-        static_cast<size_t>(blade_shape_count(&shape)), 77, 10.0f);
+    const auto x =
+        blade_test::random_voltages(static_cast<size_t>(blade_shape_count(&shape)), 77, 10.0f);
     plan p(plain(64), shape);
     const auto first = p.run(x);
     const auto second = p.run(x);
@@ -274,8 +266,7 @@ BOOST_AUTO_TEST_CASE(large_chunks_are_split_across_threads_deterministically)
                         x.begin() + 8192 * 2 * 11); // a = 1, f = 1
     std::vector<cf> got(first.begin() + 8192 * 2 * 10, first.begin() + 8192 * 2 * 11);
     BOOST_TEST(relative_difference(
-                   got, reference({ row }, one, 64, 1, BLADE_WINDOW_RECTANGULAR, 0)) <
-               6e-6);
+                   got, reference({ row }, one, 64, 1, BLADE_WINDOW_RECTANGULAR, 0)) < 6e-6);
 }
 
 BOOST_AUTO_TEST_CASE(prototype_follows_its_definition)
@@ -290,11 +281,8 @@ BOOST_AUTO_TEST_CASE(prototype_follows_its_definition)
     // Every window, several sizes: symmetric, sums to N, and the response half a fine
     // channel from the centre is 1/sqrt(2) (-3.01 dB) of the response at the centre.
     for (int w = 0; w < BLADE_WINDOW_COUNT; w++)
-        for (const auto& [n, m] : { std::pair<int64_t, int>{ 16, 4 },
-                                    { 64, 8 },
-                                    { 5, 3 },
-                                    { 1024, 4 },
-                                    { 8, 2 } }) {
+        for (const auto& [n, m] :
+             { std::pair<int64_t, int>{ 16, 4 }, { 64, 8 }, { 5, 3 }, { 1024, 4 }, { 8, 2 } }) {
             if (m == 2 && w == BLADE_WINDOW_BLACKMAN_HARRIS)
                 continue; // the one case here where no factor in [0.5, 2] reaches -3 dB
             std::vector<double> taps(static_cast<size_t>(n * m));
@@ -306,16 +294,13 @@ BOOST_AUTO_TEST_CASE(prototype_follows_its_definition)
             for (size_t j = 0; j < taps.size(); j++) {
                 sum += taps[j];
                 edge += taps[j] *
-                        std::polar(1.0,
-                                   -pi * static_cast<double>(j) / static_cast<double>(n));
+                        std::polar(1.0, -pi * static_cast<double>(j) / static_cast<double>(n));
                 BOOST_TEST(std::abs(taps[j] - taps[taps.size() - 1 - j]) < 1e-12);
             }
-            BOOST_TEST(std::abs(sum - static_cast<double>(n)) <
-                       1e-9 * static_cast<double>(n));
-            BOOST_TEST(
-                std::abs(std::abs(edge) / sum - std::sqrt(0.5)) < 1e-9,
-                blade_channelizer_window_name(static_cast<blade_channelizer_window>(w))
-                    << " N " << n << " M " << m << ": " << std::abs(edge) / sum);
+            BOOST_TEST(std::abs(sum - static_cast<double>(n)) < 1e-9 * static_cast<double>(n));
+            BOOST_TEST(std::abs(std::abs(edge) / sum - std::sqrt(0.5)) < 1e-9,
+                       blade_channelizer_window_name(static_cast<blade_channelizer_window>(w))
+                           << " N " << n << " M " << m << ": " << std::abs(edge) / sum);
         }
     std::vector<double> ones(8);
     ok(blade_channelizer_prototype(8, 1, BLADE_WINDOW_HANN, ones.data()), "prototype");
@@ -370,10 +355,7 @@ BOOST_AUTO_TEST_CASE(polyphase_history_spans_chunks_like_one_long_chunk)
     const setup cases[] = {
         { blade_shape_aftp(2, 3, 32, 2), 8, 4, BLADE_WINDOW_HAMMING },
         { blade_shape_aftp(1, 2, 30, 1), 5, 3, BLADE_WINDOW_HANN },
-        { blade_shape_aftp(1, 1, 16, 2),
-          16,
-          8,
-          BLADE_WINDOW_BLACKMAN_HARRIS }, // M N = 8 T
+        { blade_shape_aftp(1, 1, 16, 2), 16, 8, BLADE_WINDOW_BLACKMAN_HARRIS }, // M N = 8 T
         { blade_shape_aftp(1, 2, 12, 3), 4, 5, BLADE_WINDOW_BLACKMAN },
         { blade_shape_aftp(1, 1, 64, 1), 32, 2, BLADE_WINDOW_RECTANGULAR },
     };
@@ -387,11 +369,9 @@ BOOST_AUTO_TEST_CASE(polyphase_history_spans_chunks_like_one_long_chunk)
                 static_cast<size_t>(blade_shape_count(&c.shape)), seed++, 10.0f));
             const auto y = p.run(chunks.back());
             const double error = relative_difference(
-                y,
-                reference(chunks, c.shape, c.rate, c.taps, c.window, chunks.size() - 1));
-            BOOST_TEST(
-                error < 2e-6 * std::max(1.0, std::log2(static_cast<double>(c.rate))),
-                "N " << c.rate << " M " << c.taps << " chunk " << i << ": " << error);
+                y, reference(chunks, c.shape, c.rate, c.taps, c.window, chunks.size() - 1));
+            BOOST_TEST(error < 2e-6 * std::max(1.0, std::log2(static_cast<double>(c.rate))),
+                       "N " << c.rate << " M " << c.taps << " chunk " << i << ": " << error);
         }
     }
 }
@@ -408,8 +388,7 @@ BOOST_AUTO_TEST_CASE(bad_configurations_are_refused_with_reasons)
     message = failure_of(BLADE_ERROR_INVALID_ARGUMENT, plain(0), shape);
     BOOST_TEST(contains(message, "rate 0"));
     BOOST_TEST(contains(message, "at least 1"));
-    BOOST_TEST(
-        contains(failure_of(BLADE_ERROR_INVALID_ARGUMENT, plain(-4), shape), "rate -4"));
+    BOOST_TEST(contains(failure_of(BLADE_ERROR_INVALID_ARGUMENT, plain(-4), shape), "rate -4"));
 
     blade_channelizer_config ci8 = plain(4);
     ci8.input_type = BLADE_CI8;
@@ -419,25 +398,24 @@ BOOST_AUTO_TEST_CASE(bad_configurations_are_refused_with_reasons)
     blade_shape rank3;
     const int64_t dims[3] = { 4, 12, 2 };
     ok(blade_shape_make(dims, 3, &rank3), "shape");
+    BOOST_TEST(contains(failure_of(BLADE_ERROR_INVALID_ARGUMENT, plain(4), rank3), "rank 3"));
     BOOST_TEST(
-        contains(failure_of(BLADE_ERROR_INVALID_ARGUMENT, plain(4), rank3), "rank 3"));
-    BOOST_TEST(contains(
-        failure_of(BLADE_ERROR_INVALID_ARGUMENT, plain(4), blade_shape_aftp(2, 0, 12, 2)),
-        "extent 0 on axis 1"));
+        contains(failure_of(BLADE_ERROR_INVALID_ARGUMENT, plain(4), blade_shape_aftp(2, 0, 12, 2)),
+                 "extent 0 on axis 1"));
 
     blade_channelizer_config taps = plain(4);
     taps.taps = 0;
     BOOST_TEST(contains(failure_of(BLADE_ERROR_INVALID_ARGUMENT, taps, shape), "taps 0"));
     taps.taps = 65;
-    BOOST_TEST(contains(failure_of(BLADE_ERROR_INVALID_ARGUMENT, taps, shape),
-                        "1 (plain FFT) to 64"));
+    BOOST_TEST(
+        contains(failure_of(BLADE_ERROR_INVALID_ARGUMENT, taps, shape), "1 (plain FFT) to 64"));
     taps.taps = 4;
     taps.window = static_cast<blade_channelizer_window>(9);
-    BOOST_TEST(contains(failure_of(BLADE_ERROR_INVALID_ARGUMENT, taps, shape),
-                        "unknown window code 9"));
+    BOOST_TEST(
+        contains(failure_of(BLADE_ERROR_INVALID_ARGUMENT, taps, shape), "unknown window code 9"));
     const blade_channelizer_config pfb_rate1 = { BLADE_CF32, 1, 4, BLADE_WINDOW_HAMMING };
-    BOOST_TEST(contains(failure_of(BLADE_ERROR_INVALID_ARGUMENT, pfb_rate1, shape),
-                        "rate of at least 2"));
+    BOOST_TEST(
+        contains(failure_of(BLADE_ERROR_INVALID_ARGUMENT, pfb_rate1, shape), "rate of at least 2"));
 
     blade_channelizer* none = nullptr;
     BOOST_TEST(blade_channelizer_create(&none, nullptr, &shape, blade_device_cpu()) ==
@@ -450,8 +428,7 @@ BOOST_AUTO_TEST_CASE(window_names_parse_both_ways)
     blade_channelizer_window window;
     for (int w = 0; w < BLADE_WINDOW_COUNT; w++) {
         const auto expected = static_cast<blade_channelizer_window>(w);
-        ok(blade_channelizer_window_parse(blade_channelizer_window_name(expected),
-                                          &window),
+        ok(blade_channelizer_window_parse(blade_channelizer_window_name(expected), &window),
            "parse");
         BOOST_TEST(window == expected);
     }
@@ -459,8 +436,7 @@ BOOST_AUTO_TEST_CASE(window_names_parse_both_ways)
     BOOST_TEST(window == BLADE_WINDOW_BLACKMAN_HARRIS);
     ok(blade_channelizer_window_parse("blackmanharris", &window), "parse");
     BOOST_TEST(window == BLADE_WINDOW_BLACKMAN_HARRIS);
-    BOOST_TEST(blade_channelizer_window_parse("kaiser", &window) ==
-               BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(blade_channelizer_window_parse("kaiser", &window) == BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(contains(blade_last_error(), "unknown window 'kaiser'"));
 }
 
@@ -468,15 +444,14 @@ BOOST_AUTO_TEST_CASE(process_refuses_tensors_the_plan_was_not_made_for)
 {
     plan p(plain(4), blade_shape_aftp(2, 3, 8, 2));
     std::vector<cf> in(96), out(96);
-    blade_tensor input =
-        blade_tensor_make(BLADE_CF32, &p.in_shape, blade_device_cpu(), in.data());
+    blade_tensor input = blade_tensor_make(BLADE_CF32, &p.in_shape, blade_device_cpu(), in.data());
     blade_tensor output =
         blade_tensor_make(BLADE_CF32, &p.in_shape, blade_device_cpu(), out.data());
     BOOST_TEST(blade_channelizer_process(p.channelizer, &input, &output, nullptr) ==
                BLADE_ERROR_INVALID_ARGUMENT);
-    BOOST_TEST(contains(
-        blade_last_error(),
-        "output tensor has shape [2, 3, 8, 2] but the plan was made for [2, 12, 2, 2]"));
+    BOOST_TEST(
+        contains(blade_last_error(),
+                 "output tensor has shape [2, 3, 8, 2] but the plan was made for [2, 12, 2, 2]"));
     output = blade_tensor_make(BLADE_CF32, &p.out_shape, blade_device_cpu(), in.data());
     BOOST_TEST(blade_channelizer_process(p.channelizer, &input, &output, nullptr) ==
                BLADE_ERROR_INVALID_ARGUMENT);

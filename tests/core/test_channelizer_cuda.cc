@@ -35,9 +35,7 @@ struct runner {
     void *d_in = nullptr, *d_out = nullptr;
     size_t bytes;
 
-    runner(blade_device d,
-           const blade_channelizer_config& config,
-           const blade_shape& shape)
+    runner(blade_device d, const blade_channelizer_config& config, const blade_shape& shape)
         : device(d), in_shape(shape), bytes(blade_tensor_bytes(BLADE_CF32, &shape))
     {
         ok(blade_channelizer_create(&plan, &config, &in_shape, device), "create");
@@ -60,27 +58,22 @@ struct runner {
     std::vector<cf> run(const std::vector<cf>& input)
     {
         const float nan = std::numeric_limits<float>::quiet_NaN();
-        std::vector<cf> output(input.size(),
-                               cf(nan, nan)); // poison: every value must be written
+        std::vector<cf> output(input.size(), cf(nan, nan)); // poison: every value must be written
         if (device.kind != BLADE_DEVICE_CUDA) {
-            blade_tensor in = blade_tensor_make(
-                BLADE_CF32, &in_shape, device, const_cast<cf*>(input.data()));
-            blade_tensor out =
-                blade_tensor_make(BLADE_CF32, &out_shape, device, output.data());
+            blade_tensor in =
+                blade_tensor_make(BLADE_CF32, &in_shape, device, const_cast<cf*>(input.data()));
+            blade_tensor out = blade_tensor_make(BLADE_CF32, &out_shape, device, output.data());
             ok(blade_channelizer_process(plan, &in, &out, nullptr), "process");
             return output;
         }
-        ok(blade_memcpy(
-               device, d_in, input.data(), bytes, BLADE_COPY_HOST_TO_DEVICE, stream),
+        ok(blade_memcpy(device, d_in, input.data(), bytes, BLADE_COPY_HOST_TO_DEVICE, stream),
            "upload");
-        ok(blade_memcpy(
-               device, d_out, output.data(), bytes, BLADE_COPY_HOST_TO_DEVICE, stream),
+        ok(blade_memcpy(device, d_out, output.data(), bytes, BLADE_COPY_HOST_TO_DEVICE, stream),
            "poison");
         blade_tensor in = blade_tensor_make(BLADE_CF32, &in_shape, device, d_in);
         blade_tensor out = blade_tensor_make(BLADE_CF32, &out_shape, device, d_out);
         ok(blade_channelizer_process(plan, &in, &out, stream), "process");
-        ok(blade_memcpy(
-               device, output.data(), d_out, bytes, BLADE_COPY_DEVICE_TO_HOST, stream),
+        ok(blade_memcpy(device, output.data(), d_out, bytes, BLADE_COPY_DEVICE_TO_HOST, stream),
            "download");
         ok(blade_stream_synchronize(device, stream), "sync");
         return output;
@@ -111,8 +104,7 @@ void check_parity(const blade_shape& shape,
                        << " N " << rate << " M " << taps << " chunk " << chunk << ": "
                        << difference);
         if (rate == 1)
-            BOOST_TEST(std::memcmp(got.data(), input.data(), input.size() * sizeof(cf)) ==
-                       0);
+            BOOST_TEST(std::memcmp(got.data(), input.data(), input.size() * sizeof(cf)) == 0);
     }
 }
 
@@ -123,12 +115,8 @@ BOOST_AUTO_TEST_CASE(single_pass_kernel_every_power_of_two)
     uint32_t seed = 1;
     for (int log2n = 1; log2n <= 13; log2n++) {
         const int64_t n = int64_t(1) << log2n;
-        check_parity(blade_shape_aftp(2, 3, 4 * n, 2),
-                     n,
-                     1,
-                     BLADE_WINDOW_RECTANGULAR,
-                     1,
-                     seed += 7);
+        check_parity(
+            blade_shape_aftp(2, 3, 4 * n, 2), n, 1, BLADE_WINDOW_RECTANGULAR, 1, seed += 7);
     }
     check_parity(blade_shape_aftp(1, 3, 48, 4),
                  16,
@@ -142,18 +130,14 @@ BOOST_AUTO_TEST_CASE(single_pass_kernel_every_power_of_two)
 BOOST_AUTO_TEST_CASE(general_path_other_rates_and_polarizations)
 {
     check_parity(blade_shape_aftp(1, 1, 1, 1), 1);
-    check_parity(
-        blade_shape_aftp(2, 3, 7, 2), 1, 1, BLADE_WINDOW_RECTANGULAR, 1, 5); // copy
+    check_parity(blade_shape_aftp(2, 3, 7, 2), 1, 1, BLADE_WINDOW_RECTANGULAR, 1, 5); // copy
     check_parity(blade_shape_aftp(2, 3, 21, 2), 3, 1, BLADE_WINDOW_RECTANGULAR, 1, 6);
     check_parity(blade_shape_aftp(1, 5, 35, 2), 5, 1, BLADE_WINDOW_RECTANGULAR, 1, 7);
     check_parity(blade_shape_aftp(3, 2, 49, 2), 7, 1, BLADE_WINDOW_RECTANGULAR, 1, 8);
     check_parity(blade_shape_aftp(2, 3, 192, 2), 96, 1, BLADE_WINDOW_RECTANGULAR, 1, 9);
-    check_parity(
-        blade_shape_aftp(2, 3, 128, 3), 64, 1, BLADE_WINDOW_RECTANGULAR, 1, 10); // P = 3
-    check_parity(
-        blade_shape_aftp(1, 2, 16384, 2), 16384, 1, BLADE_WINDOW_RECTANGULAR, 1, 11);
-    check_parity(
-        blade_shape_aftp(1, 2, 3 * 8191, 1), 8191, 1, BLADE_WINDOW_RECTANGULAR, 1, 12);
+    check_parity(blade_shape_aftp(2, 3, 128, 3), 64, 1, BLADE_WINDOW_RECTANGULAR, 1, 10); // P = 3
+    check_parity(blade_shape_aftp(1, 2, 16384, 2), 16384, 1, BLADE_WINDOW_RECTANGULAR, 1, 11);
+    check_parity(blade_shape_aftp(1, 2, 3 * 8191, 1), 8191, 1, BLADE_WINDOW_RECTANGULAR, 1, 12);
 }
 
 BOOST_AUTO_TEST_CASE(polyphase_filter_across_chunks_on_both_paths)
@@ -166,13 +150,8 @@ BOOST_AUTO_TEST_CASE(polyphase_filter_across_chunks_on_both_paths)
                  4,
                  30); // M N > T
     check_parity(blade_shape_aftp(2, 4, 8192, 2), 8192, 4, BLADE_WINDOW_HANN, 2, 40);
-    check_parity(
-        blade_shape_aftp(2, 3, 60, 2), 5, 3, BLADE_WINDOW_BLACKMAN, 3, 50); // general
-    check_parity(blade_shape_aftp(1, 2, 192, 3),
-                 96,
-                 2,
-                 BLADE_WINDOW_RECTANGULAR,
-                 3,
+    check_parity(blade_shape_aftp(2, 3, 60, 2), 5, 3, BLADE_WINDOW_BLACKMAN, 3, 50); // general
+    check_parity(blade_shape_aftp(1, 2, 192, 3), 96, 2, BLADE_WINDOW_RECTANGULAR, 3,
                  60); // general
 }
 
@@ -191,10 +170,8 @@ BOOST_AUTO_TEST_CASE(reset_forgets_the_history_on_the_gpu)
 
 BOOST_AUTO_TEST_CASE(benchmark_shapes)
 {
-    check_parity(
-        blade_shape_aftp(16, 192, 8192, 2), 8192, 1, BLADE_WINDOW_RECTANGULAR, 1, 70);
-    check_parity(
-        blade_shape_aftp(2, 192, 8192, 2), 64, 1, BLADE_WINDOW_RECTANGULAR, 2, 71);
+    check_parity(blade_shape_aftp(16, 192, 8192, 2), 8192, 1, BLADE_WINDOW_RECTANGULAR, 1, 70);
+    check_parity(blade_shape_aftp(2, 192, 8192, 2), 64, 1, BLADE_WINDOW_RECTANGULAR, 2, 71);
     check_parity(blade_shape_aftp(2, 192, 8192, 2), 1024, 4, BLADE_WINDOW_HAMMING, 2, 72);
 }
 
@@ -202,9 +179,7 @@ BOOST_AUTO_TEST_CASE(plans_of_one_size_with_different_tiles_coexist)
 {
     // Both N = 2 plans use one kernel; the small one must not lower the shared-memory
     // limit the large one needs.
-    const blade_channelizer_config config = {
-        BLADE_CF32, 2, 1, BLADE_WINDOW_RECTANGULAR
-    };
+    const blade_channelizer_config config = { BLADE_CF32, 2, 1, BLADE_WINDOW_RECTANGULAR };
     runner large(gpu(), config, blade_shape_aftp(1, 2, 8192, 2));
     runner small(gpu(), config, blade_shape_aftp(1, 1, 2, 1));
     runner cpu(blade_device_cpu(), config, blade_shape_aftp(1, 2, 8192, 2));

@@ -62,9 +62,7 @@ template <int LOG2N, bool FILTER>
 void run_block(const bt::params& p, int64_t tile, std::vector<float2>& smem)
 {
     const float nan = std::numeric_limits<float>::quiet_NaN();
-    std::fill(smem.begin(),
-              smem.end(),
-              make_float2(nan, nan)); // unwritten reads show up as NaN
+    std::fill(smem.begin(), smem.end(), make_float2(nan, nan)); // unwritten reads show up as NaN
     float2* shared = smem.data() + kGuard;
     const bt::origin o = bt::tile_origin(p, tile);
     for (int thread = 0; thread < bt::kThreads; thread++)
@@ -129,10 +127,7 @@ struct emulated_plan {
     std::vector<float2> twiddles, history;
     std::vector<float> filter;
 
-    emulated_plan(const blade_shape& shape,
-                  int64_t rate,
-                  int taps,
-                  blade_channelizer_window window)
+    emulated_plan(const blade_shape& shape, int64_t rate, int taps, blade_channelizer_window window)
         : rows(shape.dims[0] * shape.dims[1]),
           T(shape.dims[2]),
           P(shape.dims[3]),
@@ -158,15 +153,12 @@ struct emulated_plan {
         // written beyond
         const float nan = std::numeric_limits<float>::quiet_NaN();
         std::vector<float2> output(input.size() + 2 * kGuard, make_float2(nan, nan));
-        std::vector<float2> guarded_input(input.size() + 2 * kGuard,
-                                          make_float2(nan, nan));
+        std::vector<float2> guarded_input(input.size() + 2 * kGuard, make_float2(nan, nan));
         for (size_t i = 0; i < input.size(); i++)
             guarded_input[kGuard + i] = make_float2(input[i].real(), input[i].imag());
-        std::vector<float2> guarded_twiddles(twiddles.size() + 2 * kGuard,
-                                             make_float2(nan, nan));
+        std::vector<float2> guarded_twiddles(twiddles.size() + 2 * kGuard, make_float2(nan, nan));
         std::copy(twiddles.begin(), twiddles.end(), guarded_twiddles.begin() + kGuard);
-        std::vector<float2> guarded_history(history.size() + 2 * kGuard,
-                                            make_float2(nan, nan));
+        std::vector<float2> guarded_history(history.size() + 2 * kGuard, make_float2(nan, nan));
         std::copy(history.begin(), history.end(), guarded_history.begin() + kGuard);
         std::vector<float> guarded_filter(filter.size() + 2 * kGuard, nan);
         std::copy(filter.begin(), filter.end(), guarded_filter.begin() + kGuard);
@@ -186,10 +178,9 @@ struct emulated_plan {
         p.pgroups = tiling.pgroups;
         p.sgroups = tiling.sgroups;
         const size_t rows_per_tile = size_t(1) << (tiling.log2pb + tiling.log2sb);
-        std::vector<float2> smem(
-            bt::shared_bytes(tiling.log2n, static_cast<int>(rows_per_tile)) /
-                sizeof(float2) +
-            2 * kGuard);
+        std::vector<float2> smem(bt::shared_bytes(tiling.log2n, static_cast<int>(rows_per_tile)) /
+                                     sizeof(float2) +
+                                 2 * kGuard);
         dispatch(tiling.log2n, p, tiling.tiles, smem);
         BOOST_REQUIRE(guards_intact(output));
         if (M > 1) // the next chunk's history: the last H samples of the stream
@@ -197,13 +188,10 @@ struct emulated_plan {
                 for (int64_t j = 0; j < H; j++) {
                     const int64_t row = series / P, pol = series % P, t = T - H + j;
                     float2& slot = history[static_cast<size_t>(series * H + j)];
-                    slot = t >= 0
-                               ? make_float2(
-                                     input[static_cast<size_t>((row * T + t) * P + pol)]
-                                         .real(),
-                                     input[static_cast<size_t>((row * T + t) * P + pol)]
-                                         .imag())
-                               : history[static_cast<size_t>(series * H + j + T)];
+                    slot = t >= 0 ? make_float2(
+                                        input[static_cast<size_t>((row * T + t) * P + pol)].real(),
+                                        input[static_cast<size_t>((row * T + t) * P + pol)].imag())
+                                  : history[static_cast<size_t>(series * H + j + T)];
                 }
         std::vector<cf> result(input.size());
         for (size_t i = 0; i < result.size(); i++)
@@ -217,10 +205,9 @@ cpu_run(blade_channelizer* plan, const blade_shape& shape, const std::vector<cf>
 {
     const blade_shape out_shape = blade_channelizer_output_shape(plan);
     std::vector<cf> output(input.size());
-    blade_tensor in = blade_tensor_make(
-        BLADE_CF32, &shape, blade_device_cpu(), const_cast<cf*>(input.data()));
-    blade_tensor out =
-        blade_tensor_make(BLADE_CF32, &out_shape, blade_device_cpu(), output.data());
+    blade_tensor in =
+        blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), const_cast<cf*>(input.data()));
+    blade_tensor out = blade_tensor_make(BLADE_CF32, &out_shape, blade_device_cpu(), output.data());
     ok(blade_channelizer_process(plan, &in, &out, nullptr), "process");
     return output;
 }
@@ -250,9 +237,9 @@ void check_against_cpu(const blade_shape& shape,
         const double difference = relative_difference(got, expected);
         BOOST_TEST(difference < tolerance,
                    blade_shape_format(&shape, text, sizeof text)
-                       << " N " << rate << " M " << taps << " chunk " << chunk
-                       << " tiling pb 2^" << emulated.tiling.log2pb << " sb 2^"
-                       << emulated.tiling.log2sb << ": " << difference);
+                       << " N " << rate << " M " << taps << " chunk " << chunk << " tiling pb 2^"
+                       << emulated.tiling.log2pb << " sb 2^" << emulated.tiling.log2sb << ": "
+                       << difference);
     }
     blade_channelizer_destroy(cpu);
 }
@@ -283,12 +270,8 @@ BOOST_AUTO_TEST_CASE(every_power_of_two_matches_fftw)
     uint32_t seed = 1;
     for (int log2n = 1; log2n <= 13; log2n++) {
         const int64_t n = int64_t(1) << log2n;
-        check_against_cpu(blade_shape_aftp(1, 2, 2 * n, 2),
-                          n,
-                          1,
-                          BLADE_WINDOW_RECTANGULAR,
-                          1,
-                          seed += 10);
+        check_against_cpu(
+            blade_shape_aftp(1, 2, 2 * n, 2), n, 1, BLADE_WINDOW_RECTANGULAR, 1, seed += 10);
     }
 }
 
@@ -296,25 +279,17 @@ BOOST_AUTO_TEST_CASE(tilings_with_many_rows_split_polarizations_and_odd_counts)
 {
     uint32_t seed = 500;
     // many transforms per tile (sb = 64, pb = 2)
-    check_against_cpu(
-        blade_shape_aftp(2, 3, 8192, 2), 64, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++);
+    check_against_cpu(blade_shape_aftp(2, 3, 8192, 2), 64, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++);
     // S = 3 (odd): one block per tile; P = 4
-    check_against_cpu(
-        blade_shape_aftp(1, 3, 48, 4), 16, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++);
+    check_against_cpu(blade_shape_aftp(1, 3, 48, 4), 16, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++);
     // N * P above a tile: one polarization per tile (stride-P loads and stores)
     check_against_cpu(
         blade_shape_aftp(1, 2, 8192, 2), 8192, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++);
-    check_against_cpu(blade_shape_aftp(1, 1, 2 * 4096, 4),
-                      4096,
-                      1,
-                      BLADE_WINDOW_RECTANGULAR,
-                      1,
-                      seed++);
+    check_against_cpu(
+        blade_shape_aftp(1, 1, 2 * 4096, 4), 4096, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++);
     // P = 1, tiny shapes
-    check_against_cpu(
-        blade_shape_aftp(1, 1, 2, 1), 2, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++);
-    check_against_cpu(
-        blade_shape_aftp(3, 1, 96, 1), 32, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++);
+    check_against_cpu(blade_shape_aftp(1, 1, 2, 1), 2, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++);
+    check_against_cpu(blade_shape_aftp(3, 1, 96, 1), 32, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++);
     // S = 6: sb = 2 of 6
     check_against_cpu(
         blade_shape_aftp(1, 2, 6 * 512, 2), 512, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++);
@@ -323,16 +298,13 @@ BOOST_AUTO_TEST_CASE(tilings_with_many_rows_split_polarizations_and_odd_counts)
 BOOST_AUTO_TEST_CASE(polyphase_filter_across_chunks)
 {
     uint32_t seed = 900;
-    check_against_cpu(
-        blade_shape_aftp(2, 2, 256, 2), 16, 4, BLADE_WINDOW_HAMMING, 3, seed += 10);
+    check_against_cpu(blade_shape_aftp(2, 2, 256, 2), 16, 4, BLADE_WINDOW_HAMMING, 3, seed += 10);
     check_against_cpu(blade_shape_aftp(1, 2, 64, 2),
                       64,
                       8,
                       BLADE_WINDOW_BLACKMAN_HARRIS,
                       4,
                       seed += 10); // M N > T
-    check_against_cpu(
-        blade_shape_aftp(1, 1, 8192, 2), 8192, 2, BLADE_WINDOW_HANN, 2, seed += 10);
-    check_against_cpu(
-        blade_shape_aftp(1, 3, 96, 1), 2, 3, BLADE_WINDOW_BLACKMAN, 3, seed += 10);
+    check_against_cpu(blade_shape_aftp(1, 1, 8192, 2), 8192, 2, BLADE_WINDOW_HANN, 2, seed += 10);
+    check_against_cpu(blade_shape_aftp(1, 3, 96, 1), 2, 3, BLADE_WINDOW_BLACKMAN, 3, seed += 10);
 }

@@ -128,8 +128,8 @@ void expect_close(const std::vector<cf>& got, const reference& want, const std::
             first = k;
     }
     BOOST_TEST(bad == 0,
-               what << ": " << bad << " of " << got.size() << " outputs differ, first " << first << " got "
-                    << got[first] << " want " << want.values[first]);
+               what << ": " << bad << " of " << got.size() << " outputs differ, first " << first
+                    << " got " << got[first] << " want " << want.values[first]);
 }
 
 std::vector<uint8_t> random_voltages(blade_dtype type, int64_t count, uint32_t seed)
@@ -142,7 +142,8 @@ std::vector<uint8_t> random_voltages(blade_dtype type, int64_t count, uint32_t s
 std::string error_of(const blade_correlator_config& config, blade_shape shape)
 {
     blade_correlator* correlator = reinterpret_cast<blade_correlator*>(0x1);
-    const blade_status status = blade_correlator_create(&correlator, &config, &shape, blade_device_cpu());
+    const blade_status status =
+        blade_correlator_create(&correlator, &config, &shape, blade_device_cpu());
     BOOST_TEST(status == BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(correlator == nullptr);
     return blade_last_error();
@@ -150,7 +151,7 @@ std::string error_of(const blade_correlator_config& config, blade_shape shape)
 
 // Two antennas, two samples, two polarizations (see the first test).
 const std::vector<cf> two_antennas = {
-    { 1, 2 }, { 3, -1 }, { -1, 0 }, { 0, 2 }, // antenna 0: (X, Y) at t = 0, 1
+    { 1, 2 }, { 3, -1 }, { -1, 0 }, { 0, 2 },  // antenna 0: (X, Y) at t = 0, 1
     { 0, 1 }, { 1, 1 },  { 2, 0 },  { -1, 0 }, // antenna 1
 };
 
@@ -169,8 +170,10 @@ BOOST_AUTO_TEST_CASE(two_antennas_by_hand)
     BOOST_TEST(p.out_shape.dims[1] == 1);
     BOOST_TEST(p.out_shape.dims[2] == 1);
     BOOST_TEST(p.out_shape.dims[3] == 4);
-    const std::vector<cf> want = { { 6, 0 }, { 1, 9 }, { 1, -9 }, { 14, 0 },  { 0, -1 }, { 4, 1 },
-                                   { -1, 1 }, { 2, -6 }, { 5, 0 }, { -1, 1 }, { -1, -1 }, { 3, 0 } };
+    const std::vector<cf> want = {
+        { 6, 0 },  { 1, 9 },  { 1, -9 }, { 14, 0 }, { 0, -1 },  { 4, 1 },
+        { -1, 1 }, { 2, -6 }, { 5, 0 },  { -1, 1 }, { -1, -1 }, { 3, 0 }
+    };
     const auto got = p.run(two_antennas.data());
     BOOST_TEST(got == want, boost::test_tools::per_element());
 }
@@ -183,7 +186,8 @@ BOOST_AUTO_TEST_CASE(one_output_per_sample_by_hand)
     BOOST_TEST(p.out_shape.dims[2] == 2);
     const auto got = p.run(two_antennas.data());
     const std::vector<cf> cross(got.begin() + 8, got.begin() + 16);
-    const std::vector<cf> want = { { 2, -1 }, { 3, 1 }, { -1, -3 }, { 2, -4 }, { -2, 0 }, { 1, 0 }, { 0, 4 }, { 0, -2 } };
+    const std::vector<cf> want = { { 2, -1 }, { 3, 1 }, { -1, -3 }, { 2, -4 },
+                                   { -2, 0 }, { 1, 0 }, { 0, 4 },   { 0, -2 } };
     BOOST_TEST(cross == want, boost::test_tools::per_element());
 }
 
@@ -217,10 +221,12 @@ BOOST_AUTO_TEST_CASE(random_data_against_the_definition_in_double_precision)
         int64_t A, F, T, P, I, Fc;
         blade_dtype type;
     } cases[] = {
-        { 1, 3, 8, 2, 8, 1, BLADE_CF32 },  { 2, 2, 6, 2, 3, 2, BLADE_CF32 }, { 3, 5, 7, 2, 7, 5, BLADE_CF32 },
-        { 5, 4, 40, 2, 8, 2, BLADE_CI8 },  { 7, 3, 33, 1, 11, 3, BLADE_CF32 }, { 7, 2, 64, 2, 1, 1, BLADE_CI8 },
-        { 64, 2, 37, 2, 37, 1, BLADE_CF32 }, { 64, 4, 16, 2, 4, 2, BLADE_CI8 }, { 17, 6, 96, 2, 96, 3, BLADE_CF32 },
-        { 28, 2, 70, 2, 35, 2, BLADE_CF32 }, { 9, 1, 1, 1, 1, 1, BLADE_CI8 },
+        { 1, 3, 8, 2, 8, 1, BLADE_CF32 },    { 2, 2, 6, 2, 3, 2, BLADE_CF32 },
+        { 3, 5, 7, 2, 7, 5, BLADE_CF32 },    { 5, 4, 40, 2, 8, 2, BLADE_CI8 },
+        { 7, 3, 33, 1, 11, 3, BLADE_CF32 },  { 7, 2, 64, 2, 1, 1, BLADE_CI8 },
+        { 64, 2, 37, 2, 37, 1, BLADE_CF32 }, { 64, 4, 16, 2, 4, 2, BLADE_CI8 },
+        { 17, 6, 96, 2, 96, 3, BLADE_CF32 }, { 28, 2, 70, 2, 35, 2, BLADE_CF32 },
+        { 9, 1, 1, 1, 1, 1, BLADE_CI8 },
     };
     uint32_t seed = 100;
     for (const auto& c : cases) {
@@ -232,10 +238,12 @@ BOOST_AUTO_TEST_CASE(random_data_against_the_definition_in_double_precision)
         BOOST_TEST(p.out_shape.dims[2] == c.T / c.I);
         BOOST_TEST(p.out_shape.dims[3] == c.P * c.P);
         char text[64];
-        expect_close(p.run(bytes.data()),
-                     correlate_reference(as_complex(bytes, c.type), c.A, c.F, c.T, c.P, 1, c.I, c.Fc),
-                     std::string(blade_shape_format(&shape, text, sizeof text)) + " I " + std::to_string(c.I) +
-                         " Fc " + std::to_string(c.Fc) + " " + blade_dtype_name(c.type));
+        expect_close(
+            p.run(bytes.data()),
+            correlate_reference(as_complex(bytes, c.type), c.A, c.F, c.T, c.P, 1, c.I, c.Fc),
+            std::string(blade_shape_format(&shape, text, sizeof text)) + " I " +
+                std::to_string(c.I) + " Fc " + std::to_string(c.Fc) + " " +
+                blade_dtype_name(c.type));
     }
 }
 
@@ -275,9 +283,11 @@ BOOST_AUTO_TEST_CASE(integration_across_chunks_sums_distinct_chunks_in_groups)
             BOOST_TEST(blade_correlator_position(p.correlator) == k);
             p.run(chunks.data() + k * count * 8, out.data());
             if (k < 2)
-                BOOST_TEST(std::all_of(out.begin(), out.end(), [](cf v) { return v == cf(-7.0f, 7.0f); }));
+                BOOST_TEST(
+                    std::all_of(out.begin(), out.end(), [](cf v) { return v == cf(-7.0f, 7.0f); }));
         }
-        expect_close(out, correlate_reference(as_complex(chunks, BLADE_CF32), 5, 4, 4, 2, 3, 12, 2),
+        expect_close(out,
+                     correlate_reference(as_complex(chunks, BLADE_CF32), 5, 4, 4, 2, 3, 12, 2),
                      "group " + std::to_string(group));
     }
 }
@@ -291,7 +301,9 @@ BOOST_AUTO_TEST_CASE(integration_across_chunks_of_ci8_and_a_lower_sideband)
     std::vector<cf> out(p.outputs());
     p.run(chunks.data(), out.data());
     p.run(chunks.data() + 2 * count, out.data());
-    expect_close(out, correlate_reference(as_complex(chunks, BLADE_CI8), 3, 2, 8, 2, 2, 16, 1, true), "ci8 LSB");
+    expect_close(out,
+                 correlate_reference(as_complex(chunks, BLADE_CI8), 3, 2, 8, 2, 2, 16, 1, true),
+                 "ci8 LSB");
 }
 
 BOOST_AUTO_TEST_CASE(reset_starts_a_new_group)
@@ -320,7 +332,8 @@ BOOST_AUTO_TEST_CASE(the_emulated_device_gives_the_cpu_bits)
     blade_device emulated;
     ok(blade_device_parse("emulated", &emulated), "emulated");
     plan emu(shape, 32, 3, BLADE_CF32, false, emulated);
-    blade_test::device_memory in(emulated, chunks), out(emulated, static_cast<size_t>(emu.outputs()) * 8);
+    blade_test::device_memory in(emulated, chunks),
+        out(emulated, static_cast<size_t>(emu.outputs()) * 8);
     emu.run(in.data(), static_cast<cf*>(out.data()));
     emu.run(static_cast<char*>(in.data()) + count * 8, static_cast<cf*>(out.data()));
     const auto bytes = out.download();
@@ -351,8 +364,10 @@ BOOST_AUTO_TEST_CASE(every_path_computes_the_reference_on_the_cpu)
         BOOST_TEST(blade_correlator_path_used(correlator) == BLADE_CORRELATOR_FP64);
         const blade_shape out_shape = blade_correlator_output_shape(correlator);
         std::vector<cf> out(blade_shape_count(&out_shape));
-        blade_tensor input = blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), const_cast<uint8_t*>(bytes.data()));
-        blade_tensor output = blade_tensor_make(BLADE_CF32, &out_shape, blade_device_cpu(), out.data());
+        blade_tensor input = blade_tensor_make(
+            BLADE_CF32, &shape, blade_device_cpu(), const_cast<uint8_t*>(bytes.data()));
+        blade_tensor output =
+            blade_tensor_make(BLADE_CF32, &out_shape, blade_device_cpu(), out.data());
         ok(blade_correlator_process(correlator, &input, &output, nullptr), "process");
         blade_correlator_destroy(correlator);
         if (path == 0)
@@ -387,9 +402,11 @@ BOOST_AUTO_TEST_CASE(baseline_numbering_runs_row_by_row_over_the_upper_triangle)
             }
         BOOST_TEST(expected == blade_correlator_baselines(A));
         int64_t a, b;
-        BOOST_TEST(blade_correlator_baseline_antennas(A, expected, &a, &b) == BLADE_ERROR_INVALID_ARGUMENT);
+        BOOST_TEST(blade_correlator_baseline_antennas(A, expected, &a, &b) ==
+                   BLADE_ERROR_INVALID_ARGUMENT);
     }
-    BOOST_TEST(std::string(blade_last_error()).find("outside 0 .. 8384") != std::string::npos, blade_last_error());
+    BOOST_TEST(std::string(blade_last_error()).find("outside 0 .. 8384") != std::string::npos,
+               blade_last_error());
 }
 
 BOOST_AUTO_TEST_CASE(bad_configurations_are_refused_with_reasons)
@@ -402,13 +419,15 @@ BOOST_AUTO_TEST_CASE(bad_configurations_are_refused_with_reasons)
         return c;
     };
     std::string message = error_of(with([](auto& c) { c.integration = 3; }), shape);
-    BOOST_TEST(message.find("integration 3 does not divide the T = 8") != std::string::npos, message);
+    BOOST_TEST(message.find("integration 3 does not divide the T = 8") != std::string::npos,
+               message);
     message = error_of(with([](auto& c) { c.integration = 12; }), shape);
     BOOST_TEST(message.find("use 8 or 16") != std::string::npos, message);
     message = error_of(with([](auto& c) { c.integration = 0; }), shape);
     BOOST_TEST(message.find("at least 1") != std::string::npos, message);
     message = error_of(with([](auto& c) { c.channel_integration = 4; }), shape);
-    BOOST_TEST(message.find("channel integration 4 must be at least 1 and divide the F = 6") != std::string::npos,
+    BOOST_TEST(message.find("channel integration 4 must be at least 1 and divide the F = 6") !=
+                   std::string::npos,
                message);
     message = error_of(with([](auto& c) { c.channel_integration = 0; }), shape);
     BOOST_TEST(message.find("channel integration 0") != std::string::npos, message);
@@ -418,7 +437,8 @@ BOOST_AUTO_TEST_CASE(bad_configurations_are_refused_with_reasons)
     BOOST_TEST(message.find("operand_scale -1") != std::string::npos, message);
     message = error_of(with([](auto& c) { c.operand_scale = NAN; }), shape);
     BOOST_TEST(message.find("finite") != std::string::npos, message);
-    message = error_of(with([](auto& c) { c.path = static_cast<blade_correlator_path>(9); }), shape);
+    message =
+        error_of(with([](auto& c) { c.path = static_cast<blade_correlator_path>(9); }), shape);
     BOOST_TEST(message.find("unknown path code 9") != std::string::npos, message);
     message = error_of(config, blade_shape_aftp(4, 6, 8, 3));
     BOOST_TEST(message.find("P = 3") != std::string::npos, message);
@@ -441,13 +461,15 @@ BOOST_AUTO_TEST_CASE(a_gpu_path_on_an_absent_gpu_is_refused)
         config.path = BLADE_CORRELATOR_FP64;
         BOOST_TEST(blade_correlator_create(&correlator, &config, &shape, blade_test::first_gpu()) ==
                    BLADE_ERROR_INVALID_ARGUMENT);
-        BOOST_TEST(std::string(blade_last_error()).find("fp64 is the CPU reference") != std::string::npos);
+        BOOST_TEST(std::string(blade_last_error()).find("fp64 is the CPU reference") !=
+                   std::string::npos);
     } else {
         BOOST_TEST(blade_correlator_create(&correlator, &config, &shape, blade_test::first_gpu()) ==
                    BLADE_ERROR_NO_DEVICE);
-        BOOST_TEST(std::string(blade_last_error()).find("GPU 0 is not present (0 CUDA GPUs found)") !=
-                       std::string::npos,
-                   blade_last_error());
+        BOOST_TEST(
+            std::string(blade_last_error()).find("GPU 0 is not present (0 CUDA GPUs found)") !=
+                std::string::npos,
+            blade_last_error());
     }
 }
 
@@ -461,7 +483,8 @@ BOOST_AUTO_TEST_CASE(path_names_parse_case_insensitively)
     BOOST_TEST(blade_correlator_path_parse("int4", &path) == BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(std::string(blade_last_error()).find("'int4'") != std::string::npos);
     BOOST_TEST(std::string(blade_correlator_path_name(BLADE_CORRELATOR_FP32)) == "fp32");
-    BOOST_TEST(std::string(blade_correlator_path_name(static_cast<blade_correlator_path>(7))) == "unknown");
+    BOOST_TEST(std::string(blade_correlator_path_name(static_cast<blade_correlator_path>(7))) ==
+               "unknown");
 }
 
 BOOST_AUTO_TEST_CASE(process_refuses_tensors_the_plan_was_not_made_for)
@@ -470,15 +493,20 @@ BOOST_AUTO_TEST_CASE(process_refuses_tensors_the_plan_was_not_made_for)
     std::vector<cf> in(16), out(64);
     blade_tensor input = blade_tensor_make(BLADE_CF32, &p.shape, blade_device_cpu(), in.data());
     blade_tensor output = blade_tensor_make(BLADE_CF32, &p.shape, blade_device_cpu(), out.data());
-    BOOST_TEST(blade_correlator_process(p.correlator, &input, &output, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
-    BOOST_TEST(std::string(blade_last_error()).find("[3, 1, 2, 4]") != std::string::npos, blade_last_error());
+    BOOST_TEST(blade_correlator_process(p.correlator, &input, &output, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(std::string(blade_last_error()).find("[3, 1, 2, 4]") != std::string::npos,
+               blade_last_error());
     blade_tensor ci8 = blade_tensor_make(BLADE_CI8, &p.shape, blade_device_cpu(), in.data());
     output = blade_tensor_make(BLADE_CF32, &p.out_shape, blade_device_cpu(), out.data());
-    BOOST_TEST(blade_correlator_process(p.correlator, &ci8, &output, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(blade_correlator_process(p.correlator, &ci8, &output, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
     // In place: the output laid over the voltages
     std::vector<cf> shared(64);
     input = blade_tensor_make(BLADE_CF32, &p.shape, blade_device_cpu(), shared.data());
     output = blade_tensor_make(BLADE_CF32, &p.out_shape, blade_device_cpu(), shared.data() + 4);
-    BOOST_TEST(blade_correlator_process(p.correlator, &input, &output, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
-    BOOST_TEST(std::string(blade_last_error()).find("overlaps") != std::string::npos, blade_last_error());
+    BOOST_TEST(blade_correlator_process(p.correlator, &input, &output, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(std::string(blade_last_error()).find("overlaps") != std::string::npos,
+               blade_last_error());
 }

@@ -62,9 +62,13 @@ std::vector<cf> correlate_on(blade_device device, const job& j, const std::vecto
     device_memory in(device, chunks);
     device_memory out(device, out_bytes * static_cast<size_t>(nchunks / steps));
     for (int64_t c = 0; c < nchunks; c++) {
-        blade_tensor a = blade_tensor_make(j.type, &j.shape, device, static_cast<char*>(in.data()) + c * in_bytes);
-        blade_tensor b = blade_tensor_make(BLADE_CF32, &out_shape, device,
-                                           static_cast<char*>(out.data()) + (c / steps) * out_bytes);
+        blade_tensor a = blade_tensor_make(
+            j.type, &j.shape, device, static_cast<char*>(in.data()) + c * in_bytes);
+        blade_tensor b =
+            blade_tensor_make(BLADE_CF32,
+                              &out_shape,
+                              device,
+                              static_cast<char*>(out.data()) + (c / steps) * out_bytes);
         ok(blade_correlator_process(correlator, &a, &b, stream), "process");
     }
     ok(blade_stream_synchronize(device, stream), "sync");
@@ -91,7 +95,11 @@ struct errors {
 // Compare GPU outputs with the CPU's; `bound(n)` is the largest error allowed per
 // unit of S for sums of n samples.
 template <class Bound>
-errors compare(const job& j, const std::vector<cf>& cpu, const std::vector<cf>& gpu, int64_t samples, Bound bound,
+errors compare(const job& j,
+               const std::vector<cf>& cpu,
+               const std::vector<cf>& gpu,
+               int64_t samples,
+               Bound bound,
                const std::string& what)
 {
     BOOST_TEST_REQUIRE(gpu.size() == cpu.size(), what);
@@ -105,18 +113,23 @@ errors compare(const job& j, const std::vector<cf>& cpu, const std::vector<cf>& 
     for (int64_t i = 0; i < A; i++) {
         for (int64_t k = i; k < A; k++) {
             const int64_t b = blade_correlator_baseline_index(A, i, k);
-            const int64_t bi = blade_correlator_baseline_index(A, i, i), bk = blade_correlator_baseline_index(A, k, k);
+            const int64_t bi = blade_correlator_baseline_index(A, i, i),
+                          bk = blade_correlator_baseline_index(A, k, k);
             for (int64_t cell = 0; cell < cells; cell++) {
                 for (int64_t p = 0; p < P; p++) {
                     for (int64_t q = 0; q < P; q++) {
                         const auto at = [&](int64_t baseline, int64_t product) {
-                            return static_cast<size_t>((baseline * cells + cell) * products + product);
+                            return static_cast<size_t>((baseline * cells + cell) * products +
+                                                       product);
                         };
                         const double scale =
-                            std::sqrt(static_cast<double>(cpu[at(bi, p * P + p)].real()) * cpu[at(bk, q * P + q)].real());
+                            std::sqrt(static_cast<double>(cpu[at(bi, p * P + p)].real()) *
+                                      cpu[at(bk, q * P + q)].real());
                         const size_t x = at(b, p * P + q);
-                        const double error = std::abs(std::complex<double>(gpu[x]) - std::complex<double>(cpu[x]));
-                        const double relative = scale > 0 ? error / scale : (error > 0 ? INFINITY : 0);
+                        const double error =
+                            std::abs(std::complex<double>(gpu[x]) - std::complex<double>(cpu[x]));
+                        const double relative =
+                            scale > 0 ? error / scale : (error > 0 ? INFINITY : 0);
                         e.worst = std::max(e.worst, relative);
                         e.rms += relative * relative;
                         if (!(relative <= allowed) && bad++ == 0) {
@@ -130,20 +143,22 @@ errors compare(const job& j, const std::vector<cf>& cpu, const std::vector<cf>& 
         }
     }
     e.rms = std::sqrt(e.rms / static_cast<double>(cpu.size()));
-    BOOST_TEST(bad == 0, what << ": " << bad << " of " << cpu.size() << " outputs beyond the bound, first " << first
-                              << " (gpu " << gpu[first] << ", cpu " << cpu[first] << ", error " << first_error
-                              << " > " << first_allowed << ")");
-    BOOST_TEST_MESSAGE(what << ": worst error " << e.worst << " of S, RMS " << e.rms << " of S (bound "
-                            << allowed << ")");
+    BOOST_TEST(bad == 0,
+               what << ": " << bad << " of " << cpu.size() << " outputs beyond the bound, first "
+                    << first << " (gpu " << gpu[first] << ", cpu " << cpu[first] << ", error "
+                    << first_error << " > " << first_allowed << ")");
+    BOOST_TEST_MESSAGE(what << ": worst error " << e.worst << " of S, RMS " << e.rms
+                            << " of S (bound " << allowed << ")");
     return e;
 }
 
 std::string describe(const job& j)
 {
     char text[64];
-    return std::string(blade_correlator_path_name(j.path)) + " " + blade_shape_format(&j.shape, text, sizeof text) +
-           " " + blade_dtype_name(j.type) + " I " + std::to_string(j.integration) + " Fc " +
-           std::to_string(j.channel_integration) + (j.lower_sideband ? " LSB" : "");
+    return std::string(blade_correlator_path_name(j.path)) + " " +
+           blade_shape_format(&j.shape, text, sizeof text) + " " + blade_dtype_name(j.type) +
+           " I " + std::to_string(j.integration) + " Fc " + std::to_string(j.channel_integration) +
+           (j.lower_sideband ? " LSB" : "");
 }
 
 // Samples summed per output.
@@ -151,9 +166,15 @@ int64_t samples_of(const job& j) { return j.integration * j.channel_integration;
 
 double fp32_bound(int64_t n) { return 1e-5 * std::max(1.0, std::sqrt(n / 4096.0)); }
 
-double fp16_bound(int64_t n) { return std::ldexp(1.0, -10) + std::ldexp(1.0, -22) + n * std::ldexp(1.0, -23); }
+double fp16_bound(int64_t n)
+{
+    return std::ldexp(1.0, -10) + std::ldexp(1.0, -22) + n * std::ldexp(1.0, -23);
+}
 
-double exact_operand_bound(int64_t n) { return std::max(1.0, static_cast<double>(n)) * std::ldexp(1.0, -23); }
+double exact_operand_bound(int64_t n)
+{
+    return std::max(1.0, static_cast<double>(n)) * std::ldexp(1.0, -23);
+}
 
 errors check(const job& j, int nchunks, uint32_t seed, float scale = 100.0f)
 {
@@ -162,10 +183,15 @@ errors check(const job& j, int nchunks, uint32_t seed, float scale = 100.0f)
     const auto gpu = correlate_on(first_gpu(), j, chunks);
     if (j.path == BLADE_CORRELATOR_FP32)
         return compare(j, cpu, gpu, samples_of(j), fp32_bound, describe(j));
-    const auto e = compare(j, cpu, gpu, samples_of(j), j.type == BLADE_CI8 ? exact_operand_bound : fp16_bound,
+    const auto e = compare(j,
+                           cpu,
+                           gpu,
+                           samples_of(j),
+                           j.type == BLADE_CI8 ? exact_operand_bound : fp16_bound,
                            describe(j));
     if (j.type != BLADE_CI8)
-        BOOST_TEST(e.rms <= std::ldexp(1.0, -12), describe(j) << ": RMS error " << e.rms << " of S");
+        BOOST_TEST(e.rms <= std::ldexp(1.0, -12),
+                   describe(j) << ": RMS error " << e.rms << " of S");
     return e;
 }
 
@@ -315,7 +341,8 @@ BOOST_AUTO_TEST_CASE(repeated_runs_give_identical_bits)
         const auto chunks = random_input(j, 2, 600);
         const auto first = correlate_on(first_gpu(), j, chunks);
         const auto second = correlate_on(first_gpu(), j, chunks);
-        BOOST_TEST(std::memcmp(first.data(), second.data(), first.size() * sizeof(cf)) == 0, describe(j));
+        BOOST_TEST(std::memcmp(first.data(), second.data(), first.size() * sizeof(cf)) == 0,
+                   describe(j));
     }
 }
 
@@ -335,7 +362,8 @@ BOOST_AUTO_TEST_CASE(path_resolution_on_a_gpu)
         blade_correlator_destroy(correlator);
     } else {
         BOOST_TEST(status == BLADE_ERROR_UNSUPPORTED);
-        BOOST_TEST(std::string(blade_last_error()).find("compute capability 8.0") != std::string::npos);
+        BOOST_TEST(std::string(blade_last_error()).find("compute capability 8.0") !=
+                   std::string::npos);
     }
 }
 

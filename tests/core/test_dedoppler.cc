@@ -39,12 +39,8 @@ struct spectrogram {
     }
 };
 
-spectrogram noise(int64_t b,
-                  int64_t t,
-                  int64_t f,
-                  uint32_t seed,
-                  float mean = 100.0f,
-                  float sigma = 1.0f)
+spectrogram
+noise(int64_t b, int64_t t, int64_t f, uint32_t seed, float mean = 100.0f, float sigma = 1.0f)
 {
     spectrogram s(b, t, f);
     std::mt19937 rng(seed);
@@ -89,8 +85,7 @@ struct plan {
     blade_dedoppler_geometry geometry;
     plan(const blade_dedoppler_config& config, const blade_shape& s) : shape(s)
     {
-        ok(blade_dedoppler_create(&search, &config, &shape, blade_device_cpu()),
-           "create");
+        ok(blade_dedoppler_create(&search, &config, &shape, blade_device_cpu()), "create");
         geometry = blade_dedoppler_get_geometry(search);
     }
     ~plan() { blade_dedoppler_destroy(search); }
@@ -106,8 +101,7 @@ struct plan {
     std::vector<float> integrate(const spectrogram& s)
     {
         blade_shape plane_shape = blade_dedoppler_plane_shape(search);
-        std::vector<float> plane(static_cast<size_t>(blade_shape_count(&plane_shape)),
-                                 -7.0f);
+        std::vector<float> plane(static_cast<size_t>(blade_shape_count(&plane_shape)), -7.0f);
         blade_tensor in = blade_tensor_make(
             BLADE_F32, &shape, blade_device_cpu(), const_cast<float*>(s.values.data()));
         blade_tensor out =
@@ -115,28 +109,25 @@ struct plan {
         ok(blade_dedoppler_integrate(search, &in, &out, nullptr), "integrate");
         return plane;
     }
-    std::vector<blade_dedoppler_hit> process(const spectrogram& s,
-                                             int64_t* dropped = nullptr)
+    std::vector<blade_dedoppler_hit> process(const spectrogram& s, int64_t* dropped = nullptr)
     {
         std::vector<blade_dedoppler_hit> hits(
             static_cast<size_t>(blade_dedoppler_hit_capacity(search)));
         int64_t count = -1, lost = -1;
         blade_tensor in = blade_tensor_make(
             BLADE_F32, &shape, blade_device_cpu(), const_cast<float*>(s.values.data()));
-        ok(blade_dedoppler_process(search, &in, hits.data(), &count, &lost, nullptr),
-           "process");
+        ok(blade_dedoppler_process(search, &in, hits.data(), &count, &lost, nullptr), "process");
         hits.resize(static_cast<size_t>(count));
         if (dropped)
             *dropped = lost;
         return hits;
     }
-    float
-    plane_at(const std::vector<float>& plane, int64_t beam, int64_t k, int64_t f) const
+    float plane_at(const std::vector<float>& plane, int64_t beam, int64_t k, int64_t f) const
     {
         const auto list = drifts();
         const auto d = std::find(list.begin(), list.end(), k) - list.begin();
-        return plane[static_cast<size_t>(
-            (beam * geometry.drift_count + d) * geometry.channels + f)];
+        return plane[static_cast<size_t>((beam * geometry.drift_count + d) * geometry.channels +
+                                         f)];
     }
 };
 
@@ -147,8 +138,7 @@ int64_t tree_path(int64_t p, int64_t t, int64_t padded)
     if (padded == 1)
         return 0;
     const int64_t half = padded / 2;
-    return t < half ? tree_path(p / 2, t, half)
-                    : (p + 1) / 2 + tree_path(p / 2, t - half, half);
+    return t < half ? tree_path(p / 2, t, half) : (p + 1) / 2 + tree_path(p / 2, t - half, half);
 }
 
 int64_t tree_offset(int64_t k, int64_t t, int64_t padded)
@@ -156,8 +146,7 @@ int64_t tree_offset(int64_t k, int64_t t, int64_t padded)
     if (k == 0)
         return 0;
     const int64_t magnitude = std::llabs(k), block = (magnitude - 1) / (padded - 1);
-    const int64_t offset =
-        block * t + tree_path(magnitude - block * (padded - 1), t, padded);
+    const int64_t offset = block * t + tree_path(magnitude - block * (padded - 1), t, padded);
     return k < 0 ? -offset : offset;
 }
 
@@ -168,21 +157,15 @@ int64_t nearest_offset(int64_t k, int64_t t, int64_t padded)
 }
 
 // Sum of a path given its offsets, in double; NaN when it leaves the band.
-double path_sum(const spectrogram& s,
-                int64_t beam,
-                int64_t start,
-                int64_t k,
-                int64_t padded,
-                bool tree)
+double
+path_sum(const spectrogram& s, int64_t beam, int64_t start, int64_t k, int64_t padded, bool tree)
 {
     if (start + k < 0 || start + k >= s.channels)
         return std::nan("");
     double total = 0;
     for (int64_t t = 0; t < s.spectra; t++)
         total += s.at(
-            beam,
-            t,
-            start + (tree ? tree_offset(k, t, padded) : nearest_offset(k, t, padded)));
+            beam, t, start + (tree ? tree_offset(k, t, padded) : nearest_offset(k, t, padded)));
     return total;
 }
 
@@ -297,9 +280,7 @@ BOOST_AUTO_TEST_CASE(tree_and_brute_force_against_paths_built_here)
     for (int64_t spectra : { 1, 2, 3, 4, 5, 8, 12, 16, 32 }) {
         const spectrogram s = integers(2, spectra, 97, seed++);
         const int64_t padded =
-            spectra <= 1
-                ? 1
-                : int64_t{ 1 } << static_cast<int>(std::ceil(std::log2(spectra)));
+            spectra <= 1 ? 1 : int64_t{ 1 } << static_cast<int>(std::ceil(std::log2(spectra)));
         const double tsamp = 1.0, foff = 1.0;
         const double max_drift =
             spectra == 1 ? 0.0 : 2.5 * foff / tsamp; // 2.5 channels per spectrum
@@ -311,19 +292,18 @@ BOOST_AUTO_TEST_CASE(tree_and_brute_force_against_paths_built_here)
             for (int64_t b = 0; b < 2; b++)
                 for (size_t d = 0; d < drifts.size(); d++)
                     for (int64_t f = 0; f < 97; f++) {
-                        const double want = path_sum(
-                            s, b, f, drifts[d], padded, method == BLADE_DEDOPPLER_TAYLOR);
+                        const double want =
+                            path_sum(s, b, f, drifts[d], padded, method == BLADE_DEDOPPLER_TAYLOR);
                         const float have = plane[(b * drifts.size() + d) * 97 + f];
                         if (!(std::isnan(want) ? std::isnan(have)
                                                : have == static_cast<float>(want)) &&
                             bad++ == 0)
-                            BOOST_TEST_MESSAGE("T " << spectra << " k " << drifts[d]
-                                                    << " f " << f << ": " << have
-                                                    << " != " << want);
+                            BOOST_TEST_MESSAGE("T " << spectra << " k " << drifts[d] << " f " << f
+                                                    << ": " << have << " != " << want);
                     }
             BOOST_TEST(bad == 0,
-                       "T = " << spectra << " " << blade_dedoppler_method_name(method)
-                              << ": " << bad << " path sums differ");
+                       "T = " << spectra << " " << blade_dedoppler_method_name(method) << ": "
+                              << bad << " path sums differ");
         }
     }
 }
@@ -333,33 +313,27 @@ BOOST_AUTO_TEST_CASE(tree_equals_brute_force_where_the_header_says)
     // T' <= 8: every path; T' = 16: offsets p in {0, 1, 2, 4, 7, 8, 11, 13, 14, 15} of
     // every block, i.e. whole channels per spectrum among them; elsewhere differences.
     for (int64_t spectra : { 4, 8, 16 }) {
-        const spectrogram s =
-            integers(1, spectra, 301, 40 + static_cast<uint32_t>(spectra));
+        const spectrogram s = integers(1, spectra, 301, 40 + static_cast<uint32_t>(spectra));
         const double max_drift = 3.0; // foff = tsamp = 1: 3 channels per spectrum
         plan tree(config_of(1.0, 1.0, 301, max_drift), s.shape());
-        plan brute(config_of(1.0, 1.0, 301, max_drift, 0, BLADE_DEDOPPLER_BRUTE_FORCE),
-                   s.shape());
+        plan brute(config_of(1.0, 1.0, 301, max_drift, 0, BLADE_DEDOPPLER_BRUTE_FORCE), s.shape());
         const auto a = tree.integrate(s), b = brute.integrate(s);
         const auto drifts = tree.drifts();
         const int64_t span = spectra - 1;
         for (size_t d = 0; d < drifts.size(); d++) {
             const int64_t magnitude = std::llabs(drifts[d]);
-            const int64_t p =
-                magnitude == 0 ? 0 : magnitude - (magnitude - 1) / span * span;
-            const bool exact = spectra <= 8 || p == 0 || p == 1 || p == 2 || p == 4 ||
-                               p == 7 || p == 8 || p == 11 || p == 13 || p == 14 ||
-                               p == 15;
+            const int64_t p = magnitude == 0 ? 0 : magnitude - (magnitude - 1) / span * span;
+            const bool exact = spectra <= 8 || p == 0 || p == 1 || p == 2 || p == 4 || p == 7 ||
+                               p == 8 || p == 11 || p == 13 || p == 14 || p == 15;
             bool equal = true;
             for (int64_t f = 0; f < 301; f++) {
                 const float x = a[d * 301 + f], y = b[d * 301 + f];
                 equal = equal && ((std::isnan(x) && std::isnan(y)) || x == y);
             }
             if (exact)
-                BOOST_TEST(equal,
-                           "T " << spectra << " k " << drifts[d] << " should be exact");
+                BOOST_TEST(equal, "T " << spectra << " k " << drifts[d] << " should be exact");
             else
-                BOOST_TEST(!equal,
-                           "T " << spectra << " k " << drifts[d] << " should differ");
+                BOOST_TEST(!equal, "T " << spectra << " k " << drifts[d] << " should differ");
         }
     }
 }
@@ -417,8 +391,8 @@ BOOST_AUTO_TEST_CASE(injected_tones_are_found_where_they_were_put)
             if (method == BLADE_DEDOPPLER_BRUTE_FORCE) {
                 exact.push_back(*h);
             } else {
-                const auto& e = *std::find_if(
-                    exact.begin(), exact.end(), [&](const blade_dedoppler_hit& x) {
+                const auto& e =
+                    *std::find_if(exact.begin(), exact.end(), [&](const blade_dedoppler_hit& x) {
                         return x.channel == t.start;
                     });
                 if (follows) // the same pixels, summed in float32 by the tree: rounding
@@ -505,21 +479,18 @@ BOOST_AUTO_TEST_CASE(statistics_follow_their_definitions)
 {
     // 2 coarse channels of 41 (odd) and a [T = 2] spectrogram: z = column sums.
     spectrogram s = noise(1, 2, 82, 12, 50.0f, 3.0f);
-    for (auto normalization :
-         { BLADE_DEDOPPLER_NORM_MAD, BLADE_DEDOPPLER_NORM_TURBO_SETI }) {
+    for (auto normalization : { BLADE_DEDOPPLER_NORM_MAD, BLADE_DEDOPPLER_NORM_TURBO_SETI }) {
         auto config = config_of(1.0, 1.0, 41, 0.5);
         config.normalization = normalization;
         plan p(config, s.shape());
         p.process(s);
         float centres[2], spreads[2];
-        ok(blade_dedoppler_last_statistics(p.search, centres, spreads, nullptr),
-           "statistics");
+        ok(blade_dedoppler_last_statistics(p.search, centres, spreads, nullptr), "statistics");
         for (int c = 0; c < 2; c++) {
             std::vector<double> z;
             for (int f = 0; f < 41; f++)
-                z.push_back(
-                    static_cast<float>(static_cast<double>(s.at(0, 0, c * 41 + f)) +
-                                       s.at(0, 1, c * 41 + f)));
+                z.push_back(static_cast<float>(static_cast<double>(s.at(0, 0, c * 41 + f)) +
+                                               s.at(0, 1, c * 41 + f)));
             std::sort(z.begin(), z.end());
             double centre, spread;
             if (normalization == BLADE_DEDOPPLER_NORM_MAD) {
@@ -550,11 +521,9 @@ BOOST_AUTO_TEST_CASE(statistics_follow_their_definitions)
     plan q(config_of(1.0, 1.0, 4, 0.0), e.shape());
     q.process(e);
     float centre, spread;
-    ok(blade_dedoppler_last_statistics(q.search, &centre, &spread, nullptr),
-       "statistics");
-    BOOST_TEST(centre == 5.0f); // (3 + 7) / 2
-    BOOST_TEST(spread ==
-               static_cast<float>(1.482602218505602 * 3)); // |z - 5| = 4 2 2 95 -> 3
+    ok(blade_dedoppler_last_statistics(q.search, &centre, &spread, nullptr), "statistics");
+    BOOST_TEST(centre == 5.0f);                                      // (3 + 7) / 2
+    BOOST_TEST(spread == static_cast<float>(1.482602218505602 * 3)); // |z - 5| = 4 2 2 95 -> 3
 }
 
 BOOST_AUTO_TEST_CASE(a_constant_coarse_channel_gives_no_hits)
@@ -664,10 +633,7 @@ BOOST_AUTO_TEST_CASE(spectral_kurtosis_flags_rfi_and_keeps_noise)
         v = gamma(rng);
     for (int64_t t = 0; t < spectra; t++)
         s.at(0, t, 300) *= (t % 4 == 0) ? 10.0f : 0.1f;
-    inject(s,
-           0,
-           700,
-           0.0,
+    inject(s, 0, 700, 0.0,
            3.0f); // a steady tone: SK below 1, mildly (kept at 5 sigma? see below)
     auto config = config_of(1.0, 1.0, 512, 0.2);
     config.sk_shape = 8;
@@ -675,8 +641,7 @@ BOOST_AUTO_TEST_CASE(spectral_kurtosis_flags_rfi_and_keeps_noise)
     plan p(config, s.shape());
     const auto hits = p.process(s);
     std::vector<uint8_t> flags(channels);
-    ok(blade_dedoppler_last_statistics(p.search, nullptr, nullptr, flags.data()),
-       "flags");
+    ok(blade_dedoppler_last_statistics(p.search, nullptr, nullptr, flags.data()), "flags");
     BOOST_TEST(flags[300] == 1);
     const auto flagged = std::count(flags.begin(), flags.end(), 1);
     BOOST_TEST(flagged <= 4, flagged << " channels flagged");
@@ -688,8 +653,7 @@ BOOST_AUTO_TEST_CASE(spectral_kurtosis_flags_rfi_and_keeps_noise)
 
 BOOST_AUTO_TEST_CASE(repeated_and_threaded_runs_give_identical_results)
 {
-    spectrogram s =
-        noise(2, 16, 20000, 17); // above the threaded threshold, several tiles
+    spectrogram s = noise(2, 16, 20000, 17); // above the threaded threshold, several tiles
     inject(s, 1, 12345, 0.5, 3.0f);
     plan p(config_of(1.0, 1.0, 5000, 1.0), s.shape());
     const auto first = p.integrate(s), second = p.integrate(s);
@@ -724,8 +688,7 @@ BOOST_AUTO_TEST_CASE(bad_configurations_are_refused_with_reasons)
     BOOST_TEST(message.find("0.0666667") != std::string::npos, message);
     c = config_of(1.0, 1.0, 256, 1.0, 0.5);
     message = create_error(c, blade_shape_tf(1, 1024));
-    BOOST_TEST(message.find("one spectrum (T = 1) has no drift") != std::string::npos,
-               message);
+    BOOST_TEST(message.find("one spectrum (T = 1) has no drift") != std::string::npos, message);
     c = config_of(1.0, 1.0, 256, 1.0);
     c.snr_threshold = -1;
     message = create_error(c, shape);
@@ -741,8 +704,7 @@ BOOST_AUTO_TEST_CASE(bad_configurations_are_refused_with_reasons)
     c = config_of(1.0, 1.0, 256, 1.0);
     c.sk_shape = 2;
     message = create_error(c, shape);
-    BOOST_TEST(message.find("sk_sigmas 0 must be positive") != std::string::npos,
-               message);
+    BOOST_TEST(message.find("sk_sigmas 0 must be positive") != std::string::npos, message);
     c.sk_sigmas = 3;
     message = create_error(c, blade_shape_tf(1, 1024));
     BOOST_TEST(message.find("at least 2 spectra") != std::string::npos, message);
@@ -753,8 +715,7 @@ BOOST_AUTO_TEST_CASE(bad_configurations_are_refused_with_reasons)
     c = config_of(1.0, 1.0, 256, 1.0);
     c.normalization = static_cast<blade_dedoppler_normalization>(5);
     message = create_error(c, shape);
-    BOOST_TEST(message.find("unknown normalization code 5") != std::string::npos,
-               message);
+    BOOST_TEST(message.find("unknown normalization code 5") != std::string::npos, message);
     c = config_of(1.0, 1.0, 256, NAN);
     message = create_error(c, shape);
     BOOST_TEST(message.find("must be finite") != std::string::npos, message);
@@ -768,24 +729,20 @@ BOOST_AUTO_TEST_CASE(bad_tensors_and_calls_are_refused)
     plan p(config_of(1.0, 1.0, 64, 1.0), blade_shape_tf(8, 128));
     std::vector<float> data(8 * 128, 1.0f);
     blade_shape wrong = blade_shape_tf(8, 64);
-    blade_tensor in =
-        blade_tensor_make(BLADE_F32, &wrong, blade_device_cpu(), data.data());
+    blade_tensor in = blade_tensor_make(BLADE_F32, &wrong, blade_device_cpu(), data.data());
     std::vector<blade_dedoppler_hit> hits(65536);
     int64_t count = -1;
-    BOOST_TEST(
-        blade_dedoppler_process(p.search, &in, hits.data(), &count, nullptr, nullptr) ==
-        BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(blade_dedoppler_process(p.search, &in, hits.data(), &count, nullptr, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
     std::string message = blade_last_error();
     BOOST_TEST(message.find("plan was made for [8, 128]") != std::string::npos, message);
     BOOST_TEST(count == 0);
     in = blade_tensor_make(BLADE_F64, &p.shape, blade_device_cpu(), data.data());
-    BOOST_TEST(
-        blade_dedoppler_process(p.search, &in, hits.data(), &count, nullptr, nullptr) ==
-        BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(blade_dedoppler_process(p.search, &in, hits.data(), &count, nullptr, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
     in = blade_tensor_make(BLADE_F32, &p.shape, blade_device_cpu(), data.data());
-    BOOST_TEST(
-        blade_dedoppler_process(p.search, &in, nullptr, &count, nullptr, nullptr) ==
-        BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(blade_dedoppler_process(p.search, &in, nullptr, &count, nullptr, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
     message = blade_last_error();
     BOOST_TEST(message.find("needs a hit list") != std::string::npos, message);
     float centre;

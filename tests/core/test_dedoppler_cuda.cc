@@ -30,8 +30,7 @@ struct result {
     std::vector<uint8_t> flags;
 };
 
-std::vector<float>
-random_spectrogram(const blade_shape& shape, uint32_t seed, bool gamma = false)
+std::vector<float> random_spectrogram(const blade_shape& shape, uint32_t seed, bool gamma = false)
 {
     std::mt19937 rng(seed);
     std::normal_distribution<float> normal(100.0f, 1.0f);
@@ -40,8 +39,7 @@ random_spectrogram(const blade_shape& shape, uint32_t seed, bool gamma = false)
     for (auto& v : values)
         v = gamma ? powers(rng) : normal(rng);
     // a few tones drifting at various rates in every beam
-    const int64_t channels = shape.dims[shape.rank - 1],
-                  spectra = shape.dims[shape.rank - 2];
+    const int64_t channels = shape.dims[shape.rank - 1], spectra = shape.dims[shape.rank - 2];
     const int64_t beams = shape.rank == 3 ? shape.dims[0] : 1;
     for (int64_t b = 0; b < beams; b++)
         for (int i = 0; i < 3; i++) {
@@ -74,8 +72,7 @@ result run_on(blade_device device,
     if (with_plane) {
         const blade_shape plane_shape = blade_dedoppler_plane_shape(search);
         device_memory plane(device, blade_tensor_bytes(BLADE_F32, &plane_shape));
-        blade_tensor out =
-            blade_tensor_make(BLADE_F32, &plane_shape, device, plane.data());
+        blade_tensor out = blade_tensor_make(BLADE_F32, &plane_shape, device, plane.data());
         ok(blade_dedoppler_integrate(search, &in, &out, stream), "integrate");
         ok(blade_stream_synchronize(device, stream), "sync");
         const auto downloaded = plane.download();
@@ -84,15 +81,13 @@ result run_on(blade_device device,
     }
     r.hits.resize(static_cast<size_t>(config.hit_capacity));
     int64_t count = 0;
-    ok(blade_dedoppler_process(search, &in, r.hits.data(), &count, &r.dropped, stream),
-       "process");
+    ok(blade_dedoppler_process(search, &in, r.hits.data(), &count, &r.dropped, stream), "process");
     r.hits.resize(static_cast<size_t>(count));
     const auto g = blade_dedoppler_get_geometry(search);
     r.centres.resize(static_cast<size_t>(g.beams * g.coarse_channels));
     r.spreads.resize(r.centres.size());
     r.flags.resize(static_cast<size_t>(g.beams * g.channels));
-    ok(blade_dedoppler_last_statistics(
-           search, r.centres.data(), r.spreads.data(), r.flags.data()),
+    ok(blade_dedoppler_last_statistics(search, r.centres.data(), r.spreads.data(), r.flags.data()),
        "statistics");
     blade_stream_destroy(device, stream);
     blade_dedoppler_destroy(search);
@@ -125,28 +120,25 @@ void check_parity(const blade_dedoppler_config& config,
     const auto data = random_spectrogram(shape, seed, gamma);
     const auto cpu = run_on(blade_device_cpu(), config, shape, data, with_plane);
     const auto gpu = run_on(first_gpu(), config, shape, data, with_plane);
-    const std::string what =
-        std::string(text) + " " + blade_dedoppler_method_name(config.method);
+    const std::string what = std::string(text) + " " + blade_dedoppler_method_name(config.method);
     size_t first = 0;
     if (with_plane)
         BOOST_TEST(same_floats(cpu.plane, gpu.plane, &first),
-                   what << ": path sums differ from index " << first << " (cpu "
-                        << cpu.plane[first] << ", gpu " << gpu.plane[first] << ")");
+                   what << ": path sums differ from index " << first << " (cpu " << cpu.plane[first]
+                        << ", gpu " << gpu.plane[first] << ")");
     BOOST_TEST(same_floats(cpu.centres, gpu.centres, &first), what << ": centres differ");
     BOOST_TEST(same_floats(cpu.spreads, gpu.spreads, &first), what << ": spreads differ");
     BOOST_TEST((cpu.flags == gpu.flags), what << ": flags differ");
     BOOST_TEST(cpu.dropped == gpu.dropped);
     BOOST_TEST_REQUIRE(cpu.hits.size() == gpu.hits.size(),
                        what << ": " << cpu.hits.size() << " vs " << gpu.hits.size());
-    BOOST_TEST(std::memcmp(cpu.hits.data(),
-                           gpu.hits.data(),
-                           cpu.hits.size() * sizeof cpu.hits[0]) == 0,
-               what << ": hits differ");
+    BOOST_TEST(
+        std::memcmp(cpu.hits.data(), gpu.hits.data(), cpu.hits.size() * sizeof cpu.hits[0]) == 0,
+        what << ": hits differ");
     BOOST_TEST_MESSAGE(what << ": " << cpu.hits.size() << " hits alike");
 }
 
-blade_dedoppler_config
-config_of(double max_drift, int64_t nfpc, blade_dedoppler_method method)
+blade_dedoppler_config config_of(double max_drift, int64_t nfpc, blade_dedoppler_method method)
 {
     blade_dedoppler_config c = blade_dedoppler_config_default();
     c.foff_hz = 1.0;
@@ -168,8 +160,7 @@ BOOST_AUTO_TEST_CASE(tree_and_brute_force_on_edge_shapes)
         check_parity(config_of(2.5, 97, method),
                      blade_shape_btf(3, 2, 97),
                      seed++); // T = 2, 3 beams, odd F
-        check_parity(
-            config_of(2.5, 111, method), blade_shape_tf(3, 333), seed++); // padded to 4
+        check_parity(config_of(2.5, 111, method), blade_shape_tf(3, 333), seed++); // padded to 4
         check_parity(config_of(1.2, 300, method),
                      blade_shape_btf(2, 12, 600),
                      seed++); // padded to 16
@@ -184,11 +175,9 @@ BOOST_AUTO_TEST_CASE(tree_and_brute_force_on_edge_shapes)
                      seed++); // 64 rows, shared
     }
     // Scratch tiles in global memory
+    check_parity(config_of(0.3, 1024, BLADE_DEDOPPLER_TAYLOR), blade_shape_tf(128, 4096), seed++);
     check_parity(
-        config_of(0.3, 1024, BLADE_DEDOPPLER_TAYLOR), blade_shape_tf(128, 4096), seed++);
-    check_parity(config_of(0.1, 2048, BLADE_DEDOPPLER_TAYLOR),
-                 blade_shape_btf(2, 256, 2048),
-                 seed++);
+        config_of(0.1, 2048, BLADE_DEDOPPLER_TAYLOR), blade_shape_btf(2, 256, 2048), seed++);
     check_parity(config_of(0.05, 2048, BLADE_DEDOPPLER_TAYLOR),
                  blade_shape_tf(200, 2048),
                  seed++); // padded 256
@@ -243,13 +232,9 @@ BOOST_AUTO_TEST_CASE(repeated_runs_give_identical_bits)
     const auto b = run_on(first_gpu(), config, shape, data, true);
     BOOST_TEST(std::memcmp(a.plane.data(), b.plane.data(), a.plane.size() * 4) == 0);
     BOOST_TEST_REQUIRE(a.hits.size() == b.hits.size());
-    BOOST_TEST(
-        std::memcmp(a.hits.data(), b.hits.data(), a.hits.size() * sizeof a.hits[0]) == 0);
+    BOOST_TEST(std::memcmp(a.hits.data(), b.hits.data(), a.hits.size() * sizeof a.hits[0]) == 0);
 }
 
 bool init_unit_test() { return true; }
 
-int main(int argc, char* argv[])
-{
-    return blade_test::gpu_suite_main(argc, argv, &init_unit_test);
-}
+int main(int argc, char* argv[]) { return blade_test::gpu_suite_main(argc, argv, &init_unit_test); }

@@ -28,7 +28,8 @@ struct plan {
     int64_t outputs() const { return blade_shape_count(&out_shape); }
     void run(const cf* in, float* out)
     {
-        blade_tensor input = blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), const_cast<cf*>(in));
+        blade_tensor input =
+            blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), const_cast<cf*>(in));
         blade_tensor output = blade_tensor_make(BLADE_F32, &out_shape, blade_device_cpu(), out);
         ok(blade_detector_process(detector, &input, &output, nullptr), "process");
     }
@@ -53,7 +54,8 @@ std::string error_of(blade_detector_mode mode, int64_t integration, blade_shape 
 {
     blade_detector* detector = reinterpret_cast<blade_detector*>(0x1);
     const blade_detector_config config = { mode, integration };
-    const blade_status status = blade_detector_create(&detector, &config, &shape, blade_device_cpu());
+    const blade_status status =
+        blade_detector_create(&detector, &config, &shape, blade_device_cpu());
     BOOST_TEST(status == BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(detector == nullptr);
     return blade_last_error();
@@ -79,8 +81,10 @@ BOOST_AUTO_TEST_CASE(a_lower_sideband_negates_the_imaginary_cross_product_only)
     const blade_shape shape = blade_shape_aftp(1, 1, 2, 2);
     expect(plan(shape, BLADE_DETECT_I, 1, true).run(two_samples), { 30, 2 });
     expect(plan(shape, BLADE_DETECT_XXYY, 1, true).run(two_samples), { 5, 25, 1, 1 });
-    expect(plan(shape, BLADE_DETECT_CROSS, 1, true).run(two_samples), { 5, 25, 11, -2, 1, 1, 0, -1 });
-    expect(plan(shape, BLADE_DETECT_IQUV, 1, true).run(two_samples), { 30, -20, 22, 4, 2, 0, 0, 2 });
+    expect(plan(shape, BLADE_DETECT_CROSS, 1, true).run(two_samples),
+           { 5, 25, 11, -2, 1, 1, 0, -1 });
+    expect(plan(shape, BLADE_DETECT_IQUV, 1, true).run(two_samples),
+           { 30, -20, 22, 4, 2, 0, 0, 2 });
     plan p(shape, BLADE_DETECT_IQUV, 2);
     expect(p.run(two_samples), { 32, -20, 22, -6 });
     blade_detector_set_lower_sideband(p.detector, true);
@@ -115,7 +119,7 @@ BOOST_AUTO_TEST_CASE(output_shapes_follow_the_integration)
         blade_detector_mode mode;
         int64_t integration, samples, outputs, steps;
     } cases[] = {
-        { BLADE_DETECT_I, 1, 12, 1, 1 },    { BLADE_DETECT_XXYY, 4, 3, 2, 1 },
+        { BLADE_DETECT_I, 1, 12, 1, 1 },     { BLADE_DETECT_XXYY, 4, 3, 2, 1 },
         { BLADE_DETECT_CROSS, 12, 1, 4, 1 }, { BLADE_DETECT_IQUV, 36, 1, 4, 3 },
         { BLADE_DETECT_I, 120, 1, 1, 10 },
     };
@@ -147,19 +151,22 @@ BOOST_AUTO_TEST_CASE(random_data_against_a_direct_double_sum)
             for (int64_t r = 0; r < rows; r++) {
                 double xx = 0, yy = 0, re = 0, im = 0;
                 for (int64_t t = 0; t < integration; t++) {
-                    const std::complex<double> x = in[2 * (r * integration + t)], y = in[2 * (r * integration + t) + 1];
+                    const std::complex<double> x = in[2 * (r * integration + t)],
+                                               y = in[2 * (r * integration + t) + 1];
                     xx += std::norm(x);
                     yy += std::norm(y);
                     re += (x * std::conj(y)).real();
                     im += (x * std::conj(y)).imag();
                 }
-                const double modes[4][4] = { { xx + yy }, { xx, yy }, { xx, yy, re, im },
+                const double modes[4][4] = { { xx + yy },
+                                             { xx, yy },
+                                             { xx, yy, re, im },
                                              { xx + yy, xx - yy, 2 * re, -2 * im } };
                 for (int c = 0; c < outputs; c++) {
                     const double want = modes[mode][c], have = got[r * outputs + c];
                     if (std::abs(have - want) > 1e-6 * (xx + yy))
-                        BOOST_FAIL("mode " << mode << " I " << integration << " row " << r << " output " << c
-                                           << ": " << have << " != " << want);
+                        BOOST_FAIL("mode " << mode << " I " << integration << " row " << r
+                                           << " output " << c << ": " << have << " != " << want);
                 }
             }
         }
@@ -220,7 +227,8 @@ BOOST_AUTO_TEST_CASE(repeated_runs_give_identical_bits)
 BOOST_AUTO_TEST_CASE(bad_configurations_are_refused_with_reasons)
 {
     std::string message = error_of(BLADE_DETECT_I, 3, blade_shape_aftp(2, 4, 8, 2));
-    BOOST_TEST(message.find("integration 3 does not divide the T = 8") != std::string::npos, message);
+    BOOST_TEST(message.find("integration 3 does not divide the T = 8") != std::string::npos,
+               message);
     message = error_of(BLADE_DETECT_I, 12, blade_shape_aftp(2, 4, 8, 2));
     BOOST_TEST(message.find("not a multiple of T") != std::string::npos, message);
     BOOST_TEST(message.find("use 8 or 16") != std::string::npos, message);
@@ -263,6 +271,7 @@ BOOST_AUTO_TEST_CASE(process_refuses_tensors_the_plan_was_not_made_for)
     std::vector<float> out(2);
     blade_tensor input = blade_tensor_make(BLADE_CF32, &p.shape, blade_device_cpu(), in.data());
     blade_tensor output = blade_tensor_make(BLADE_F32, &p.shape, blade_device_cpu(), out.data());
-    BOOST_TEST(blade_detector_process(p.detector, &input, &output, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(blade_detector_process(p.detector, &input, &output, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(std::string(blade_last_error()).find("[1, 1, 2, 1]") != std::string::npos);
 }

@@ -42,9 +42,13 @@ std::vector<float> detect_on(blade_device device,
     device_memory in(device, chunks);
     device_memory out(device, out_bytes * static_cast<size_t>(nchunks / steps));
     for (int64_t c = 0; c < nchunks; c++) {
-        blade_tensor a = blade_tensor_make(BLADE_CF32, &shape, device, static_cast<char*>(in.data()) + c * in_bytes);
-        blade_tensor b = blade_tensor_make(BLADE_F32, &out_shape, device,
-                                           static_cast<char*>(out.data()) + (c / steps) * out_bytes);
+        blade_tensor a = blade_tensor_make(
+            BLADE_CF32, &shape, device, static_cast<char*>(in.data()) + c * in_bytes);
+        blade_tensor b =
+            blade_tensor_make(BLADE_F32,
+                              &out_shape,
+                              device,
+                              static_cast<char*>(out.data()) + (c / steps) * out_bytes);
         ok(blade_detector_process(detector, &a, &b, stream), "process");
     }
     ok(blade_stream_synchronize(device, stream), "sync");
@@ -64,7 +68,8 @@ void check_parity(const blade_shape& shape,
                   bool lower_sideband = false)
 {
     const auto chunks = blade_test::random_cf32(blade_shape_count(&shape) * nchunks, seed);
-    const auto cpu = detect_on(blade_device_cpu(), shape, mode, integration, chunks, lower_sideband);
+    const auto cpu =
+        detect_on(blade_device_cpu(), shape, mode, integration, chunks, lower_sideband);
     const auto gpu = detect_on(first_gpu(), shape, mode, integration, chunks, lower_sideband);
     // Total power per row (XX + YY), from the CPU, for the tolerance
     const auto power = detect_on(blade_device_cpu(), shape, BLADE_DETECT_I, integration, chunks);
@@ -82,12 +87,14 @@ void check_parity(const blade_shape& shape,
             first = i;
     }
     BOOST_TEST(bad == 0,
-               blade_detector_mode_name(mode) << " I " << integration << " " << blade_shape_format(&shape, text, sizeof text)
-                                              << ": " << bad << " outputs differ, first " << first << " (gpu "
-                                              << gpu[first] << ", cpu " << cpu[first] << ")");
-    BOOST_TEST_MESSAGE(blade_detector_mode_name(mode) << " I " << integration << " "
-                                                     << blade_shape_format(&shape, text, sizeof text)
-                                                     << ": worst relative error " << worst);
+               blade_detector_mode_name(mode)
+                   << " I " << integration << " " << blade_shape_format(&shape, text, sizeof text)
+                   << ": " << bad << " outputs differ, first " << first << " (gpu " << gpu[first]
+                   << ", cpu " << cpu[first] << ")");
+    BOOST_TEST_MESSAGE(blade_detector_mode_name(mode)
+                       << " I " << integration << " "
+                       << blade_shape_format(&shape, text, sizeof text) << ": worst relative error "
+                       << worst);
 }
 
 } // namespace
@@ -101,8 +108,8 @@ BOOST_AUTO_TEST_CASE(every_mode_and_integration_on_edge_shapes)
         // I = 1, 3, 8, 24, 64 and T: group sizes 1, 1, 8, 8, 32, 32; both kernels
         for (int64_t integration : { 1, 3, 8, 24, 64, 192 })
             check_parity(blade_shape_aftp(3, 7, 192, 2), m, integration, 1, seed++);
-        check_parity(blade_shape_aftp(2, 5, 4096, 2), m, 4096, 1, seed++);     // long rows
-        check_parity(blade_shape_aftp(1, 3, 13, 2), m, 13, 1, seed++);         // prime I, one lane
+        check_parity(blade_shape_aftp(2, 5, 4096, 2), m, 4096, 1, seed++); // long rows
+        check_parity(blade_shape_aftp(1, 3, 13, 2), m, 13, 1, seed++);     // prime I, one lane
     }
     check_parity(blade_shape_aftp(3, 7, 96, 1), BLADE_DETECT_I, 32, 1, seed++); // one polarization
     check_parity(blade_shape_aftp(3, 7, 96, 1), BLADE_DETECT_I, 3, 1, seed++);

@@ -59,9 +59,11 @@ BOOST_AUTO_TEST_CASE(emulated_memory_counts_copies)
     for (size_t i = 0; i < pattern.size(); i++)
         pattern[i] = static_cast<unsigned char>(i * 7 + 3);
     std::memcpy(host, pattern.data(), pattern.size());
-    BOOST_TEST(blade_memcpy(device, dev, host, 1000, BLADE_COPY_HOST_TO_DEVICE, nullptr) == BLADE_OK);
+    BOOST_TEST(blade_memcpy(device, dev, host, 1000, BLADE_COPY_HOST_TO_DEVICE, nullptr) ==
+               BLADE_OK);
     std::memset(host, 0, 1000);
-    BOOST_TEST(blade_memcpy(device, host, dev, 1000, BLADE_COPY_DEVICE_TO_HOST, nullptr) == BLADE_OK);
+    BOOST_TEST(blade_memcpy(device, host, dev, 1000, BLADE_COPY_DEVICE_TO_HOST, nullptr) ==
+               BLADE_OK);
     BOOST_TEST(std::memcmp(host, pattern.data(), 1000) == 0);
     BOOST_TEST(blade_memset_zero(device, dev, 1000, nullptr) == BLADE_OK);
     BOOST_TEST(static_cast<unsigned char*>(dev)[999] == 0);

@@ -20,15 +20,12 @@ struct plan {
     plan(blade_dtype type, blade_shape s, int copies) : shape(s), dtype(type)
     {
         const blade_duplicate_config config = { type, copies };
-        ok(blade_duplicate_create(&duplicate, &config, &shape, blade_device_cpu()),
-           "create");
+        ok(blade_duplicate_create(&duplicate, &config, &shape, blade_device_cpu()), "create");
     }
     ~plan() { blade_duplicate_destroy(duplicate); }
-    blade_status run(std::vector<uint8_t>& input,
-                     std::vector<std::vector<uint8_t>>& outputs)
+    blade_status run(std::vector<uint8_t>& input, std::vector<std::vector<uint8_t>>& outputs)
     {
-        blade_tensor in =
-            blade_tensor_make(dtype, &shape, blade_device_cpu(), input.data());
+        blade_tensor in = blade_tensor_make(dtype, &shape, blade_device_cpu(), input.data());
         std::vector<blade_tensor> out;
         for (auto& o : outputs)
             out.push_back(blade_tensor_make(dtype, &shape, blade_device_cpu(), o.data()));
@@ -49,11 +46,9 @@ BOOST_AUTO_TEST_CASE(every_copy_equals_the_input)
     for (int type = 0; type < BLADE_DTYPE_COUNT; type++) {
         const auto dtype = static_cast<blade_dtype>(type);
         const blade_shape shape = blade_shape_aftp(3, 5, 7, 2);
-        auto input =
-            blade_test::random_elements(dtype, blade_shape_count(&shape), type + 1);
+        auto input = blade_test::random_elements(dtype, blade_shape_count(&shape), type + 1);
         const auto original = input;
-        std::vector<std::vector<uint8_t>> outputs(
-            3, std::vector<uint8_t>(input.size(), 0xA5));
+        std::vector<std::vector<uint8_t>> outputs(3, std::vector<uint8_t>(input.size(), 0xA5));
         plan p(dtype, shape, 3);
         ok(p.run(input, outputs), "process");
         for (const auto& out : outputs)
@@ -81,8 +76,7 @@ BOOST_AUTO_TEST_CASE(large_tensors_split_across_threads)
     const blade_shape shape = blade_shape_aftp(3, 7, 31001, 2);
     auto input = blade_test::random_elements(BLADE_CI8, blade_shape_count(&shape), 9);
     for (int copies : { 1, 5 }) {
-        std::vector<std::vector<uint8_t>> outputs(copies,
-                                                  std::vector<uint8_t>(input.size(), 0));
+        std::vector<std::vector<uint8_t>> outputs(copies, std::vector<uint8_t>(input.size(), 0));
         plan p(BLADE_CI8, shape, copies);
         ok(p.run(input, outputs), "process");
         for (const auto& out : outputs)
@@ -121,8 +115,7 @@ BOOST_AUTO_TEST_CASE(wrong_outputs_are_rejected)
 
     // An output overlapping the input or another output would alias.
     std::vector<uint8_t> big(400);
-    blade_tensor in =
-        blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), big.data());
+    blade_tensor in = blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), big.data());
     blade_tensor outs[2] = {
         blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), big.data() + 48),
         blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), big.data() + 200)

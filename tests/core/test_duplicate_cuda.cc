@@ -16,15 +16,11 @@ namespace {
 
 blade_device gpu() { return blade_device{ BLADE_DEVICE_CUDA, 0 }; }
 
-void check_copies(blade_dtype dtype,
-                  const blade_shape& shape,
-                  int copies,
-                  uint32_t seed,
-                  size_t offset = 0)
+void check_copies(
+    blade_dtype dtype, const blade_shape& shape, int copies, uint32_t seed, size_t offset = 0)
 {
     const size_t bytes = blade_tensor_bytes(dtype, &shape);
-    const auto input =
-        blade_test::random_elements(dtype, blade_shape_count(&shape), seed);
+    const auto input = blade_test::random_elements(dtype, blade_shape_count(&shape), seed);
     blade_duplicate* plan;
     const blade_duplicate_config config = { dtype, copies };
     ok(blade_duplicate_create(&plan, &config, &shape, gpu()), "create");
@@ -33,8 +29,7 @@ void check_copies(blade_dtype dtype,
     void* d_in;
     ok(blade_device_alloc(gpu(), bytes + offset, &d_in), "alloc");
     char* in_ptr = static_cast<char*>(d_in) + offset;
-    ok(blade_memcpy(
-           gpu(), in_ptr, input.data(), bytes, BLADE_COPY_HOST_TO_DEVICE, stream),
+    ok(blade_memcpy(gpu(), in_ptr, input.data(), bytes, BLADE_COPY_HOST_TO_DEVICE, stream),
        "upload");
     std::vector<void*> d_out(copies);
     std::vector<blade_tensor> outputs;
@@ -42,8 +37,7 @@ void check_copies(blade_dtype dtype,
     for (int c = 0; c < copies; c++) {
         ok(blade_device_alloc(gpu(), bytes + offset, &d_out[c]), "alloc");
         char* out_ptr = static_cast<char*>(d_out[c]) + (c % 2 ? 0 : offset);
-        ok(blade_memcpy(
-               gpu(), out_ptr, poison.data(), bytes, BLADE_COPY_HOST_TO_DEVICE, stream),
+        ok(blade_memcpy(gpu(), out_ptr, poison.data(), bytes, BLADE_COPY_HOST_TO_DEVICE, stream),
            "poison");
         outputs.push_back(blade_tensor_make(dtype, &shape, gpu(), out_ptr));
     }
@@ -51,21 +45,15 @@ void check_copies(blade_dtype dtype,
     ok(blade_duplicate_process(plan, &in, outputs.data(), copies, stream), "process");
     for (int c = 0; c < copies; c++) {
         std::vector<uint8_t> got(bytes);
-        ok(blade_memcpy(gpu(),
-                        got.data(),
-                        outputs[c].data,
-                        bytes,
-                        BLADE_COPY_DEVICE_TO_HOST,
-                        stream),
+        ok(blade_memcpy(
+               gpu(), got.data(), outputs[c].data, bytes, BLADE_COPY_DEVICE_TO_HOST, stream),
            "download");
         ok(blade_stream_synchronize(gpu(), stream), "sync");
-        BOOST_TEST((got == input),
-                   "copy " << c << " of " << copies << ", offset " << offset);
+        BOOST_TEST((got == input), "copy " << c << " of " << copies << ", offset " << offset);
         blade_device_free(gpu(), d_out[c]);
     }
     std::vector<uint8_t> source(bytes);
-    ok(blade_memcpy(
-           gpu(), source.data(), in_ptr, bytes, BLADE_COPY_DEVICE_TO_HOST, stream),
+    ok(blade_memcpy(gpu(), source.data(), in_ptr, bytes, BLADE_COPY_DEVICE_TO_HOST, stream),
        "download");
     ok(blade_stream_synchronize(gpu(), stream), "sync");
     BOOST_TEST((source == input)); // the input is only read
@@ -92,14 +80,10 @@ BOOST_AUTO_TEST_CASE(odd_sizes_and_every_type)
 {
     for (int type = 0; type < BLADE_DTYPE_COUNT; type++)
         for (int copies : { 1, 2, 5 }) {
-            check_copies(static_cast<blade_dtype>(type),
-                         blade_shape_aftp(1, 1, 1, 1),
-                         copies,
-                         10 + type);
-            check_copies(static_cast<blade_dtype>(type),
-                         blade_shape_aftp(3, 7, 1001, 1),
-                         copies,
-                         20 + type);
+            check_copies(
+                static_cast<blade_dtype>(type), blade_shape_aftp(1, 1, 1, 1), copies, 10 + type);
+            check_copies(
+                static_cast<blade_dtype>(type), blade_shape_aftp(3, 7, 1001, 1), copies, 20 + type);
         }
 }
 

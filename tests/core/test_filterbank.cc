@@ -6,13 +6,13 @@
 
 #include "test_support.h"
 
+#include <unistd.h>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <map>
 #include <string>
-#include <unistd.h>
 
 using blade_test::ok;
 using blade_test::temp_dir;

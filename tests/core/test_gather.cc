@@ -19,7 +19,9 @@ blade_shape make_shape(std::vector<int64_t> dims)
 }
 
 // Gather `steps` (M chunks of bytes) with the plan; return the output bytes.
-std::vector<uint8_t> gather_all(blade_dtype dtype, const blade_shape& shape, int axis,
+std::vector<uint8_t> gather_all(blade_dtype dtype,
+                                const blade_shape& shape,
+                                int axis,
                                 const std::vector<std::vector<uint8_t>>& steps)
 {
     blade_gather* gather;
@@ -30,8 +32,8 @@ std::vector<uint8_t> gather_all(blade_dtype dtype, const blade_shape& shape, int
     blade_tensor output = blade_tensor_make(dtype, &out_shape, blade_device_cpu(), out.data());
     // Place the steps in reverse order: the step index alone decides the position.
     for (int64_t step = static_cast<int64_t>(steps.size()) - 1; step >= 0; step--) {
-        blade_tensor input = blade_tensor_make(dtype, &shape, blade_device_cpu(),
-                                               const_cast<uint8_t*>(steps[step].data()));
+        blade_tensor input = blade_tensor_make(
+            dtype, &shape, blade_device_cpu(), const_cast<uint8_t*>(steps[step].data()));
         ok(blade_gather_process(gather, &input, step, &output, nullptr), "process");
     }
     blade_gather_destroy(gather);
@@ -40,7 +42,9 @@ std::vector<uint8_t> gather_all(blade_dtype dtype, const blade_shape& shape, int
 
 // The concatenation by its definition: output index (i0, ..., ik + step * S[k], ...)
 // holds element (i0, ..., ik, ...) of chunk `step`.
-std::vector<uint8_t> concatenate(const blade_shape& shape, int axis, size_t element,
+std::vector<uint8_t> concatenate(const blade_shape& shape,
+                                 int axis,
+                                 size_t element,
                                  const std::vector<std::vector<uint8_t>>& steps)
 {
     const int64_t count = blade_shape_count(&shape), m = static_cast<int64_t>(steps.size());
@@ -76,7 +80,8 @@ std::string error_of(blade_dtype dtype, int axis, int64_t multiplier, const blad
 {
     blade_gather* gather = reinterpret_cast<blade_gather*>(0x1);
     const blade_gather_config config = { dtype, axis, multiplier };
-    BOOST_TEST(blade_gather_create(&gather, &config, &shape, blade_device_cpu()) == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(blade_gather_create(&gather, &config, &shape, blade_device_cpu()) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(gather == nullptr);
     return blade_last_error();
 }
@@ -88,7 +93,8 @@ BOOST_AUTO_TEST_CASE(two_by_three_by_hand)
     // a = [[1, 2, 3], [4, 5, 6]], b = [[7, 8, 9], [10, 11, 12]]
     const float a[6] = { 1, 2, 3, 4, 5, 6 }, b[6] = { 7, 8, 9, 10, 11, 12 };
     const auto bytes = [](const float* f) {
-        return std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(f), reinterpret_cast<const uint8_t*>(f) + 24);
+        return std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(f),
+                                    reinterpret_cast<const uint8_t*>(f) + 24);
     };
     const blade_shape shape = make_shape({ 2, 3 });
     auto along1 = gather_all(BLADE_F32, shape, 1, { bytes(a), bytes(b) });
@@ -133,7 +139,8 @@ BOOST_AUTO_TEST_CASE(large_chunks_split_across_threads)
     for (int axis : { 0, 1, 2 }) {
         const blade_shape shape = blade_shape_aftp(3, 11, 4099, 2); // 2.2 MB of cf32 per step
         const auto steps = distinct_steps(BLADE_CF32, shape, 3);
-        BOOST_TEST(gather_all(BLADE_CF32, shape, axis, steps) == concatenate(shape, axis, 8, steps));
+        BOOST_TEST(gather_all(BLADE_CF32, shape, axis, steps) ==
+                   concatenate(shape, axis, 8, steps));
     }
 }
 
@@ -163,12 +170,16 @@ BOOST_AUTO_TEST_CASE(process_refuses_a_step_outside_the_group)
     std::vector<uint8_t> in(16), out(48);
     blade_tensor input = blade_tensor_make(BLADE_CI8, &shape, blade_device_cpu(), in.data());
     blade_tensor output = blade_tensor_make(BLADE_CI8, &out_shape, blade_device_cpu(), out.data());
-    BOOST_TEST(blade_gather_process(gather, &input, 3, &output, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
-    BOOST_TEST(std::string(blade_last_error()).find("step 3 is outside 0 to 2") != std::string::npos);
-    BOOST_TEST(blade_gather_process(gather, &input, -1, &output, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(blade_gather_process(gather, &input, 3, &output, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(std::string(blade_last_error()).find("step 3 is outside 0 to 2") !=
+               std::string::npos);
+    BOOST_TEST(blade_gather_process(gather, &input, -1, &output, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
     // the output tensor must have the gathered shape
     blade_tensor wrong = blade_tensor_make(BLADE_CI8, &shape, blade_device_cpu(), out.data());
-    BOOST_TEST(blade_gather_process(gather, &input, 0, &wrong, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(blade_gather_process(gather, &input, 0, &wrong, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(std::string(blade_last_error()).find("[1, 6, 2, 2]") != std::string::npos);
     blade_gather_destroy(gather);
 }

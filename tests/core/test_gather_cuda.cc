@@ -31,11 +31,14 @@ std::vector<uint8_t> gather_on(blade_device device,
     const size_t in_bytes = blade_tensor_bytes(dtype, &shape);
     blade_stream stream = nullptr;
     ok(blade_stream_create(device, &stream), "stream");
-    device_memory in(device, chunks.size() + offset), out(device, blade_tensor_bytes(dtype, &out_shape) + offset);
+    device_memory in(device, chunks.size() + offset),
+        out(device, blade_tensor_bytes(dtype, &out_shape) + offset);
     in.upload(chunks.data(), chunks.size(), offset);
-    blade_tensor b = blade_tensor_make(dtype, &out_shape, device, static_cast<char*>(out.data()) + offset);
+    blade_tensor b =
+        blade_tensor_make(dtype, &out_shape, device, static_cast<char*>(out.data()) + offset);
     for (int64_t step = multiplier - 1; step >= 0; step--) {
-        blade_tensor a = blade_tensor_make(dtype, &shape, device, static_cast<char*>(in.data()) + offset + step * in_bytes);
+        blade_tensor a = blade_tensor_make(
+            dtype, &shape, device, static_cast<char*>(in.data()) + offset + step * in_bytes);
         ok(blade_gather_process(gather, &a, step, &b, stream), "process");
     }
     ok(blade_stream_synchronize(device, stream), "sync");
@@ -45,15 +48,22 @@ std::vector<uint8_t> gather_on(blade_device device,
     return std::vector<uint8_t>(all.begin() + offset, all.end());
 }
 
-void check_parity(blade_dtype dtype, const blade_shape& shape, int axis, int64_t multiplier, uint32_t seed,
+void check_parity(blade_dtype dtype,
+                  const blade_shape& shape,
+                  int axis,
+                  int64_t multiplier,
+                  uint32_t seed,
                   size_t offset = 0)
 {
-    const auto chunks = blade_test::random_elements(dtype, blade_shape_count(&shape) * multiplier, seed);
+    const auto chunks =
+        blade_test::random_elements(dtype, blade_shape_count(&shape) * multiplier, seed);
     const auto cpu = gather_on(blade_device_cpu(), dtype, shape, axis, multiplier, chunks);
     const auto gpu = gather_on(first_gpu(), dtype, shape, axis, multiplier, chunks, offset);
     char text[64];
-    BOOST_TEST((gpu == cpu), blade_dtype_name(dtype) << " " << blade_shape_format(&shape, text, sizeof text)
-                                                     << " axis " << axis << " x" << multiplier << " offset " << offset);
+    BOOST_TEST((gpu == cpu),
+               blade_dtype_name(dtype)
+                   << " " << blade_shape_format(&shape, text, sizeof text) << " axis " << axis
+                   << " x" << multiplier << " offset " << offset);
 }
 
 } // namespace

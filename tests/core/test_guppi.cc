@@ -6,12 +6,12 @@
 
 #include "test_support.h"
 
+#include <unistd.h>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 using blade_test::ok;
 using blade_test::temp_dir;
@@ -153,8 +153,10 @@ BOOST_AUTO_TEST_CASE(angles_and_dates)
     blade_format_sexagesimal(12.0 + 59.0 / 60 + 59.9999 / 3600, 2, false, text, sizeof text);
     BOOST_TEST(std::string(text) == "13:00:00.00"); // rounding carries, never 60 s
     BOOST_TEST(std::fabs(blade_sigproc_packed_angle(12.5) - 123000.0) < 1e-9);
-    BOOST_TEST(std::fabs(blade_sigproc_packed_angle(-(30 + 30 / 60.0 + 32.96 / 3600)) + 303032.96) < 1e-6);
-    BOOST_TEST(std::fabs(blade_sigproc_unpack_angle(-303032.96) + (30 + 30 / 60.0 + 32.96 / 3600)) < 1e-12);
+    BOOST_TEST(std::fabs(blade_sigproc_packed_angle(-(30 + 30 / 60.0 + 32.96 / 3600)) + 303032.96) <
+               1e-6);
+    BOOST_TEST(std::fabs(blade_sigproc_unpack_angle(-303032.96) + (30 + 30 / 60.0 + 32.96 / 3600)) <
+               1e-12);
     BOOST_TEST(blade_sigproc_telescope_id("ATA") == 9);
     BOOST_TEST(blade_sigproc_telescope_id("gbt") == 6);
     BOOST_TEST(blade_sigproc_telescope_id("MeerKAT") == 64);
@@ -190,7 +192,8 @@ BOOST_AUTO_TEST_CASE(writer_then_reader_round_trip_with_files_and_4_bits)
         values[i] = static_cast<int8_t>(static_cast<int>((i * 7) % 16) - 8);
     const size_t chunk_values = blade_shape_count(&shape) * 2;
     for (int c = 0; c < 5; c++) {
-        blade_tensor t = blade_tensor_make(BLADE_CI8, &shape, blade_device_cpu(), &values[c * chunk_values]);
+        blade_tensor t =
+            blade_tensor_make(BLADE_CI8, &shape, blade_device_cpu(), &values[c * chunk_values]);
         ok(blade_guppi_writer_write(writer, &t), "write");
     }
     ok(blade_guppi_writer_close(writer), "close");
@@ -231,7 +234,8 @@ BOOST_AUTO_TEST_CASE(writer_then_reader_round_trip_with_files_and_4_bits)
                     for (int p = 0; p < 2; p++)
                         for (int z = 0; z < 2; z++) {
                             const int s = c * 9 + t, chunk = s / 8, ts = s % 8;
-                            const size_t in = ((((a * 3 + f + 1) * 8 + ts) * 2 + p) * 2 + z) + chunk * chunk_values;
+                            const size_t in = ((((a * 3 + f + 1) * 8 + ts) * 2 + p) * 2 + z) +
+                                              chunk * chunk_values;
                             const size_t o = (((a * 2 + f) * 9 + t) * 2 + p) * 2 + z;
                             BOOST_TEST(out[o] == values[in]);
                         }
@@ -258,7 +262,8 @@ BOOST_AUTO_TEST_CASE(reader_rejects_bad_requests)
     rc.channel_start = 2;
     blade_guppi_reader* reader;
     BOOST_TEST(blade_guppi_reader_open(&reader, &rc) == BLADE_ERROR_INVALID_ARGUMENT);
-    BOOST_TEST(std::string(blade_last_error()).find("outside the recording's 2 channels") != std::string::npos);
+    BOOST_TEST(std::string(blade_last_error()).find("outside the recording's 2 channels") !=
+               std::string::npos);
     rc.channel_start = 0;
     ok(blade_guppi_reader_open(&reader, &rc), "open");
     BOOST_TEST(blade_guppi_reader_recording(reader)->ntime == 2);

@@ -10,13 +10,13 @@
 
 #include <cmath>
 #include <csignal>
-#include <iterator>
-#include <tuple>
-#include <utility>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <sys/resource.h>
@@ -48,10 +48,14 @@ std::string one_block(const std::vector<std::string>& extra, bool synctime = tru
     std::string bytes;
     for (const auto& c : extra)
         bytes += card(c);
-    for (const char* c : { "BLOCSIZE=                   16", "OBSNCHAN=                    2",
-                           "NPOL    =                    2", "NBITS   =                    8",
-                           "TBIN    =                1E-06", "CHAN_BW =                  1.0",
-                           "OBSFREQ =               1420.0", "PKTIDX  =                    0" })
+    for (const char* c : { "BLOCSIZE=                   16",
+                           "OBSNCHAN=                    2",
+                           "NPOL    =                    2",
+                           "NBITS   =                    8",
+                           "TBIN    =                1E-06",
+                           "CHAN_BW =                  1.0",
+                           "OBSFREQ =               1420.0",
+                           "PKTIDX  =                    0" })
         bytes += card(c);
     if (synctime)
         bytes += card("SYNCTIME=           1700000000");
@@ -198,7 +202,8 @@ BOOST_AUTO_TEST_CASE(pointing_beyond_the_poles_is_refused)
     BOOST_TEST(status == BLADE_ERROR_FORMAT);
     BOOST_TEST(contains(message, path));
     BOOST_TEST(contains(message, "DEC_STR = '-95:00:00' is not a direction"));
-    write_file(path, one_block({ "RA      =                1E300", "DEC     =                  0.0" }));
+    write_file(path,
+               one_block({ "RA      =                1E300", "DEC     =                  0.0" }));
     std::tie(status, message) = open_recording(path);
     BOOST_TEST(status == BLADE_ERROR_FORMAT);
     BOOST_TEST(contains(message, "is not a direction in degrees"));
@@ -214,10 +219,12 @@ BOOST_AUTO_TEST_CASE(header_numbers_that_would_overflow_downstream_are_refused)
     const std::string path = dir.path + "/x.raw";
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
         // PKTIDX differences and sums overflowed int64 (UB) in place_blocks
-        { { "PKTIDX  = -9223372036854775808" }, "PKTIDX = -9223372036854775808 is outside 0 .. 2^53" },
+        { { "PKTIDX  = -9223372036854775808" },
+          "PKTIDX = -9223372036854775808 is outside 0 .. 2^53" },
         { { "PKTIDX  =  9007199254740993" }, "PKTIDX = 9007199254740993 is outside 0 .. 2^53" },
         // coarse_first + channel_start overflowed
-        { { "SCHAN   =  9223372036854775807" }, "SCHAN = 9223372036854775807 is not a first coarse channel" },
+        { { "SCHAN   =  9223372036854775807" },
+          "SCHAN = 9223372036854775807 is not a first coarse channel" },
         { { "SCHAN   =                   -1" }, "SCHAN = -1 is not a first coarse channel" },
         // DUT1 goes straight into the astrometry
         { { "DUT1    =                  5.0" }, "DUT1 = 5 s is not UT1 - UTC" },
@@ -245,11 +252,14 @@ BOOST_AUTO_TEST_CASE(a_geometry_that_changes_between_blocks_is_refused)
     temp_dir dir;
     const std::string path = dir.path + "/two.raw";
     const std::string first = one_block({});
-    write_file(path, first + one_block({ "PKTIDX  =                    2", "OBSNCHAN=                    1",
-                                        "BLOCSIZE=                    8" }));
+    write_file(path,
+               first + one_block({ "PKTIDX  =                    2",
+                                   "OBSNCHAN=                    1",
+                                   "BLOCSIZE=                    8" }));
     const auto [status, message] = open_recording(path);
     BOOST_TEST(status == BLADE_ERROR_FORMAT);
-    BOOST_TEST(contains(message, path + ": block header at byte offset " + std::to_string(first.size())));
+    BOOST_TEST(
+        contains(message, path + ": block header at byte offset " + std::to_string(first.size())));
     BOOST_TEST(contains(message, "the block geometry changed"), message);
 }
 
@@ -272,7 +282,8 @@ BOOST_AUTO_TEST_CASE(writers_refuse_observations_no_recording_can_have)
     obs.has_position = true;
     obs.ra = 1.0;
     obs.dec = 2.0; // beyond the pole
-    BOOST_TEST(blade_guppi_writer_set_observation(writer, &obs, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(blade_guppi_writer_set_observation(writer, &obs, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(contains(blade_last_error(), "is not a direction"));
     blade_guppi_writer_destroy(writer);
 
@@ -322,7 +333,8 @@ BOOST_AUTO_TEST_CASE(emulated_device_memory_runs_out_with_the_size_named)
     blade_detector_config config = { BLADE_DETECT_CROSS, 64 };
     const blade_shape shape = blade_shape_aftp(8, 64, 16, 2); // 4 steps: an accumulator
     blade_detector* detector = nullptr;
-    BOOST_TEST(blade_detector_create(&detector, &config, &shape, emulated) == BLADE_ERROR_OUT_OF_MEMORY);
+    BOOST_TEST(blade_detector_create(&detector, &config, &shape, emulated) ==
+               BLADE_ERROR_OUT_OF_MEMORY);
     BOOST_TEST(contains(blade_last_error(), "detector accumulator"));
     BOOST_TEST(contains(blade_last_error(), "allocating 16384 bytes"), blade_last_error());
     unsetenv("BLADE_EMULATED_MEMORY_LIMIT");
@@ -522,11 +534,10 @@ BOOST_AUTO_TEST_CASE(no_writer_writes_over_a_recording_being_read)
                 BOOST_TEST((read_bytes(recording) == bytes));
             }
         }
-        for (const auto& [name, format] :
-             { std::pair<std::string, blade_filterbank_format>{ "/soft.beam0000.fil",
-                                                                BLADE_FILTERBANK_FIL },
-               std::pair<std::string, blade_filterbank_format>{ "/soft.h5",
-                                                                BLADE_FILTERBANK_FBH5 } }) {
+        for (const auto& [name, format] : { std::pair<std::string, blade_filterbank_format>{
+                                                "/soft.beam0000.fil", BLADE_FILTERBANK_FIL },
+                                            std::pair<std::string, blade_filterbank_format>{
+                                                "/soft.h5", BLADE_FILTERBANK_FBH5 } }) {
             if (format == BLADE_FILTERBANK_FBH5 && !blade_filterbank_fbh5_available())
                 continue;
             const std::string path = dir.path + name;
@@ -561,8 +572,10 @@ BOOST_AUTO_TEST_CASE(a_corrupt_pktidx_is_not_zero_filled_without_bound)
     // Blocks of 2 samples (TBIN 1 us), PKTIDX counting samples (PIPERBLK 2, as
     // hpguppi writes). (Without PIPERBLK or PKTSIZE the step would be learned from
     // the PKTIDX values themselves, and one pair cannot tell a jump from a step.)
-    write_file(path, one_block({ "PKTIDX  =                    0", "PIPERBLK=                    2" }) +
-                         one_block({ "PKTIDX  =              2000000", "PIPERBLK=                    2" }));
+    write_file(
+        path,
+        one_block({ "PKTIDX  =                    0", "PIPERBLK=                    2" }) +
+            one_block({ "PKTIDX  =              2000000", "PIPERBLK=                    2" }));
     const auto open_with = [&](blade_guppi_gap_policy policy, double max_gap) {
         blade_guppi_reader_config config = {};
         config.path = path.c_str();
@@ -580,8 +593,13 @@ BOOST_AUTO_TEST_CASE(a_corrupt_pktidx_is_not_zero_filled_without_bound)
     };
     auto [status, message, blocks] = open_with(BLADE_GUPPI_GAP_ZERO_FILL, 0);
     BOOST_TEST(status == BLADE_ERROR_FORMAT);
-    for (const char* part : { "jump.raw", "block 1 ", "from 0 to 2000000", "999999 missing",
-                              "the 2 blocks", "--max-gap", "--on-gap stop" })
+    for (const char* part : { "jump.raw",
+                              "block 1 ",
+                              "from 0 to 2000000",
+                              "999999 missing",
+                              "the 2 blocks",
+                              "--max-gap",
+                              "--on-gap stop" })
         BOOST_TEST(contains(message, part), part << " in: " << message);
     // 2 s allow 999 999 blocks of 2 us; 1.9 s do not.
     std::tie(status, message, blocks) = open_with(BLADE_GUPPI_GAP_ZERO_FILL, 2.0);
@@ -598,8 +616,10 @@ BOOST_AUTO_TEST_CASE(a_corrupt_pktidx_is_not_zero_filled_without_bound)
     std::tie(status, message, blocks) = open_with(BLADE_GUPPI_GAP_ZERO_FILL, -1);
     BOOST_TEST(status == BLADE_ERROR_INVALID_ARGUMENT);
     // A gap as long as the data is zero-filled by default: 2 blocks, 2 missing.
-    write_file(path, one_block({ "PKTIDX  =                    0", "PIPERBLK=                    2" }) +
-                         one_block({ "PKTIDX  =                    6", "PIPERBLK=                    2" }));
+    write_file(
+        path,
+        one_block({ "PKTIDX  =                    0", "PIPERBLK=                    2" }) +
+            one_block({ "PKTIDX  =                    6", "PIPERBLK=                    2" }));
     std::tie(status, message, blocks) = open_with(BLADE_GUPPI_GAP_ZERO_FILL, 0);
     BOOST_TEST(status == BLADE_OK, message);
     BOOST_TEST(blocks == 4);

@@ -37,8 +37,7 @@ std::vector<uint8_t> reference(const std::vector<uint8_t>& input,
         int64_t source = 0;
         for (int k = 0; k < rank; k++)
             source += index[k] * in_strides[axes[k]];
-        std::copy_n(
-            input.begin() + source * element, element, output.begin() + o * element);
+        std::copy_n(input.begin() + source * element, element, output.begin() + o * element);
         for (int k = rank - 1; k >= 0; k--) {
             if (++index[k] < out_dims[k])
                 break;
@@ -64,10 +63,10 @@ std::vector<uint8_t> permute(blade_dtype dtype,
     std::vector<uint8_t> in_buffer(input.size() + in_offset);
     std::copy(input.begin(), input.end(), in_buffer.begin() + in_offset);
     std::vector<uint8_t> out_buffer(input.size() + out_offset, 0xA5); // poison
-    blade_tensor in = blade_tensor_make(
-        dtype, &shape, blade_device_cpu(), in_buffer.data() + in_offset);
-    blade_tensor out = blade_tensor_make(
-        dtype, &out_shape, blade_device_cpu(), out_buffer.data() + out_offset);
+    blade_tensor in =
+        blade_tensor_make(dtype, &shape, blade_device_cpu(), in_buffer.data() + in_offset);
+    blade_tensor out =
+        blade_tensor_make(dtype, &out_shape, blade_device_cpu(), out_buffer.data() + out_offset);
     ok(blade_permutation_process(plan, &in, &out, nullptr), "process");
     blade_permutation_destroy(plan);
     return std::vector<uint8_t>(out_buffer.begin() + out_offset, out_buffer.end());
@@ -79,8 +78,7 @@ void check_against_reference(blade_dtype dtype,
                              uint32_t seed)
 {
     const blade_shape shape = make_shape(dims);
-    const auto input =
-        blade_test::random_elements(dtype, blade_shape_count(&shape), seed);
+    const auto input = blade_test::random_elements(dtype, blade_shape_count(&shape), seed);
     const auto got = permute(dtype, shape, axes, input);
     const auto expected = reference(input, shape, axes, blade_dtype_size(dtype));
     std::string axes_text;
@@ -88,15 +86,12 @@ void check_against_reference(blade_dtype dtype,
         axes_text += std::to_string(axis) + " ";
     char text[128];
     BOOST_TEST((got == expected),
-               blade_dtype_name(dtype)
-                   << " " << blade_shape_format(&shape, text, sizeof text) << " axes "
-                   << axes_text);
+               blade_dtype_name(dtype) << " " << blade_shape_format(&shape, text, sizeof text)
+                                       << " axes " << axes_text);
 }
 
-blade_status try_create(blade_dtype dtype,
-                        const std::vector<int64_t>& dims,
-                        int naxes,
-                        std::vector<int> axes)
+blade_status
+try_create(blade_dtype dtype, const std::vector<int64_t>& dims, int naxes, std::vector<int> axes)
 {
     const blade_shape shape = make_shape(dims);
     blade_permutation_config config = { dtype, naxes, {} };
@@ -142,8 +137,7 @@ BOOST_AUTO_TEST_CASE(aftp_to_atfp_and_atpf_by_hand)
                 in.push_back(-1.0f); // imaginary part
             }
     std::vector<uint8_t> bytes(reinterpret_cast<uint8_t*>(in.data()),
-                               reinterpret_cast<uint8_t*>(in.data()) +
-                                   in.size() * sizeof(float));
+                               reinterpret_cast<uint8_t*>(in.data()) + in.size() * sizeof(float));
 
     // ATFP: [1, 3, 2, 2], order t, f, p.
     auto out = permute(BLADE_CF32, shape, { 0, 2, 1, 3 }, bytes);
@@ -205,8 +199,7 @@ BOOST_AUTO_TEST_CASE(every_permutation_of_four_axes_every_type)
         std::vector<int> axes = { 0, 1, 2, 3 };
         do {
             for (int type = 0; type < BLADE_DTYPE_COUNT; type++)
-                check_against_reference(
-                    static_cast<blade_dtype>(type), dims, axes, seed++);
+                check_against_reference(static_cast<blade_dtype>(type), dims, axes, seed++);
         } while (std::next_permutation(axes.begin(), axes.end()));
     }
 }
@@ -227,17 +220,14 @@ BOOST_AUTO_TEST_CASE(large_tiles_and_ragged_edges)
     check_against_reference(BLADE_CF32, { 2, 67, 1031, 2 }, { 0, 2, 3, 1 }, 7);
     check_against_reference(BLADE_CF32, { 2, 67, 1031, 2 }, { 0, 2, 1, 3 }, 8);
     check_against_reference(BLADE_CI8, { 3, 129, 257, 2 }, { 3, 0, 2, 1 }, 9);
-    check_against_reference(
-        BLADE_CF64, { 2, 33, 65, 3 }, { 0, 2, 1, 3 }, 10); // rows of 48 bytes
-    check_against_reference(
-        BLADE_CI4, { 1, 5, 100003, 1 }, { 0, 2, 1, 3 }, 11); // prime T
+    check_against_reference(BLADE_CF64, { 2, 33, 65, 3 }, { 0, 2, 1, 3 }, 10);   // rows of 48 bytes
+    check_against_reference(BLADE_CI4, { 1, 5, 100003, 1 }, { 0, 2, 1, 3 }, 11); // prime T
 }
 
 BOOST_AUTO_TEST_CASE(misaligned_pointers_give_the_same_result)
 {
     const blade_shape shape = blade_shape_aftp(2, 5, 9, 2);
-    const auto input =
-        blade_test::random_elements(BLADE_CF32, blade_shape_count(&shape), 3);
+    const auto input = blade_test::random_elements(BLADE_CF32, blade_shape_count(&shape), 3);
     for (const std::vector<int>& axes :
          { std::vector<int>{ 0, 2, 1, 3 }, std::vector<int>{ 0, 2, 3, 1 } }) {
         const auto expected = reference(input, shape, axes, 8);
@@ -249,8 +239,7 @@ BOOST_AUTO_TEST_CASE(misaligned_pointers_give_the_same_result)
 BOOST_AUTO_TEST_CASE(identity_is_a_pass_through)
 {
     const blade_shape shape = blade_shape_aftp(3, 4, 5, 2);
-    const auto input =
-        blade_test::random_elements(BLADE_CI16, blade_shape_count(&shape), 4);
+    const auto input = blade_test::random_elements(BLADE_CI16, blade_shape_count(&shape), 4);
     BOOST_TEST((permute(BLADE_CI16, shape, { 0, 1, 2, 3 }, input) == input));
 
     // Moving only axes of extent 1 does not change the memory layout either.
@@ -266,8 +255,7 @@ BOOST_AUTO_TEST_CASE(identity_is_a_pass_through)
     ok(blade_permutation_create(&plan, &config, &shape, blade_device_cpu()), "create");
     BOOST_TEST(blade_permutation_is_identity(plan));
     std::vector<uint8_t> data = input;
-    blade_tensor t =
-        blade_tensor_make(BLADE_CI16, &shape, blade_device_cpu(), data.data());
+    blade_tensor t = blade_tensor_make(BLADE_CI16, &shape, blade_device_cpu(), data.data());
     ok(blade_permutation_process(plan, &t, &t, nullptr), "in place");
     BOOST_TEST((data == input));
     blade_permutation_destroy(plan);
@@ -291,8 +279,7 @@ BOOST_AUTO_TEST_CASE(wrong_number_of_axes_is_rejected)
     BOOST_TEST(try_create(BLADE_CF32, { 2, 3, 4, 2 }, 3, { 0, 2, 1 }) ==
                BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(error_mentions("3 axes given for a tensor of rank 4 ([2, 3, 4, 2])"));
-    BOOST_TEST(try_create(BLADE_CF32, { 2, 3 }, 4, { 0, 1, 2, 3 }) ==
-               BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(try_create(BLADE_CF32, { 2, 3 }, 4, { 0, 1, 2, 3 }) == BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(error_mentions("4 axes given for a tensor of rank 2"));
 }
 
@@ -315,16 +302,13 @@ BOOST_AUTO_TEST_CASE(bad_type_shape_and_tensors_are_rejected)
     ok(blade_permutation_create(&plan, &config, &shape, blade_device_cpu()), "create");
     std::vector<uint8_t> a(blade_tensor_bytes(BLADE_CF32, &shape)), b(a.size());
     blade_tensor in = blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), a.data());
-    blade_tensor out =
-        blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), b.data());
-    BOOST_TEST(blade_permutation_process(plan, &in, &out, nullptr) ==
-               BLADE_ERROR_INVALID_ARGUMENT);
+    blade_tensor out = blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), b.data());
+    BOOST_TEST(blade_permutation_process(plan, &in, &out, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(error_mentions(
         "output tensor has shape [2, 3, 4, 2] but the plan was made for [2, 4, 3, 2]"));
     const blade_shape permuted = blade_permutation_output_shape(plan);
     out = blade_tensor_make(BLADE_CF32, &permuted, blade_device_cpu(), a.data() + 8);
-    BOOST_TEST(blade_permutation_process(plan, &in, &out, nullptr) ==
-               BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(blade_permutation_process(plan, &in, &out, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(error_mentions("cannot run in place"));
     blade_permutation_destroy(plan);
 }

@@ -44,17 +44,14 @@ std::vector<uint8_t> permute_on(blade_device device,
         ok(blade_device_alloc(device, bytes + out_offset, &d_out), "alloc out");
         char* in_ptr = static_cast<char*>(d_in) + in_offset;
         char* out_ptr = static_cast<char*>(d_out) + out_offset;
-        ok(blade_memcpy(
-               device, in_ptr, input.data(), bytes, BLADE_COPY_HOST_TO_DEVICE, stream),
+        ok(blade_memcpy(device, in_ptr, input.data(), bytes, BLADE_COPY_HOST_TO_DEVICE, stream),
            "upload");
-        ok(blade_memcpy(
-               device, out_ptr, output.data(), bytes, BLADE_COPY_HOST_TO_DEVICE, stream),
+        ok(blade_memcpy(device, out_ptr, output.data(), bytes, BLADE_COPY_HOST_TO_DEVICE, stream),
            "poison");
         blade_tensor in = blade_tensor_make(dtype, &shape, device, in_ptr);
         blade_tensor out = blade_tensor_make(dtype, &out_shape, device, out_ptr);
         ok(blade_permutation_process(plan, &in, &out, stream), "process");
-        ok(blade_memcpy(
-               device, output.data(), out_ptr, bytes, BLADE_COPY_DEVICE_TO_HOST, stream),
+        ok(blade_memcpy(device, output.data(), out_ptr, bytes, BLADE_COPY_DEVICE_TO_HOST, stream),
            "download");
         ok(blade_stream_synchronize(device, stream), "sync");
         blade_device_free(device, d_in);
@@ -78,8 +75,7 @@ void check_parity(blade_dtype dtype,
                   size_t out_offset = 0)
 {
     const blade_shape shape = make_shape(dims);
-    const auto input =
-        blade_test::random_elements(dtype, blade_shape_count(&shape), seed);
+    const auto input = blade_test::random_elements(dtype, blade_shape_count(&shape), seed);
     const auto cpu = permute_on(blade_device_cpu(), dtype, shape, axes, input);
     const auto cuda = permute_on(gpu(), dtype, shape, axes, input, in_offset, out_offset);
     size_t first = cpu.size();
@@ -93,10 +89,9 @@ void check_parity(blade_dtype dtype,
         axes_text += std::to_string(axis) + " ";
     char text[128];
     BOOST_TEST(first == cpu.size(),
-               blade_dtype_name(dtype)
-                   << " " << blade_shape_format(&shape, text, sizeof text) << " axes "
-                   << axes_text << "offsets " << in_offset << "/" << out_offset
-                   << ": first differing byte " << first);
+               blade_dtype_name(dtype) << " " << blade_shape_format(&shape, text, sizeof text)
+                                       << " axes " << axes_text << "offsets " << in_offset << "/"
+                                       << out_offset << ": first differing byte " << first);
 }
 
 } // namespace

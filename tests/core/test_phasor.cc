@@ -91,14 +91,19 @@ blade_phasor_config geometry_config(const array_setup& array,
 
 double unix_of(double jd) { return (jd - BLADE_UNIX_EPOCH_JD) * 86400.0; }
 
-std::vector<std::complex<float>> compute(blade_phasor* plan, double jd, std::vector<double>* delays = nullptr)
+std::vector<std::complex<float>>
+compute(blade_phasor* plan, double jd, std::vector<double>* delays = nullptr)
 {
     const blade_shape shape = blade_phasor_output_shape(plan);
     std::vector<std::complex<float>> out(blade_shape_count(&shape));
     blade_tensor tensor = blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), out.data());
     std::vector<double> scratch(shape.dims[0] * shape.dims[1]);
-    ok(blade_phasor_compute(plan, unix_of(jd), 0.1, delays ? (delays->resize(scratch.size()), delays->data()) : nullptr,
-                            &tensor, nullptr),
+    ok(blade_phasor_compute(plan,
+                            unix_of(jd),
+                            0.1,
+                            delays ? (delays->resize(scratch.size()), delays->data()) : nullptr,
+                            &tensor,
+                            nullptr),
        "compute");
     return out;
 }
@@ -128,8 +133,8 @@ BOOST_AUTO_TEST_CASE(geodetic_ecef_round_trip_and_known_points)
     ok(blade_geodetic_to_ecef(pi / 2, 0, 100, xyz), "east");
     BOOST_TEST(std::abs(xyz[1] - 6378237.0) < 1e-6);
 
-    const double sites[][3] = { { -121.4733 * deg, 40.8173 * deg, 1019.2 },   // ATA
-                                { 21.4430 * deg, -30.7130 * deg, 1038.0 },    // MeerKAT
+    const double sites[][3] = { { -121.4733 * deg, 40.8173 * deg, 1019.2 }, // ATA
+                                { 21.4430 * deg, -30.7130 * deg, 1038.0 },  // MeerKAT
                                 { 179.9 * deg, -89.0 * deg, -50.0 } };
     for (const auto& site : sites) {
         double lon, lat, alt;
@@ -150,11 +155,14 @@ BOOST_AUTO_TEST_CASE(enu_rotation_points_the_local_axes_the_right_way)
     const double e[3] = { 1, 0, 0 }, n[3] = { 0, 1, 0 }, u[3] = { 0, 0, 1 };
     double out[3];
     blade_enu_to_ecef_offset(0, 0, e, out);
-    BOOST_TEST((std::abs(out[0]) < 1e-15 && std::abs(out[1] - 1) < 1e-15 && std::abs(out[2]) < 1e-15));
+    BOOST_TEST(
+        (std::abs(out[0]) < 1e-15 && std::abs(out[1] - 1) < 1e-15 && std::abs(out[2]) < 1e-15));
     blade_enu_to_ecef_offset(0, 0, n, out);
-    BOOST_TEST((std::abs(out[0]) < 1e-15 && std::abs(out[1]) < 1e-15 && std::abs(out[2] - 1) < 1e-15));
+    BOOST_TEST(
+        (std::abs(out[0]) < 1e-15 && std::abs(out[1]) < 1e-15 && std::abs(out[2] - 1) < 1e-15));
     blade_enu_to_ecef_offset(0, 0, u, out);
-    BOOST_TEST((std::abs(out[0] - 1) < 1e-15 && std::abs(out[1]) < 1e-15 && std::abs(out[2]) < 1e-15));
+    BOOST_TEST(
+        (std::abs(out[0] - 1) < 1e-15 && std::abs(out[1]) < 1e-15 && std::abs(out[2]) < 1e-15));
     // At longitude 90 deg east: east = -X. At the north pole, up = +Z.
     blade_enu_to_ecef_offset(pi / 2, 0, e, out);
     BOOST_TEST(std::abs(out[0] + 1) < 1e-15);
@@ -190,7 +198,8 @@ BOOST_AUTO_TEST_CASE(channel_centres_follow_the_spec)
     f = axis(2, 4, 3);
     for (int j = 0; j < 8; j++) {
         const double coarse = 1.42e9 + (3 + j / 4 - 7.5) * 0.5e6;
-        BOOST_TEST(std::abs(blade_observation_frequency(&f, j) - (coarse + (j % 4 - 2) * 0.125e6)) < 1e-6);
+        BOOST_TEST(std::abs(blade_observation_frequency(&f, j) - (coarse + (j % 4 - 2) * 0.125e6)) <
+                   1e-6);
         BOOST_TEST(blade_observation_coarse_channel(&f, j) == 3 + j / 4);
     }
     // Odd rate 3: the channelizer's fine centres (k - 3/2)/3 of the coarse width,
@@ -202,11 +211,15 @@ BOOST_AUTO_TEST_CASE(channel_centres_follow_the_spec)
     descending.nchan = 1;
     descending.nfpc = 1;
     f = blade_observation_channelized(&descending, 3);
-    BOOST_TEST(std::abs(blade_observation_frequency(&f, 0) - (1.42e9 + 7.5 * 0.5e6 + 0.25e6)) < 1e-6);
-    BOOST_TEST(std::abs(blade_observation_frequency(&f, 1) - (1.42e9 + 7.5 * 0.5e6 + 0.5e6 / 6)) < 1e-6);
+    BOOST_TEST(std::abs(blade_observation_frequency(&f, 0) - (1.42e9 + 7.5 * 0.5e6 + 0.25e6)) <
+               1e-6);
+    BOOST_TEST(std::abs(blade_observation_frequency(&f, 1) - (1.42e9 + 7.5 * 0.5e6 + 0.5e6 / 6)) <
+               1e-6);
     blade_observation recording = axis(16, 1);
-    BOOST_TEST(blade_observation_select_channels(&recording, 14, 4, &f) == BLADE_ERROR_INVALID_ARGUMENT);
-    BOOST_TEST(std::string(blade_last_error()).find("not within the 16 channels") != std::string::npos);
+    BOOST_TEST(blade_observation_select_channels(&recording, 14, 4, &f) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(std::string(blade_last_error()).find("not within the 16 channels") !=
+               std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(boresight_beam_gives_zero_delay_and_the_calibration)
@@ -232,7 +245,8 @@ BOOST_AUTO_TEST_CASE(boresight_beam_gives_zero_delay_and_the_calibration)
             for (int p = 0; p < P; p++) {
                 // Absolute channel SCHAN 4 + first 1 + coarse f / 2.
                 const int row = 4 + 1 + f / 2;
-                const cd expected(cal[2 * ((a * rows + row) * P + p)], cal[2 * ((a * rows + row) * P + p) + 1]);
+                const cd expected(cal[2 * ((a * rows + row) * P + p)],
+                                  cal[2 * ((a * rows + row) * P + p) + 1]);
                 const auto got = phasors[((0 * A + a) * F + f) * P + p];
                 BOOST_TEST(std::abs(cd(got) - expected) < 1e-6);
             }
@@ -273,7 +287,8 @@ BOOST_AUTO_TEST_CASE(magnitude_is_the_calibration_and_phase_slope_is_the_delay)
                 BOOST_TEST(std::abs(error) < 1e-6);
                 if (f + 1 < F && (f + 1) / N == f / N) { // same calibration row
                     const cd next = cd(phasors[(b * A + a) * F + f + 1]);
-                    const double slope = std::remainder(std::arg(next / w) + 2 * pi * delay * df, 2 * pi);
+                    const double slope =
+                        std::remainder(std::arg(next / w) + 2 * pi * delay * df, 2 * pi);
                     BOOST_TEST(std::abs(slope) < 1e-6);
                 }
             }
@@ -338,8 +353,10 @@ BOOST_AUTO_TEST_CASE(delay_tables_interpolate_linearly_or_with_rates)
         BOOST_TEST(std::abs(out[1] - 2e-9) < tolerance);
         ok(blade_phasor_delays(holder.plan, at(1020.0), 0, out), "linear");
         BOOST_TEST(std::abs(out[1] - 1e-9) < tolerance);
-        BOOST_TEST(blade_phasor_delays(holder.plan, at(1031.0), 0, out) == BLADE_ERROR_INVALID_ARGUMENT);
-        BOOST_TEST(std::string(blade_last_error()).find("outside the delay table") != std::string::npos);
+        BOOST_TEST(blade_phasor_delays(holder.plan, at(1031.0), 0, out) ==
+                   BLADE_ERROR_INVALID_ARGUMENT);
+        BOOST_TEST(std::string(blade_last_error()).find("outside the delay table") !=
+                   std::string::npos);
         // Beams come from the table in this mode.
         const double r = 0, d = 0;
         BOOST_TEST(blade_phasor_set_beams(holder.plan, 1, &r, &d) == BLADE_ERROR_INVALID_ARGUMENT);
@@ -353,7 +370,8 @@ BOOST_AUTO_TEST_CASE(delay_tables_interpolate_linearly_or_with_rates)
         BOOST_TEST(std::abs(out[1] - (1e-9 + 3 * 1e-10)) < tolerance);
         ok(blade_phasor_delays(holder.plan, at(1045.0), 0, out), "rates extrapolate one spacing");
         BOOST_TEST(std::abs(out[1] - (-1e-9)) < tolerance);
-        BOOST_TEST(blade_phasor_delays(holder.plan, at(1055.0), 0, out) == BLADE_ERROR_INVALID_ARGUMENT);
+        BOOST_TEST(blade_phasor_delays(holder.plan, at(1055.0), 0, out) ==
+                   BLADE_ERROR_INVALID_ARGUMENT);
     }
     config.table.rates = nullptr;
     BOOST_TEST(create_error(config).find("need the delay rates") != std::string::npos);
@@ -370,7 +388,8 @@ BOOST_AUTO_TEST_CASE(bad_configurations_are_rejected_with_the_reason)
     const std::vector<double> ra = { 1.2 }, dec = { 0.6 };
     blade_phasor_config config = geometry_config(array, A, ra, dec, axis(2, 1), 2);
     config.reference_antenna = 3;
-    BOOST_TEST(create_error(config).find("reference antenna 3 is not one of the 3") != std::string::npos);
+    BOOST_TEST(create_error(config).find("reference antenna 3 is not one of the 3") !=
+               std::string::npos);
     config.reference_antenna = 0;
     config.latitude = 40.8; // degrees given as radians
     BOOST_TEST(create_error(config).find("array reference position") != std::string::npos);
@@ -384,7 +403,8 @@ BOOST_AUTO_TEST_CASE(bad_configurations_are_rejected_with_the_reason)
     BOOST_TEST(create_error(config).find("antenna position[4] is not finite") != std::string::npos);
     config.antenna_positions = array.ecef.data();
     config.observation.nfpc = 0;
-    BOOST_TEST(create_error(config).find("0 fine channels per coarse channel") != std::string::npos);
+    BOOST_TEST(create_error(config).find("0 fine channels per coarse channel") !=
+               std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(emulated_device_uploads_once_per_step_and_dubious_years_warn)
@@ -406,14 +426,17 @@ BOOST_AUTO_TEST_CASE(emulated_device_uploads_once_per_step_and_dubious_years_war
     blade_copy_stats_get(&before);
     const double jd_2031 = 2463000.5;
     for (double jd : { jd_2024, jd_2031 }) {
-        ok(blade_phasor_compute(gpu_like.plan, unix_of(jd), 0.1, nullptr, &tensor, nullptr), "emulated");
+        ok(blade_phasor_compute(gpu_like.plan, unix_of(jd), 0.1, nullptr, &tensor, nullptr),
+           "emulated");
         const auto reference = compute(cpu.plan, jd);
         BOOST_TEST(std::memcmp(reference.data(), device_memory, bytes) == 0);
         BOOST_TEST(blade_phasor_dubious_year(gpu_like.plan) == (jd == jd_2031));
     }
     blade_copy_stats_get(&after);
-    BOOST_TEST(after.count[BLADE_COPY_HOST_TO_DEVICE] - before.count[BLADE_COPY_HOST_TO_DEVICE] == 2u);
-    BOOST_TEST(after.bytes[BLADE_COPY_HOST_TO_DEVICE] - before.bytes[BLADE_COPY_HOST_TO_DEVICE] == 2 * bytes);
+    BOOST_TEST(after.count[BLADE_COPY_HOST_TO_DEVICE] - before.count[BLADE_COPY_HOST_TO_DEVICE] ==
+               2u);
+    BOOST_TEST(after.bytes[BLADE_COPY_HOST_TO_DEVICE] - before.bytes[BLADE_COPY_HOST_TO_DEVICE] ==
+               2 * bytes);
     // A host tensor handed to the emulated plan is refused.
     blade_tensor wrong = blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), device_memory);
     BOOST_TEST(blade_phasor_compute(gpu_like.plan, unix_of(jd_2024), 0, nullptr, &wrong, nullptr) ==

@@ -74,13 +74,16 @@ BOOST_AUTO_TEST_CASE(uploaded_phasors_equal_the_cpu_plan_bit_for_bit)
     }
     ok(blade_stream_synchronize(gpu, stream), "sync");
     blade_copy_stats_get(&after);
-    BOOST_TEST(after.count[BLADE_COPY_HOST_TO_DEVICE] - before.count[BLADE_COPY_HOST_TO_DEVICE] == 3u);
+    BOOST_TEST(after.count[BLADE_COPY_HOST_TO_DEVICE] - before.count[BLADE_COPY_HOST_TO_DEVICE] ==
+               3u);
 
     std::vector<uint8_t> expected(bytes), got(bytes);
     for (int step = 0; step < 3; step++) {
-        blade_tensor host = blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), expected.data());
+        blade_tensor host =
+            blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), expected.data());
         ok(blade_phasor_compute(cpu, t0 + 600.0 * step, 0.1, nullptr, &host, nullptr), "cpu step");
-        ok(blade_memcpy(gpu, got.data(), device_memory[step], bytes, BLADE_COPY_DEVICE_TO_HOST, stream),
+        ok(blade_memcpy(
+               gpu, got.data(), device_memory[step], bytes, BLADE_COPY_DEVICE_TO_HOST, stream),
            "download");
         ok(blade_stream_synchronize(gpu, stream), "sync");
         BOOST_TEST(std::memcmp(expected.data(), got.data(), bytes) == 0, "step " << step);

@@ -24,7 +24,8 @@ struct plan {
     ~plan() { blade_polarizer_destroy(polarizer); }
     void run(const cf* in, cf* out)
     {
-        blade_tensor input = blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), const_cast<cf*>(in));
+        blade_tensor input =
+            blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), const_cast<cf*>(in));
         blade_tensor output = blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), out);
         ok(blade_polarizer_process(polarizer, &input, &output, nullptr), "process");
     }
@@ -42,7 +43,8 @@ BOOST_AUTO_TEST_CASE(left_is_x_plus_i_y_and_right_is_x_minus_i_y)
     plan p(blade_shape_aftp(1, 1, 3, 2));
     p.run(in, out);
     for (int i = 0; i < 6; i++)
-        BOOST_TEST(out[i] == expected[i], "element " << i << ": " << out[i] << " != " << expected[i]);
+        BOOST_TEST(out[i] == expected[i],
+                   "element " << i << ": " << out[i] << " != " << expected[i]);
 }
 
 BOOST_AUTO_TEST_CASE(total_power_doubles_and_every_axis_is_covered)
@@ -63,16 +65,19 @@ BOOST_AUTO_TEST_CASE(total_power_doubles_and_every_axis_is_covered)
         if (out[2 * k] != x + i * y || out[2 * k + 1] != x - i * y)
             BOOST_FAIL("pair " << k << " differs from X + iY, X - iY");
         power_in += std::norm(std::complex<double>(x)) + std::norm(std::complex<double>(y));
-        power_out += std::norm(std::complex<double>(out[2 * k])) + std::norm(std::complex<double>(out[2 * k + 1]));
+        power_out += std::norm(std::complex<double>(out[2 * k])) +
+                     std::norm(std::complex<double>(out[2 * k + 1]));
     }
-    BOOST_TEST(power_out == 2 * power_in, boost::test_tools::tolerance(1e-6)); // float rounding of L, R
+    BOOST_TEST(power_out == 2 * power_in,
+               boost::test_tools::tolerance(1e-6)); // float rounding of L, R
 }
 
 BOOST_AUTO_TEST_CASE(in_place_conversion_gives_the_same_result)
 {
     const blade_shape shape = blade_shape_aftp(2, 3, 5, 2);
     const auto bytes = blade_test::random_cf32(60, 4);
-    std::vector<cf> in(reinterpret_cast<const cf*>(bytes.data()), reinterpret_cast<const cf*>(bytes.data()) + 60);
+    std::vector<cf> in(reinterpret_cast<const cf*>(bytes.data()),
+                       reinterpret_cast<const cf*>(bytes.data()) + 60);
     std::vector<cf> separate(60), inplace = in;
     plan p(shape);
     p.run(in.data(), separate.data());
@@ -105,7 +110,9 @@ BOOST_AUTO_TEST_CASE(anything_but_two_polarizations_is_refused_at_creation)
         BOOST_TEST(polarizer == nullptr);
         const std::string message = blade_last_error();
         BOOST_TEST(message.find("2 polarizations") != std::string::npos, message);
-        BOOST_TEST(message.find("[2, 3, 4, " + std::to_string(polarizations) + "]") != std::string::npos, message);
+        BOOST_TEST(message.find("[2, 3, 4, " + std::to_string(polarizations) + "]") !=
+                       std::string::npos,
+                   message);
     }
     // The pass-through is checked just the same: a polarizer of P = 1 is a mistake.
     blade_polarizer* polarizer;
@@ -138,10 +145,13 @@ BOOST_AUTO_TEST_CASE(process_refuses_tensors_the_plan_was_not_made_for)
     std::vector<cf> buffer(48);
     const blade_shape other = blade_shape_aftp(2, 4, 3, 2);
     blade_tensor input = blade_tensor_make(BLADE_CF32, &other, blade_device_cpu(), buffer.data());
-    blade_tensor output = blade_tensor_make(BLADE_CF32, &p.shape, blade_device_cpu(), buffer.data());
-    BOOST_TEST(blade_polarizer_process(p.polarizer, &input, &output, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
+    blade_tensor output =
+        blade_tensor_make(BLADE_CF32, &p.shape, blade_device_cpu(), buffer.data());
+    BOOST_TEST(blade_polarizer_process(p.polarizer, &input, &output, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(std::string(blade_last_error()).find("[2, 4, 3, 2]") != std::string::npos);
     input = blade_tensor_make(BLADE_CF16, &p.shape, blade_device_cpu(), buffer.data());
-    BOOST_TEST(blade_polarizer_process(p.polarizer, &input, &output, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(blade_polarizer_process(p.polarizer, &input, &output, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(std::string(blade_last_error()).find("cf16") != std::string::npos);
 }

@@ -47,8 +47,10 @@ void check_parity(const blade_shape& shape, uint32_t seed)
     const auto input = blade_test::random_cf32(blade_shape_count(&shape), seed);
     const auto cpu = polarize_on(blade_device_cpu(), shape, input);
     char text[64];
-    BOOST_TEST((polarize_on(first_gpu(), shape, input) == cpu), blade_shape_format(&shape, text, sizeof text));
-    BOOST_TEST((polarize_on(first_gpu(), shape, input, BLADE_BASIS_CIRCULAR, true) == cpu), "in place");
+    BOOST_TEST((polarize_on(first_gpu(), shape, input) == cpu),
+               blade_shape_format(&shape, text, sizeof text));
+    BOOST_TEST((polarize_on(first_gpu(), shape, input, BLADE_BASIS_CIRCULAR, true) == cpu),
+               "in place");
 }
 
 } // namespace

@@ -59,9 +59,8 @@ BOOST_AUTO_TEST_CASE(packing_by_hand)
         pointers.push_back(s.data());
     std::vector<cf32> chunk(12, cf32(-1, -1));
     ok(blade_streams_to_chunk(pointers.data(), 4, &shape, chunk.data()), "pack");
-    const cf32 expected[12] = { { 0, 0 }, { 1, 0 }, { 0, 1 }, { 1, 1 },
-                                { 0, 2 }, { 1, 2 }, { 2, 0 }, { 3, 0 },
-                                { 2, 1 }, { 3, 1 }, { 2, 2 }, { 3, 2 } };
+    const cf32 expected[12] = { { 0, 0 }, { 1, 0 }, { 0, 1 }, { 1, 1 }, { 0, 2 }, { 1, 2 },
+                                { 2, 0 }, { 3, 0 }, { 2, 1 }, { 3, 1 }, { 2, 2 }, { 3, 2 } };
     for (int i = 0; i < 12; i++)
         BOOST_TEST(chunk[i] == expected[i]);
 }
@@ -84,9 +83,9 @@ BOOST_AUTO_TEST_CASE(unpacking_inverts_packing)
             for (int64_t f = 0; f < F; f++)
                 for (int64_t t = 0; t < T; t++)
                     for (int64_t p = 0; p < P; p++)
-                        BOOST_TEST(chunk[((a * F + f) * T + t) * P + p] ==
-                                   cf32(static_cast<float>((a * F + f) * P + p),
-                                        static_cast<float>(t)));
+                        BOOST_TEST(
+                            chunk[((a * F + f) * T + t) * P + p] ==
+                            cf32(static_cast<float>((a * F + f) * P + p), static_cast<float>(t)));
         std::vector<std::vector<cf32>> back(n, std::vector<cf32>(T));
         std::vector<void*> out;
         for (auto& s : back)
@@ -132,10 +131,8 @@ BOOST_AUTO_TEST_CASE(clock_counts_samples_from_its_anchor)
 
     // A rate change at sample 18 keeps earlier times and counts at the new rate after.
     ok(blade_sample_clock_set_rate(&clock, 18, 2.0), "rate");
-    BOOST_TEST(std::fabs(blade_sample_clock_unix(&clock, 18) - 1700000102.123456789) <
-               1e-6);
-    BOOST_TEST(std::fabs(blade_sample_clock_unix(&clock, 22) - 1700000104.123456789) <
-               1e-6);
+    BOOST_TEST(std::fabs(blade_sample_clock_unix(&clock, 18) - 1700000102.123456789) < 1e-6);
+    BOOST_TEST(std::fabs(blade_sample_clock_unix(&clock, 22) - 1700000104.123456789) < 1e-6);
 }
 
 BOOST_AUTO_TEST_CASE(long_runs_keep_sub_microsecond_precision)
@@ -170,13 +167,10 @@ BOOST_AUTO_TEST_CASE(bad_rates_are_rejected)
     blade_sample_clock clock;
     BOOST_TEST(blade_sample_clock_init(&clock, 0.0, 0.0) == BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(error_mentions("sample rate must be a positive number"));
-    BOOST_TEST(blade_sample_clock_init(&clock, -5.0, 0.0) ==
-               BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(blade_sample_clock_init(&clock, -5.0, 0.0) == BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(blade_sample_clock_init(&clock, NAN, 0.0) == BLADE_ERROR_INVALID_ARGUMENT);
-    BOOST_TEST(blade_sample_clock_init(&clock, 1.0, INFINITY) ==
-               BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(blade_sample_clock_init(&clock, 1.0, INFINITY) == BLADE_ERROR_INVALID_ARGUMENT);
     ok(blade_sample_clock_init(&clock, 1.0, 0.0), "init");
-    BOOST_TEST(blade_sample_clock_set_rate(&clock, 5, 0.0) ==
-               BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(blade_sample_clock_set_rate(&clock, 5, 0.0) == BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(clock.rate == 1.0); // unchanged
 }

@@ -83,7 +83,7 @@ std::vector<uint8_t> round_trip(blade_dtype dtype,
     return merged;
 }
 
-const blade_dtype all_types[] = { BLADE_CI4, BLADE_CI8,  BLADE_CI16, BLADE_CF16, BLADE_CF32,
+const blade_dtype all_types[] = { BLADE_CI4,  BLADE_CI8, BLADE_CI16, BLADE_CF16, BLADE_CF32,
                                   BLADE_CF64, BLADE_F16, BLADE_F32,  BLADE_F64 };
 
 } // namespace
@@ -110,7 +110,8 @@ BOOST_AUTO_TEST_CASE(part_counts_that_do_not_divide_are_rejected)
         BOOST_TEST(blade_subband_shape(&shape, parts, &part) == BLADE_ERROR_INVALID_ARGUMENT);
         const std::string message = blade_last_error();
         BOOST_TEST(message.find("12 channels") != std::string::npos, message);
-        BOOST_TEST(message.find(std::to_string(parts) + " equal parts") != std::string::npos, message);
+        BOOST_TEST(message.find(std::to_string(parts) + " equal parts") != std::string::npos,
+                   message);
     }
     BOOST_TEST(blade_subband_shape(&shape, 0, &part) == BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(blade_subband_shape(&shape, -2, &part) == BLADE_ERROR_INVALID_ARGUMENT);
@@ -160,7 +161,8 @@ BOOST_AUTO_TEST_CASE(ranks_two_to_five)
     for (const auto& dims : std::vector<std::vector<int64_t>>{
              { 4, 6 }, { 1, 6, 7 }, { 2, 6, 3, 2 }, { 2, 6, 3, 1, 2 }, { 1, 1, 1, 1 } }) {
         const blade_shape shape = make_shape(dims);
-        const auto whole = blade_test::random_elements(BLADE_CI8, blade_shape_count(&shape), seed++);
+        const auto whole =
+            blade_test::random_elements(BLADE_CI8, blade_shape_count(&shape), seed++);
         for (int64_t parts : { 1, 2, 3, 6 }) {
             if (dims[1] % parts != 0)
                 continue;
@@ -224,15 +226,21 @@ BOOST_AUTO_TEST_CASE(bad_tensors_are_rejected_with_what_was_expected)
     const blade_tensor in = blade_tensor_make(BLADE_CI8, &shape, blade_device_cpu(), whole.data());
     blade_tensor out = blade_tensor_make(BLADE_CI8, &part_shape, blade_device_cpu(), part.data());
     BOOST_TEST(blade_subband_extract(&in, 2, 2, &out, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
-    BOOST_TEST(std::string(blade_last_error()).find("sub-band 2 of 2 (expected 0 to 1)") != std::string::npos);
+    BOOST_TEST(std::string(blade_last_error()).find("sub-band 2 of 2 (expected 0 to 1)") !=
+               std::string::npos);
     BOOST_TEST(blade_subband_extract(&in, 3, 0, &out, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
-    blade_tensor wrong_type = blade_tensor_make(BLADE_CF32, &part_shape, blade_device_cpu(), part.data());
-    BOOST_TEST(blade_subband_extract(&in, 2, 0, &wrong_type, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
+    blade_tensor wrong_type =
+        blade_tensor_make(BLADE_CF32, &part_shape, blade_device_cpu(), part.data());
+    BOOST_TEST(blade_subband_extract(&in, 2, 0, &wrong_type, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(std::string(blade_last_error()).find("cf32") != std::string::npos);
     std::vector<uint8_t> target(whole.size());
-    blade_tensor whole_out = blade_tensor_make(BLADE_CI8, &shape, blade_device_cpu(), target.data());
-    blade_tensor wrong_shape = blade_tensor_make(BLADE_CI8, &shape, blade_device_cpu(), part.data());
-    BOOST_TEST(blade_subband_insert(&wrong_shape, 2, 0, &whole_out, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
+    blade_tensor whole_out =
+        blade_tensor_make(BLADE_CI8, &shape, blade_device_cpu(), target.data());
+    blade_tensor wrong_shape =
+        blade_tensor_make(BLADE_CI8, &shape, blade_device_cpu(), part.data());
+    BOOST_TEST(blade_subband_insert(&wrong_shape, 2, 0, &whole_out, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
     const std::string message = blade_last_error();
     BOOST_TEST(message.find("shape [2, 4, 3, 2]") != std::string::npos, message);
     BOOST_TEST(message.find("[2, 2, 3, 2]") != std::string::npos, message);
@@ -249,19 +257,34 @@ BOOST_AUTO_TEST_CASE(the_2d_copy_moves_runs_and_leaves_the_gaps)
         source[i] = static_cast<uint8_t>(i);
     std::vector<uint8_t> destination(15, 0xEE);
     blade_copy_stats_reset();
-    ok(blade_memcpy_2d(blade_device_cpu(), destination.data(), 5, source.data(), 7, 4, 3,
-                       BLADE_COPY_HOST_TO_HOST, nullptr),
+    ok(blade_memcpy_2d(blade_device_cpu(),
+                       destination.data(),
+                       5,
+                       source.data(),
+                       7,
+                       4,
+                       3,
+                       BLADE_COPY_HOST_TO_HOST,
+                       nullptr),
        "2d");
-    const std::vector<uint8_t> expected = { 0,  1,  2,  3,  0xEE, 7,  8,   9,
-                                            10, 0xEE, 14, 15, 16, 17, 0xEE };
+    const std::vector<uint8_t> expected = { 0,  1,    2,  3,  0xEE, 7,  8,   9,
+                                            10, 0xEE, 14, 15, 16,   17, 0xEE };
     BOOST_TEST((destination == expected));
     blade_copy_stats stats;
     blade_copy_stats_get(&stats);
     BOOST_TEST(stats.count[BLADE_COPY_HOST_TO_HOST] == 1u);
     BOOST_TEST(stats.bytes[BLADE_COPY_HOST_TO_HOST] == 12u);
-    BOOST_TEST(blade_memcpy_2d(blade_device_cpu(), destination.data(), 3, source.data(), 7, 4, 3,
-                               BLADE_COPY_HOST_TO_HOST, nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
-    BOOST_TEST(std::string(blade_last_error()).find("at least the run length") != std::string::npos);
+    BOOST_TEST(blade_memcpy_2d(blade_device_cpu(),
+                               destination.data(),
+                               3,
+                               source.data(),
+                               7,
+                               4,
+                               3,
+                               BLADE_COPY_HOST_TO_HOST,
+                               nullptr) == BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(std::string(blade_last_error()).find("at least the run length") !=
+               std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(emulated_devices_are_numbered)

@@ -67,13 +67,15 @@ std::vector<uint8_t> split_and_merge(blade_dtype dtype,
     for (int64_t n = 0; n < parts; n++) {
         const size_t which = static_cast<size_t>(n) % devices.size();
         memory.emplace_back(new blade_test::device_memory(devices[which], part_bytes));
-        blade_tensor part = blade_tensor_make(dtype, &part_shape, devices[which], memory.back()->data());
+        blade_tensor part =
+            blade_tensor_make(dtype, &part_shape, devices[which], memory.back()->data());
         ok(blade_subband_extract(&in, parts, n, &part, streams[which]), "extract");
     }
     blade_tensor out = blade_tensor_make(dtype, &shape, blade_device_cpu(), merged.data);
     for (int64_t n = parts - 1; n >= 0; n--) {
         const size_t which = static_cast<size_t>(n) % devices.size();
-        const blade_tensor part = blade_tensor_make(dtype, &part_shape, devices[which], memory[n]->data());
+        const blade_tensor part =
+            blade_tensor_make(dtype, &part_shape, devices[which], memory[n]->data());
         ok(blade_subband_insert(&part, parts, n, &out, streams[which]), "insert");
     }
     for (size_t i = 0; i < devices.size(); i++) {
@@ -87,27 +89,35 @@ std::vector<uint8_t> split_and_merge(blade_dtype dtype,
 }
 
 // The CPU's sub-band `n` of `whole`.
-std::vector<uint8_t> cpu_part(blade_dtype dtype, const blade_shape& shape, const std::vector<uint8_t>& whole,
-                              int64_t parts, int64_t n)
+std::vector<uint8_t> cpu_part(blade_dtype dtype,
+                              const blade_shape& shape,
+                              const std::vector<uint8_t>& whole,
+                              int64_t parts,
+                              int64_t n)
 {
     blade_shape part_shape;
     ok(blade_subband_shape(&shape, parts, &part_shape), "part shape");
     std::vector<uint8_t> part(blade_tensor_bytes(dtype, &part_shape));
-    const blade_tensor in = blade_tensor_make(dtype, &shape, blade_device_cpu(), const_cast<uint8_t*>(whole.data()));
+    const blade_tensor in =
+        blade_tensor_make(dtype, &shape, blade_device_cpu(), const_cast<uint8_t*>(whole.data()));
     blade_tensor out = blade_tensor_make(dtype, &part_shape, blade_device_cpu(), part.data());
     ok(blade_subband_extract(&in, parts, n, &out, nullptr), "cpu extract");
     return part;
 }
 
-void check(blade_dtype dtype, const blade_shape& shape, int64_t parts, const std::vector<blade_device>& devices,
+void check(blade_dtype dtype,
+           const blade_shape& shape,
+           int64_t parts,
+           const std::vector<blade_device>& devices,
            uint32_t seed)
 {
     const auto whole = blade_test::random_elements(dtype, blade_shape_count(&shape), seed);
     std::vector<std::vector<uint8_t>> on_devices;
     const auto merged = split_and_merge(dtype, shape, whole, parts, devices, &on_devices);
     char text[64];
-    BOOST_TEST((merged == whole), blade_dtype_name(dtype) << " " << blade_shape_format(&shape, text, sizeof text)
-                                                          << " in " << parts << " parts");
+    BOOST_TEST((merged == whole),
+               blade_dtype_name(dtype) << " " << blade_shape_format(&shape, text, sizeof text)
+                                       << " in " << parts << " parts");
     for (int64_t n = 0; n < parts; n++)
         BOOST_TEST((on_devices[n] == cpu_part(dtype, shape, whole, parts, n)), "sub-band " << n);
 }
@@ -125,7 +135,8 @@ bool two_gpus()
 BOOST_AUTO_TEST_CASE(every_type_on_one_gpu)
 {
     uint32_t seed = 3;
-    for (blade_dtype dtype : { BLADE_CI4, BLADE_CI8, BLADE_CI16, BLADE_CF16, BLADE_CF32, BLADE_CF64, BLADE_F32 })
+    for (blade_dtype dtype :
+         { BLADE_CI4, BLADE_CI8, BLADE_CI16, BLADE_CF16, BLADE_CF32, BLADE_CF64, BLADE_F32 })
         for (int64_t parts : { 1, 2, 3, 6 })
             check(dtype, make_shape({ 3, 6, 17, 2 }), parts, { gpu(0) }, seed++);
 }
@@ -177,7 +188,9 @@ BOOST_AUTO_TEST_CASE(host_link_of_one_and_two_gpus)
     if (!two_gpus())
         return;
     ok(blade_measure_transfer(devices, 2, bytes, 5, BLADE_COPY_HOST_TO_DEVICE, &two), "two GPUs");
-    std::printf("pinned upload, cuda:0 and cuda:1 at once: %.1f GB/s (%.2fx one GPU)\n", two / 1e9, two / one);
+    std::printf("pinned upload, cuda:0 and cuda:1 at once: %.1f GB/s (%.2fx one GPU)\n",
+                two / 1e9,
+                two / one);
     BOOST_TEST(two > one);
 }
 

@@ -33,9 +33,9 @@ inline std::vector<uint8_t> random_elements(blade_dtype type, int64_t count, uin
     std::vector<uint8_t> bytes(blade_bytes(type, count));
     const int64_t values = blade_dtype_is_complex(type) ? 2 * count : count;
     auto special = [&](int64_t i) -> double {
-        static const double table[] = { 0.5, 1.5, 2.5, -0.5, -2.5, 127.5, -128.5, 300.0,
-                                        -1e5, 7.5, -8.5, 65504.0, 70000.0, 6e-8, 1e-6,
-                                        -0.0, 0.0, 3.0e38 };
+        static const double table[] = { 0.5,     1.5,   2.5,  -0.5, -2.5, 127.5,
+                                        -128.5,  300.0, -1e5, 7.5,  -8.5, 65504.0,
+                                        70000.0, 6e-8,  1e-6, -0.0, 0.0,  3.0e38 };
         return table[i % (sizeof table / sizeof table[0])];
     };
     std::uniform_real_distribution<double> uniform(-200.0, 200.0);

@@ -22,14 +22,18 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     FUZZ_REQUIRE_MESSAGE(status);
     if (status != BLADE_OK) {
         FUZZ_REQUIRE(recipe == NULL && strstr(blade_last_error(), path) != NULL,
-                     "the message does not name the file: %s", blade_last_error());
+                     "the message does not name the file: %s",
+                     blade_last_error());
         return 0;
     }
     FUZZ_REQUIRE(recipe->antennas >= 1 && recipe->polarizations >= 1 && recipe->channels >= 1 &&
                      recipe->beams >= 1 && recipe->times >= 0,
-                 "sizes %lld %lld %lld %lld %lld", (long long)recipe->antennas,
-                 (long long)recipe->polarizations, (long long)recipe->channels,
-                 (long long)recipe->beams, (long long)recipe->times);
+                 "sizes %lld %lld %lld %lld %lld",
+                 (long long)recipe->antennas,
+                 (long long)recipe->polarizations,
+                 (long long)recipe->channels,
+                 (long long)recipe->beams,
+                 (long long)recipe->times);
     blade_bfr5_free(recipe);
     return 0;
 }

@@ -79,13 +79,24 @@ static const dataset_spec specs[] = {
 };
 #define SPEC_COUNT (sizeof specs / sizeof *specs)
 
-static const char* const groups[] = { "/diminfo", "/telinfo", "/obsinfo", "/calinfo",
-                                      "/beaminfo", "/delayinfo" };
+static const char* const groups[] = { "/diminfo", "/telinfo",  "/obsinfo",
+                                      "/calinfo", "/beaminfo", "/delayinfo" };
 
 /* /diminfo values to choose from (index 0: the default of each). */
-static const int64_t size_choices[] = { 0, 1, 2, 5, 0, -1, INT64_C(1) << 24,
-                                        (INT64_C(1) << 24) + 1, INT64_MAX, INT64_MIN,
-                                        7, INT64_C(1) << 16, INT64_C(1) << 20, 64 };
+static const int64_t size_choices[] = { 0,
+                                        1,
+                                        2,
+                                        5,
+                                        0,
+                                        -1,
+                                        INT64_C(1) << 24,
+                                        (INT64_C(1) << 24) + 1,
+                                        INT64_MAX,
+                                        INT64_MIN,
+                                        7,
+                                        INT64_C(1) << 16,
+                                        INT64_C(1) << 20,
+                                        64 };
 static const int64_t default_sizes[5] = { 3, 2, 4, 2, 2 }; /* A P F B T */
 
 /* Datasets larger than this are written without data (chunked, fill values), and
@@ -95,20 +106,48 @@ static const int64_t default_sizes[5] = { 3, 2, 4, 2, 2 }; /* A P F B T */
 #define READER_LIMIT_BYTES (INT64_C(1) << 30)
 
 enum shape_variant {
-    SHAPE_RIGHT = 0, SHAPE_SCALAR, SHAPE_LONGER, SHAPE_RANK_UP, SHAPE_RANK_DOWN,
-    SHAPE_ONE, SHAPE_EMPTY, SHAPE_NULL, SHAPE_SPARSE, SHAPE_COUNT
+    SHAPE_RIGHT = 0,
+    SHAPE_SCALAR,
+    SHAPE_LONGER,
+    SHAPE_RANK_UP,
+    SHAPE_RANK_DOWN,
+    SHAPE_ONE,
+    SHAPE_EMPTY,
+    SHAPE_NULL,
+    SHAPE_SPARSE,
+    SHAPE_COUNT
 };
 enum node_variant {
-    NODE_DATASET = 0, NODE_ABSENT, NODE_GROUP, NODE_DANGLING, NODE_EXTERNAL, NODE_COUNT
+    NODE_DATASET = 0,
+    NODE_ABSENT,
+    NODE_GROUP,
+    NODE_DANGLING,
+    NODE_EXTERNAL,
+    NODE_COUNT
 };
 enum type_variant {
-    TYPE_CANONICAL = 0, TYPE_NARROW, TYPE_WRONG_KIND, TYPE_COMPOUND_MISSING,
-    TYPE_COMPOUND_INTEGERS, TYPE_ENUM, TYPE_ARRAY, TYPE_OPAQUE, TYPE_UNSIGNED,
-    TYPE_UTF8, TYPE_COUNT
+    TYPE_CANONICAL = 0,
+    TYPE_NARROW,
+    TYPE_WRONG_KIND,
+    TYPE_COMPOUND_MISSING,
+    TYPE_COMPOUND_INTEGERS,
+    TYPE_ENUM,
+    TYPE_ARRAY,
+    TYPE_OPAQUE,
+    TYPE_UNSIGNED,
+    TYPE_UTF8,
+    TYPE_COUNT
 };
 enum value_variant {
-    VALUE_NORMAL = 0, VALUE_NAN, VALUE_INFINITE, VALUE_HUGE, VALUE_NEGATIVE, VALUE_ZERO,
-    VALUE_EDGE, VALUE_RAW, VALUE_COUNT
+    VALUE_NORMAL = 0,
+    VALUE_NAN,
+    VALUE_INFINITE,
+    VALUE_HUGE,
+    VALUE_NEGATIVE,
+    VALUE_ZERO,
+    VALUE_EDGE,
+    VALUE_RAW,
+    VALUE_COUNT
 };
 
 typedef struct choice {
@@ -117,9 +156,11 @@ typedef struct choice {
 
 /* ---- values --------------------------------------------------------------------- */
 
-static const char* const frame_choices[] = { "ecef", "xyz", "enu", "ENU", "",
-                                             "ecefx", "ecef   ", "e",
-                                             "a frame name far longer than any real one" };
+static const char* const frame_choices[] = {
+    "ecef",    "xyz", "enu",
+    "ENU",     "",    "ecefx",
+    "ecef   ", "e",   "a frame name far longer than any real one"
+};
 
 /* A sensible value of element `i` of dataset `spec` (degrees, radians, GHz, ns). */
 static double normal_value(const dataset_spec* spec, int64_t i)
@@ -210,7 +251,7 @@ static hid_t file_type(const dataset_spec* spec, unsigned variant, kind* written
                        : variant == TYPE_UNSIGNED ? H5T_STD_U64LE
                                                   : H5T_STD_I64LE);
     case REAL:
-        return H5Tcopy(variant == TYPE_NARROW ? H5T_IEEE_F32BE
+        return H5Tcopy(variant == TYPE_NARROW     ? H5T_IEEE_F32BE
                        : variant == TYPE_UNSIGNED ? H5T_STD_U16LE
                                                   : H5T_IEEE_F64LE);
     case COMPLEX:
@@ -219,8 +260,8 @@ static hid_t file_type(const dataset_spec* spec, unsigned variant, kind* written
             return complex_type(H5T_STD_I32LE, true, false);
         if (variant == TYPE_COMPOUND_MISSING)
             return complex_type(H5T_IEEE_F64LE, false, false);
-        return complex_type(variant == TYPE_NARROW ? H5T_IEEE_F32BE : H5T_IEEE_F64LE, true,
-                            variant == TYPE_NARROW);
+        return complex_type(
+            variant == TYPE_NARROW ? H5T_IEEE_F32BE : H5T_IEEE_F64LE, true, variant == TYPE_NARROW);
     case STRING: {
         const hid_t type = H5Tcopy(H5T_C_S1);
         /* Canonical: variable length, as h5py writes str; narrow: fixed width. */
@@ -273,8 +314,11 @@ static void* make_values(const dataset_spec* spec,
             } else if (c->value == VALUE_ZERO) {
                 text = "";
             } else {
-                snprintf(generated, 32, "%s%lld",
-                         c->value == VALUE_RAW ? "\xc3\xa9t\xc3\xa9 " : "name ", (long long)i);
+                snprintf(generated,
+                         32,
+                         "%s%lld",
+                         c->value == VALUE_RAW ? "\xc3\xa9t\xc3\xa9 " : "name ",
+                         (long long)i);
                 text = generated;
             }
             if (variable)
@@ -292,7 +336,7 @@ static void* make_values(const dataset_spec* spec,
             if (spec_index < 5) /* a /diminfo size */
                 out[i] = sizes[spec_index];
             else
-                out[i] = c->value == VALUE_HUGE     ? INT64_MAX
+                out[i] = c->value == VALUE_HUGE       ? INT64_MAX
                          : c->value == VALUE_NEGATIVE ? -1
                          : c->value == VALUE_RAW      ? (int64_t)fuzz_u64(b)
                                                       : 10 + i;
@@ -337,10 +381,7 @@ static void* make_values(const dataset_spec* spec,
     return out;
 }
 
-static int64_t resolve(extent x, const int64_t* sizes)
-{
-    return x == X_3 ? 3 : sizes[x];
-}
+static int64_t resolve(extent x, const int64_t* sizes) { return x == X_3 ? 3 : sizes[x]; }
 
 /* Elements of the canonical shape, saturating (sizes may be negative or huge). */
 static int64_t canonical_count(const dataset_spec* spec, const int64_t* sizes, bool* valid)
@@ -378,8 +419,8 @@ static void write_dataset(hid_t file,
         H5Lcreate_soft("/nowhere/at/all", file, spec->path, H5P_DEFAULT, H5P_DEFAULT);
         return;
     case NODE_EXTERNAL:
-        H5Lcreate_external("/nonexistent/other.h5", "/data", file, spec->path, H5P_DEFAULT,
-                           H5P_DEFAULT);
+        H5Lcreate_external(
+            "/nonexistent/other.h5", "/data", file, spec->path, H5P_DEFAULT, H5P_DEFAULT);
         return;
     default:
         break;
@@ -442,8 +483,7 @@ static void write_dataset(hid_t file,
      * reader refuses, or be beyond the reader's size limit (refused unread). A
      * big dataset the reader would have to read in full is made the wrong shape:
      * reading gigabytes of fill values tests nothing. */
-    if (big && shape == SHAPE_RIGHT && !overflow &&
-        count <= READER_LIMIT_BYTES / element_bytes) {
+    if (big && shape == SHAPE_RIGHT && !overflow && count <= READER_LIMIT_BYTES / element_bytes) {
         rank = rank > 0 ? rank : 1;
         dims[rank - 1] += 1;
     }
@@ -509,25 +549,34 @@ static void check_recipe(const blade_bfr5* r, const int64_t* sizes, const char* 
     FUZZ_REQUIRE(r->path != NULL && strcmp(r->path, path) == 0, "path");
     const int64_t found[5] = { r->antennas, r->polarizations, r->channels, r->beams, r->times };
     for (int i = 0; i < 5; i++)
-        FUZZ_REQUIRE(sizes[i] < -1 || found[i] == sizes[i], "%s: %lld read, %lld written",
-                     specs[i].path, (long long)found[i], (long long)sizes[i]);
-    FUZZ_REQUIRE(r->antennas >= 1 && r->polarizations >= 1 && r->channels >= 1 &&
-                     r->beams >= 1 && r->times >= 0,
+        FUZZ_REQUIRE(sizes[i] < -1 || found[i] == sizes[i],
+                     "%s: %lld read, %lld written",
+                     specs[i].path,
+                     (long long)found[i],
+                     (long long)sizes[i]);
+    FUZZ_REQUIRE(r->antennas >= 1 && r->polarizations >= 1 && r->channels >= 1 && r->beams >= 1 &&
+                     r->times >= 0,
                  "accepted sizes must be usable");
     FUZZ_REQUIRE(strcmp(r->antenna_position_frame, "ecef") == 0 ||
                      strcmp(r->antenna_position_frame, "xyz") == 0 ||
                      strcmp(r->antenna_position_frame, "enu") == 0,
-                 "frame '%s'", r->antenna_position_frame);
+                 "frame '%s'",
+                 r->antenna_position_frame);
     FUZZ_REQUIRE(fabs(r->latitude) <= M_PI / 2 + 1e-12 && fabs(r->longitude) <= 2 * M_PI + 1e-12 &&
                      isfinite(r->altitude),
-                 "array at %g, %g, %g", r->latitude, r->longitude, r->altitude);
+                 "array at %g, %g, %g",
+                 r->latitude,
+                 r->longitude,
+                 r->altitude);
     FUZZ_REQUIRE(isfinite(r->phase_center_ra) && fabs(r->phase_center_dec) <= M_PI / 2 + 1e-9,
-                 "boresight %g %g", r->phase_center_ra, r->phase_center_dec);
+                 "boresight %g %g",
+                 r->phase_center_ra,
+                 r->phase_center_dec);
     for (int64_t i = 0; i < 3 * r->antennas; i++)
         FUZZ_REQUIRE(isfinite(r->antenna_positions_ecef[i]), "ECEF position %lld", (long long)i);
     for (int64_t i = 0; i < r->beams; i++)
-        FUZZ_REQUIRE(isfinite(r->beam_ras[i]) && isfinite(r->beam_decs[i]), "beam %lld",
-                     (long long)i);
+        FUZZ_REQUIRE(
+            isfinite(r->beam_ras[i]) && isfinite(r->beam_decs[i]), "beam %lld", (long long)i);
     FUZZ_REQUIRE(r->cal_all != NULL && r->calibration != NULL, "calibration");
     for (int64_t i = 0; i < r->antennas && r->antenna_names; i++)
         FUZZ_REQUIRE(r->antenna_names[i] != NULL, "antenna name %lld", (long long)i);
@@ -536,7 +585,8 @@ static void check_recipe(const blade_bfr5* r, const int64_t* sizes, const char* 
     if (r->delays != NULL)
         FUZZ_REQUIRE(r->delays_seconds != NULL, "delays in seconds");
     if (r->dut1 != NULL)
-        FUZZ_REQUIRE(r->dut1_count == 1 || r->dut1_count == r->times, "%lld DUT1 values",
+        FUZZ_REQUIRE(r->dut1_count == 1 || r->dut1_count == r->times,
+                     "%lld DUT1 values",
                      (long long)r->dut1_count);
 }
 
@@ -560,8 +610,8 @@ static void use_recipe(blade_bfr5* r, fuzz_bytes* b)
     FUZZ_REQUIRE_MESSAGE(status);
     const blade_delay_mode mode = (blade_delay_mode)fuzz_choice(b, 3);
     blade_phasor_config config;
-    status = blade_bfr5_phasor_config(r, &axis, antennas, polarizations, fuzz_choice(b, 4),
-                                      mode, &config);
+    status = blade_bfr5_phasor_config(
+        r, &axis, antennas, polarizations, fuzz_choice(b, 4), mode, &config);
     FUZZ_REQUIRE_MESSAGE(status);
     /* Plans of a sensible size only: the phasor module has its own tests. */
     if (status == BLADE_OK && r->antennas * r->beams * r->polarizations <= 4096) {
@@ -581,13 +631,15 @@ static void use_recipe(blade_bfr5* r, fuzz_bytes* b)
     const int64_t beams_before = r->beams;
     status = blade_bfr5_select_beams(r, selection, count);
     FUZZ_REQUIRE_MESSAGE(status);
-    FUZZ_REQUIRE(status != BLADE_OK || r->beams == count, "beams %lld after selecting %lld",
-                 (long long)r->beams, (long long)count);
-    FUZZ_REQUIRE(status == BLADE_OK || r->beams == beams_before, "a refused selection changed "
-                                                                 "the recipe");
+    FUZZ_REQUIRE(status != BLADE_OK || r->beams == count,
+                 "beams %lld after selecting %lld",
+                 (long long)r->beams,
+                 (long long)count);
+    FUZZ_REQUIRE(status == BLADE_OK || r->beams == beams_before,
+                 "a refused selection changed "
+                 "the recipe");
     for (int64_t i = 0; i < r->beams && r->source_names; i++)
-        FUZZ_REQUIRE(r->source_names[i] != NULL, "source name %lld after selection",
-                     (long long)i);
+        FUZZ_REQUIRE(r->source_names[i] != NULL, "source name %lld after selection", (long long)i);
 }
 
 int LLVMFuzzerInitialize(int* argc, char*** argv)
@@ -659,22 +711,34 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
                  "HDF5 identifiers left open: files %zd->%zd groups %zd->%zd datasets "
                  "%zd->%zd types %zd->%zd spaces %zd->%zd attributes %zd->%zd property "
                  "lists %zd->%zd",
-                 before.files, after.files, before.groups, after.groups, before.datasets,
-                 after.datasets, before.types, after.types, before.spaces, after.spaces,
-                 before.attributes, after.attributes, before.properties, after.properties);
+                 before.files,
+                 after.files,
+                 before.groups,
+                 after.groups,
+                 before.datasets,
+                 after.datasets,
+                 before.types,
+                 after.types,
+                 before.spaces,
+                 after.spaces,
+                 before.attributes,
+                 after.attributes,
+                 before.properties,
+                 after.properties);
     if (status != BLADE_OK) {
         FUZZ_REQUIRE(recipe == NULL, "a refused recipe was returned");
         FUZZ_REQUIRE(strstr(blade_last_error(), path) != NULL ||
                          status == BLADE_ERROR_OUT_OF_MEMORY,
-                     "the message does not name the file: %s", blade_last_error());
+                     "the message does not name the file: %s",
+                     blade_last_error());
         return 0;
     }
     int64_t stored[5];
     for (int i = 0; i < 5; i++) {
         const choice* c = &choices[i];
-        const bool exact = c->node == NODE_DATASET && c->type == TYPE_CANONICAL &&
-                           (c->shape == SHAPE_RIGHT || c->shape == SHAPE_SCALAR ||
-                            c->shape == SHAPE_ONE);
+        const bool exact =
+            c->node == NODE_DATASET && c->type == TYPE_CANONICAL &&
+            (c->shape == SHAPE_RIGHT || c->shape == SHAPE_SCALAR || c->shape == SHAPE_ONE);
         stored[i] = exact ? sizes[i] : -2;
     }
     check_recipe(recipe, stored, path);

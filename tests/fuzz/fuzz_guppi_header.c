@@ -24,12 +24,19 @@ static void require_same_cards(const blade_guppi_header* a, const blade_guppi_he
     for (int64_t i = 0; i < blade_guppi_header_count(a); i++) {
         const blade_guppi_card x = blade_guppi_header_card(a, i);
         const blade_guppi_card y = blade_guppi_header_card(b, i);
-        FUZZ_REQUIRE(strcmp(x.key, y.key) == 0 && strcmp(x.text, y.text) == 0 &&
-                         x.kind == y.kind && x.quoted == y.quoted,
+        FUZZ_REQUIRE(strcmp(x.key, y.key) == 0 && strcmp(x.text, y.text) == 0 && x.kind == y.kind &&
+                         x.quoted == y.quoted,
                      "card %lld: %s='%s' (kind %d, quoted %d) came back as %s='%s' "
                      "(kind %d, quoted %d)",
-                     (long long)i, x.key, x.text, (int)x.kind, (int)x.quoted, y.key,
-                     y.text, (int)y.kind, (int)y.quoted);
+                     (long long)i,
+                     x.key,
+                     x.text,
+                     (int)x.kind,
+                     (int)x.quoted,
+                     y.key,
+                     y.text,
+                     (int)y.kind,
+                     (int)y.quoted);
     }
 }
 
@@ -47,7 +54,9 @@ static blade_guppi_header* reparse(const blade_guppi_header* header, bool direct
         blade_guppi_header_parse(buffer, bytes, "formatted", 0, &copy, &consumed);
     FUZZ_REQUIRE(status == BLADE_OK, "our own formatted header does not parse");
     FUZZ_REQUIRE(consumed <= bytes && consumed % BLADE_GUPPI_CARD_BYTES == 0,
-                 "consumed %zu of %zu", consumed, bytes);
+                 "consumed %zu of %zu",
+                 consumed,
+                 bytes);
     free(buffer);
     return copy;
 }
@@ -65,8 +74,8 @@ static void exercise_getters(const blade_guppi_header* header)
         FUZZ_REQUIRE_MESSAGE(status);
         status = blade_guppi_header_get_real(header, card.key, &real);
         FUZZ_REQUIRE_MESSAGE(status);
-        FUZZ_REQUIRE(blade_guppi_header_get_string(header, card.key, &text) == BLADE_OK,
-                     "%s", card.key);
+        FUZZ_REQUIRE(
+            blade_guppi_header_get_string(header, card.key, &text) == BLADE_OK, "%s", card.key);
     }
     const blade_guppi_card outside = blade_guppi_header_card(header, -1);
     FUZZ_REQUIRE(outside.key == NULL, "card -1 exists");
@@ -92,9 +101,12 @@ static void check_setters(const uint8_t* data, size_t size)
     FUZZ_REQUIRE_MESSAGE(string_set);
     const blade_status real_set = blade_guppi_header_set_real(header, "REAL", real);
     FUZZ_REQUIRE(real_set == (isfinite(real) ? BLADE_OK : BLADE_ERROR_INVALID_ARGUMENT),
-                 "set_real(%.17g) gave %s", real, blade_status_name(real_set));
+                 "set_real(%.17g) gave %s",
+                 real,
+                 blade_status_name(real_set));
     FUZZ_REQUIRE(blade_guppi_header_set_int(header, "INTEGER", integer) == BLADE_OK,
-                 "set_int(%lld)", (long long)integer);
+                 "set_int(%lld)",
+                 (long long)integer);
 
     blade_guppi_header* copy = reparse(header, false);
     require_same_cards(header, copy);
@@ -111,7 +123,9 @@ static void check_setters(const uint8_t* data, size_t size)
             while (start < end && text[start] == ' ')
                 start++;
         FUZZ_REQUIRE(strlen(back) == end - start && memcmp(back, text + start, end - start) == 0,
-                     "string '%s' came back as '%s'", text, back);
+                     "string '%s' came back as '%s'",
+                     text,
+                     back);
     }
     if (real_set == BLADE_OK) {
         double back;
@@ -120,8 +134,8 @@ static void check_setters(const uint8_t* data, size_t size)
     }
     int64_t back;
     FUZZ_REQUIRE(blade_guppi_header_get_int(copy, "INTEGER", &back) == BLADE_OK, "INTEGER");
-    FUZZ_REQUIRE(back == integer, "integer %lld came back as %lld", (long long)integer,
-                 (long long)back);
+    FUZZ_REQUIRE(
+        back == integer, "integer %lld came back as %lld", (long long)integer, (long long)back);
     blade_guppi_header_destroy(copy);
     blade_guppi_header_destroy(header);
 }
@@ -139,9 +153,11 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         blade_guppi_header_parse(bytes, size, "fuzz.raw", 512, &header, &consumed);
     FUZZ_REQUIRE_MESSAGE(status);
     if (status == BLADE_OK) {
-        FUZZ_REQUIRE(header != NULL && consumed <= size &&
-                         consumed % BLADE_GUPPI_CARD_BYTES == 0 && consumed > 0,
-                     "consumed %zu of %zu bytes", consumed, size);
+        FUZZ_REQUIRE(header != NULL && consumed <= size && consumed % BLADE_GUPPI_CARD_BYTES == 0 &&
+                         consumed > 0,
+                     "consumed %zu of %zu bytes",
+                     consumed,
+                     size);
         exercise_getters(header);
         for (int directio = 0; directio < 2; directio++) {
             blade_guppi_header* copy = reparse(header, directio);
@@ -153,7 +169,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         FUZZ_REQUIRE(header == NULL && consumed == 0, "a failed parse left a header");
         FUZZ_REQUIRE(strstr(blade_last_error(), "fuzz.raw") != NULL ||
                          status == BLADE_ERROR_OUT_OF_MEMORY,
-                     "the message does not name the file: %s", blade_last_error());
+                     "the message does not name the file: %s",
+                     blade_last_error());
     }
     free(bytes);
     check_setters(data, size);

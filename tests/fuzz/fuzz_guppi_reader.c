@@ -30,8 +30,8 @@
 #define MAX_CHUNKS 24
 #define MAX_CHUNK_BYTES ((size_t)4 << 20)
 
-static const blade_dtype output_types[] = { BLADE_CI8, BLADE_CF32, BLADE_CI16,
-                                            BLADE_CF16, BLADE_CI4, BLADE_F32 };
+static const blade_dtype output_types[] = { BLADE_CI8,  BLADE_CF32, BLADE_CI16,
+                                            BLADE_CF16, BLADE_CI4,  BLADE_F32 };
 
 /* Split the data into files at the marker; return how many were written. */
 static int write_files(const uint8_t* data, size_t size)
@@ -65,45 +65,58 @@ static void check_recording(const blade_guppi_reader* reader,
     FUZZ_REQUIRE(rec->nants >= 1 && rec->nchan >= 1 && (rec->npol == 1 || rec->npol == 2) &&
                      rec->ntime >= 1 && rec->blocsize >= 1 && rec->piperblk >= 1,
                  "geometry nants %lld nchan %lld npol %lld ntime %lld blocsize %lld",
-                 (long long)rec->nants, (long long)rec->nchan, (long long)rec->npol,
-                 (long long)rec->ntime, (long long)rec->blocsize);
-    FUZZ_REQUIRE((int64_t)blade_bytes(rec->file_type, rec->nants * rec->nchan * rec->ntime *
-                                                          rec->npol) == rec->blocsize,
-                 "BLOCSIZE %lld is not the block's samples", (long long)rec->blocsize);
+                 (long long)rec->nants,
+                 (long long)rec->nchan,
+                 (long long)rec->npol,
+                 (long long)rec->ntime,
+                 (long long)rec->blocsize);
+    FUZZ_REQUIRE(
+        (int64_t)blade_bytes(rec->file_type, rec->nants * rec->nchan * rec->ntime * rec->npol) ==
+            rec->blocsize,
+        "BLOCSIZE %lld is not the block's samples",
+        (long long)rec->blocsize);
     FUZZ_REQUIRE(rec->nblocks >= 1 && rec->nfiles >= 1 && rec->stream_blocks >= 1 &&
                      rec->stream_samples == rec->stream_blocks * rec->ntime,
-                 "blocks %lld, stream blocks %lld", (long long)rec->nblocks,
+                 "blocks %lld, stream blocks %lld",
+                 (long long)rec->nblocks,
                  (long long)rec->stream_blocks);
     if (config->gap_policy == BLADE_GUPPI_GAP_ZERO_FILL)
         FUZZ_REQUIRE(rec->stream_blocks == rec->nblocks + rec->missing_blocks,
                      "stream %lld != %lld blocks + %lld missing",
-                     (long long)rec->stream_blocks, (long long)rec->nblocks,
+                     (long long)rec->stream_blocks,
+                     (long long)rec->nblocks,
                      (long long)rec->missing_blocks);
     const blade_observation* obs = &rec->observation;
-    FUZZ_REQUIRE(isfinite(rec->tbin) && rec->tbin > 0 && obs->tsamp == rec->tbin,
-                 "TBIN %g", rec->tbin);
+    FUZZ_REQUIRE(
+        isfinite(rec->tbin) && rec->tbin > 0 && obs->tsamp == rec->tbin, "TBIN %g", rec->tbin);
     FUZZ_REQUIRE(isfinite(obs->chan_bw) && obs->chan_bw != 0 && isfinite(obs->freq_first),
-                 "frequency axis %g + c * %g", obs->freq_first, obs->chan_bw);
+                 "frequency axis %g + c * %g",
+                 obs->freq_first,
+                 obs->chan_bw);
     FUZZ_REQUIRE(isfinite(obs->unix_start) && isfinite(obs->dut1),
-                 "start %g, DUT1 %g", obs->unix_start, obs->dut1);
+                 "start %g, DUT1 %g",
+                 obs->unix_start,
+                 obs->dut1);
     if (obs->has_position)
         FUZZ_REQUIRE(isfinite(obs->ra) && isfinite(obs->dec) && fabs(obs->dec) <= M_PI / 2,
-                     "pointing %g, %g", obs->ra, obs->dec);
+                     "pointing %g, %g",
+                     obs->ra,
+                     obs->dec);
     const blade_shape shape = blade_guppi_reader_output_shape(reader);
     FUZZ_REQUIRE(shape.rank == 4 && shape.dims[0] == rec->nants && shape.dims[3] == rec->npol &&
                      shape.dims[1] >= 1 && shape.dims[1] <= rec->nchan,
-                 "shape rank %d", shape.rank);
+                 "shape rank %d",
+                 shape.rank);
     for (int64_t i = 0; i < blade_guppi_reader_warning_count(reader); i++)
-        FUZZ_REQUIRE(blade_guppi_reader_warning(reader, i) != NULL, "warning %lld",
-                     (long long)i);
+        FUZZ_REQUIRE(blade_guppi_reader_warning(reader, i) != NULL, "warning %lld", (long long)i);
     for (int64_t f = 0; f < rec->nfiles; f++)
-        FUZZ_REQUIRE(blade_guppi_reader_file_name(reader, f) != NULL, "file %lld",
-                     (long long)f);
+        FUZZ_REQUIRE(blade_guppi_reader_file_name(reader, f) != NULL, "file %lld", (long long)f);
     const int64_t blocks = rec->nblocks < 4 ? rec->nblocks : 4;
     for (int64_t b = 0; b < blocks; b++) {
         blade_guppi_header* header = NULL;
         FUZZ_REQUIRE(blade_guppi_reader_block_header(reader, b, &header) == BLADE_OK,
-                     "block %lld's header no longer parses", (long long)b);
+                     "block %lld's header no longer parses",
+                     (long long)b);
         blade_guppi_header_destroy(header);
     }
 }
@@ -117,34 +130,42 @@ static void read_chunks(blade_guppi_reader* reader, const blade_guppi_reader_con
         return;
     void* memory = malloc(bytes > 0 ? bytes : 1);
     FUZZ_REQUIRE(memory != NULL, "%zu bytes", bytes);
-    blade_tensor chunk =
-        blade_tensor_make(config->output_type, &shape, blade_device_cpu(), memory);
+    blade_tensor chunk = blade_tensor_make(config->output_type, &shape, blade_device_cpu(), memory);
     double previous = -INFINITY;
     int64_t read = 0;
     for (; read < rec->chunks && read < MAX_CHUNKS; read++) {
         blade_guppi_chunk info;
         const blade_status status = blade_guppi_reader_read(reader, &chunk, &info);
-        FUZZ_REQUIRE(status == BLADE_OK, "chunk %lld of %lld failed", (long long)read,
+        FUZZ_REQUIRE(status == BLADE_OK,
+                     "chunk %lld of %lld failed",
+                     (long long)read,
                      (long long)rec->chunks);
         FUZZ_REQUIRE(info.index == read && info.zero_filled_samples >= 0 &&
                          info.zero_filled_samples <= shape.dims[2],
-                     "chunk %lld: index %lld, %lld zero-filled samples", (long long)read,
-                     (long long)info.index, (long long)info.zero_filled_samples);
+                     "chunk %lld: index %lld, %lld zero-filled samples",
+                     (long long)read,
+                     (long long)info.index,
+                     (long long)info.zero_filled_samples);
         FUZZ_REQUIRE(isfinite(info.unix_start) && info.unix_start >= previous,
-                     "chunk %lld starts at %.17g after %.17g", (long long)read,
-                     info.unix_start, previous);
-        FUZZ_REQUIRE(info.file_index >= 0 && info.file_index < rec->nfiles, "file %lld",
+                     "chunk %lld starts at %.17g after %.17g",
+                     (long long)read,
+                     info.unix_start,
+                     previous);
+        FUZZ_REQUIRE(info.file_index >= 0 && info.file_index < rec->nfiles,
+                     "file %lld",
                      (long long)info.file_index);
         previous = info.unix_start;
     }
     if (read == rec->chunks) {
         const blade_status status = blade_guppi_reader_read(reader, &chunk, NULL);
-        FUZZ_REQUIRE(status == BLADE_ERROR_END_OF_DATA, "after the last chunk: %s",
+        FUZZ_REQUIRE(status == BLADE_ERROR_END_OF_DATA,
+                     "after the last chunk: %s",
                      blade_status_name(status));
         const blade_guppi_reader_stats stats = blade_guppi_reader_get_stats(reader);
         FUZZ_REQUIRE(stats.chunks == rec->chunks && stats.samples_left >= 0 &&
                          stats.samples_left < shape.dims[2],
-                     "stats: %lld chunks, %lld samples left", (long long)stats.chunks,
+                     "stats: %lld chunks, %lld samples left",
+                     (long long)stats.chunks,
                      (long long)stats.samples_left);
     }
     free(memory);

@@ -21,21 +21,21 @@
 #include <unistd.h>
 
 /* A property that must hold for every input: print why it failed and abort. */
-#define FUZZ_REQUIRE(condition, ...)                                                   \
-    do {                                                                               \
-        if (!(condition)) {                                                            \
-            fprintf(stderr, "property failed at %s:%d: %s\n  ", __FILE__, __LINE__,    \
-                    #condition);                                                       \
-            fprintf(stderr, __VA_ARGS__);                                              \
-            fprintf(stderr, "\n  last core error: %s\n", blade_last_error());          \
-            abort();                                                                   \
-        }                                                                              \
+#define FUZZ_REQUIRE(condition, ...)                                                             \
+    do {                                                                                         \
+        if (!(condition)) {                                                                      \
+            fprintf(stderr, "property failed at %s:%d: %s\n  ", __FILE__, __LINE__, #condition); \
+            fprintf(stderr, __VA_ARGS__);                                                        \
+            fprintf(stderr, "\n  last core error: %s\n", blade_last_error());                    \
+            abort();                                                                             \
+        }                                                                                        \
     } while (0)
 
 /* Every failure must say what went wrong. */
-#define FUZZ_REQUIRE_MESSAGE(status)                                                   \
-    FUZZ_REQUIRE((status) == BLADE_OK || blade_last_error()[0] != '\0',                \
-                 "status %s without a message", blade_status_name(status))
+#define FUZZ_REQUIRE_MESSAGE(status)                                    \
+    FUZZ_REQUIRE((status) == BLADE_OK || blade_last_error()[0] != '\0', \
+                 "status %s without a message",                         \
+                 blade_status_name(status))
 
 typedef struct fuzz_bytes {
     const uint8_t* data;
@@ -43,10 +43,7 @@ typedef struct fuzz_bytes {
     size_t at;
 } fuzz_bytes;
 
-static inline uint8_t fuzz_u8(fuzz_bytes* b)
-{
-    return b->at < b->size ? b->data[b->at++] : 0;
-}
+static inline uint8_t fuzz_u8(fuzz_bytes* b) { return b->at < b->size ? b->data[b->at++] : 0; }
 
 static inline uint32_t fuzz_u32(fuzz_bytes* b)
 {
@@ -70,10 +67,7 @@ static inline double fuzz_double(fuzz_bytes* b)
 }
 
 /* One of `count` choices; 0 (the first) when the bytes have run out. */
-static inline unsigned fuzz_choice(fuzz_bytes* b, unsigned count)
-{
-    return fuzz_u8(b) % count;
-}
+static inline unsigned fuzz_choice(fuzz_bytes* b, unsigned count) { return fuzz_u8(b) % count; }
 
 /* A directory of this process under /dev/shm (tmpfs), removed at exit. */
 static char fuzz_scratch_path[512];

@@ -28,18 +28,26 @@ static void check_format(double value, int decimals, bool sign)
         return;
     double back;
     FUZZ_REQUIRE(blade_parse_sexagesimal(text, &back) == BLADE_OK,
-                 "our text '%s' of %.17g does not parse", text, value);
+                 "our text '%s' of %.17g does not parse",
+                 text,
+                 value);
     /* Seconds are rounded to `decimals` digits: half a unit of the last digit. */
-    const double tolerance = 0.5 * pow(10.0, -decimals) / 3600.0 * (1 + 1e-9) +
-                             4 * fabs(value) * 2.3e-16;
+    const double tolerance =
+        0.5 * pow(10.0, -decimals) / 3600.0 * (1 + 1e-9) + 4 * fabs(value) * 2.3e-16;
     FUZZ_REQUIRE(fabs(back - value) <= tolerance,
-                 "%.17g formatted as '%s' reads back as %.17g", value, text, back);
+                 "%.17g formatted as '%s' reads back as %.17g",
+                 value,
+                 text,
+                 back);
 
     const double packed = blade_sigproc_packed_angle(value);
     const double unpacked = blade_sigproc_unpack_angle(packed);
-    FUZZ_REQUIRE(fabs(unpacked - value) <= 0.5e-6 / 3600.0 * (1 + 1e-9) +
-                                                   8 * fabs(value) * 2.3e-16 * 10000,
-                 "%.17g packed as %.17g unpacks to %.17g", value, packed, unpacked);
+    FUZZ_REQUIRE(fabs(unpacked - value) <=
+                     0.5e-6 / 3600.0 * (1 + 1e-9) + 8 * fabs(value) * 2.3e-16 * 10000,
+                 "%.17g packed as %.17g unpacks to %.17g",
+                 value,
+                 packed,
+                 unpacked);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
@@ -73,7 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     if (parsed == BLADE_OK)
         FUZZ_REQUIRE(device.kind == BLADE_DEVICE_CPU || device.kind == BLADE_DEVICE_EMULATED ||
                          device.kind == BLADE_DEVICE_CUDA,
-                     "device kind %d", (int)device.kind);
+                     "device kind %d",
+                     (int)device.kind);
     blade_dtype type;
     FUZZ_REQUIRE_MESSAGE(blade_dtype_parse(text, &type));
     free(text);

@@ -19,8 +19,10 @@ import re
 import subprocess
 import sys
 
-RUNTIME = re.compile(r"__sanitizer|__asan|__lsan|__ubsan|__interceptor|fuzzer::|^(malloc|calloc|realloc|free)$"
-                     r"|operator new|__mem(cpy|move|set|cmp)|^str\w+$|abort|raise|pthread_kill")
+RUNTIME = re.compile(
+    r"__sanitizer|__asan|__lsan|__ubsan|__interceptor|fuzzer::|^(malloc|calloc|realloc|free)$"
+    r"|operator new|__mem(cpy|move|set|cmp)|^str\w+$|abort|raise|pthread_kill"
+)
 FRAME = re.compile(r"^\s+#\d+ 0x[0-9a-f]+ in (\S+) (.*)$")
 FRAME_NO_NAME = re.compile(r"^\s+#\d+ 0x[0-9a-f]+ +\((.*)\)")
 
@@ -55,8 +57,9 @@ def main():
     for artifact in artifacts:
         if artifact.endswith(".log"):
             continue
-        result = subprocess.run([target, "-timeout=10", "-rss_limit_mb=2048", artifact],
-                                capture_output=True, text=True, errors="replace")
+        result = subprocess.run(
+            [target, "-timeout=10", "-rss_limit_mb=2048", artifact], capture_output=True, text=True, errors="replace"
+        )
         report = result.stdout + result.stderr
         with open(artifact + ".log", "w") as handle:
             handle.write(report)
@@ -71,8 +74,10 @@ def main():
     for line in ours:
         print("   OURS:", line)
     hdf5 = sum(n for (who, _, _), n in classes.items() if who == "HDF5")
-    print(f"   {hdf5} in libhdf5, {len(ours)} in our code, "
-          f"{sum(n for (who, _, _), n in classes.items() if who == 'NOT REPRODUCED')} not reproduced")
+    print(
+        f"   {hdf5} in libhdf5, {len(ours)} in our code, "
+        f"{sum(n for (who, _, _), n in classes.items() if who == 'NOT REPRODUCED')} not reproduced"
+    )
     return 1 if ours else 0
 
 

@@ -87,8 +87,28 @@ def from_values(values, dtype):
 
 
 SPECIAL_FLOATS = numpy.array(
-    [0.5, 1.5, 2.5, -0.5, -2.5, 127.5, -128.5, 300.0, -1e5, 7.5, -8.5, 65504.0, 70000.0,
-     6e-8, 1e-6, -0.0, 0.0, numpy.nan, numpy.inf, -numpy.inf]
+    [
+        0.5,
+        1.5,
+        2.5,
+        -0.5,
+        -2.5,
+        127.5,
+        -128.5,
+        300.0,
+        -1e5,
+        7.5,
+        -8.5,
+        65504.0,
+        70000.0,
+        6e-8,
+        1e-6,
+        -0.0,
+        0.0,
+        numpy.nan,
+        numpy.inf,
+        -numpy.inf,
+    ]
 )
 
 
@@ -104,7 +124,9 @@ def random_chunks(rng, dtype, nchunks, shape):
     if dtype in ("cf16", "f16"):
         bits = rng.integers(0, 65536, size=full + ((2,) if dtype == "cf16" else ()), dtype=numpy.uint16)
         return bits.view(numpy.float16)
-    values = rng.uniform(-200, 200, size=full) + (1j * rng.uniform(-200, 200, size=full) if dtype.startswith("c") else 0)
+    values = rng.uniform(-200, 200, size=full) + (
+        1j * rng.uniform(-200, 200, size=full) if dtype.startswith("c") else 0
+    )
     flat = values.reshape(-1)
     picks = rng.integers(0, len(SPECIAL_FLOATS), size=flat.size // 5 + 1)
     flat[::5] = SPECIAL_FLOATS[picks[: len(flat[::5])]] * (1 + 1j if dtype.startswith("c") else 1)
@@ -182,8 +204,11 @@ def geodetic_to_ecef(lon, lat, alt):
     e2 = WGS84_F * (2 - WGS84_F)
     n = WGS84_A / numpy.sqrt(1 - e2 * numpy.sin(lat) ** 2)
     return numpy.array(
-        [(n + alt) * numpy.cos(lat) * numpy.cos(lon), (n + alt) * numpy.cos(lat) * numpy.sin(lon),
-         (n * (1 - e2) + alt) * numpy.sin(lat)]
+        [
+            (n + alt) * numpy.cos(lat) * numpy.cos(lon),
+            (n + alt) * numpy.cos(lat) * numpy.sin(lon),
+            (n * (1 - e2) + alt) * numpy.sin(lat),
+        ]
     )
 
 
@@ -203,8 +228,9 @@ def _array(name, lon_deg, lat_deg, alt, enu, ra, dec):
 def ata_like_array(antennas=12, seed=7):
     """Hat Creek-like reference, antennas within ~300 m (ECEF positions [A, 3])."""
     rng = numpy.random.default_rng(seed)
-    enu = numpy.column_stack([rng.uniform(-150, 150, antennas), rng.uniform(-150, 150, antennas),
-                              rng.uniform(-3, 3, antennas)])
+    enu = numpy.column_stack(
+        [rng.uniform(-150, 150, antennas), rng.uniform(-150, 150, antennas), rng.uniform(-3, 3, antennas)]
+    )
     return _array("ata", -121.4733, 40.8173, 1019.2, enu, ra=1.4596, dec=0.3842)
 
 
@@ -288,10 +314,12 @@ def beamformer_error(got, voltages, phasors, incoherent=False, incoherent_sqrt=F
 def run_beamformer(block, voltages, phasors, input_type="cf32", output_type="cf32", voltage_tags=(), phasor_tags=()):
     """Run `block` (two input ports) on voltage and phasor chunks; return (beams, tags)."""
     shape = list(block.output_shape())
-    (data, tags), = run_graph(
+    ((data, tags),) = run_graph(
         block,
-        [(blade.pack(voltages, input_type), block.input_item_size()),
-         (blade.pack(phasors, "cf32"), block.phasor_item_size())],
+        [
+            (blade.pack(voltages, input_type), block.input_item_size()),
+            (blade.pack(phasors, "cf32"), block.phasor_item_size()),
+        ],
         [block.output_item_size()],
         [list(voltage_tags), list(phasor_tags)],
     )
@@ -320,6 +348,8 @@ def coarse_channel_centres(obsfreq, chan_bw, nchan, first, count):
     """Centres (Hz) of recorded channels first .. first + count - 1 (formats.md:
     f_c = OBSFREQ + (c - (NCHAN - 1) / 2) * CHAN_BW)."""
     return obsfreq + (first + numpy.arange(count) - (nchan - 1) / 2) * chan_bw
+
+
 # --- third-party readers in their own virtual environments ----------------------
 # tools/make-reader-venvs creates BUILD/reader-venvs/{blimpy,sigpyproc}; tests that
 # need one skip (with the reason) where it is missing.
@@ -349,7 +379,9 @@ def run_in_reader_venv(testcase, name, script, *args):
         testcase.skipTest(f"reader venv '{name}' missing: run tools/make-reader-venvs")
     result = subprocess.run(
         [python, "-c", script, *[str(a) for a in args]],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
         env=dict(os.environ, PYTHONPATH="", MPLBACKEND="Agg"),
     )
     if result.returncode != 0:
@@ -383,6 +415,8 @@ class FileTestCase:
 
     def path(self, name):
         return os.path.join(self.dir, name)
+
+
 # --- tags and large chunks (polarizer, detector, gather) ------------------------
 
 

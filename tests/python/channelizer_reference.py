@@ -22,7 +22,9 @@ def prototype(rate, taps, window):
         "hamming": numpy.hamming(length),
         "hann": numpy.hanning(length),
         "blackman": numpy.blackman(length),
-        "blackman-harris": 0.35875 - 0.48829 * numpy.cos(theta) + 0.14128 * numpy.cos(2 * theta)
+        "blackman-harris": 0.35875
+        - 0.48829 * numpy.cos(theta)
+        + 0.14128 * numpy.cos(2 * theta)
         - 0.01168 * numpy.cos(3 * theta),
     }
     centre = (length - 1) / 2

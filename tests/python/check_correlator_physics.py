@@ -18,7 +18,7 @@ import numpy
 import correlator_synthetic as cs
 
 PHASE_TOLERANCE = 0.25  # rad, any one visibility (about 6 sigma)
-RMS_TOLERANCE = 0.08    # rad, over all of them
+RMS_TOLERANCE = 0.08  # rad, over all of them
 
 
 def main():
@@ -48,16 +48,18 @@ def main():
                 closures.append(closure)
     residuals = numpy.concatenate(residuals)
     closures = numpy.asarray(closures)
-    rms, closure_rms = numpy.sqrt(numpy.mean(residuals ** 2)), numpy.sqrt(numpy.mean(closures ** 2))
+    rms, closure_rms = numpy.sqrt(numpy.mean(residuals**2)), numpy.sqrt(numpy.mean(closures**2))
     if rms > RMS_TOLERANCE:
         failures.append(f"RMS phase residual {rms:.3f} rad > {RMS_TOLERANCE}")
     if numpy.max(numpy.abs(closures)) > 2 * PHASE_TOLERANCE or closure_rms > 2 * RMS_TOLERANCE:
         failures.append(f"closure phases up to {numpy.max(numpy.abs(closures)):.3f} rad, RMS {closure_rms:.3f}")
     if min(spreads) < 3.0:
         failures.append(f"the geometric phases span only {min(spreads):.2f} rad: the check would not see a sign")
-    print(f"{len(residuals)} visibilities: phase - 2 pi nu (tau_i - tau_j) RMS {rms:.4f} rad, worst "
-          f"{numpy.max(numpy.abs(residuals)):.4f}; {len(closures)} closure phases RMS {closure_rms:.4f} rad, worst "
-          f"{numpy.max(numpy.abs(closures)):.4f}; geometric phases span {min(spreads):.2f} rad")
+    print(
+        f"{len(residuals)} visibilities: phase - 2 pi nu (tau_i - tau_j) RMS {rms:.4f} rad, worst "
+        f"{numpy.max(numpy.abs(residuals)):.4f}; {len(closures)} closure phases RMS {closure_rms:.4f} rad, worst "
+        f"{numpy.max(numpy.abs(closures)):.4f}; geometric phases span {min(spreads):.2f} rad"
+    )
     for failure in failures:
         print("FAILED:", failure)
     print(f"correlator physics: {0 if failures else 1} passed, {1 if failures else 0} failed")

@@ -34,8 +34,17 @@ def random_case(rng):
         integration, n = int(rng.choice(divisors)), int(rng.integers(1, 3))
     k = integration // t if integration > t else 1
     n = max(n, 1) * k
-    return dict(a=a, f=f, t=t, p=p, fc=fc, integration=integration, n=n, ci8=bool(rng.random() < 0.4),
-                lower_sideband=bool(rng.random() < 0.3))
+    return dict(
+        a=a,
+        f=f,
+        t=t,
+        p=p,
+        fc=fc,
+        integration=integration,
+        n=n,
+        ci8=bool(rng.random() < 0.4),
+        lower_sideband=bool(rng.random() < 0.3),
+    )
 
 
 def voltages(rng, case):
@@ -60,10 +69,13 @@ def main():
         got = libblade_correlator.correlate(lib, given, case["integration"], case["fc"], case["lower_sideband"])
         want = correlator_reference.correlate(values, case["integration"], case["fc"], case["lower_sideband"])
         size = correlator_reference.scale(values, case["integration"], case["fc"])
-        tolerance_re = 2.0 ** -24 * numpy.abs(want.real) + 1e-12 * size
-        tolerance_im = 2.0 ** -24 * numpy.abs(want.imag) + 1e-12 * size
-        good = (got.shape == want.shape and numpy.all(numpy.abs(got.real - want.real) <= tolerance_re)
-                and numpy.all(numpy.abs(got.imag - want.imag) <= tolerance_im))
+        tolerance_re = 2.0**-24 * numpy.abs(want.real) + 1e-12 * size
+        tolerance_im = 2.0**-24 * numpy.abs(want.imag) + 1e-12 * size
+        good = (
+            got.shape == want.shape
+            and numpy.all(numpy.abs(got.real - want.real) <= tolerance_re)
+            and numpy.all(numpy.abs(got.imag - want.imag) <= tolerance_im)
+        )
         if good:
             passed += 1
         else:

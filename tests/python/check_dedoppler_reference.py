@@ -33,8 +33,16 @@ CASES = [
     ("T 8, negative foff, min drift", (1, 8, 400), 200, -3.0, 2.0, 0.5, 2.0, {}),
     ("T 32, brute force", (1, 32, 256), 256, 1.0, 1.0, 0.0, 0.5, {"method": "brute_force"}),
     ("turbo_seti normalisation", (1, 16, 600), 300, 1.0, 1.0, 0.0, 1.0, {"normalization": "turbo_seti"}),
-    ("SK and DC blanking", (2, 64, 512), 256, 1.0, 1.0, 0.0, 0.4,
-     {"sk_shape": 8.0, "sk_sigmas": 4.0, "blank_dc": True}),
+    (
+        "SK and DC blanking",
+        (2, 64, 512),
+        256,
+        1.0,
+        1.0,
+        0.0,
+        0.4,
+        {"sk_shape": 8.0, "sk_sigmas": 4.0, "blank_dc": True},
+    ),
     ("capacity", (1, 4, 300), 300, 1.0, 1.0, 0.0, 0.5, {"capacity": 3, "snr_threshold": 3.0}),
     ("one spectrum", (1, 1, 97), 97, 1.0, 1.0, 0.0, 0.0, {"snr_threshold": 3.0}),
 ]
@@ -61,8 +69,9 @@ def compare(name, shape, nfpc, foff, tsamp, min_drift, max_drift, options, lib, 
     capacity = options.pop("capacity", 65536)
     threshold = options.pop("snr_threshold", 8.0)
     data = make_data(shape, seed, options.get("sk_shape", 0) > 0)
-    plan = dedoppler_ctypes.Dedoppler(lib, shape, foff, tsamp, nfpc, min_drift, max_drift, threshold,
-                                      capacity=capacity, **options)
+    plan = dedoppler_ctypes.Dedoppler(
+        lib, shape, foff, tsamp, nfpc, min_drift, max_drift, threshold, capacity=capacity, **options
+    )
     want = reference.search(data, foff, tsamp, nfpc, min_drift, max_drift, threshold, capacity=capacity, **options)
     grid = want["grid"]
     if list(plan.drifts()) != grid.drifts:
@@ -94,8 +103,10 @@ def compare(name, shape, nfpc, foff, tsamp, min_drift, max_drift, options, lib, 
                 failures.append(f"hit {h} != {w}")
     real = sum(1 for h in want["hits"] if h["snr"] > 0)
     flagged = int(flags.sum())
-    print(f"{'FAIL' if failures else 'ok  '} {name}: {len(hits)} hits ({real} expected), {flagged} flagged, "
-          f"{grid.padded} padded spectra, {len(grid.drifts)} drifts")
+    print(
+        f"{'FAIL' if failures else 'ok  '} {name}: {len(hits)} hits ({real} expected), {flagged} flagged, "
+        f"{grid.padded} padded spectra, {len(grid.drifts)} drifts"
+    )
     for failure in failures:
         print("     ", failure)
     return not failures

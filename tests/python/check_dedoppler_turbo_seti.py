@@ -69,8 +69,10 @@ print(json.dumps({"seconds": time.time() - opened, "with_opening": time.time() -
 
 def sigproc_header(fields):
     """SIGPROC header bytes: each key as a length-prefixed string, then its value."""
+
     def name(text):
         return struct.pack("<i", len(text)) + text.encode()
+
     out = name("HEADER_START")
     for key, value in fields:
         out += name(key)
@@ -85,10 +87,25 @@ def sigproc_header(fields):
 
 def write_filterbank(path, data):
     """data [T, F] float32 -> a one-IF SIGPROC filterbank, channels ascending."""
-    fields = [("telescope_id", 6), ("machine_id", 20), ("data_type", 1), ("source_name", "INJECTED"),
-              ("src_raj", 120000.0), ("src_dej", 300000.0), ("az_start", 0.0), ("za_start", 0.0),
-              ("tstart", 60000.0), ("tsamp", TSAMP_S), ("nbits", 32), ("fch1", 1400.0),
-              ("foff", FOFF_HZ * 1e-6), ("nchans", data.shape[1]), ("nifs", 1), ("nbeams", 1), ("ibeam", 1)]
+    fields = [
+        ("telescope_id", 6),
+        ("machine_id", 20),
+        ("data_type", 1),
+        ("source_name", "INJECTED"),
+        ("src_raj", 120000.0),
+        ("src_dej", 300000.0),
+        ("az_start", 0.0),
+        ("za_start", 0.0),
+        ("tstart", 60000.0),
+        ("tsamp", TSAMP_S),
+        ("nbits", 32),
+        ("fch1", 1400.0),
+        ("foff", FOFF_HZ * 1e-6),
+        ("nchans", data.shape[1]),
+        ("nifs", 1),
+        ("nbeams", 1),
+        ("ibeam", 1),
+    ]
     with open(path, "wb") as f:
         f.write(sigproc_header(fields))
         f.write(numpy.ascontiguousarray(data, dtype="<f4").tobytes())
@@ -110,8 +127,14 @@ def read_dat(path):
             if line.startswith("#") or not line.strip():
                 continue
             columns = line.split()
-            hits.append({"drift_rate": float(columns[1]), "snr": float(columns[2]), "index": int(columns[5]),
-                         "coarse_channel": int(columns[10])})
+            hits.append(
+                {
+                    "drift_rate": float(columns[1]),
+                    "snr": float(columns[2]),
+                    "index": int(columns[5]),
+                    "coarse_channel": int(columns[10]),
+                }
+            )
     return hits
 
 
@@ -136,9 +159,14 @@ def compare(library, venvs, work):
     path = os.path.join(work, "injected.fil")
     write_filterbank(path, data)
 
-    result = subprocess.run([python, "-c", TURBO_SETI, path, work, str(COARSE), str(MAX_DRIFT), str(SNR)],
-                            capture_output=True, text=True, timeout=900, cwd=work,
-                            env=dict(os.environ, PYTHONPATH="", MPLBACKEND="Agg", NUMBA_CACHE_DIR=work))
+    result = subprocess.run(
+        [python, "-c", TURBO_SETI, path, work, str(COARSE), str(MAX_DRIFT), str(SNR)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=work,
+        env=dict(os.environ, PYTHONPATH="", MPLBACKEND="Agg", NUMBA_CACHE_DIR=work),
+    )
     if result.returncode != 0:
         print(result.stdout[-3000:], result.stderr[-3000:])
         print("turbo_seti failed")
@@ -149,8 +177,9 @@ def compare(library, venvs, work):
     lib = dedoppler_ctypes.load(library)
     ours_by = {}
     for normalization in ("turbo_seti", "MAD"):
-        plan = dedoppler_ctypes.Dedoppler(lib, data.shape, FOFF_HZ, TSAMP_S, NFPC, 1e-5, MAX_DRIFT, SNR,
-                                          normalization=normalization, blank_dc=True)
+        plan = dedoppler_ctypes.Dedoppler(
+            lib, data.shape, FOFF_HZ, TSAMP_S, NFPC, 1e-5, MAX_DRIFT, SNR, normalization=normalization, blank_dc=True
+        )
         start = time.time()
         ours_by[normalization], _ = plan.process(data)
         ours_by[normalization + " seconds"] = time.time() - start
@@ -161,7 +190,10 @@ def compare(library, venvs, work):
 
     def mad_snr(hit):
         for h in ours_by["MAD"]:
-            if h["coarse_channel"] == hit["coarse_channel"] and abs(h["channel_in_coarse"] - hit["channel_in_coarse"]) <= 1:
+            if (
+                h["coarse_channel"] == hit["coarse_channel"]
+                and abs(h["channel_in_coarse"] - hit["channel_in_coarse"]) <= 1
+            ):
                 return h["snr"]
         return float("nan")
 
@@ -169,35 +201,53 @@ def compare(library, venvs, work):
 
     def match(hit, candidates, index_key):
         for c in candidates:
-            if (c["coarse_channel"] == hit["coarse_channel"] and abs(c[index_key] - hit["index"]) <= 1
-                    and abs(c["drift_rate"] - hit["drift_rate"]) <= step * 1.0001):
+            if (
+                c["coarse_channel"] == hit["coarse_channel"]
+                and abs(c[index_key] - hit["index"]) <= 1
+                and abs(c["drift_rate"] - hit["drift_rate"]) <= step * 1.0001
+            ):
                 return c
         return None
 
-    print(f"drift step {step:.6f} Hz/s; turbo_seti searches up to {turbo_max_steps} steps "
-          f"({turbo_max_steps * step:.3f} Hz/s), gr-blade up to {int(MAX_DRIFT / step)}")
-    print(f"turbo_seti {len(theirs)} hits in {turbo_seconds:.2f} s (search() alone), "
-          f"gr-blade {len(ours)} hits in {ours_by['turbo_seti seconds']:.3f} s (CPU)")
-    print(f"{'coarse':>6} {'index':>6} {'turbo_seti drift':>17} {'ours':>10} {'turbo_seti SNR':>15} {'ours':>9} "
-          f"{'ours, MAD':>10}")
+    print(
+        f"drift step {step:.6f} Hz/s; turbo_seti searches up to {turbo_max_steps} steps "
+        f"({turbo_max_steps * step:.3f} Hz/s), gr-blade up to {int(MAX_DRIFT / step)}"
+    )
+    print(
+        f"turbo_seti {len(theirs)} hits in {turbo_seconds:.2f} s (search() alone), "
+        f"gr-blade {len(ours)} hits in {ours_by['turbo_seti seconds']:.3f} s (CPU)"
+    )
+    print(
+        f"{'coarse':>6} {'index':>6} {'turbo_seti drift':>17} {'ours':>10} {'turbo_seti SNR':>15} {'ours':>9} "
+        f"{'ours, MAD':>10}"
+    )
     for hit in theirs:
         mine = match(hit, ours, "channel_in_coarse")
         if mine is None:
             failures.append(f"turbo_seti hit without ours: {hit}")
-            print(f"{hit['coarse_channel']:>6} {hit['index']:>6} {hit['drift_rate']:>17.6f} {'-':>10} "
-                  f"{hit['snr']:>15.3f} {'-':>9}")
+            print(
+                f"{hit['coarse_channel']:>6} {hit['index']:>6} {hit['drift_rate']:>17.6f} {'-':>10} "
+                f"{hit['snr']:>15.3f} {'-':>9}"
+            )
             continue
         if abs(mine["snr"] - hit["snr"]) > 0.1 * hit["snr"]:
             failures.append(f"SNR {mine['snr']} vs turbo_seti {hit['snr']} at {hit}")
-        print(f"{hit['coarse_channel']:>6} {hit['index']:>6} {hit['drift_rate']:>17.6f} {mine['drift_rate']:>10.6f} "
-              f"{hit['snr']:>15.3f} {mine['snr']:>9.3f} {mad_snr(mine):>10.3f}")
+        print(
+            f"{hit['coarse_channel']:>6} {hit['index']:>6} {hit['drift_rate']:>17.6f} {mine['drift_rate']:>10.6f} "
+            f"{hit['snr']:>15.3f} {mine['snr']:>9.3f} {mad_snr(mine):>10.3f}"
+        )
     for mine in ours:
         if abs(mine["drift_index"]) > turbo_max_steps:
-            print(f"{mine['coarse_channel']:>6} {mine['channel_in_coarse']:>6} {'(not searched)':>17} "
-                  f"{mine['drift_rate']:>10.6f} {'-':>15} {mine['snr']:>9.3f} {mad_snr(mine):>10.3f}")
+            print(
+                f"{mine['coarse_channel']:>6} {mine['channel_in_coarse']:>6} {'(not searched)':>17} "
+                f"{mine['drift_rate']:>10.6f} {'-':>15} {mine['snr']:>9.3f} {mad_snr(mine):>10.3f}"
+            )
             continue
-        probe = {"coarse_channel": mine["coarse_channel"], "index": mine["channel_in_coarse"],
-                 "drift_rate": mine["drift_rate"]}
+        probe = {
+            "coarse_channel": mine["coarse_channel"],
+            "index": mine["channel_in_coarse"],
+            "drift_rate": mine["drift_rate"],
+        }
         if match(probe, [dict(h, channel_in_coarse=h["index"]) for h in theirs], "channel_in_coarse") is None:
             failures.append(f"our hit without turbo_seti's: {mine}")
     for coarse, index, rate, _ in TONES:
@@ -205,8 +255,13 @@ def compare(library, venvs, work):
             if name == "turbo_seti" and abs(rate) / step > turbo_max_steps:
                 continue  # beyond what turbo_seti searches
             expected_rate = rate if rate != 0 else None
-            found = [h for h in hits if h["coarse_channel"] == coarse and abs(h[key] - index) <= 1 and
-                     (expected_rate is None or abs(h["drift_rate"] - expected_rate) <= step)]
+            found = [
+                h
+                for h in hits
+                if h["coarse_channel"] == coarse
+                and abs(h[key] - index) <= 1
+                and (expected_rate is None or abs(h["drift_rate"] - expected_rate) <= step)
+            ]
             if not found:
                 failures.append(f"{name} missed the tone at coarse {coarse} index {index} drift {rate}")
     for failure in failures:

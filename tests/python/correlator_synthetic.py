@@ -19,7 +19,6 @@ import math
 import os
 import sys
 
-import erfa
 import numpy
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -48,10 +47,12 @@ def enu_to_itrs(site, enu):
     """ITRS positions (m) of east/north/up offsets (m) from a site (lon, lat rad, alt m)."""
     longitude, latitude, _ = site
     east = numpy.array([-math.sin(longitude), math.cos(longitude), 0.0])
-    north = numpy.array([-math.sin(latitude) * math.cos(longitude), -math.sin(latitude) * math.sin(longitude),
-                         math.cos(latitude)])
-    up = numpy.array([math.cos(latitude) * math.cos(longitude), math.cos(latitude) * math.sin(longitude),
-                      math.sin(latitude)])
+    north = numpy.array(
+        [-math.sin(latitude) * math.cos(longitude), -math.sin(latitude) * math.sin(longitude), math.cos(latitude)]
+    )
+    up = numpy.array(
+        [math.cos(latitude) * math.cos(longitude), math.cos(latitude) * math.sin(longitude), math.sin(latitude)]
+    )
     return uvh5_writer.site_ecef(site) + numpy.asarray(enu) @ numpy.stack([east, north, up])
 
 
@@ -86,8 +87,15 @@ def observe(blocks=4, block_samples=65536, tone_amplitude=3.0, noise=8.0):
     lib = libblade_correlator.load()
     if lib is None:
         return None
-    obs = PointSourceObservation(antennas=8, channels=4, polarizations=2, block_samples=block_samples,
-                                 blocks=blocks, tone_amplitude=tone_amplitude, noise=noise)
+    obs = PointSourceObservation(
+        antennas=8,
+        channels=4,
+        polarizations=2,
+        block_samples=block_samples,
+        blocks=blocks,
+        tone_amplitude=tone_amplitude,
+        noise=noise,
+    )
     chunks = numpy.stack(list(obs.voltage_blocks()))  # [blocks, A, F, T, 2] complex64 of int8 values
     visibilities = libblade_correlator.correlate(lib, chunks, block_samples)[:, :, :, 0, :]
     centres = obs.start_unix + (numpy.arange(blocks) + 0.5) * block_samples * obs.tbin

@@ -28,28 +28,47 @@ class Tensor(ctypes.Structure):
 
 class Config(ctypes.Structure):
     _fields_ = [
-        ("foff_hz", ctypes.c_double), ("tsamp_s", ctypes.c_double), ("nfpc", ctypes.c_int64),
-        ("min_drift_hz_per_s", ctypes.c_double), ("max_drift_hz_per_s", ctypes.c_double),
-        ("snr_threshold", ctypes.c_double), ("method", ctypes.c_int), ("normalization", ctypes.c_int),
-        ("blank_dc", ctypes.c_bool), ("sk_shape", ctypes.c_double), ("sk_sigmas", ctypes.c_double),
+        ("foff_hz", ctypes.c_double),
+        ("tsamp_s", ctypes.c_double),
+        ("nfpc", ctypes.c_int64),
+        ("min_drift_hz_per_s", ctypes.c_double),
+        ("max_drift_hz_per_s", ctypes.c_double),
+        ("snr_threshold", ctypes.c_double),
+        ("method", ctypes.c_int),
+        ("normalization", ctypes.c_int),
+        ("blank_dc", ctypes.c_bool),
+        ("sk_shape", ctypes.c_double),
+        ("sk_sigmas", ctypes.c_double),
         ("hit_capacity", ctypes.c_int64),
     ]
 
 
 class Hit(ctypes.Structure):
     _fields_ = [
-        ("channel", ctypes.c_int64), ("channel_in_coarse", ctypes.c_int64), ("coarse_channel", ctypes.c_int64),
-        ("beam", ctypes.c_int64), ("drift_index", ctypes.c_int64), ("drift_rate_hz_per_s", ctypes.c_double),
-        ("snr", ctypes.c_float), ("path_sum", ctypes.c_float),
+        ("channel", ctypes.c_int64),
+        ("channel_in_coarse", ctypes.c_int64),
+        ("coarse_channel", ctypes.c_int64),
+        ("beam", ctypes.c_int64),
+        ("drift_index", ctypes.c_int64),
+        ("drift_rate_hz_per_s", ctypes.c_double),
+        ("snr", ctypes.c_float),
+        ("path_sum", ctypes.c_float),
     ]
 
 
 class Geometry(ctypes.Structure):
     _fields_ = [
-        ("beams", ctypes.c_int64), ("spectra", ctypes.c_int64), ("padded_spectra", ctypes.c_int64),
-        ("channels", ctypes.c_int64), ("coarse_channels", ctypes.c_int64), ("drift_count", ctypes.c_int64),
-        ("min_drift_index", ctypes.c_int64), ("max_drift_index", ctypes.c_int64),
-        ("drift_step_hz_per_s", ctypes.c_double), ("window", ctypes.c_int64), ("drift_blocks", ctypes.c_int64),
+        ("beams", ctypes.c_int64),
+        ("spectra", ctypes.c_int64),
+        ("padded_spectra", ctypes.c_int64),
+        ("channels", ctypes.c_int64),
+        ("coarse_channels", ctypes.c_int64),
+        ("drift_count", ctypes.c_int64),
+        ("min_drift_index", ctypes.c_int64),
+        ("max_drift_index", ctypes.c_int64),
+        ("drift_step_hz_per_s", ctypes.c_double),
+        ("window", ctypes.c_int64),
+        ("drift_blocks", ctypes.c_int64),
     ]
 
 
@@ -61,8 +80,11 @@ F32 = None  # the dtype code, from blade_dtype_parse
 def load(path=None):
     """libblade, from `path`, $BLADE_LIBRARY, or the build folder."""
     global F32
-    path = path or os.environ.get("BLADE_LIBRARY") or os.path.join(
-        os.path.dirname(__file__), "..", "..", "build", "lib", "core", "libblade.so")
+    path = (
+        path
+        or os.environ.get("BLADE_LIBRARY")
+        or os.path.join(os.path.dirname(__file__), "..", "..", "build", "lib", "core", "libblade.so")
+    )
     lib = ctypes.CDLL(path)
     lib.blade_last_error.restype = ctypes.c_char_p
     lib.blade_dedoppler_get_geometry.restype = Geometry
@@ -79,9 +101,23 @@ def load(path=None):
 class Dedoppler:
     """A CPU plan for spectrograms of `shape` ([T, F] or [B, T, F])."""
 
-    def __init__(self, lib, shape, foff, tsamp, nfpc, min_drift=0.0, max_drift=4.0, snr_threshold=10.0,
-                 method="taylor", normalization="MAD", blank_dc=False, sk_shape=0.0, sk_sigmas=0.0,
-                 capacity=65536):
+    def __init__(
+        self,
+        lib,
+        shape,
+        foff,
+        tsamp,
+        nfpc,
+        min_drift=0.0,
+        max_drift=4.0,
+        snr_threshold=10.0,
+        method="taylor",
+        normalization="MAD",
+        blank_dc=False,
+        sk_shape=0.0,
+        sk_sigmas=0.0,
+        capacity=65536,
+    ):
         self.lib = lib
         config = lib.blade_dedoppler_config_default()
         config.foff_hz, config.tsamp_s, config.nfpc = foff, tsamp, nfpc
@@ -92,8 +128,12 @@ class Dedoppler:
         config.hit_capacity = capacity
         self.shape = Shape(len(shape), (ctypes.c_int64 * MAX_RANK)(*shape, *([1] * (MAX_RANK - len(shape)))))
         self.plan = ctypes.c_void_p()
-        if lib.blade_dedoppler_create(ctypes.byref(self.plan), ctypes.byref(config), ctypes.byref(self.shape),
-                                      lib.blade_device_cpu()) != 0:
+        if (
+            lib.blade_dedoppler_create(
+                ctypes.byref(self.plan), ctypes.byref(config), ctypes.byref(self.shape), lib.blade_device_cpu()
+            )
+            != 0
+        ):
             raise ValueError(lib.blade_last_error().decode())
         self.geometry = lib.blade_dedoppler_get_geometry(self.plan)
         self.capacity = capacity
@@ -113,7 +153,7 @@ class Dedoppler:
     def integrate(self, spectrogram):
         data = numpy.ascontiguousarray(spectrogram, dtype=numpy.float32)
         plane_shape = self.lib.blade_dedoppler_plane_shape(self.plan)
-        plane = numpy.zeros(tuple(plane_shape.dims[:plane_shape.rank]), dtype=numpy.float32)
+        plane = numpy.zeros(tuple(plane_shape.dims[: plane_shape.rank]), dtype=numpy.float32)
         source, target = self._tensor(data, self.shape), self._tensor(plane, plane_shape)
         if self.lib.blade_dedoppler_integrate(self.plan, ctypes.byref(source), ctypes.byref(target), None) != 0:
             raise RuntimeError(self.lib.blade_last_error().decode())
@@ -125,8 +165,12 @@ class Dedoppler:
         hits = (Hit * self.capacity)()
         count, dropped = ctypes.c_int64(), ctypes.c_int64()
         source = self._tensor(data, self.shape)
-        if self.lib.blade_dedoppler_process(self.plan, ctypes.byref(source), hits, ctypes.byref(count),
-                                            ctypes.byref(dropped), None) != 0:
+        if (
+            self.lib.blade_dedoppler_process(
+                self.plan, ctypes.byref(source), hits, ctypes.byref(count), ctypes.byref(dropped), None
+            )
+            != 0
+        ):
             raise RuntimeError(self.lib.blade_last_error().decode())
         fields = [name for name, _ in Hit._fields_]
         listed = [{name: getattr(hits[i], name) for name in fields} for i in range(count.value)]
@@ -140,8 +184,14 @@ class Dedoppler:
         centres = numpy.zeros((g.beams, g.coarse_channels), dtype=numpy.float32)
         spreads = numpy.zeros_like(centres)
         flags = numpy.zeros((g.beams, g.channels), dtype=numpy.uint8)
-        if self.lib.blade_dedoppler_last_statistics(self.plan, centres.ctypes.data_as(ctypes.c_void_p),
-                                                    spreads.ctypes.data_as(ctypes.c_void_p),
-                                                    flags.ctypes.data_as(ctypes.c_void_p)) != 0:
+        if (
+            self.lib.blade_dedoppler_last_statistics(
+                self.plan,
+                centres.ctypes.data_as(ctypes.c_void_p),
+                spreads.ctypes.data_as(ctypes.c_void_p),
+                flags.ctypes.data_as(ctypes.c_void_p),
+            )
+            != 0
+        ):
             raise RuntimeError(self.lib.blade_last_error().decode())
         return centres, spreads, flags.astype(bool)

@@ -144,9 +144,9 @@ def statistics(zero_drift, nfpc, normalization="MAD", flags=None):
     spreads = numpy.zeros((beams, coarse), dtype=numpy.float32)
     for b in range(beams):
         for c in range(coarse):
-            z = zero_drift[b, c * nfpc:(c + 1) * nfpc].astype(numpy.float64)
+            z = zero_drift[b, c * nfpc : (c + 1) * nfpc].astype(numpy.float64)
             if flags is not None:
-                z = z[~flags[b, c * nfpc:(c + 1) * nfpc]]
+                z = z[~flags[b, c * nfpc : (c + 1) * nfpc]]
             if z.size == 0:
                 continue
             if normalization == "MAD":
@@ -209,17 +209,37 @@ def select_hits(best, drifts, snr, grid, nfpc, threshold, capacity=None):
             if numpy.any(neighbours[~numpy.isnan(neighbours)] > snr[b, f]):
                 continue
             k = int(drifts[b, f])
-            hits.append({
-                "beam": b, "channel": int(f), "coarse_channel": int(f) // nfpc,
-                "channel_in_coarse": int(f) % nfpc, "drift_index": k,
-                "drift_rate": k * grid.signed_step, "snr": float(snr[b, f]), "path_sum": float(best[b, f]),
-            })
+            hits.append(
+                {
+                    "beam": b,
+                    "channel": int(f),
+                    "coarse_channel": int(f) // nfpc,
+                    "channel_in_coarse": int(f) % nfpc,
+                    "drift_index": k,
+                    "drift_rate": k * grid.signed_step,
+                    "snr": float(snr[b, f]),
+                    "path_sum": float(best[b, f]),
+                }
+            )
     capacity = len(hits) if capacity is None else capacity
     return hits[:capacity], max(0, len(hits) - capacity)
 
 
-def search(spectrogram, foff, tsamp, nfpc, min_drift=0.0, max_drift=4.0, snr_threshold=10.0,
-           method="taylor", normalization="MAD", blank_dc=False, sk_shape=0.0, sk_sigmas=0.0, capacity=None):
+def search(
+    spectrogram,
+    foff,
+    tsamp,
+    nfpc,
+    min_drift=0.0,
+    max_drift=4.0,
+    snr_threshold=10.0,
+    method="taylor",
+    normalization="MAD",
+    blank_dc=False,
+    sk_shape=0.0,
+    sk_sigmas=0.0,
+    capacity=None,
+):
     """The whole search as dedoppler.h defines it. Returns a dict with the grid,
     statistics, flags, the plane, best paths, SNRs and hits."""
     spectra = as_beams(spectrogram).shape[1]
@@ -227,13 +247,28 @@ def search(spectrogram, foff, tsamp, nfpc, min_drift=0.0, max_drift=4.0, snr_thr
     zero = zero_drift_sums(spectrogram)
     flags = kurtosis_flags(spectrogram, sk_shape, sk_sigmas) if sk_shape > 0 else None
     centres, spreads = statistics(zero, nfpc, normalization, flags)
-    work = prepare(spectrogram, nfpc, flags, centres, blank_dc) if (flags is not None or blank_dc) else as_beams(spectrogram)
+    work = (
+        prepare(spectrogram, nfpc, flags, centres, blank_dc)
+        if (flags is not None or blank_dc)
+        else as_beams(spectrogram)
+    )
     plane = path_sums(work, grid, method)
     best, drifts = best_paths(plane, grid)
     snr = snrs(best, centres, spreads, nfpc)
     hits, dropped = select_hits(best, drifts, snr, grid, nfpc, snr_threshold, capacity)
-    return {"grid": grid, "zero_drift": zero, "flags": flags, "centres": centres, "spreads": spreads,
-            "plane": plane, "best": best, "drifts": drifts, "snr": snr, "hits": hits, "dropped": dropped}
+    return {
+        "grid": grid,
+        "zero_drift": zero,
+        "flags": flags,
+        "centres": centres,
+        "spreads": spreads,
+        "plane": plane,
+        "best": best,
+        "drifts": drifts,
+        "snr": snr,
+        "hits": hits,
+        "dropped": dropped,
+    }
 
 
 def inject_tone(spectrogram, start, drift_channels_per_spectrum, amplitude, beam=None):

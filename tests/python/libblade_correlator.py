@@ -31,9 +31,14 @@ class Tensor(ctypes.Structure):
 
 
 class Config(ctypes.Structure):
-    _fields_ = [("input_type", ctypes.c_int), ("integration", ctypes.c_int64),
-                ("channel_integration", ctypes.c_int64), ("path", ctypes.c_int),
-                ("operand_scale", ctypes.c_float), ("lower_sideband", ctypes.c_bool)]
+    _fields_ = [
+        ("input_type", ctypes.c_int),
+        ("integration", ctypes.c_int64),
+        ("channel_integration", ctypes.c_int64),
+        ("path", ctypes.c_int),
+        ("operand_scale", ctypes.c_float),
+        ("lower_sideband", ctypes.c_bool),
+    ]
 
 
 def library_path():
@@ -50,14 +55,22 @@ def load():
     lib.blade_shape_aftp.argtypes = [ctypes.c_int64] * 4
     lib.blade_device_cpu.restype = Device
     lib.blade_correlator_config_default.restype = Config
-    lib.blade_correlator_create.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(Config),
-                                            ctypes.POINTER(Shape), Device]
+    lib.blade_correlator_create.argtypes = [
+        ctypes.POINTER(ctypes.c_void_p),
+        ctypes.POINTER(Config),
+        ctypes.POINTER(Shape),
+        Device,
+    ]
     lib.blade_correlator_output_shape.restype = Shape
     lib.blade_correlator_output_shape.argtypes = [ctypes.c_void_p]
     lib.blade_correlator_steps.restype = ctypes.c_int64
     lib.blade_correlator_steps.argtypes = [ctypes.c_void_p]
-    lib.blade_correlator_process.argtypes = [ctypes.c_void_p, ctypes.POINTER(Tensor), ctypes.POINTER(Tensor),
-                                             ctypes.c_void_p]
+    lib.blade_correlator_process.argtypes = [
+        ctypes.c_void_p,
+        ctypes.POINTER(Tensor),
+        ctypes.POINTER(Tensor),
+        ctypes.c_void_p,
+    ]
     lib.blade_correlator_destroy.argtypes = [ctypes.c_void_p]
     lib.blade_last_error.restype = ctypes.c_char_p
     return lib

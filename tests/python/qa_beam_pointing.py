@@ -44,25 +44,37 @@ class qa_beam_pointing(gr_unittest.TestCase):
         beams = numpy.array([source, (boresight[0] - 0.015, boresight[1] + 0.01), boresight])
 
         # Antenna gains per absolute channel; the recipe calibrates them away.
-        gains = (rng.uniform(0.5, 1.5, (SCHAN + NCHAN, P, A))
-                 * numpy.exp(2j * numpy.pi * rng.uniform(size=(SCHAN + NCHAN, P, A))))
+        gains = rng.uniform(0.5, 1.5, (SCHAN + NCHAN, P, A)) * numpy.exp(
+            2j * numpy.pi * rng.uniform(size=(SCHAN + NCHAN, P, A))
+        )
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "pointing.bfr5")
-            blade.write_bfr5(path, reference=array["reference"], antenna_positions=array["enu"], frame="enu",
-                             boresight=boresight, beams=beams, cal_all=1 / gains)
+            blade.write_bfr5(
+                path,
+                reference=array["reference"],
+                antenna_positions=array["enu"],
+                frame="enu",
+                boresight=boresight,
+                beams=beams,
+                cal_all=1 / gains,
+            )
             axis = blade.Observation.band(OBSFREQ, CHAN_BW, NCHAN, coarse_first=SCHAN).channels(FIRST, COARSE)
             block = blade.phasor.make_from_recipe(axis, blade.read_bfr5(path), blade.phasor_options(device="cpu"))
             times = [dict(jd_mid=2460400.75 + 0.01 * i, dut1=0.05) for i in range(2)]
-            (data, _), = blade_testing.run_graph_chain(block, [], blade_testing.chunk_time_items(times), 64,
-                                                       block.output_item_size())
+            ((data, _),) = blade_testing.run_graph_chain(
+                block, [], blade_testing.chunk_time_items(times), 64, block.output_item_size()
+            )
         phasors = blade.unpack(data, block.output_shape(), "cf32")  # [chunk, B, A, F, 1, P]
 
         nu = channel_centres()
         rows = SCHAN + FIRST + numpy.arange(COARSE)
         for chunk, time in enumerate(times):
             # Where the source really is, for this chunk's time.
-            delay = astropy_delays(array["reference"], array["positions"], boresight, [source],
-                                   time["jd_mid"], time["dut1"])[0]  # [A]
+            delay = astropy_delays(
+                array["reference"], array["positions"], boresight, [source], time["jd_mid"], time["dut1"]
+            )[
+                0
+            ]  # [A]
             s = (rng.normal(size=(COARSE, T, P)) + 1j * rng.normal(size=(COARSE, T, P))) / numpy.sqrt(2)
             g = numpy.transpose(gains[rows], (2, 0, 1))  # [A, F, P]
             # Phased to the boresight upstream: antenna a leads by its steering delay.
@@ -78,8 +90,10 @@ class qa_beam_pointing(gr_unittest.TestCase):
             single_signal = numpy.mean(numpy.abs(signal[0] / g[0][:, None, :]) ** 2)
             single_noise = numpy.mean(numpy.abs(noise[0] / g[0][:, None, :]) ** 2)
             snr_single = single_signal / single_noise
-            snr_gain = [(numpy.mean(numpy.abs(beam_signal[b]) ** 2) / numpy.mean(numpy.abs(beam_noise[b]) ** 2))
-                        / snr_single for b in range(len(beams))]
+            snr_gain = [
+                (numpy.mean(numpy.abs(beam_signal[b]) ** 2) / numpy.mean(numpy.abs(beam_noise[b]) ** 2)) / snr_single
+                for b in range(len(beams))
+            ]
             signal_gain = numpy.mean(numpy.abs(beam_signal[0]) ** 2) / numpy.mean(numpy.abs(s) ** 2)
 
             with self.subTest(chunk=chunk):

@@ -27,12 +27,23 @@ class qa_beamformer(gr_unittest.TestCase):
         w = bt.random_complex(self.rng, w_shape, 0.7)
         return x, w
 
-    def check(self, A, F, T, P, B, nchunks=2, incoherent=False, incoherent_sqrt=False, meerkat=False,
-              device="cpu", path="auto"):
+    def check(
+        self,
+        A,
+        F,
+        T,
+        P,
+        B,
+        nchunks=2,
+        incoherent=False,
+        incoherent_sqrt=False,
+        meerkat=False,
+        device="cpu",
+        path="auto",
+    ):
         x, w = self.chunks(A, F, T, P, B, nchunks, meerkat)
         phasor_shape = [B, A] if meerkat else [B, A, F, 1, P]
-        block = blade.beamformer([A, F, T, P], phasor_shape, "cf32", "cf32", incoherent, incoherent_sqrt,
-                                 path, device)
+        block = blade.beamformer([A, F, T, P], phasor_shape, "cf32", "cf32", incoherent, incoherent_sqrt, path, device)
         got, _ = bt.run_beamformer(block, x, w)
         self.assertEqual(got.shape, (nchunks, B + int(incoherent), F, T, P))
         error = bt.beamformer_error(got, x, w, incoherent, incoherent_sqrt)
@@ -129,10 +140,15 @@ class qa_beamformer(gr_unittest.TestCase):
     def test_cf16_output_is_the_rounded_cf32_output(self):
         A, F, T, P, B = 5, 2, 24, 2, 3
         x, w = self.chunks(A, F, T, P, B)
-        wide, _ = bt.run_beamformer(blade.beamformer([A, F, T, P], [B, A, F, 1, P], "cf32", "cf32", True,
-                                                     True, "auto", "cpu"), x, w)
-        half, _ = bt.run_beamformer(blade.beamformer([A, F, T, P], [B, A, F, 1, P], "cf32", "cf16", True,
-                                                     True, "auto", "cpu"), x, w, output_type="cf16")
+        wide, _ = bt.run_beamformer(
+            blade.beamformer([A, F, T, P], [B, A, F, 1, P], "cf32", "cf32", True, True, "auto", "cpu"), x, w
+        )
+        half, _ = bt.run_beamformer(
+            blade.beamformer([A, F, T, P], [B, A, F, 1, P], "cf32", "cf16", True, True, "auto", "cpu"),
+            x,
+            w,
+            output_type="cf16",
+        )
         self.assertTrue(bt.same_bits(half, bt.from_values(wide.astype(numpy.complex128), "cf16")))
 
     def test_every_chunk_uses_its_own_phasors_in_order(self):
@@ -151,10 +167,12 @@ class qa_beamformer(gr_unittest.TestCase):
         x, w = self.chunks(A, F, T, P, B, 3)
         vtags = [gr.tag_utils.python_to_tag((i, pmt.intern("rx_time"), pmt.from_double(1.5 * i))) for i in range(3)]
         ptags = [gr.tag_utils.python_to_tag((i, pmt.intern("phasor_step"), pmt.from_long(i))) for i in range(3)]
-        _, tags = bt.run_beamformer(blade.beamformer([A, F, T, P], [B, A, F, 1, P], device="cpu"), x, w,
-                                    voltage_tags=vtags, phasor_tags=ptags)
-        self.assertEqual(sorted((t.offset, pmt.symbol_to_string(t.key)) for t in tags),
-                         [(i, "rx_time") for i in range(3)])
+        _, tags = bt.run_beamformer(
+            blade.beamformer([A, F, T, P], [B, A, F, 1, P], device="cpu"), x, w, voltage_tags=vtags, phasor_tags=ptags
+        )
+        self.assertEqual(
+            sorted((t.offset, pmt.symbol_to_string(t.key)) for t in tags), [(i, "rx_time") for i in range(3)]
+        )
 
     def test_properties(self):
         block = blade.beamformer([20, 192, 8192, 2], [8, 20, 192, 1, 2], "ci8", "cf16", True, True, "auto", "cpu")
@@ -230,8 +248,7 @@ class qa_beamformer(gr_unittest.TestCase):
         self.assertLess(error.max(), RTOL)
         self.assertEqual(block.device(), "emulated")
         self.assertEqual((stats["host_to_device"], stats["device_to_host"], stats["device_to_device"]), (2 * n, n, 0))
-        self.assertEqual(stats["host_to_device_bytes"],
-                         n * (cast.input_item_size() + block.phasor_item_size()))
+        self.assertEqual(stats["host_to_device_bytes"], n * (cast.input_item_size() + block.phasor_item_size()))
         self.assertEqual(stats["device_to_host_bytes"], n * block.output_item_size())
 
 

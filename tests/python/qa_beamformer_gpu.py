@@ -27,19 +27,28 @@ class qa_beamformer_gpu(gr_unittest.TestCase):
         else:
             raw = x = bt.random_complex(self.rng, (nchunks, A, F, T, P), 30.0)
         w = bt.random_complex(self.rng, (nchunks, B, A) if meerkat else (nchunks, B, A, F, 1, P), 0.7)
-        block = blade.beamformer([A, F, T, P], [B, A] if meerkat else [B, A, F, 1, P], input_type, "cf32",
-                                 incoherent, False, path, "cuda")
+        block = blade.beamformer(
+            [A, F, T, P], [B, A] if meerkat else [B, A, F, 1, P], input_type, "cf32", incoherent, False, path, "cuda"
+        )
         self.assertEqual(block.path(), path if path != "auto" else block.path())
         got, _ = bt.run_beamformer(block, raw, w, input_type=input_type)
         error = bt.beamformer_error(got, x, w, incoherent)
         tolerance = TOLERANCE[block.path()]
-        print(f"A={A} F={F} T={T} P={P} B={B} {input_type} {block.path()}: max error {error.max():.3g}, "
-              f"rms {numpy.sqrt(numpy.mean(error**2)):.3g} of sum |x||w|")
+        print(
+            f"A={A} F={F} T={T} P={P} B={B} {input_type} {block.path()}: max error {error.max():.3g}, "
+            f"rms {numpy.sqrt(numpy.mean(error**2)):.3g} of sum |x||w|"
+        )
         self.assertLess(error.max(), tolerance)
 
     def test_every_path_at_edge_shapes(self):
-        shapes = [(1, 1, 1, 1, 1), (7, 3, 13, 2, 5), (13, 7, 29, 1, 300), (4, 1031, 1, 2, 3),
-                  (33, 3, 200, 2, 65), (70, 2, 129, 1, 70)]
+        shapes = [
+            (1, 1, 1, 1, 1),
+            (7, 3, 13, 2, 5),
+            (13, 7, 29, 1, 300),
+            (4, 1031, 1, 2, 3),
+            (33, 3, 200, 2, 65),
+            (70, 2, 129, 1, 70),
+        ]
         for path in ("fp32", "tf32", "tf32x3"):
             for A, F, T, P, B in shapes:
                 with self.subTest(path=path, shape=(A, F, T, P, B)):

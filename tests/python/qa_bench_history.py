@@ -19,8 +19,12 @@ from gnuradio.blade.bench import command as bench
 
 
 def record(commit, device, figures):
-    return {"commit": commit, "device": device, "device_name": device.upper(),
-            "figures": [{"benchmark": name, "time_ms": ms} for name, ms in figures.items()]}
+    return {
+        "commit": commit,
+        "device": device,
+        "device_name": device.upper(),
+        "figures": [{"benchmark": name, "time_ms": ms} for name, ms in figures.items()],
+    }
 
 
 class qa_bench_history(unittest.TestCase):
@@ -61,8 +65,9 @@ class qa_bench_history(unittest.TestCase):
         self.assertIn("ccc vs bbb", text)
 
     def test_nothing_to_compare(self):
-        status, text = self.compare([record("aaa", "cuda:0", {"module/cast": 1.0}),
-                                     record("aaa", "cuda:0", {"module/detector": 1.0})])
+        status, text = self.compare(
+            [record("aaa", "cuda:0", {"module/cast": 1.0}), record("aaa", "cuda:0", {"module/detector": 1.0})]
+        )
         self.assertEqual(status, 0)
         self.assertIn("nothing to compare", text)
 

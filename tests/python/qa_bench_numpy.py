@@ -49,16 +49,18 @@ class qa_bench_numpy(gr_unittest.TestCase):
             with self.subTest(mode=mode):
                 (x,), ours = numpy_result(case("detector", label))
                 shape = list(x.shape)
-                got, _ = bt.run_chunks([blade.detector(shape, mode, 8, "cpu")], x[None], shape, "cf32",
-                                       list(ours.shape), "f32")
+                got, _ = bt.run_chunks(
+                    [blade.detector(shape, mode, 8, "cpu")], x[None], shape, "cf32", list(ours.shape), "f32"
+                )
                 power = (numpy.abs(x) ** 2).sum(axis=-1).reshape(*ours.shape[:3], 8).sum(axis=-1)
                 self.assert_close(got[0], ours, power[..., None], mode)
 
     def test_channelizer(self):
         (x, rate), ours = numpy_result(case("channelizer", "[16, 192, 8192, 2] N=8192"))
         shape = list(x.shape)
-        got, _ = bt.run_chunks([blade.channelizer(shape, rate, "cpu")], x[None], shape, "cf32",
-                               list(ours.shape), "cf32")
+        got, _ = bt.run_chunks(
+            [blade.channelizer(shape, rate, "cpu")], x[None], shape, "cf32", list(ours.shape), "cf32"
+        )
         # each bin sums N terms of |x|: errors scale with that sum
         scale = numpy.abs(x).sum(axis=2).max()
         self.assert_close(got[0], ours, scale, f"channelizer N={rate}")
@@ -70,8 +72,10 @@ class qa_bench_numpy(gr_unittest.TestCase):
         numpy.testing.assert_array_equal(got[0], ours)
 
     def test_every_case_checked(self):
-        self.assertEqual(sorted({c.module for c in bench_numpy.CASES}),
-                         ["beamformer", "cast", "channelizer", "detector", "polarizer"])
+        self.assertEqual(
+            sorted({c.module for c in bench_numpy.CASES}),
+            ["beamformer", "cast", "channelizer", "detector", "polarizer"],
+        )
 
     def test_gpu_device_skips(self):
         self.assertEqual(bench_numpy.run_suite("cuda:0", True), ([], {}))

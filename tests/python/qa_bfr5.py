@@ -41,13 +41,29 @@ class qa_bfr5(gr_unittest.TestCase):
         return os.path.join(self.tmp.name, name)
 
     def write(self, name="recipe.bfr5", **overrides):
-        args = dict(reference=self.array["reference"], antenna_positions=self.array["positions"],
-                    boresight=(1.0, -0.5), beams=self.beams, cal_all=self.cal, frequencies=1e9 + 1e6 * numpy.arange(F),
-                    antenna_names=[f"m{a:03d}" for a in range(A)], antenna_numbers=[10, 11, 12, 13],
-                    antenna_diameters=[13.5] * A, telescope_name="MeerKAT", obsid="obs-1", instrument_name="test",
-                    source_names=["centre", "east", "south"], refant="m001", cal_k=numpy.ones((P, A)),
-                    cal_b=self.cal, cal_g=numpy.full((P, A), 2 - 1j), delays=self.delays, rates=self.rates,
-                    time_array=self.times, dut1=-0.125)
+        args = dict(
+            reference=self.array["reference"],
+            antenna_positions=self.array["positions"],
+            boresight=(1.0, -0.5),
+            beams=self.beams,
+            cal_all=self.cal,
+            frequencies=1e9 + 1e6 * numpy.arange(F),
+            antenna_names=[f"m{a:03d}" for a in range(A)],
+            antenna_numbers=[10, 11, 12, 13],
+            antenna_diameters=[13.5] * A,
+            telescope_name="MeerKAT",
+            obsid="obs-1",
+            instrument_name="test",
+            source_names=["centre", "east", "south"],
+            refant="m001",
+            cal_k=numpy.ones((P, A)),
+            cal_b=self.cal,
+            cal_g=numpy.full((P, A), 2 - 1j),
+            delays=self.delays,
+            rates=self.rates,
+            time_array=self.times,
+            dut1=-0.125,
+        )
         args.update(overrides)
         blade.write_bfr5(self.path(name), **args)
         return self.path(name)
@@ -68,12 +84,15 @@ class qa_bfr5(gr_unittest.TestCase):
                 with self.subTest(strings=strings, complex_dtype=complex_dtype):
                     path = self.write(strings=strings, complex_dtype=complex_dtype)
                     with h5py.File(path) as f:  # the writer did use the kinds asked for
-                        self.assertEqual(h5py.check_string_dtype(f["telinfo/antenna_names"].dtype).length is None,
-                                         strings == "variable")
+                        self.assertEqual(
+                            h5py.check_string_dtype(f["telinfo/antenna_names"].dtype).length is None,
+                            strings == "variable",
+                        )
                         stored_type = f["calinfo/cal_all"].id.get_type()  # h5py shows {r, i} as complex
                         self.assertEqual(stored_type.get_member_name(0), b"r")
-                        self.assertEqual(stored_type.get_member_type(0).get_size(),
-                                         4 if complex_dtype == numpy.complex64 else 8)
+                        self.assertEqual(
+                            stored_type.get_member_type(0).get_size(), 4 if complex_dtype == numpy.complex64 else 8
+                        )
                     r = blade.read_bfr5(path)
                     self.assertEqual((r.antennas, r.polarizations, r.channels, r.beams, r.times), (A, P, F, B, T))
                     numpy.testing.assert_array_equal(r.antenna_positions, self.array["positions"])
@@ -86,8 +105,9 @@ class qa_bfr5(gr_unittest.TestCase):
                     self.assertEqual(r.antenna_names, ["m000", "m001", "m002", "m003"])
                     numpy.testing.assert_array_equal(r.antenna_numbers, [10, 11, 12, 13])
                     numpy.testing.assert_array_equal(r.antenna_diameters, [13.5] * A)
-                    self.assertEqual((r.telescope_name, r.obsid, r.instrument_name, r.refant),
-                                     ("MeerKAT", "obs-1", "test", "m001"))
+                    self.assertEqual(
+                        (r.telescope_name, r.obsid, r.instrument_name, r.refant), ("MeerKAT", "obs-1", "test", "m001")
+                    )
                     self.assertEqual(r.boresight, [1.0, -0.5])
                     numpy.testing.assert_allclose(r.frequencies, 1e9 + 1e6 * numpy.arange(F), rtol=1e-15)
                     stored = self.cal.astype(complex_dtype).astype(numpy.complex128)
@@ -106,14 +126,35 @@ class qa_bfr5(gr_unittest.TestCase):
     def test_optional_datasets_may_be_absent(self):
         path = self.write(frequencies=None, cal_k=None, cal_b=None, cal_g=None, time_array=None)
         with h5py.File(path, "a") as f:
-            for name in ("telinfo/antenna_names", "telinfo/antenna_numbers", "telinfo/telescope_name",
-                         "beaminfo/src_names", "calinfo/refant", "obsinfo/obsid"):
+            for name in (
+                "telinfo/antenna_names",
+                "telinfo/antenna_numbers",
+                "telinfo/telescope_name",
+                "beaminfo/src_names",
+                "calinfo/refant",
+                "obsinfo/obsid",
+            ):
                 del f[name]
             del f["delayinfo"]
             f["diminfo/ntimes"][()] = 0
         r = blade.read_bfr5(path)
-        for name in ("frequencies", "cal_k", "cal_b", "cal_g", "delays", "rates", "time_array", "jds",
-                     "antenna_names", "antenna_numbers", "telescope_name", "source_names", "refant", "obsid", "dut1"):
+        for name in (
+            "frequencies",
+            "cal_k",
+            "cal_b",
+            "cal_g",
+            "delays",
+            "rates",
+            "time_array",
+            "jds",
+            "antenna_names",
+            "antenna_numbers",
+            "telescope_name",
+            "source_names",
+            "refant",
+            "obsid",
+            "dut1",
+        ):
             self.assertIsNone(getattr(r, name), name)
         numpy.testing.assert_array_equal(r.cal_all, self.cal)
 
@@ -147,8 +188,14 @@ class qa_bfr5(gr_unittest.TestCase):
         return path
 
     def test_missing_required_dataset(self):
-        for dataset in ("diminfo/nchan", "telinfo/latitude", "telinfo/antenna_position_frame", "obsinfo/phase_center_ra",
-                        "calinfo/cal_all", "beaminfo/decs"):
+        for dataset in (
+            "diminfo/nchan",
+            "telinfo/latitude",
+            "telinfo/antenna_position_frame",
+            "obsinfo/phase_center_ra",
+            "calinfo/cal_all",
+            "beaminfo/decs",
+        ):
             with self.subTest(dataset=dataset):
                 path = self.edited(lambda f: f.__delitem__(dataset))
                 self.assert_rejected(path, "/" + dataset, "missing")
@@ -157,8 +204,11 @@ class qa_bfr5(gr_unittest.TestCase):
     def test_wrong_shape(self):
         cases = [
             ("telinfo/antenna_positions", numpy.zeros((A, 2)), "expected shape (4, 3) [nants, 3], found (4, 2)"),
-            ("calinfo/cal_all", numpy.zeros((F, P, A + 1), dtype=[("r", "f4"), ("i", "f4")]),
-             "expected shape (6, 2, 4) [nchan, npol, nants], found (6, 2, 5)"),
+            (
+                "calinfo/cal_all",
+                numpy.zeros((F, P, A + 1), dtype=[("r", "f4"), ("i", "f4")]),
+                "expected shape (6, 2, 4) [nchan, npol, nants], found (6, 2, 5)",
+            ),
             ("beaminfo/ras", numpy.zeros(B + 1), "expected shape (3,) [nbeams], found (4,)"),
             ("delayinfo/delays", numpy.zeros((T, B)), "[ntimes, nbeams, nants]"),
             ("telinfo/latitude", numpy.zeros(2), "expected shape () (a scalar)"),
@@ -166,9 +216,11 @@ class qa_bfr5(gr_unittest.TestCase):
         ]
         for dataset, value, fragment in cases:
             with self.subTest(dataset=dataset):
+
                 def replace(f):
                     del f[dataset]
                     f[dataset] = value
+
                 self.assert_rejected(self.edited(replace), "/" + dataset, fragment)
 
     def test_wrong_type(self):
@@ -176,24 +228,43 @@ class qa_bfr5(gr_unittest.TestCase):
             ("telinfo/latitude", numpy.bytes_(b"40.8"), "expected a real number"),
             ("diminfo/nants", numpy.float64(4.0), "expected an integer"),
             ("calinfo/cal_all", numpy.zeros((F, P, A)), "expected complex"),
-            ("calinfo/cal_all", numpy.zeros((F, P, A), dtype=[("re", "f8"), ("im", "f8")]), "without float members r and i"),
-            ("calinfo/cal_all", numpy.zeros((F, P, A), dtype=[("r", "i4"), ("i", "i4")]), "without float members r and i"),
+            (
+                "calinfo/cal_all",
+                numpy.zeros((F, P, A), dtype=[("re", "f8"), ("im", "f8")]),
+                "without float members r and i",
+            ),
+            (
+                "calinfo/cal_all",
+                numpy.zeros((F, P, A), dtype=[("r", "i4"), ("i", "i4")]),
+                "without float members r and i",
+            ),
             ("telinfo/antenna_position_frame", numpy.float64(1.0), "expected a string"),
         ]
         for dataset, value, fragment in cases:
             with self.subTest(dataset=dataset, value=str(value.dtype)):
+
                 def replace(f):
                     del f[dataset]
                     f[dataset] = value
+
                 self.assert_rejected(self.edited(replace), "/" + dataset, fragment)
 
     def test_bad_values(self):
-        self.assert_rejected(self.edited(lambda f: f["diminfo/nbeams"].write_direct(numpy.array(0))),
-                             "/diminfo/nbeams", "value 0 is outside 1")
-        self.assert_rejected(self.edited(lambda f: f["telinfo/latitude"].write_direct(numpy.array(120.0))),
-                             "/telinfo/latitude", "degrees")
-        self.assert_rejected(self.edited(lambda f: f["beaminfo/decs"].write_direct(numpy.array([0, numpy.nan, 0]))),
-                             "/beaminfo/decs", "element 1 is not finite")
+        self.assert_rejected(
+            self.edited(lambda f: f["diminfo/nbeams"].write_direct(numpy.array(0))),
+            "/diminfo/nbeams",
+            "value 0 is outside 1",
+        )
+        self.assert_rejected(
+            self.edited(lambda f: f["telinfo/latitude"].write_direct(numpy.array(120.0))),
+            "/telinfo/latitude",
+            "degrees",
+        )
+        self.assert_rejected(
+            self.edited(lambda f: f["beaminfo/decs"].write_direct(numpy.array([0, numpy.nan, 0]))),
+            "/beaminfo/decs",
+            "element 1 is not finite",
+        )
 
     def test_garbage_truncated_and_missing_files(self):
         garbage = self.path("garbage.bfr5")
@@ -215,8 +286,11 @@ class qa_bfr5(gr_unittest.TestCase):
                 self.assertIn(truncated, str(caught.exception))
         self.assert_rejected(self.path("absent.bfr5"), "cannot open")
         with self.assertRaisesRegex(RuntimeError, "is not a readable dataset"):
-            blade.read_bfr5(self.edited(lambda f: (f.__delitem__("obsinfo/phase_center_ra"),
-                                                   f.create_group("obsinfo/phase_center_ra"))))
+            blade.read_bfr5(
+                self.edited(
+                    lambda f: (f.__delitem__("obsinfo/phase_center_ra"), f.create_group("obsinfo/phase_center_ra"))
+                )
+            )
 
     def test_sizes_that_would_take_gigabytes_are_refused_before_reading(self):
         # A few kilobytes of HDF5 can declare chunked datasets of any size without
@@ -255,8 +329,10 @@ class qa_bfr5(gr_unittest.TestCase):
 
     def test_hdf5_prints_nothing_of_its_own(self):
         path = self.edited(lambda f: f.__delitem__("calinfo/cal_all"))
-        script = ("from gnuradio import blade\n"
-                  f"try:\n    blade.read_bfr5({path!r})\nexcept RuntimeError as e:\n    print('rejected:', e)\n")
+        script = (
+            "from gnuradio import blade\n"
+            f"try:\n    blade.read_bfr5({path!r})\nexcept RuntimeError as e:\n    print('rejected:', e)\n"
+        )
         result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=os.environ)
         self.assertIn("rejected:", result.stdout)
         self.assertIn("/calinfo/cal_all: required dataset is missing", result.stdout)

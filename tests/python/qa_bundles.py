@@ -12,7 +12,7 @@ import os
 import tempfile
 
 import numpy
-from gnuradio import blocks, gr, gr_unittest
+from gnuradio import gr_unittest
 
 from gnuradio import blade
 import blade_testing as bt
@@ -56,11 +56,20 @@ class BundleTestCase(gr_unittest.TestCase):
         cal_all = None
         if cal:
             cal_all = (1 + 0.1 * self.rng.normal(size=(nchan, 2, antennas))) * numpy.exp(
-                1j * self.rng.uniform(-0.5, 0.5, size=(nchan, 2, antennas)))
+                1j * self.rng.uniform(-0.5, 0.5, size=(nchan, 2, antennas))
+            )
         path = os.path.join(self.scratch.name, f"recipe{antennas}x{beams}.bfr5")
-        blade.write_bfr5(path, reference=array["reference"], antenna_positions=array["positions"],
-                         boresight=(ra, dec), beams=directions, cal_all=cal_all, nchan=nchan, npol=2,
-                         source_names=[f"target{b}" for b in range(beams)])
+        blade.write_bfr5(
+            path,
+            reference=array["reference"],
+            antenna_positions=array["positions"],
+            boresight=(ra, dec),
+            beams=directions,
+            cal_all=cal_all,
+            nchan=nchan,
+            npol=2,
+            source_names=[f"target{b}" for b in range(beams)],
+        )
         return path, array, directions, cal_all
 
     def phasors(self, array, directions, cal_all, channels, rate, times):
@@ -68,25 +77,32 @@ class BundleTestCase(gr_unittest.TestCase):
         calibration = None
         if cal_all is not None:
             calibration = numpy.transpose(cal_all, (2, 0, 1))  # [A, rows, P], rows = absolute channels
-        geometry = blade.array_geometry(reference=array["reference"], antenna_positions=array["positions"].tolist(),
-                                        boresight=[array["ra"], array["dec"]], beams=[list(d) for d in directions])
+        geometry = blade.array_geometry(
+            reference=array["reference"],
+            antenna_positions=array["positions"].tolist(),
+            boresight=[array["ra"], array["dec"]],
+            beams=[list(d) for d in directions],
+        )
         options = blade.phasor_options(calibration=calibration)
         axis = chunk_axis(channels).channelized(rate)
-        return numpy.stack([blade.compute_phasors(axis, geometry, t / 86400.0 + 2440587.5, 0.0, options)
-                            for t in times])
+        return numpy.stack(
+            [blade.compute_phasors(axis, geometry, t / 86400.0 + 2440587.5, 0.0, options) for t in times]
+        )
 
     def chunk_times(self, n, samples):
         start = 1.7e9 + 0.25
         mids = [start + (i + 0.5) * samples * TBIN for i in range(n)]
-        items = bt.chunk_time_items([{"unix_mid": m, "jd_mid": m / 86400 + 2440587.5, "tsamp": TBIN, "step": i}
-                                     for i, m in enumerate(mids)])
+        items = bt.chunk_time_items(
+            [{"unix_mid": m, "jd_mid": m / 86400 + 2440587.5, "tsamp": TBIN, "step": i} for i, m in enumerate(mids)]
+        )
         return items, mids
 
     def run_bundle(self, bundle, voltages, times_items, shape):
-        (data, tags), = bt.run_graph(
+        ((data, tags),) = bt.run_graph(
             bundle,
             [(blade.pack(voltages, "ci8"), blade.item_size(shape, "ci8")), (times_items, 64)],
-            [bundle.output_item_size()])
+            [bundle.output_item_size()],
+        )
         self.assertEqual(blade.failures(), [])
         return data
 
@@ -94,11 +110,15 @@ class BundleTestCase(gr_unittest.TestCase):
 class qa_options(gr_unittest.TestCase):
     def test_options_are_made_by_keyword_with_the_defaults_documented(self):
         o = blade.beamforming_options(channelizer_rate=4, incoherent=False, beams=[1, 0])
-        self.assertEqual((o.channelizer_rate, o.incoherent, list(o.beams), o.taps, o.gather, o.detector),
-                         (4, False, [1, 0], 1, 8, "I"))
+        self.assertEqual(
+            (o.channelizer_rate, o.incoherent, list(o.beams), o.taps, o.gather, o.detector),
+            (4, False, [1, 0], 1, 8, "I"),
+        )
         defaults = blade.spectrometer_options()
-        self.assertEqual((defaults.channelizer_rate, defaults.input_type, defaults.integration, defaults.device),
-                         (None, "ci8", 1, "auto"))
+        self.assertEqual(
+            (defaults.channelizer_rate, defaults.input_type, defaults.integration, defaults.device),
+            (None, "ci8", 1, "auto"),
+        )
         self.assertIsNone(blade.beamforming_options().incoherent)  # each bundle's own default
         with self.assertRaisesRegex(TypeError, "spectrometer_options has no field 'rate'"):
             blade.spectrometer_options(rate=4)
@@ -111,9 +131,11 @@ class qa_options(gr_unittest.TestCase):
 
     def test_every_bundle_and_module_block_is_a_tensor_block(self):
         shape = [2, 3, 8, 2]
-        blocks = [(blade.mode_h(shape, blade.spectrometer_options(device="cpu")), "ci8", [2, 3, 8, 1], "f32"),
-                  (blade.cast(shape, "ci8", "cf32", "cpu"), "ci8", shape, "cf32"),
-                  (blade.detector(shape, "I", 2, "cpu"), "cf32", [2, 3, 4, 1], "f32")]
+        blocks = [
+            (blade.mode_h(shape, blade.spectrometer_options(device="cpu")), "ci8", [2, 3, 8, 1], "f32"),
+            (blade.cast(shape, "ci8", "cf32", "cpu"), "ci8", shape, "cf32"),
+            (blade.detector(shape, "I", 2, "cpu"), "cf32", [2, 3, 4, 1], "f32"),
+        ]
         for block, input_type, output_shape, output_type in blocks:
             self.assertIsInstance(block, blade.tensor_block)
             self.assertEqual(block.device(), "cpu")
@@ -125,8 +147,12 @@ class qa_options(gr_unittest.TestCase):
 class qa_mode_h(BundleTestCase):
     def check(self, shape, rate, mode, integration, device, nchunks=3, circular=False):
         voltages = ci8_chunks(self.rng, nchunks, shape)
-        bundle = blade.mode_h(shape, blade.spectrometer_options(channelizer_rate=rate, circular=circular, detector=mode,
-                                                                integration=integration, device=device))
+        bundle = blade.mode_h(
+            shape,
+            blade.spectrometer_options(
+                channelizer_rate=rate, circular=circular, detector=mode, integration=integration, device=device
+            ),
+        )
         blade.reset_copy_stats()
         got, _ = bt.run_chunks([bundle], voltages, shape, "ci8", list(bundle.output_shape()), "f32")
         stats = blade.copy_stats()
@@ -148,8 +174,7 @@ class qa_mode_h(BundleTestCase):
 
     def test_one_upload_and_one_download_per_chunk(self):
         stats, outputs = self.check([2, 3, 64, 2], 8, "cross", 4, "emulated", nchunks=4)
-        self.assertEqual((stats["host_to_device"], stats["device_to_host"], stats["device_to_device"]),
-                         (4, outputs, 0))
+        self.assertEqual((stats["host_to_device"], stats["device_to_host"], stats["device_to_device"]), (4, outputs, 0))
 
     def test_bad_options(self):
         with self.assertRaisesRegex(ValueError, "detector"):
@@ -174,8 +199,14 @@ class qa_mode_b(BundleTestCase):
         recipe, array, directions, cal_all = self.recipe(5, 3)
         voltages = ci8_chunks(self.rng, nchunks, shape)
         items, mids = self.chunk_times(nchunks, shape[2])
-        options = blade.beamforming_options(channelizer_rate=rate, incoherent=incoherent, detector=detector,
-                                            integration=integration, beams=list(beams), device=device)
+        options = blade.beamforming_options(
+            channelizer_rate=rate,
+            incoherent=incoherent,
+            detector=detector,
+            integration=integration,
+            beams=list(beams),
+            device=device,
+        )
         bundle = blade.mode_b(shape, chunk_axis(shape[1]), blade.read_bfr5(recipe), options)
         blade.reset_copy_stats()
         data = self.run_bundle(bundle, voltages, items, shape)
@@ -212,8 +243,10 @@ class qa_mode_b(BundleTestCase):
     def test_bad_options(self):
         path, *_ = self.recipe(5, 3)
         recipe = blade.read_bfr5(path)
-        make = lambda shape=(5, 4, 32, 2), axis=chunk_axis(4), **kw: blade.mode_b(
-            list(shape), axis, recipe, blade.beamforming_options(device="cpu", **kw))
+
+        def make(shape=(5, 4, 32, 2), axis=chunk_axis(4), **kw):
+            return blade.mode_b(list(shape), axis, recipe, blade.beamforming_options(device="cpu", **kw))
+
         with self.assertRaisesRegex(ValueError, "integration 4 needs a detector"):
             make(detector="none", integration=4)
         with self.assertRaisesRegex(ValueError, "beam 7 selected"):
@@ -232,9 +265,12 @@ class qa_mode_bh(BundleTestCase):
         recipe, array, directions, cal_all = self.recipe(4, 2)
         voltages = ci8_chunks(self.rng, nchunks, shape)
         items, mids = self.chunk_times(nchunks, shape[2])
-        bundle = blade.mode_bh(shape, chunk_axis(shape[1]), blade.read_bfr5(recipe),
-                               blade.beamforming_options(gather=gather, incoherent=True, detector="I",
-                                                         device="emulated"))
+        bundle = blade.mode_bh(
+            shape,
+            chunk_axis(shape[1]),
+            blade.read_bfr5(recipe),
+            blade.beamforming_options(gather=gather, incoherent=True, detector="I", device="emulated"),
+        )
         self.assertEqual(list(bundle.output_shape()), [3, 2 * 16 * gather, 1, 1])
         self.assertEqual(bundle.chunks_per_output(), gather)
         data = self.run_bundle(bundle, voltages, items, shape)
@@ -243,7 +279,8 @@ class qa_mode_bh(BundleTestCase):
         y = bt.beamform_reference(as_complex(voltages), w, incoherent=True)
         # gather M consecutive chunks along time: [n/M, B+1, F, T*M, P]
         gathered = numpy.moveaxis(y.reshape(nchunks // gather, gather, *y.shape[1:]), 1, 3).reshape(
-            nchunks // gather, y.shape[1], y.shape[2], gather * shape[2], 2)
+            nchunks // gather, y.shape[1], y.shape[2], gather * shape[2], 2
+        )
         expected, total = detect(channelize(gathered, gather * shape[2]), "I", 1)
         self.assertEqual(got.shape, expected.shape)
         self.assertLess(numpy.max(numpy.abs(got - expected) / numpy.maximum(total[..., None], 1e-30)), 5e-5)

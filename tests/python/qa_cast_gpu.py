@@ -39,8 +39,11 @@ class qa_cast_gpu(gr_unittest.TestCase):
         blade.reset_copy_stats()
         got, _ = bt.run_chunks(chain, chunks, shape, "ci8", shape, "cf32")
         stats = blade.copy_stats()
-        expected = bt.from_values(bt.from_values(bt.to_values(chunks, "ci8"), "cf16").astype(numpy.float64)[..., 0]
-                                  + 1j * bt.from_values(bt.to_values(chunks, "ci8"), "cf16").astype(numpy.float64)[..., 1], "cf32")
+        expected = bt.from_values(
+            bt.from_values(bt.to_values(chunks, "ci8"), "cf16").astype(numpy.float64)[..., 0]
+            + 1j * bt.from_values(bt.to_values(chunks, "ci8"), "cf16").astype(numpy.float64)[..., 1],
+            "cf32",
+        )
         numpy.testing.assert_array_equal(got, expected)
         self.assertEqual((stats["host_to_device"], stats["device_to_host"], stats["device_to_device"]), (9, 9, 0))
 

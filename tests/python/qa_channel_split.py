@@ -20,8 +20,7 @@ FREQ0 = 1.5e9
 
 
 def frequency_tags(offset, freq_first=FREQ0, coarse_first=40, nfpc=1, **more):
-    return bt.blade_tags(offset, freq_first=freq_first, chan_bw=CHAN_BW, coarse_first=coarse_first,
-                         nfpc=nfpc, **more)
+    return bt.blade_tags(offset, freq_first=freq_first, chan_bw=CHAN_BW, coarse_first=coarse_first, nfpc=nfpc, **more)
 
 
 class qa_channel_split(gr_unittest.TestCase):
@@ -31,8 +30,12 @@ class qa_channel_split(gr_unittest.TestCase):
 
     def split(self, chunks, shape, dtype, parts, devices=(), tags=()):
         block = blade.channel_split(shape, dtype, parts, list(devices))
-        outputs = bt.run_graph(block, [(blade.pack(chunks, dtype), blade.item_size(shape, dtype))],
-                               [block.output_item_size()] * parts, [list(tags)])
+        outputs = bt.run_graph(
+            block,
+            [(blade.pack(chunks, dtype), blade.item_size(shape, dtype))],
+            [block.output_item_size()] * parts,
+            [list(tags)],
+        )
         self.assertEqual(blade.failures(), [])
         part_shape = list(block.output_shape())
         return [(blade.unpack(data, part_shape, dtype), found) for data, found in outputs]
@@ -45,7 +48,7 @@ class qa_channel_split(gr_unittest.TestCase):
                 width = 12 // parts
                 got = self.split(chunks, shape, dtype, parts)
                 for n, (part, _) in enumerate(got):
-                    expected = chunks[:, :, n * width:(n + 1) * width]
+                    expected = chunks[:, :, n * width : (n + 1) * width]
                     self.assertTrue(bt.same_bits(part, expected), f"{dtype} part {n} of {parts}")
 
     def test_split_then_merge_is_exact_for_every_divisor(self):
@@ -72,8 +75,9 @@ class qa_channel_split(gr_unittest.TestCase):
     def test_frequency_tags_move_to_each_sub_band(self):
         shape = [2, 12, 4, 2]
         chunks = bt.random_chunks(self.rng, "ci8", 3, shape)
-        tags = frequency_tags(0, tsamp=4e-6, source_name="J1234") + frequency_tags(2, freq_first=FREQ0 + 1e6,
-                                                                                   coarse_first=44)
+        tags = frequency_tags(0, tsamp=4e-6, source_name="J1234") + frequency_tags(
+            2, freq_first=FREQ0 + 1e6, coarse_first=44
+        )
         got = self.split(chunks, shape, "ci8", 3, tags=tags)
         for n, (_, found) in enumerate(got):
             by_offset = bt.tags_by_offset(found)
@@ -94,8 +98,12 @@ class qa_channel_split(gr_unittest.TestCase):
         self.assertEqual(bt.tags_by_offset(got[1][1])[0]["blade_coarse_first"], 12)
         # Sub-bands of 2 fine channels would cut coarse channels of 4.
         block = blade.channel_split(shape, "cf32", 8)
-        bt.run_graph(block, [(blade.pack(chunks, "cf32"), blade.item_size(shape, "cf32"))],
-                     [block.output_item_size()] * 8, [frequency_tags(0, nfpc=4)])
+        bt.run_graph(
+            block,
+            [(blade.pack(chunks, "cf32"), blade.item_size(shape, "cf32"))],
+            [block.output_item_size()] * 8,
+            [frequency_tags(0, nfpc=4)],
+        )
         self.assertRegex("\n".join(blade.failures()), "split coarse channels of 4 fine channels")
 
     def test_merge_keeps_the_first_sub_band_tags(self):
@@ -105,8 +113,9 @@ class qa_channel_split(gr_unittest.TestCase):
         merge = blade.channel_merge(shape, "f32", 2)
         size = blade.item_size([2, 4, 3, 1], "f32")
         tags = [frequency_tags(0, tsamp=1e-3), frequency_tags(0, freq_first=FREQ0 + 4 * CHAN_BW, tsamp=1e-3)]
-        (data, found), = bt.run_graph(merge, [(blade.pack(p, "f32"), size) for p in parts],
-                                      [merge.output_item_size()], tags)
+        ((data, found),) = bt.run_graph(
+            merge, [(blade.pack(p, "f32"), size) for p in parts], [merge.output_item_size()], tags
+        )
         self.assertEqual(blade.failures(), [])
         self.assertTrue(bt.same_bits(blade.unpack(data, shape, "f32"), chunks))
         first = bt.tags_by_offset(found)[0]
@@ -128,8 +137,9 @@ class qa_channel_split(gr_unittest.TestCase):
         shape = [3, 6, 8, 2]
         chunks = bt.random_chunks(self.rng, "ci8", 4, shape)
         devices = ["emulated:0", "emulated:1", "emulated:2"]
-        self.assertEqual(list(blade.channel_split(shape, "ci8", 3, devices).devices()),
-                         ["emulated", "emulated:1", "emulated:2"])
+        self.assertEqual(
+            list(blade.channel_split(shape, "ci8", 3, devices).devices()), ["emulated", "emulated:1", "emulated:2"]
+        )
         merged, stats = bt.run_split_merge(chunks, shape, "ci8", 3, devices)
         self.assertEqual(blade.failures(), [])
         self.assertTrue(bt.same_bits(merged, chunks))

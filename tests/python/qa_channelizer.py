@@ -92,6 +92,7 @@ class qa_channelizer(gr_unittest.TestCase):
         self.assertTrue(numpy.isfinite(got).all())
         rows_in = x.reshape(16 * 192, 8192, 2)
         rows_out = got.reshape(16 * 192, 8192, 2)  # [(a, f), k, p] since T/N = 1
+
         def energy(rows):  # sum over t of |x|^2 per (row, p), in float64 without a complex128 copy
             parts = rows.view(numpy.float32)  # [row, t, (p, re/im)]
             return numpy.einsum("rtv,rtv->rv", parts, parts, dtype=numpy.float64).reshape(len(rows), 2, 2).sum(-1)
@@ -157,7 +158,10 @@ class qa_channelizer(gr_unittest.TestCase):
     def test_tags_are_rewritten_for_the_fine_channels(self):
         shape, rate = [1, 2, 16, 2], 4
         chunks = self.voltages(4, shape)
-        tag = lambda offset, key, value: gr.tag_utils.python_to_tag((offset, pmt.intern(key), value))
+
+        def tag(offset, key, value):
+            return gr.tag_utils.python_to_tag((offset, pmt.intern(key), value))
+
         tags = [
             # chunk 0: the whole axis
             tag(0, blade.tag.chan_bw, pmt.from_double(0.5e6)),
@@ -183,8 +187,11 @@ class qa_channelizer(gr_unittest.TestCase):
             key = pmt.symbol_to_string(t.key)
             value = t.value
             got[(t.offset, key)] = (
-                pmt.symbol_to_string(value) if pmt.is_symbol(value) else
-                pmt.to_long(value) if pmt.is_integer(value) else pmt.to_double(value)
+                pmt.symbol_to_string(value)
+                if pmt.is_symbol(value)
+                else pmt.to_long(value)
+                if pmt.is_integer(value)
+                else pmt.to_double(value)
             )
         expected = {
             (0, blade.tag.chan_bw): 125e3,
@@ -203,7 +210,9 @@ class qa_channelizer(gr_unittest.TestCase):
         }
         self.assertEqual(sorted(got), sorted(expected))
         for key, value in expected.items():
-            self.assertAlmostEqual(got[key], value, msg=str(key), delta=abs(value) * 1e-15 if isinstance(value, float) else 0)
+            self.assertAlmostEqual(
+                got[key], value, msg=str(key), delta=abs(value) * 1e-15 if isinstance(value, float) else 0
+            )
 
     def test_rate_one_leaves_the_axis_alone(self):
         shape = [1, 2, 4, 2]

@@ -53,20 +53,37 @@ class qa_channelizer_gpu(gr_unittest.TestCase):
         self.assertLess(difference, limit, f"{shape} N={rate} M={taps}: {difference:.3g}")
 
     def test_single_pass_kernel(self):
-        for shape, rate in [([2, 3, 16, 2], 2), ([1, 4, 256, 2], 16), ([2, 3, 128, 2], 64), ([1, 2, 4096, 4], 4096),
-                            ([1, 2, 8192, 2], 8192), ([3, 1, 24, 1], 8)]:
+        for shape, rate in [
+            ([2, 3, 16, 2], 2),
+            ([1, 4, 256, 2], 16),
+            ([2, 3, 128, 2], 64),
+            ([1, 2, 4096, 4], 4096),
+            ([1, 2, 8192, 2], 8192),
+            ([3, 1, 24, 1], 8),
+        ]:
             with self.subTest(shape=shape, rate=rate):
                 self.parity(shape, rate)
 
     def test_general_path(self):
-        for shape, rate in [([2, 3, 12, 2], 1), ([2, 3, 21, 2], 3), ([1, 5, 35, 2], 5), ([2, 3, 49, 2], 7),
-                            ([1, 3, 192, 2], 96), ([2, 2, 64, 3], 16), ([1, 1, 16384, 2], 16384)]:
+        for shape, rate in [
+            ([2, 3, 12, 2], 1),
+            ([2, 3, 21, 2], 3),
+            ([1, 5, 35, 2], 5),
+            ([2, 3, 49, 2], 7),
+            ([1, 3, 192, 2], 96),
+            ([2, 2, 64, 3], 16),
+            ([1, 1, 16384, 2], 16384),
+        ]:
             with self.subTest(shape=shape, rate=rate):
                 self.parity(shape, rate)
 
     def test_polyphase_across_chunks(self):
-        for shape, rate, taps, window in [([2, 3, 256, 2], 16, 4, "hamming"), ([1, 2, 64, 2], 64, 8, "blackman-harris"),
-                                          ([2, 3, 60, 2], 5, 3, "hann"), ([1, 2, 8192, 2], 8192, 4, "blackman")]:
+        for shape, rate, taps, window in [
+            ([2, 3, 256, 2], 16, 4, "hamming"),
+            ([1, 2, 64, 2], 64, 8, "blackman-harris"),
+            ([2, 3, 60, 2], 5, 3, "hann"),
+            ([1, 2, 8192, 2], 8192, 4, "blackman"),
+        ]:
             with self.subTest(shape=shape, rate=rate, taps=taps):
                 self.parity(shape, rate, nchunks=3, taps=taps, window=window)
 
@@ -83,7 +100,11 @@ class qa_channelizer_gpu(gr_unittest.TestCase):
         stats = blade.copy_stats()
         expected, _ = bt.run_chunks(
             [blade.cast(shape, "ci8", "cf32", "cpu"), blade.channelizer(shape, rate, "cpu", 4, "hamming")],
-            raw, shape, "ci8", out_shape, "cf32",
+            raw,
+            shape,
+            "ci8",
+            out_shape,
+            "cf32",
         )
         self.assertLess(relative_difference(got, expected), 2e-6 * math.log2(rate))
         self.assertEqual(stats["host_to_device"], nchunks)

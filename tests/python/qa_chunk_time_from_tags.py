@@ -7,7 +7,6 @@ chunks) and steps back in time reported with counts and skipped steps; "stop"
 ends the flowgraph with a failure; a stream without any time is refused.
 """
 
-import math
 import os
 import tempfile
 
@@ -24,9 +23,13 @@ T0 = 1.7e9 + 0.125
 
 
 def time_tags(offset, start, dut1=None, dropped=None):
-    fields = dict(time_start_unix=start, time_mid_unix=start + DURATION / 2,
-                  jd_start=start / 86400 + 2440587.5, jd_mid=(start + DURATION / 2) / 86400 + 2440587.5,
-                  tsamp=TBIN)
+    fields = dict(
+        time_start_unix=start,
+        time_mid_unix=start + DURATION / 2,
+        jd_start=start / 86400 + 2440587.5,
+        jd_mid=(start + DURATION / 2) / 86400 + 2440587.5,
+        tsamp=TBIN,
+    )
     if dut1 is not None:
         fields["dut1"] = dut1
     if dropped is not None:
@@ -47,15 +50,21 @@ class qa_chunk_time_from_tags(gr_unittest.TestCase):
         tags += list(extra)
         block = blade.chunk_time_from_tags(SHAPE, "ci8", on_gap)
         size = blade.item_size(SHAPE, "ci8")
-        (data, _), = bt.run_graph(block, [(numpy.zeros(size * len(starts), numpy.uint8), size)], [64], [tags])
+        ((data, _),) = bt.run_graph(block, [(numpy.zeros(size * len(starts), numpy.uint8), size)], [64], [tags])
         return block, numpy.frombuffer(data.tobytes(), dtype=blade.CHUNK_TIME_DTYPE)
 
     def test_equals_the_chunk_times_of_guppi_source(self):
         with tempfile.TemporaryDirectory() as folder:
             path = os.path.join(folder, "obs.raw")
             rng = numpy.random.default_rng(4)
-            header = {"OBSFREQ": 1420.0, "CHAN_BW": -0.5, "TBIN": TBIN, "SYNCTIME": 1700000000, "SCHAN": 10,
-                      "DUT1": -0.125}
+            header = {
+                "OBSFREQ": 1420.0,
+                "CHAN_BW": -0.5,
+                "TBIN": TBIN,
+                "SYNCTIME": 1700000000,
+                "SCHAN": 10,
+                "DUT1": -0.125,
+            }
             blade.guppi.write_raw(path, blade.guppi.random_blocks(rng, 4, 2, 3, 32, 2), header, pktidx=[0, 32, 96, 128])
             tb = gr.top_block()
             source = blade.guppi_source(path, 16)

@@ -51,9 +51,18 @@ def astropy_steering(reference, positions, boresight, direction, jd, dut1):
 def observation(**overrides):
     """A small observation: 8 antennas, 4 channels, 8 blocks of 8192 samples (0.13 s);
     the tone stronger than the demo's so that short averages measure it well."""
-    kwargs = dict(antennas=A, channels=4, block_samples=BLOCK, blocks=8, tone_amplitude=1.0,
-                  start_unix=1748757600.25, dut1=0.12, schan=100, total_channels=256,
-                  delay_model=astropy_steering)
+    kwargs = dict(
+        antennas=A,
+        channels=4,
+        block_samples=BLOCK,
+        blocks=8,
+        tone_amplitude=1.0,
+        start_unix=1748757600.25,
+        dut1=0.12,
+        schan=100,
+        total_channels=256,
+        delay_model=astropy_steering,
+    )
     kwargs.update(overrides)
     return synth.SyntheticObservation(**kwargs)
 
@@ -108,9 +117,24 @@ class CliTestCase(gr_unittest.TestCase):
 
 class qa_cli_mode_b(CliTestCase):
     def test_beam_on_the_source_gains_A_and_headers_match_the_recording(self):
-        code, out, err = run_cli("mode-b", "--input", self.files["stem"], "--recipe", self.files["recipe"],
-                                 "--output", self.dir, "--name", "b", "--channelizer-rate", RATE,
-                                 "--integration", INTEGRATION, "--device", "cpu", "--no-progress")
+        code, out, err = run_cli(
+            "mode-b",
+            "--input",
+            self.files["stem"],
+            "--recipe",
+            self.files["recipe"],
+            "--output",
+            self.dir,
+            "--name",
+            "b",
+            "--channelizer-rate",
+            RATE,
+            "--integration",
+            INTEGRATION,
+            "--device",
+            "cpu",
+            "--no-progress",
+        )
         self.assertEqual(code, 0, err)
         self.assertIn("Mode B done: 8 of 8 chunks", out)
         obs = self.obs
@@ -127,8 +151,9 @@ class qa_cli_mode_b(CliTestCase):
                 self.assertAlmostEqual(header["foff"], fine / 1e6, delta=1e-12)
                 self.assertAlmostEqual(header["tstart"], obs.start_unix / 86400 + 40587, delta=1e-6 / 86400)
                 self.assertAlmostEqual(header["tsamp"], RATE * INTEGRATION * obs.tbin, delta=1e-12)
-                self.assertEqual((header["nchans"], header["nifs"], header["nbeams"], header["ibeam"]),
-                                 (4 * RATE, 1, 3, b))
+                self.assertEqual(
+                    (header["nchans"], header["nifs"], header["nbeams"], header["ibeam"]), (4 * RATE, 1, 3, b)
+                )
                 self.assertEqual(header["source_name"], name)
                 self.assertEqual(header["rawdatafile"], "obs.0000.raw")
                 self.assertEqual(header["telescope_id"], 9)  # ATA
@@ -154,9 +179,24 @@ class qa_cli_mode_b(CliTestCase):
         # in phase, and the tone is where its sky frequency says.
         obs = observation(chan_bw=-0.5e6, blocks=4)
         files = obs.write(os.path.join(self.dir, "lsb"), "lsb")
-        code, out, err = run_cli("mode-b", "-i", files["stem"], "-r", files["recipe"], "-o", self.dir,
-                                 "--name", "lsb", "--channelizer-rate", RATE, "--integration", INTEGRATION,
-                                 "--device", "cpu", "--no-progress")
+        code, out, err = run_cli(
+            "mode-b",
+            "-i",
+            files["stem"],
+            "-r",
+            files["recipe"],
+            "-o",
+            self.dir,
+            "--name",
+            "lsb",
+            "--channelizer-rate",
+            RATE,
+            "--integration",
+            INTEGRATION,
+            "--device",
+            "cpu",
+            "--no-progress",
+        )
         self.assertEqual(code, 0, err)
         spectra = [parse_fil(self.out(f"lsb.beam{b:04d}.fil")) for b in range(3)]
         header = spectra[0][0]
@@ -170,10 +210,32 @@ class qa_cli_mode_b(CliTestCase):
         self.assertLess(off / single, 0.3 * A)
 
     def test_max_chunks_a_beam_subset_and_fbh5(self):
-        code, out, err = run_cli("mode-b", "-i", self.files["raw"][1], "-r", self.files["recipe"], "-o", self.dir,
-                                 "--name", "subset", "--beams", "1", "--no-incoherent", "--format", "h5",
-                                 "--channelizer-rate", 16, "--integration", 8, "--max-chunks", 5, "--device", "cpu",
-                                 "--channels", "1:2")
+        code, out, err = run_cli(
+            "mode-b",
+            "-i",
+            self.files["raw"][1],
+            "-r",
+            self.files["recipe"],
+            "-o",
+            self.dir,
+            "--name",
+            "subset",
+            "--beams",
+            "1",
+            "--no-incoherent",
+            "--format",
+            "h5",
+            "--channelizer-rate",
+            16,
+            "--integration",
+            8,
+            "--max-chunks",
+            5,
+            "--device",
+            "cpu",
+            "--channels",
+            "1:2",
+        )
         self.assertEqual(code, 0, err)
         self.assertIn("5 of 5 chunks", out)
         import h5py
@@ -182,14 +244,32 @@ class qa_cli_mode_b(CliTestCase):
             data = f["data"]
             self.assertEqual(data.shape, (5 * BLOCK // (16 * 8), 1, 2 * 16))
             self.assertEqual(numpy.asarray(data.attrs["source_name"]).astype(str), "off-source")
-            self.assertAlmostEqual(data.attrs["fch1"], (self.obs.channel_centre(1) - 8 * self.obs.chan_bw / 16) / 1e6,
-                                   delta=1e-9)
+            self.assertAlmostEqual(
+                data.attrs["fch1"], (self.obs.channel_centre(1) - 8 * self.obs.chan_bw / 16) / 1e6, delta=1e-9
+            )
         self.assertFalse(os.path.exists(self.out("subset.beam0001.h5")))
 
     def test_beam_voltages_as_guppi_raw(self):
-        code, out, err = run_cli("mode-b", "-i", self.files["stem"], "-r", self.files["recipe"], "-o", self.dir,
-                                 "--name", "voltages", "--format", "raw", "--beams", "0", "--no-incoherent",
-                                 "--max-chunks", 2, "--device", "cpu")
+        code, out, err = run_cli(
+            "mode-b",
+            "-i",
+            self.files["stem"],
+            "-r",
+            self.files["recipe"],
+            "-o",
+            self.dir,
+            "--name",
+            "voltages",
+            "--format",
+            "raw",
+            "--beams",
+            "0",
+            "--no-incoherent",
+            "--max-chunks",
+            2,
+            "--device",
+            "cpu",
+        )
         self.assertEqual(code, 0, err)
         header = blade.guppi.read_header(self.out("voltages.0000.raw"))
         self.assertEqual((header["NANTS"], header["OBSNCHAN"], header["NBITS"]), (1, 4, 32))
@@ -201,8 +281,21 @@ class qa_cli_mode_b(CliTestCase):
 class qa_cli_mode_h(CliTestCase):
     def test_the_tone_in_its_fine_channel(self):
         rate = 256
-        code, out, err = run_cli("mode-h", "--input", self.files["stem"], "--output", self.dir, "--name", "h",
-                                 "--channelizer-rate", rate, "--integration", 32, "--device", "cpu")
+        code, out, err = run_cli(
+            "mode-h",
+            "--input",
+            self.files["stem"],
+            "--output",
+            self.dir,
+            "--name",
+            "h",
+            "--channelizer-rate",
+            rate,
+            "--integration",
+            32,
+            "--device",
+            "cpu",
+        )
         self.assertEqual(code, 0, err)
         paths = sorted(p for p in os.listdir(self.dir) if p.startswith("h.ant"))
         self.assertEqual(paths, [f"h.ant{a:04d}.fil" for a in range(A)])
@@ -220,11 +313,37 @@ class qa_cli_mode_h(CliTestCase):
 class qa_cli_interrupt(CliTestCase):
     def test_ctrl_c_leaves_valid_files_and_exits_130(self):
         # 32 chunks of 2048 samples paced at 1/40 of real time: about 2.4 chunks/s.
-        command = [sys.executable, "-m", "gnuradio.blade.cli", "mode-b", "-i", self.files["stem"], "-r",
-                   self.files["recipe"], "-o", self.dir, "--name", "stopped", "--chunk-samples", "2048",
-                   "--channelizer-rate", "64", "--integration", "8", "--pace", "0.025", "--device", "cpu"]
-        child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                 env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+        command = [
+            sys.executable,
+            "-m",
+            "gnuradio.blade.cli",
+            "mode-b",
+            "-i",
+            self.files["stem"],
+            "-r",
+            self.files["recipe"],
+            "-o",
+            self.dir,
+            "--name",
+            "stopped",
+            "--chunk-samples",
+            "2048",
+            "--channelizer-rate",
+            "64",
+            "--integration",
+            "8",
+            "--pace",
+            "0.025",
+            "--device",
+            "cpu",
+        ]
+        child = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)),
+        )
         path = self.out("stopped.beam0000.fil")
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and child.poll() is None:
@@ -281,20 +400,38 @@ class qa_cli_errors(CliTestCase):
         self.assert_one_line_error(code, err, 1, "six.bfr5 is for 6 antennas", "the recording has 8 (NANTS)")
         recipe = self.mismatched_recipe("narrow.bfr5", schan=0, total_channels=64)
         code, out, err = run_cli("mode-b", "-i", stem, "-r", recipe, "-o", self.dir)
-        self.assert_one_line_error(code, err, 1, "covers absolute channels 0..63",
-                                   "channels are 100..103 (SCHAN 100")
+        self.assert_one_line_error(code, err, 1, "covers absolute channels 0..63", "channels are 100..103 (SCHAN 100")
         recipe = self.mismatched_recipe("shifted.bfr5", obsfreq=1420.5e6)
         code, out, err = run_cli("mode-b", "-i", stem, "-r", recipe, "-o", self.dir)
-        self.assert_one_line_error(code, err, 1, "absolute channel 100 at 1419.750000 MHz",
-                                   "the recording at 1419.250000 MHz", "different bands")
+        self.assert_one_line_error(
+            code,
+            err,
+            1,
+            "absolute channel 100 at 1419.750000 MHz",
+            "the recording at 1419.250000 MHz",
+            "different bands",
+        )
 
     def test_a_block_failure_while_running_is_an_error(self):
         # Precomputed delays for an hour earlier: the phasor block fails at the
         # first chunk (blade.failures()), the flowgraph ends, the CLI says why.
         early = observation(start_unix=self.obs.start_unix - 3600)
         recipe = early.write_recipe(self.out("early.bfr5"), delay_rows=3)
-        code, out, err = run_cli("mode-b", "-i", self.files["stem"], "-r", recipe, "-o", self.dir, "--name", "f",
-                                 "--delays", "recipe", "--device", "cpu")
+        code, out, err = run_cli(
+            "mode-b",
+            "-i",
+            self.files["stem"],
+            "-r",
+            recipe,
+            "-o",
+            self.dir,
+            "--name",
+            "f",
+            "--delays",
+            "recipe",
+            "--device",
+            "cpu",
+        )
         self.assert_one_line_error(code, err, 1, "outside the delay table")
 
     def test_header_and_info(self):
@@ -326,8 +463,14 @@ class qa_synth(CliTestCase):
         # 2 pi nu tau_a, with tau_a from astropy at the first block's middle.
         block = next(observation(antennas=A, noise=0.0, tone_amplitude=100.0).voltage_blocks())
         tone = block[:, obs.tone_channel, BLOCK // 2, 0]
-        tau = astropy_steering(obs.reference, obs.positions_ecef, obs.boresight, obs.source,
-                               (obs.start_unix + BLOCK // 2 * obs.tbin) / 86400 + 2440587.5, obs.dut1)
+        tau = astropy_steering(
+            obs.reference,
+            obs.positions_ecef,
+            obs.boresight,
+            obs.source,
+            (obs.start_unix + BLOCK // 2 * obs.tbin) / 86400 + 2440587.5,
+            obs.dut1,
+        )
         expected = numpy.angle(numpy.exp(2j * numpy.pi * obs.tone_frequency * (tau - tau[0])))
         got = numpy.angle(tone * numpy.conj(tone[0]))
         numpy.testing.assert_allclose(numpy.angle(numpy.exp(1j * (got - expected))), 0, atol=0.02)

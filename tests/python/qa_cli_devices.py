@@ -34,8 +34,20 @@ class qa_cli_devices(gr_unittest.TestCase):
 
     def run_mode(self, mode, name, *extra):
         recipe = () if mode == "mode-h" else ("--recipe", self.files["recipe"])
-        code, out, err = run_cli(mode, "--input", self.files["stem"], *recipe, "--output", self.dir,
-                                 "--name", name, "--no-progress", "--channelizer-rate", "64", *extra)
+        code, out, err = run_cli(
+            mode,
+            "--input",
+            self.files["stem"],
+            *recipe,
+            "--output",
+            self.dir,
+            "--name",
+            name,
+            "--no-progress",
+            "--channelizer-rate",
+            "64",
+            *extra,
+        )
         self.assertEqual(code, 0, err)
         paths = sorted(glob.glob(os.path.join(self.dir, name + "*.fil")))
         self.assertGreater(len(paths), 0)
@@ -63,8 +75,17 @@ class qa_cli_devices(gr_unittest.TestCase):
         code, _, err = run_cli("mode-h", "--input", self.files["stem"], "--output", self.dir, "--devices", "all,cpu")
         self.assertEqual(code, 2)
         self.assertIn("all stands alone", err)
-        code, _, err = run_cli("mode-h", "--input", self.files["stem"], "--output", self.dir, "--devices",
-                               "cpu,cpu,cpu", "--channelizer-rate", "64")
+        code, _, err = run_cli(
+            "mode-h",
+            "--input",
+            self.files["stem"],
+            "--output",
+            self.dir,
+            "--devices",
+            "cpu,cpu,cpu",
+            "--channelizer-rate",
+            "64",
+        )
         self.assertEqual(code, 1)
         self.assertIn("4 channels cannot be split evenly across 3 devices", err)
 

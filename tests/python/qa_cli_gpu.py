@@ -44,8 +44,19 @@ class qa_cli_gpu(gr_unittest.TestCase):
     def compare(self, mode, stems, *options):
         spectra = {}
         for device in ("cpu", "cuda"):
-            code, out, err = run_cli(f"mode-{mode}", "-i", self.files["stem"], "-o", self.dir, "--name",
-                                     f"{mode}-{device}", "--device", device, "--no-progress", *options)
+            code, out, err = run_cli(
+                f"mode-{mode}",
+                "-i",
+                self.files["stem"],
+                "-o",
+                self.dir,
+                "--name",
+                f"{mode}-{device}",
+                "--device",
+                device,
+                "--no-progress",
+                *options,
+            )
             self.assertEqual(code, 0, err)
             self.assertIn(f"on {'cpu' if device == 'cpu' else 'cuda:'}", out)
             spectra[device] = [parse_fil(os.path.join(self.dir, f"{mode}-{device}.{stem}.fil"))[1] for stem in stems]
@@ -55,16 +66,39 @@ class qa_cli_gpu(gr_unittest.TestCase):
             self.assertLess(numpy.max(numpy.abs(gpu - cpu) / total), 5e-5)
 
     def test_mode_b(self):
-        self.compare("b", ["beam0000", "beam0001", "beam0002"], "-r", self.files["recipe"],
-                     "--channelizer-rate", 64, "--integration", 16)
+        self.compare(
+            "b",
+            ["beam0000", "beam0001", "beam0002"],
+            "-r",
+            self.files["recipe"],
+            "--channelizer-rate",
+            64,
+            "--integration",
+            16,
+        )
 
     def test_mode_b_polyphase_circular_cross(self):
-        self.compare("b", ["beam0000", "beam0001"], "-r", self.files["recipe"], "--channelizer-rate", 32,
-                     "--pfb-taps", 4, "--circular", "--stokes", "cross", "--no-incoherent", "--integration", 8)
+        self.compare(
+            "b",
+            ["beam0000", "beam0001"],
+            "-r",
+            self.files["recipe"],
+            "--channelizer-rate",
+            32,
+            "--pfb-taps",
+            4,
+            "--circular",
+            "--stokes",
+            "cross",
+            "--no-incoherent",
+            "--integration",
+            8,
+        )
 
     def test_mode_h(self):
-        self.compare("h", [f"ant{a:04d}" for a in range(8)], "--channelizer-rate", 1024, "--integration", 4,
-                     "--pfb-taps", 4)
+        self.compare(
+            "h", [f"ant{a:04d}" for a in range(8)], "--channelizer-rate", 1024, "--integration", 4, "--pfb-taps", 4
+        )
 
     def test_the_demo(self):
         from gnuradio.blade.cli import demo

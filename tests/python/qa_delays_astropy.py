@@ -12,7 +12,6 @@ boresight not subtracted, beams tens of degrees apart) within 2 ps; steering
 delays (beam minus boresight, beams within a few degrees) within 0.1 ps.
 """
 
-import unittest
 import warnings
 from unittest import mock
 
@@ -38,7 +37,7 @@ C = 299792458.0
 DATES = [
     (2458635.625, -0.2153),  # 2019-06-01 03:00 UTC, inside the bundled IERS tables
     (2460400.7531, 0.0112),  # 2024-03-30
-    (2463000.3, -0.35),      # 2031: beyond the tables and ERFA's leap seconds ("dubious year")
+    (2463000.3, -0.35),  # 2031: beyond the tables and ERFA's leap seconds ("dubious year")
 ]
 
 
@@ -57,8 +56,13 @@ def astropy_hadec(location, jd, dut1, ra, dec):
 
 def geometry(array, boresight, beams, reference_antenna=0):
     """The array and beams as blade.compute_delays takes them."""
-    return blade.array_geometry(reference=array["reference"], antenna_positions=array["positions"],
-                                boresight=boresight, beams=beams, reference_antenna=reference_antenna)
+    return blade.array_geometry(
+        reference=array["reference"],
+        antenna_positions=array["positions"],
+        boresight=boresight,
+        beams=beams,
+        reference_antenna=reference_antenna,
+    )
 
 
 def astropy_delays(reference, positions, boresight, beams, jd, dut1, reference_antenna=0, absolute=False):
@@ -72,7 +76,8 @@ def astropy_delays(reference, positions, boresight, beams, jd, dut1, reference_a
     hour_angle, declination = astropy_hadec(location, jd, dut1, ra, dec)
     theta = lon - hour_angle
     direction = numpy.stack(
-        [numpy.cos(declination) * numpy.cos(theta), numpy.cos(declination) * numpy.sin(theta), numpy.sin(declination)], -1
+        [numpy.cos(declination) * numpy.cos(theta), numpy.cos(declination) * numpy.sin(theta), numpy.sin(declination)],
+        -1,
     )
     w = direction @ xyz.T  # [1 + B, A]
     tau = (w - w[:, [reference_antenna]]) / C
@@ -87,14 +92,27 @@ class qa_delays_astropy(gr_unittest.TestCase):
         for array in self.arrays():
             boresight = (array["ra"], array["dec"])
             # Beams tens of degrees from each other and from the boresight.
-            beams = numpy.array([[boresight[0] + dra, boresight[1] + ddec]
-                                 for dra, ddec in [(0.0, 0.0), (0.5, -0.2), (-0.4, 0.3), (0.9, 0.25)]])
+            beams = numpy.array(
+                [
+                    [boresight[0] + dra, boresight[1] + ddec]
+                    for dra, ddec in [(0.0, 0.0), (0.5, -0.2), (-0.4, 0.3), (0.9, 0.25)]
+                ]
+            )
             for jd, dut1 in DATES:
                 with self.subTest(array=array["name"], jd=jd):
-                    ours = blade.compute_delays(geometry(array, boresight, beams, reference_antenna=2), jd, dut1,
-                                                absolute=True)
-                    theirs = astropy_delays(array["reference"], array["positions"], boresight, beams, jd, dut1,
-                                            reference_antenna=2, absolute=True)
+                    ours = blade.compute_delays(
+                        geometry(array, boresight, beams, reference_antenna=2), jd, dut1, absolute=True
+                    )
+                    theirs = astropy_delays(
+                        array["reference"],
+                        array["positions"],
+                        boresight,
+                        beams,
+                        jd,
+                        dut1,
+                        reference_antenna=2,
+                        absolute=True,
+                    )
                     self.assertGreater(numpy.abs(theirs).max(), 1e-7 if array["name"] == "meerkat" else 1e-7 / 20)
                     numpy.testing.assert_allclose(ours, theirs, rtol=0, atol=2e-12)
                     self.assertTrue(numpy.all(ours[:, 2] == 0.0))
@@ -127,14 +145,22 @@ class qa_delays_astropy(gr_unittest.TestCase):
                 dec = numpy.array([array["dec"], -0.1, 1.2])
                 hour_angle, declination = astropy_hadec(location, jd, dut1, ra, dec)
                 theta = lon - hour_angle
-                ours = numpy.stack([numpy.cos(declination) * numpy.cos(theta),
-                                    numpy.cos(declination) * numpy.sin(theta), numpy.sin(declination)], -1)
+                ours = numpy.stack(
+                    [
+                        numpy.cos(declination) * numpy.cos(theta),
+                        numpy.cos(declination) * numpy.sin(theta),
+                        numpy.sin(declination),
+                    ],
+                    -1,
+                )
                 time = Time(jd, format="jd", scale="utc")
                 time.delta_ut1_utc = dut1
                 with warnings.catch_warnings(), mock.patch.object(
                     erfa_astrom, "get_polar_motion", lambda t: (numpy.zeros(numpy.shape(t.jd)),) * 2
-                ), mock.patch("astropy.coordinates.builtin_frames.intermediate_rotation_transforms.get_polar_motion",
-                              lambda t: (numpy.zeros(numpy.shape(t.jd)),) * 2):
+                ), mock.patch(
+                    "astropy.coordinates.builtin_frames.intermediate_rotation_transforms.get_polar_motion",
+                    lambda t: (numpy.zeros(numpy.shape(t.jd)),) * 2,
+                ):
                     warnings.simplefilter("ignore")
                     itrs = SkyCoord(ra=ra * u.rad, dec=dec * u.rad, frame="icrs").transform_to(ITRS(obstime=time))
                 cartesian = itrs.cartesian.xyz.value.T
@@ -151,8 +177,7 @@ class qa_delays_astropy(gr_unittest.TestCase):
         jd, dut1 = DATES[1]
         base = blade.compute_delays(geometry(array, boresight, beams), jd, dut1, absolute=True)
         later = blade.compute_delays(geometry(array, boresight, beams), jd, dut1 + 0.5, absolute=True)
-        theirs = astropy_delays(array["reference"], array["positions"], boresight, beams, jd, dut1 + 0.5,
-                                absolute=True)
+        theirs = astropy_delays(array["reference"], array["positions"], boresight, beams, jd, dut1 + 0.5, absolute=True)
         self.assertGreater(numpy.abs(later - base).max(), 5e-12)  # 0.5 s of DUT1 is visible
         numpy.testing.assert_allclose(later, theirs, rtol=0, atol=2e-12)
 

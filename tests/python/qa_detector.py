@@ -69,8 +69,7 @@ class qa_detector(gr_unittest.TestCase):
                 with self.subTest(mode=mode, chan_bw=width):
                     block = blade.detector(shape, mode, 4, "cpu")
                     tags = bt.blade_tags(0, chan_bw=width)
-                    got, _ = bt.run_chunks([block], chunks, shape, "cf32", list(block.output_shape()), "f32",
-                                           tags)
+                    got, _ = bt.run_chunks([block], chunks, shape, "cf32", list(block.output_shape()), "f32", tags)
                     want = expected.copy()
                     want[..., 3] *= sign
                     self.assert_power_close(got, want, scale, f"{mode} {width}")
@@ -141,8 +140,13 @@ class qa_detector(gr_unittest.TestCase):
         chunks = bt.random_complex(self.rng, (8, *shape), 100.0)
         tags = []
         for i in range(8):
-            tags += bt.blade_tags(i, tsamp=tsamp, time_mid_unix=1000.0 + 8 * tsamp * i,
-                                  jd_mid=2460000.5 + 8 * tsamp * i / 86400, block_index=i)
+            tags += bt.blade_tags(
+                i,
+                tsamp=tsamp,
+                time_mid_unix=1000.0 + 8 * tsamp * i,
+                jd_mid=2460000.5 + 8 * tsamp * i / 86400,
+                block_index=i,
+            )
         block = blade.detector(shape, "IQUV", 32, "cpu")
         _, out_tags = bt.run_chunks([block], chunks, shape, "cf32", [1, 2, 1, 4], "f32", tags)
         received = bt.tags_by_offset(out_tags)
@@ -151,16 +155,20 @@ class qa_detector(gr_unittest.TestCase):
             first = 4 * group
             self.assertEqual(received[group]["blade_block_index"], first)
             self.assertAlmostEqual(received[group]["blade_tsamp"], 32 * tsamp, delta=1e-15)
-            self.assertAlmostEqual(received[group]["blade_time_mid_unix"], 1000.0 + 8 * tsamp * first + 12 * tsamp,
-                                   delta=1e-9)
-            self.assertAlmostEqual(received[group]["blade_jd_mid"], 2460000.5 + (8 * first + 12) * tsamp / 86400,
-                                   delta=1e-9)
+            self.assertAlmostEqual(
+                received[group]["blade_time_mid_unix"], 1000.0 + 8 * tsamp * first + 12 * tsamp, delta=1e-9
+            )
+            self.assertAlmostEqual(
+                received[group]["blade_jd_mid"], 2460000.5 + (8 * first + 12) * tsamp / 86400, delta=1e-9
+            )
 
     def test_repeated_runs_give_identical_bits(self):
         shape = [3, 8, 256, 2]
         chunks = bt.random_complex(self.rng, (2, *shape), 100.0)
-        runs = [bt.run_chunks([blade.detector(shape, "IQUV", 64, "cpu")], chunks, shape, "cf32", [3, 8, 4, 4], "f32")[0]
-                for _ in range(2)]
+        runs = [
+            bt.run_chunks([blade.detector(shape, "IQUV", 64, "cpu")], chunks, shape, "cf32", [3, 8, 4, 4], "f32")[0]
+            for _ in range(2)
+        ]
         self.assertTrue(bt.same_bits(runs[0], runs[1]))
 
     def test_properties(self):

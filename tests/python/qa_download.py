@@ -23,7 +23,9 @@ class qa_download(gr_unittest.TestCase):
         self.rng = numpy.random.default_rng(77)
 
     def source(self, chunks, shape, dtype, tags=()):
-        return blocks.vector_source_b(blade.pack(chunks, dtype).tolist(), False, blade.item_size(shape, dtype), list(tags))
+        return blocks.vector_source_b(
+            blade.pack(chunks, dtype).tolist(), False, blade.item_size(shape, dtype), list(tags)
+        )
 
     def test_emulated_chain_downloads_each_chunk_once(self):
         # host -> cast -> permutation -> download -> two host sinks
@@ -69,8 +71,9 @@ class qa_download(gr_unittest.TestCase):
         tb.run()
         stats = blade.copy_stats()
         values = bt.to_values(chunks, "ci8").astype(numpy.complex64)
-        numpy.testing.assert_array_equal(sink_chunks(permuted_sink, [4, 2, 9, 2], "cf32"),
-                                         numpy.transpose(values, (0, 2, 1, 3, 4)))
+        numpy.testing.assert_array_equal(
+            sink_chunks(permuted_sink, [4, 2, 9, 2], "cf32"), numpy.transpose(values, (0, 2, 1, 3, 4))
+        )
         for sink in host_sinks:
             numpy.testing.assert_array_equal(sink_chunks(sink, shape, "cf32"), values)
         # per chunk: one upload; one download by this block, one by permutation's buffer
@@ -84,8 +87,15 @@ class qa_download(gr_unittest.TestCase):
         chunks = numpy.stack([numpy.full(shape, k - 3j * k, numpy.complex64) for k in range(n)])
         tags = [gr.tag_utils.python_to_tag((k, pmt.intern("k"), pmt.from_long(k))) for k in range(0, n, 3)]
         blade.reset_copy_stats()
-        got, out_tags = bt.run_chunks([blade.cast(shape, "cf32", "cf32", "emulated"), blade.download(shape, "cf32", "emulated")],
-                                      chunks, shape, "cf32", shape, "cf32", tags)
+        got, out_tags = bt.run_chunks(
+            [blade.cast(shape, "cf32", "cf32", "emulated"), blade.download(shape, "cf32", "emulated")],
+            chunks,
+            shape,
+            "cf32",
+            shape,
+            "cf32",
+            tags,
+        )
         numpy.testing.assert_array_equal(got, chunks)
         self.assertEqual([(t.offset, pmt.to_long(t.value)) for t in out_tags], [(k, k) for k in range(0, n, 3)])
         self.assertEqual(blade.copy_stats()["device_to_host"], n)

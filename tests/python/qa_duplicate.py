@@ -108,8 +108,10 @@ class qa_duplicate(gr_unittest.TestCase):
                     tb.connect(source, block, sink)
             blade.clear_failures()
             tb.run()
-            return [blade.unpack(numpy.array(s.data(), numpy.uint8), [shape[a] for a in axes], "cf32")
-                    for s, axes in zip(sinks, ([0, 2, 1, 3], [3, 2, 1, 0]))]
+            return [
+                blade.unpack(numpy.array(s.data(), numpy.uint8), [shape[a] for a in axes], "cf32")
+                for s, axes in zip(sinks, ([0, 2, 1, 3], [3, 2, 1, 0]))
+            ]
 
         fan_out(through_duplicate=False)
         failures = blade.failures()

@@ -40,8 +40,10 @@ class qa_duplicate_gpu(gr_unittest.TestCase):
             permutation = blade.permutation(shape, [0, 2, 3, 1], "cf32", "cuda")
             download = blade.download(out_shape, "cf32", "cuda")
             paths = [os.path.join(folder, name) for name in ("t.bin", "p.bin")]
-            sinks = [blocks.file_sink(download.item_size(), paths[0], False),
-                     blocks.file_sink(chain[1].item_size(), paths[1], False)]
+            sinks = [
+                blocks.file_sink(download.item_size(), paths[0], False),
+                blocks.file_sink(chain[1].item_size(), paths[1], False),
+            ]
             tb.connect(blocks.file_source(blade.item_size(shape, "ci8"), source_path, False), *chain)
             tb.connect((chain[1], 0), permutation, download, sinks[0])
             tb.connect((chain[1], 1), sinks[1])

@@ -21,7 +21,6 @@ import sys
 import time
 
 import numpy
-import pmt
 from gnuradio import blocks, gr, gr_unittest
 
 import blade_testing
@@ -64,6 +63,7 @@ def record(kind, stem, chunks, repeat=False, throttle=0, stop_on_sigint=False):
     else:
         tb.connect(source, sink)
     if stop_on_sigint:  # what an application does: top_block.stop() on Ctrl-C
+
         def stop(*_):
             tb.stop()
             tb.wait()
@@ -141,8 +141,9 @@ class qa_faults(blade_testing.FileTestCase, gr_unittest.TestCase):
         if blade.gpus():
             self.skipTest("a GPU is present")
         script = "from gnuradio import blade; print(blade.cast([2, 4], 'ci8', 'cf32', 'auto').device())"
-        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                                env=child_environment(), timeout=120)
+        result = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, env=child_environment(), timeout=120
+        )
         self.assertEqual(result.stdout.strip().splitlines()[-1], "cpu")
         self.assertIn("device 'auto' -> cpu (no CUDA GPU found)", result.stdout + result.stderr)
         # and "cuda" is an error, not a silent fallback (qa_cast checks the message)
@@ -203,9 +204,13 @@ class qa_faults(blade_testing.FileTestCase, gr_unittest.TestCase):
         for kind in ("fil", "h5", "raw"):
             with self.subTest(kind=kind):
                 stem = self.path(f"limited-{kind}")
-                result = subprocess.run(child_command(dict(kind=kind, stem=stem, chunks=60,
-                                                           file_size_limit=2_500_000)),
-                                        capture_output=True, text=True, env=child_environment(), timeout=300)
+                result = subprocess.run(
+                    child_command(dict(kind=kind, stem=stem, chunks=60, file_size_limit=2_500_000)),
+                    capture_output=True,
+                    text=True,
+                    env=child_environment(),
+                    timeout=300,
+                )
                 self.assertEqual(result.returncode, 0, result.stderr[-2000:])
                 outcome = json.loads(result.stdout.strip().splitlines()[-1])
                 (path,) = outcome["files"]
@@ -225,11 +230,24 @@ class qa_faults(blade_testing.FileTestCase, gr_unittest.TestCase):
         for kind in ("fil", "h5", "raw"):
             with self.subTest(kind=kind):
                 spec = dict(kind=kind, stem=os.path.join(mount_point, kind), chunks=60, copy_to=out)
-                command = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-                           f"mount -t tmpfs -o size=3m tmpfs '{mount_point}' && exec \"$@\"", "sh"]
+                command = [
+                    "unshare",
+                    "--mount",
+                    "--propagation",
+                    "private",
+                    "sh",
+                    "-c",
+                    f"mount -t tmpfs -o size=3m tmpfs '{mount_point}' && exec \"$@\"",
+                    "sh",
+                ]
                 try:
-                    result = subprocess.run(command + child_command(spec), capture_output=True, text=True,
-                                            env=child_environment(), timeout=300)
+                    result = subprocess.run(
+                        command + child_command(spec),
+                        capture_output=True,
+                        text=True,
+                        env=child_environment(),
+                        timeout=300,
+                    )
                 except FileNotFoundError:
                     self.skipTest("no unshare")
                 if result.returncode != 0 and ("mount" in result.stderr or "unshare" in result.stderr):
@@ -322,8 +340,9 @@ class qa_faults(blade_testing.FileTestCase, gr_unittest.TestCase):
     def interrupt_recorder(self, how):
         stem = self.path(f"rec-{how}")
         spec = dict(kind="raw", stem=stem, chunks=8, repeat=True, throttle=20, stop_on_sigint=how == "stop")
-        child = subprocess.Popen(child_command(spec), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 env=child_environment())
+        child = subprocess.Popen(
+            child_command(spec), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_environment()
+        )
         self.assertEqual(child.stdout.readline().strip(), b"running")
         time.sleep(1.0)
         child.send_signal(signal.SIGKILL if how == "kill" else signal.SIGINT)

@@ -6,7 +6,6 @@ filterbank_sink: .fil and .h5 files checked against the format definitions
 must see the same data, frequencies fch1 + j*foff and times tstart + i*tsamp.
 """
 
-import json
 import math
 import os
 import signal
@@ -29,8 +28,19 @@ CHAN_BW = -0.5e6 / 8
 RA = (13 + 31 / 60 + 8.288 / 3600) * math.pi / 12
 DEC = -(30 + 30 / 60 + 32.96 / 3600) * math.pi / 180
 
-INT_KEYS = {"telescope_id", "machine_id", "data_type", "nbits", "nchans", "nifs", "nbeams", "ibeam",
-            "barycentric", "pulsarcentric", "nsamples"}
+INT_KEYS = {
+    "telescope_id",
+    "machine_id",
+    "data_type",
+    "nbits",
+    "nchans",
+    "nifs",
+    "nbeams",
+    "ibeam",
+    "barycentric",
+    "pulsarcentric",
+    "nsamples",
+}
 STRING_KEYS = {"source_name", "rawdatafile"}
 
 
@@ -43,7 +53,7 @@ def parse_fil(path):
     def string():
         nonlocal offset
         (length,) = struct.unpack_from("<i", raw, offset)
-        text = raw[offset + 4:offset + 4 + length].decode("ascii")
+        text = raw[offset + 4 : offset + 4 + length].decode("ascii")
         offset += 4 + length
         return text
 
@@ -176,8 +186,9 @@ class qa_filterbank_sink(blade_testing.FileTestCase, gr_unittest.TestCase):
         sink = blade.filterbank_sink(self.path("obs"), shape, fmt, aspect, overrides or {}, file_overrides or [])
         tb = gr.top_block()
         items = blade.pack(chunks, "f32")
-        source = blocks.vector_source_b(items.tolist(), False, sink.input_item_size(),
-                                        observation_tags(beams=shape[0]) if tags is None else tags)
+        source = blocks.vector_source_b(
+            items.tolist(), False, sink.input_item_size(), observation_tags(beams=shape[0]) if tags is None else tags
+        )
         tb.connect(source, sink)
         tb.run()
         return sink
@@ -210,9 +221,26 @@ class qa_filterbank_sink(blade_testing.FileTestCase, gr_unittest.TestCase):
             self.assertAlmostEqual(header["src_raj"], raj[beam], delta=1e-3)
             self.assertAlmostEqual(header["src_dej"], -303032.96, delta=1e-6)
             numpy.testing.assert_array_equal(data, expected_spectra(chunks, beam))
-            self.assertEqual(set(header) - {"header_bytes"},
-                             {"telescope_id", "machine_id", "data_type", "source_name", "src_raj", "src_dej",
-                              "tstart", "tsamp", "nbits", "fch1", "foff", "nchans", "nifs", "nbeams", "ibeam"})
+            self.assertEqual(
+                set(header) - {"header_bytes"},
+                {
+                    "telescope_id",
+                    "machine_id",
+                    "data_type",
+                    "source_name",
+                    "src_raj",
+                    "src_dej",
+                    "tstart",
+                    "tsamp",
+                    "nbits",
+                    "fch1",
+                    "foff",
+                    "nchans",
+                    "nifs",
+                    "nbeams",
+                    "ibeam",
+                },
+            )
 
     def test_fbh5_structure_and_values(self):
         import h5py
@@ -243,11 +271,23 @@ class qa_filterbank_sink(blade_testing.FileTestCase, gr_unittest.TestCase):
         sink = self.write(chunks, tags=observation_tags(aspect="antenna"))
         self.assertEqual(sink.files(), [self.path("obs.ant0000.fil")])
         # no tags at all: overrides give the axes
-        sink = self.write(chunks, tags=[], aspect="beam",
-                          overrides={"fch1": 1400.5, "foff": -0.25, "tstart": 60000.5, "tsamp": 0.001,
-                                     "source_name": "override", "telescope_id": 6})
+        sink = self.write(
+            chunks,
+            tags=[],
+            aspect="beam",
+            overrides={
+                "fch1": 1400.5,
+                "foff": -0.25,
+                "tstart": 60000.5,
+                "tsamp": 0.001,
+                "source_name": "override",
+                "telescope_id": 6,
+            },
+        )
         header, _ = parse_fil(sink.files()[0])
-        self.assertEqual((header["fch1"], header["foff"], header["tsamp"], header["telescope_id"]), (1400.5, -0.25, 0.001, 6))
+        self.assertEqual(
+            (header["fch1"], header["foff"], header["tsamp"], header["telescope_id"]), (1400.5, -0.25, 0.001, 6)
+        )
         self.assertAlmostEqual(header["tstart"], 60000.5, delta=1e-9)
         self.assertEqual(header["source_name"], "override")
         self.assertNotIn("src_raj", header)
@@ -262,9 +302,14 @@ class qa_filterbank_sink(blade_testing.FileTestCase, gr_unittest.TestCase):
             header, _ = parse_fil(path)
             self.assertNotIn("src_raj", header)
             self.assertEqual(header["source_name"], "3C286")
-        sink = self.write(chunks, tags=observation_tags(beams=0),
-                          file_overrides=[{"source_name": "A", "ra": "1.0", "dec": "0.5"},
-                                          {"source_name": "B", "ra": "1.1", "dec": "0.5"}])
+        sink = self.write(
+            chunks,
+            tags=observation_tags(beams=0),
+            file_overrides=[
+                {"source_name": "A", "ra": "1.0", "dec": "0.5"},
+                {"source_name": "B", "ra": "1.1", "dec": "0.5"},
+            ],
+        )
         headers = [parse_fil(path)[0] for path in sink.files()]
         self.assertEqual([h["source_name"] for h in headers], ["A", "B"])
         self.assertNotEqual(headers[0]["src_raj"], headers[1]["src_raj"])
@@ -286,7 +331,7 @@ class qa_filterbank_sink(blade_testing.FileTestCase, gr_unittest.TestCase):
             blade.filterbank_sink(self.path("x"), [1, 4, 4, 1], overrides={"nsamples": 3})
         with self.assertRaisesRegex(ValueError, "not a number"):
             blade.filterbank_sink(self.path("x"), [1, 4, 4, 1], overrides={"fch1": "high"})
-        with self.assertRaisesRegex(ValueError, "\"fil\" nor \"h5\""):
+        with self.assertRaisesRegex(ValueError, '"fil" nor "h5"'):
             blade.filterbank_sink(self.path("x"), [1, 4, 4, 1], "fits")
         with self.assertRaisesRegex(ValueError, "B, F, T, P"):
             blade.filterbank_sink(self.path("x"), [4, 4, 1])
@@ -323,7 +368,10 @@ class qa_filterbank_sink(blade_testing.FileTestCase, gr_unittest.TestCase):
                 self.assertNotIn("your", got)  # your reads 1 or 4 IFs only
                 continue
             y = got["your"]
-            self.assertEqual((y["fch1"], y["foff"], y["tstart"], y["tsamp"]), self.expected_axes(7, 1)[:2] + (START / 86400 + 40587, TSAMP))
+            self.assertEqual(
+                (y["fch1"], y["foff"], y["tstart"], y["tsamp"]),
+                self.expected_axes(7, 1)[:2] + (START / 86400 + 40587, TSAMP),
+            )
             self.assertEqual((y["nchans"], y["nspectra"], y["source"]), (7, 6, "3C286"))
             numpy.testing.assert_array_equal(numpy.array(y["data"], numpy.float32), want[:, 0] if nifs == 1 else want)
 
@@ -377,8 +425,12 @@ tb.start()
 print("running", flush=True)
 tb.wait()
 """
-        child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+        child = subprocess.Popen(
+            [sys.executable, "-c", script],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)),
+        )
         child.stdout.readline()
         time.sleep(1.0)
         child.send_signal(signal.SIGKILL if how == "kill" else signal.SIGINT)

@@ -14,7 +14,7 @@ def concatenate(chunks, axis, multiplier):
     order; a trailing partial group gives nothing."""
     groups = len(chunks) // multiplier
     return numpy.stack(
-        [numpy.concatenate(list(chunks[g * multiplier:(g + 1) * multiplier]), axis=axis) for g in range(groups)]
+        [numpy.concatenate(list(chunks[g * multiplier : (g + 1) * multiplier]), axis=axis) for g in range(groups)]
     )
 
 
@@ -88,8 +88,9 @@ class qa_gather(gr_unittest.TestCase):
                 for group in (0, 1):
                     self.assertEqual(received[group]["blade_block_index"], 3 * group)
                     self.assertEqual(received[group]["blade_tsamp"], tsamp)
-                    self.assertAlmostEqual(received[group]["blade_time_mid_unix"],
-                                           50.0 + 8 * tsamp * 3 * group + shift, delta=1e-9)
+                    self.assertAlmostEqual(
+                        received[group]["blade_time_mid_unix"], 50.0 + 8 * tsamp * 3 * group + shift, delta=1e-9
+                    )
 
     def test_properties(self):
         block = blade.gather([5, 192, 8192, 2], 2, 16, "cf32", "cpu")

@@ -27,8 +27,9 @@ class qa_gather_gpu(gr_unittest.TestCase):
     def test_upstream_shape_along_time(self):
         shape = [5, 192, 8192, 2]
         chunks = bt.random_complex(self.rng, (4, *shape), 100.0)
-        got = bt.run_chunks_via_files([blade.gather(shape, 2, 4, "cf32", "cuda")], chunks, "cf32",
-                                      [5, 192, 4 * 8192, 2], "cf32")
+        got = bt.run_chunks_via_files(
+            [blade.gather(shape, 2, 4, "cf32", "cuda")], chunks, "cf32", [5, 192, 4 * 8192, 2], "cf32"
+        )
         self.assertTrue(bt.same_bits(got, concatenate(chunks, 2, 4)))
 
 

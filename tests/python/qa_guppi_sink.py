@@ -5,8 +5,6 @@ guppi_sink: files it writes are read back byte by byte here (numpy, from the
 format's definition), by guppi_source (round trip), and by blimpy's GUPPI reader.
 """
 
-import math
-import os
 
 import numpy
 import pmt
@@ -17,8 +15,15 @@ from gnuradio import blade
 
 SYNCTIME = 1_700_000_000
 HEADER = {
-    "OBSFREQ": 1420.0, "CHAN_BW": -0.5, "TBIN": 2e-6, "SYNCTIME": SYNCTIME, "SCHAN": 96,
-    "DUT1": -0.125, "SRC_NAME": "3C286", "TELESCOP": "ATA", "RA_STR": "13:31:08.2880",
+    "OBSFREQ": 1420.0,
+    "CHAN_BW": -0.5,
+    "TBIN": 2e-6,
+    "SYNCTIME": SYNCTIME,
+    "SCHAN": 96,
+    "DUT1": -0.125,
+    "SRC_NAME": "3C286",
+    "TELESCOP": "ATA",
+    "RA_STR": "13:31:08.2880",
     "DEC_STR": "+30:30:32.960",
 }
 
@@ -32,7 +37,7 @@ def parse_file(path):
     while offset < len(raw):
         cards = {}
         while True:
-            card = raw[offset:offset + 80].decode("ascii")
+            card = raw[offset : offset + 80].decode("ascii")
             offset += 80
             if card.startswith("END"):
                 break
@@ -40,7 +45,7 @@ def parse_file(path):
         if int(cards["DIRECTIO"]):
             offset += -offset % 512
         size = int(cards["BLOCSIZE"])
-        blocks_.append((cards, raw[offset:offset + size]))
+        blocks_.append((cards, raw[offset : offset + size]))
         offset += size
         if int(cards["DIRECTIO"]):
             offset += -offset % 512
@@ -79,11 +84,18 @@ class qa_guppi_sink(blade_testing.FileTestCase, gr_unittest.TestCase):
     def test_round_trip_is_bit_exact(self):
         # generator -> guppi_source -> guppi_sink -> guppi_source: same samples, same axes
         data_blocks = blade.guppi.random_blocks(self.rng, 4, 2, 3, 16, 2)
-        blade.guppi.write_raw(self.path("orig"), data_blocks, HEADER, blocks_per_file=3, pktidx=[64 + 16 * i for i in range(4)])
+        blade.guppi.write_raw(
+            self.path("orig"), data_blocks, HEADER, blocks_per_file=3, pktidx=[64 + 16 * i for i in range(4)]
+        )
         tb = gr.top_block()
         source = blade.guppi_source(self.path("orig"), 16, "ci8")
-        sink = blade.guppi_sink(self.path("copy"), source.output_shape(), "ci8", blocks_per_file=2,
-                                header={"OBSID": "round trip", "AZ": 12.5})
+        sink = blade.guppi_sink(
+            self.path("copy"),
+            source.output_shape(),
+            "ci8",
+            blocks_per_file=2,
+            header={"OBSID": "round trip", "AZ": 12.5},
+        )
         tb.connect(source, sink)
         tb.run()
         self.assertEqual(sink.blocks_written(), 4)
@@ -99,8 +111,17 @@ class qa_guppi_sink(blade_testing.FileTestCase, gr_unittest.TestCase):
         want = {(t.offset, pmt.symbol_to_string(t.key)): t.value for t in original_tags}
         for tag in copy_tags:
             key = pmt.symbol_to_string(tag.key)
-            if key in (blade.tag.time_start_unix, blade.tag.jd_mid, blade.tag.freq_first, blade.tag.chan_bw,
-                       blade.tag.tsamp, blade.tag.coarse_first, blade.tag.dut1, blade.tag.ra, blade.tag.dec):
+            if key in (
+                blade.tag.time_start_unix,
+                blade.tag.jd_mid,
+                blade.tag.freq_first,
+                blade.tag.chan_bw,
+                blade.tag.tsamp,
+                blade.tag.coarse_first,
+                blade.tag.dut1,
+                blade.tag.ra,
+                blade.tag.dec,
+            ):
                 self.assertAlmostEqual(pmt.to_python(tag.value), pmt.to_python(want[(tag.offset, key)]), delta=1e-9)
             if key in (blade.tag.source_name, blade.tag.telescope):
                 self.assertEqual(pmt.symbol_to_string(tag.value), pmt.symbol_to_string(want[(tag.offset, key)]))
@@ -131,13 +152,18 @@ class qa_guppi_sink(blade_testing.FileTestCase, gr_unittest.TestCase):
         original, original_tags = self.read_back(self.path("dev.raw"), 8)
         copy, copy_tags = self.read_back(self.path("dev_copy"), 8)
         numpy.testing.assert_array_equal(copy, original)
-        starts = lambda tags: [pmt.to_double(t.value) for t in tags if pmt.symbol_to_string(t.key) == blade.tag.time_start_unix]  # noqa: E731
+
+        def starts(tags):
+            return [pmt.to_double(t.value) for t in tags if pmt.symbol_to_string(t.key) == blade.tag.time_start_unix]
+
         numpy.testing.assert_allclose(starts(copy_tags), starts(original_tags), rtol=0, atol=1e-9)
 
     def test_requantization_rounds_and_saturates(self):
         # round(x * scale) to nearest even, saturated; the product in single precision
         shape = [1, 2, 8, 2]
-        chunks = (self.rng.uniform(-300, 300, (2, *shape)) + 1j * self.rng.uniform(-300, 300, (2, *shape))).astype(numpy.complex64)
+        chunks = (self.rng.uniform(-300, 300, (2, *shape)) + 1j * self.rng.uniform(-300, 300, (2, *shape))).astype(
+            numpy.complex64
+        )
         chunks[0, 0, 0, 0, :] = [5 - 1000j, 7 + 1000j]  # ties 2.5 -> 2 and 3.5 -> 4; saturation
         sink = blade.guppi_sink(self.path("q"), shape, "cf32", "ci8", scale=0.5)
         self.feed(sink, chunks, "cf32", chunk_tags(SYNCTIME + 0.5))
@@ -146,8 +172,9 @@ class qa_guppi_sink(blade_testing.FileTestCase, gr_unittest.TestCase):
         for b, (cards, data) in enumerate(blocks_):
             got = numpy.frombuffer(data, numpy.int8).reshape(*shape, 2)
             scaled = chunks[b] * numpy.float32(0.5)
-            want = numpy.stack([numpy.clip(numpy.rint(scaled.real), -128, 127),
-                                numpy.clip(numpy.rint(scaled.imag), -128, 127)], -1)
+            want = numpy.stack(
+                [numpy.clip(numpy.rint(scaled.real), -128, 127), numpy.clip(numpy.rint(scaled.imag), -128, 127)], -1
+            )
             numpy.testing.assert_array_equal(got, want)
             self.assertEqual(cards["NBITS"], "8")
             self.assertEqual(cards["DATATYPE"], "INTEGER")
@@ -190,7 +217,7 @@ class qa_guppi_sink(blade_testing.FileTestCase, gr_unittest.TestCase):
         stream = numpy.concatenate(list(blade_testing.to_values(chunks, "ci8")), axis=2)
         for b, (cards, data) in enumerate(blocks_):
             got = blade_testing.to_values(numpy.frombuffer(data, numpy.int8).reshape(1, 3, 12, 2, 2), "ci8")
-            numpy.testing.assert_array_equal(got, stream[:, :, 12 * b:12 * (b + 1)])
+            numpy.testing.assert_array_equal(got, stream[:, :, 12 * b : 12 * (b + 1)])
         # time: SYNCTIME + PKTIDX * TBIN (PIPERBLK = NTIME) gives the first sample back
         cards = blocks_[0][0]
         self.assertEqual(int(cards["SYNCTIME"]), SYNCTIME + 1)
@@ -240,7 +267,8 @@ for _ in range(blocks):
     header, index = raw.read_header()
     raw.file_obj.seek(index)
     data.append(numpy.fromfile(raw.file_obj, dtype="int8", count=header["BLOCSIZE"]).tolist())
-    headers.append({k: header[k] for k in ("BLOCSIZE", "OBSNCHAN", "NPOL", "NBITS", "PKTIDX", "TBIN", "OBSFREQ", "OBSID")})
+    keys = ("BLOCSIZE", "OBSNCHAN", "NPOL", "NBITS", "PKTIDX", "TBIN", "OBSFREQ", "OBSID")
+    headers.append({k: header[k] for k in keys})
 print(json.dumps({"blocks": blocks, "headers": headers, "data": data}))
 """
         result = blade_testing.run_in_reader_venv(self, "blimpy", script, self.path("b.0000.raw"))

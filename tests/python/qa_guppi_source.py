@@ -76,7 +76,7 @@ def stream_of(blocks_, pktidx, piperblk, zero_fill=True):
         positions = positions[:total]
     stream = numpy.zeros((A, F, total * T, P), numpy.complex128)
     for b, position in enumerate(positions):
-        stream[:, :, position * T:(position + 1) * T] = blocks_[b]
+        stream[:, :, position * T : (position + 1) * T] = blocks_[b]
     return stream
 
 
@@ -97,8 +97,13 @@ class qa_guppi_source(blade_testing.FileTestCase, gr_unittest.TestCase):
         A, F, T, P = 3, 5, 16, 2
         data_blocks = blade.guppi.random_blocks(self.rng, 5, A, F, T, P, nbits=8)
         paths = blade.guppi.write_raw(
-            self.path("rec"), data_blocks, HEADER, directio=True, blocks_per_file=2,
-            quoted={"DIRECTIO", "CHAN_BW", "NBITS", "TBIN"}, filler_cards=300,
+            self.path("rec"),
+            data_blocks,
+            HEADER,
+            directio=True,
+            blocks_per_file=2,
+            quoted={"DIRECTIO", "CHAN_BW", "NBITS", "TBIN"},
+            filler_cards=300,
             pktidx=[1000 + 16 * b for b in range(5)],
         )
         self.assertEqual(len(paths), 3)
@@ -110,7 +115,7 @@ class qa_guppi_source(blade_testing.FileTestCase, gr_unittest.TestCase):
         data, tags, times = run_source(source, with_times=True)
 
         stream = stream_of(data_blocks, [1000 + 16 * b for b in range(5)], 16)
-        expected = [stream[:, :, c * 24:(c + 1) * 24] for c in range(3)]
+        expected = [stream[:, :, c * 24 : (c + 1) * 24] for c in range(3)]
         self.check_chunks(data, [A, F, 24, P], "ci8", expected)
 
         table = tags_by_item(tags)
@@ -186,7 +191,7 @@ class qa_guppi_source(blade_testing.FileTestCase, gr_unittest.TestCase):
         self.assertTrue(any("2 blocks missing" in w and "zero-filled" in w for w in source.warnings()))
         data, tags, times = run_source(source, with_times=True)
         stream = stream_of(data_blocks, pktidx, 4)
-        self.check_chunks(data, [1, 2, 12, 2], "ci8", [stream[:, :, c * 12:(c + 1) * 12] for c in range(4)])
+        self.check_chunks(data, [1, 2, 12, 2], "ci8", [stream[:, :, c * 12 : (c + 1) * 12] for c in range(4)])
         table = tags_by_item(tags)
         # samples 16..31 are missing: chunk 1 (12..23) and chunk 2 (24..35) hold them
         self.assertEqual(table[1][blade.tag.dropped], 1)
@@ -208,7 +213,7 @@ class qa_guppi_source(blade_testing.FileTestCase, gr_unittest.TestCase):
         self.assertEqual(source.chunks(), 4)  # 16 samples before the gap
         data, _, _ = run_source(source)
         stream = stream_of(data_blocks, pktidx, 8, zero_fill=False)
-        self.check_chunks(data, [1, 2, 4, 1], "ci8", [stream[:, :, c * 4:(c + 1) * 4] for c in range(4)])
+        self.check_chunks(data, [1, 2, 4, 1], "ci8", [stream[:, :, c * 4 : (c + 1) * 4] for c in range(4)])
         self.assertTrue(any("stream stops here" in w for w in source.warnings()))
 
     def test_npol_conventions(self):
@@ -254,8 +259,9 @@ class qa_guppi_source(blade_testing.FileTestCase, gr_unittest.TestCase):
 
     def test_read_header_types_and_describe(self):
         data_blocks = blade.guppi.random_blocks(self.rng, 2, 2, 4, 8, 2)
-        blade.guppi.write_raw(self.path("h.raw"), data_blocks, dict(HEADER, OBSID="00123"),
-                              quoted={"DIRECTIO", "CHAN_BW"}, pktidx=[7, 15])
+        blade.guppi.write_raw(
+            self.path("h.raw"), data_blocks, dict(HEADER, OBSID="00123"), quoted={"DIRECTIO", "CHAN_BW"}, pktidx=[7, 15]
+        )
         header = blade.guppi.read_header(self.path("h.raw"), block=1)
         self.assertEqual(header["PKTIDX"], 15)
         self.assertIsInstance(header["DIRECTIO"], int)  # quoted '0'
@@ -299,24 +305,35 @@ class qa_guppi_source(blade_testing.FileTestCase, gr_unittest.TestCase):
         header = self.one_block()[:-80]  # drop the END card
         data = bytes(self.rng.integers(-128, 0, 256, dtype=numpy.int8).view(numpy.uint8))
         n_cards = len(header) // 80
-        self.assert_refused(self.write_bytes("noend.raw", header + data),
-                            f"byte offset {len(header)} ", "END card missing")
+        self.assert_refused(
+            self.write_bytes("noend.raw", header + data), f"byte offset {len(header)} ", "END card missing"
+        )
         # a header that runs to the end of the file without END
         self.assert_refused(self.write_bytes("noend2.raw", header), "without an END card", "byte offset 0")
         self.assertGreater(n_cards, 5)
 
     def test_blocsize_larger_than_file(self):
         header = self.one_block(BLOCSIZE=1 << 20)
-        self.assert_refused(self.write_bytes("big.raw", header + bytes(64)),
-                            "byte offset 0", "BLOCSIZE = 1048576", f"only {len(header) + 64} bytes")
+        self.assert_refused(
+            self.write_bytes("big.raw", header + bytes(64)),
+            "byte offset 0",
+            "BLOCSIZE = 1048576",
+            f"only {len(header) + 64} bytes",
+        )
 
     def test_nbits_three(self):
-        self.assert_refused(self.write_bytes("nbits.raw", self.one_block(NBITS=3) + bytes(64)),
-                            "byte offset 0", "NBITS = 3 is not supported")
+        self.assert_refused(
+            self.write_bytes("nbits.raw", self.one_block(NBITS=3) + bytes(64)),
+            "byte offset 0",
+            "NBITS = 3 is not supported",
+        )
 
     def test_obsnchan_not_multiple_of_nants(self):
-        self.assert_refused(self.write_bytes("nants.raw", self.one_block(NANTS=3, OBSNCHAN=4) + bytes(64)),
-                            "byte offset 0", "OBSNCHAN = 4 is not a multiple of NANTS = 3")
+        self.assert_refused(
+            self.write_bytes("nants.raw", self.one_block(NANTS=3, OBSNCHAN=4) + bytes(64)),
+            "byte offset 0",
+            "OBSNCHAN = 4 is not a multiple of NANTS = 3",
+        )
 
     def test_pktidx_backwards(self):
         first = self.one_block(PKTIDX=32)

@@ -29,8 +29,12 @@ class qa_multidevice_bundles(BundleTestCase):
         items, _ = self.chunk_times(nchunks, shape[2])
         device = devices if isinstance(devices, str) else "auto"
         listed = [] if isinstance(devices, str) else list(devices)
-        bundle = blade.mode_b(shape, chunk_axis(shape[1]), blade.read_bfr5(recipe),
-                              blade.beamforming_options(device=device, devices=listed, **options))
+        bundle = blade.mode_b(
+            shape,
+            chunk_axis(shape[1]),
+            blade.read_bfr5(recipe),
+            blade.beamforming_options(device=device, devices=listed, **options),
+        )
         blade.reset_copy_stats()
         data = self.run_bundle(bundle, voltages, items, shape)
         return bundle, data, blade.copy_stats()
@@ -74,23 +78,27 @@ class qa_multidevice_bundles(BundleTestCase):
     def test_mode_h(self):
         shape = [3, 6, 64, 2]
         voltages = ci8_chunks(numpy.random.default_rng(8), 4, shape)
-        for options in (dict(channelizer_rate=8, detector="IQUV", integration=16, circular=True),
-                        dict(channelizer_rate=4, taps=4, detector="I", integration=2)):
+        for options in (
+            dict(channelizer_rate=8, detector="IQUV", integration=16, circular=True),
+            dict(channelizer_rate=4, taps=4, detector="I", integration=2),
+        ):
+
             def run(device, devices=()):
-                bundle = blade.mode_h(shape, blade.spectrometer_options(device=device, devices=list(devices),
-                                                                        **options))
+                bundle = blade.mode_h(
+                    shape, blade.spectrometer_options(device=device, devices=list(devices), **options)
+                )
                 blade.reset_copy_stats()
                 got, _ = bt.run_chunks([bundle], voltages, shape, "ci8", list(bundle.output_shape()), "f32")
                 self.assertEqual(blade.failures(), [])
                 return got, blade.copy_stats(), bundle
+
             single, _, _ = run("cpu")
             self.assertGreater(len(single), 0)
             for devices in (["cpu", "cpu"], ["cpu"] * 3, ["emulated:0", "emulated:1", "emulated:2"]):
                 spread, stats, bundle = run("auto", devices)
                 self.assertTrue(bt.same_bits(spread, single), f"{devices} {options}")
                 if devices[0].startswith("emulated"):
-                    self.assertEqual((stats["host_to_device"], stats["host_to_device_bytes"]),
-                                     (4 * 3, voltages.nbytes))
+                    self.assertEqual((stats["host_to_device"], stats["host_to_device_bytes"]), (4 * 3, voltages.nbytes))
                     self.assertEqual((stats["device_to_host"], stats["device_to_device"]), (3 * len(single), 0))
 
     def test_mode_bh(self):
@@ -100,10 +108,16 @@ class qa_multidevice_bundles(BundleTestCase):
         items, _ = self.chunk_times(4, shape[2])
 
         def run(device, devices=()):
-            bundle = blade.mode_bh(shape, chunk_axis(shape[1]), blade.read_bfr5(recipe),
-                                   blade.beamforming_options(gather=2, channelizer_rate=0, detector="XXYY",
-                                                             device=device, devices=list(devices)))
+            bundle = blade.mode_bh(
+                shape,
+                chunk_axis(shape[1]),
+                blade.read_bfr5(recipe),
+                blade.beamforming_options(
+                    gather=2, channelizer_rate=0, detector="XXYY", device=device, devices=list(devices)
+                ),
+            )
             return blade.unpack(self.run_bundle(bundle, voltages, items, shape), list(bundle.output_shape()), "f32")
+
         single = run("cpu")
         self.assertGreater(len(single), 0)
         for devices in (["cpu", "cpu"], ["emulated:0", "emulated:1"], ["cpu"] * 4):
@@ -127,11 +141,13 @@ class qa_multidevice_bundles(BundleTestCase):
             blade.mode_h([2, 4, 16, 2], blade.spectrometer_options(channelizer_rate=4, devices=["cpu"] * 3))
         recipe, _, _, _ = self.recipe(2, 1)
         with self.assertRaisesRegex(ValueError, "4 channels cannot be split evenly across 3 devices"):
-            blade.mode_b([2, 4, 16, 2], chunk_axis(4), blade.read_bfr5(recipe),
-                         blade.beamforming_options(devices=["cpu"] * 3))
+            blade.mode_b(
+                [2, 4, 16, 2], chunk_axis(4), blade.read_bfr5(recipe), blade.beamforming_options(devices=["cpu"] * 3)
+            )
         with self.assertRaisesRegex(ValueError, "not both"):
-            blade.mode_h([2, 4, 16, 2], blade.spectrometer_options(channelizer_rate=4, device="cpu",
-                                                                   devices=["cpu", "cpu"]))
+            blade.mode_h(
+                [2, 4, 16, 2], blade.spectrometer_options(channelizer_rate=4, device="cpu", devices=["cpu", "cpu"])
+            )
 
     def test_one_device_in_a_list_is_the_one_device_chain(self):
         shape = [2, 4, 32, 2]
@@ -140,9 +156,14 @@ class qa_multidevice_bundles(BundleTestCase):
         self.assertEqual(list(one.devices()), ["cpu"])
         voltages = ci8_chunks(numpy.random.default_rng(3), 2, shape)
         a, _ = bt.run_chunks([one], voltages, shape, "ci8", list(one.output_shape()), "f32")
-        b, _ = bt.run_chunks([blade.mode_h(shape, blade.spectrometer_options(channelizer_rate=8, device="cpu"))],
-                             voltages, shape, "ci8",
-                             list(one.output_shape()), "f32")
+        b, _ = bt.run_chunks(
+            [blade.mode_h(shape, blade.spectrometer_options(channelizer_rate=8, device="cpu"))],
+            voltages,
+            shape,
+            "ci8",
+            list(one.output_shape()),
+            "f32",
+        )
         self.assertTrue(bt.same_bits(a, b))
 
 

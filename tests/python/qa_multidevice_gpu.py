@@ -42,10 +42,12 @@ class qa_multidevice_gpu(BundleTestCase):
         source = blocks.vector_source_b([0] * blade.item_size(shape, "ci8"), False, blade.item_size(shape, "ci8"))
         split = blade.channel_split(shape, "ci8", 2, GPUS)
         tb.connect(source, split)
-        tb.connect((split, 0), blade.cast(part, "ci8", "cf32", "cuda:1"),
-                   blocks.null_sink(blade.item_size(part, "cf32")))
-        tb.connect((split, 1), blade.cast(part, "ci8", "cf32", "cuda:1"),
-                   blocks.null_sink(blade.item_size(part, "cf32")))
+        tb.connect(
+            (split, 0), blade.cast(part, "ci8", "cf32", "cuda:1"), blocks.null_sink(blade.item_size(part, "cf32"))
+        )
+        tb.connect(
+            (split, 1), blade.cast(part, "ci8", "cf32", "cuda:1"), blocks.null_sink(blade.item_size(part, "cf32"))
+        )
         tb.run()
         self.assertRegex("\n".join(blade.failures()), "upstream runs on cuda:0 and this block on cuda:1")
 
@@ -56,15 +58,21 @@ class qa_multidevice_gpu(BundleTestCase):
         items, _ = self.chunk_times(4, shape[2])
         outputs = {}
         for name, device, devices in (("cpu", "cpu", []), ("one", "cuda:0", []), ("two", "auto", GPUS)):
-            bundle = blade.mode_b(shape, chunk_axis(shape[1]), blade.read_bfr5(recipe),
-                                  blade.beamforming_options(device=device, devices=devices))
+            bundle = blade.mode_b(
+                shape,
+                chunk_axis(shape[1]),
+                blade.read_bfr5(recipe),
+                blade.beamforming_options(device=device, devices=devices),
+            )
             blade.reset_copy_stats()
             data = self.run_bundle(bundle, voltages, items, shape)
             outputs[name] = (blade.unpack(data, list(bundle.output_shape()), "f32"), blade.copy_stats())
         two, stats = outputs["two"]
         one = outputs["one"][0]
-        print(f"Mode B: two GPUs vs one, largest relative difference {relative_error(two, one):.3g} "
-              f"({'bit for bit' if bt.same_bits(two, one) else 'not bit for bit'})")
+        print(
+            f"Mode B: two GPUs vs one, largest relative difference {relative_error(two, one):.3g} "
+            f"({'bit for bit' if bt.same_bits(two, one) else 'not bit for bit'})"
+        )
         self.assertLess(relative_error(two, one), 1e-6)
         self.assertLess(relative_error(two, outputs["cpu"][0]), 5e-5)
         self.assertEqual(stats["device_to_device"], 0)
@@ -75,8 +83,12 @@ class qa_multidevice_gpu(BundleTestCase):
         voltages = ci8_chunks(self.rng, 4, shape)
         results = {}
         for name, device, devices in (("one", "cuda:0", []), ("two", "auto", GPUS)):
-            bundle = blade.mode_h(shape, blade.spectrometer_options(channelizer_rate=64, taps=4, detector="IQUV",
-                                                                    integration=8, device=device, devices=devices))
+            bundle = blade.mode_h(
+                shape,
+                blade.spectrometer_options(
+                    channelizer_rate=64, taps=4, detector="IQUV", integration=8, device=device, devices=devices
+                ),
+            )
             blade.reset_copy_stats()
             got, _ = bt.run_chunks([bundle], voltages, shape, "ci8", list(bundle.output_shape()), "f32")
             self.assertEqual(blade.failures(), [])

@@ -73,8 +73,19 @@ def snapshot(paths):
 
 def guppi_block(pktidx, samples=BLOCK, extra=None):
     """One block of a 1-antenna, 2-channel, 2-pol ci8 recording, as bytes."""
-    cards = {"BLOCSIZE": 2 * samples * 2 * 2, "NANTS": 1, "OBSNCHAN": 2, "NPOL": 2, "NBITS": 8, "TBIN": 1e-6,
-             "CHAN_BW": 1.0, "OBSFREQ": 1420.0, "SYNCTIME": 1700000000, "PKTIDX": pktidx, "PIPERBLK": samples}
+    cards = {
+        "BLOCSIZE": 2 * samples * 2 * 2,
+        "NANTS": 1,
+        "OBSNCHAN": 2,
+        "NPOL": 2,
+        "NBITS": 8,
+        "TBIN": 1e-6,
+        "CHAN_BW": 1.0,
+        "OBSFREQ": 1420.0,
+        "SYNCTIME": 1700000000,
+        "PKTIDX": pktidx,
+        "PIPERBLK": samples,
+    }
     cards.update(extra or {})
     data = numpy.random.default_rng(pktidx).integers(-100, 100, cards["BLOCSIZE"], dtype=numpy.int8)
     return blade.guppi.format_header(cards) + data.tobytes()
@@ -118,10 +129,25 @@ class qa_inputs_are_never_outputs(NeverLoseDataCase):
         # --format raw with -o DIR --name STEM equal to the input's: the GUPPI writer
         # truncated the recording being read, and the failed run then removed it.
         stem = self.files["stem"]
-        code, out, err = run_cli("mode-b", "-i", stem, "-r", self.files["recipe"], "-o", self.dir, "--name", "obs",
-                                 "--format", "raw", "--device", "cpu", "--no-progress")
-        self.assert_error(code, err, 1, f"the output {stem}.0000.raw is the input {stem}.0000.raw",
-                          "would destroy the recording")
+        code, out, err = run_cli(
+            "mode-b",
+            "-i",
+            stem,
+            "-r",
+            self.files["recipe"],
+            "-o",
+            self.dir,
+            "--name",
+            "obs",
+            "--format",
+            "raw",
+            "--device",
+            "cpu",
+            "--no-progress",
+        )
+        self.assert_error(
+            code, err, 1, f"the output {stem}.0000.raw is the input {stem}.0000.raw", "would destroy the recording"
+        )
 
     def test_another_name_of_the_input_is_refused_too(self):
         # A symbolic link and a hard link in the output folder, named as the output
@@ -130,8 +156,21 @@ class qa_inputs_are_never_outputs(NeverLoseDataCase):
         os.link(self.files["raw"][0], self.out("hard.0000.raw"))
         for name in ("soft", "hard"):
             with self.subTest(name=name):
-                code, out, err = run_cli("mode-b", "-i", self.files["stem"], "-r", self.files["recipe"], "-o",
-                                         self.scratch, "--name", name, "--format", "raw", "--device", "cpu")
+                code, out, err = run_cli(
+                    "mode-b",
+                    "-i",
+                    self.files["stem"],
+                    "-r",
+                    self.files["recipe"],
+                    "-o",
+                    self.scratch,
+                    "--name",
+                    name,
+                    "--format",
+                    "raw",
+                    "--device",
+                    "cpu",
+                )
                 self.assert_error(code, err, 1, "(another name of it)", "would destroy the recording")
                 self.assertTrue(os.path.lexists(self.out(f"{name}.0000.raw")))
 
@@ -166,8 +205,20 @@ class qa_inputs_are_never_outputs(NeverLoseDataCase):
         # A file there before the run (a link to /dev/full) that the run cannot write
         # is left where it was; the run says what failed.
         os.symlink("/dev/full", self.out("full.beam0000.fil"))
-        code, out, err = run_cli("mode-b", "-i", self.files["stem"], "-r", self.files["recipe"], "-o",
-                                 self.scratch, "--name", "full", "--device", "cpu", "--no-progress")
+        code, out, err = run_cli(
+            "mode-b",
+            "-i",
+            self.files["stem"],
+            "-r",
+            self.files["recipe"],
+            "-o",
+            self.scratch,
+            "--name",
+            "full",
+            "--device",
+            "cpu",
+            "--no-progress",
+        )
         self.assertEqual(code, 1, err)
         self.assertIn("No space left on device", err)
         self.assertEqual(os.readlink(self.out("full.beam0000.fil")), "/dev/full")
@@ -181,16 +232,38 @@ class qa_bounded_gaps(NeverLoseDataCase):
         with open(path, "wb") as handle:
             handle.write(guppi_block(0) + guppi_block(1000000 * BLOCK))
         code, out, err = run_cli("mode-h", "-i", path, "-o", self.scratch, "--device", "cpu")
-        self.assert_error(code, err, 1, "jump.raw: block 1 (header at byte offset", f"from 0 to {1000000 * BLOCK}",
-                          "999999 missing blocks", "longer than all the 2 blocks", "--max-gap", "--on-gap stop")
+        self.assert_error(
+            code,
+            err,
+            1,
+            "jump.raw: block 1 (header at byte offset",
+            f"from 0 to {1000000 * BLOCK}",
+            "999999 missing blocks",
+            "longer than all the 2 blocks",
+            "--max-gap",
+            "--on-gap stop",
+        )
         self.assertEqual(os.listdir(self.scratch), ["jump.raw"])  # nothing written
         # Allowed explicitly, it is read (two chunks of it here); stopping needs no bound.
-        code, out, err = run_cli("mode-h", "-i", path, "-o", self.scratch, "--max-gap", "inf", "--max-chunks", 2,
-                                 "--device", "cpu", "--no-progress")
+        code, out, err = run_cli(
+            "mode-h",
+            "-i",
+            path,
+            "-o",
+            self.scratch,
+            "--max-gap",
+            "inf",
+            "--max-chunks",
+            2,
+            "--device",
+            "cpu",
+            "--no-progress",
+        )
         self.assertEqual(code, 0, err)
         self.assertIn("2 blocks, 999999 missing", out)
-        code, out, err = run_cli("mode-h", "-i", path, "-o", self.scratch, "--on-gap", "stop", "--device", "cpu",
-                                 "--no-progress")
+        code, out, err = run_cli(
+            "mode-h", "-i", path, "-o", self.scratch, "--on-gap", "stop", "--device", "cpu", "--no-progress"
+        )
         self.assertEqual(code, 0, err)
         self.assertIn("Mode H done: 1 of 1 chunks", out)
         self.assertIn("stopped at the first gap (--on-gap stop)", out)
@@ -208,18 +281,39 @@ class qa_sizes(NeverLoseDataCase):
             blade.item_size([1, 1, 2**30, 2], "ci8")
 
     def test_chunks_too_large_for_gnu_radio_say_what_to_do(self):
-        code, out, err = run_cli("mode-h", "-i", self.files["stem"], "-o", self.scratch, "--chunk-samples",
-                                 100000000, "--device", "cpu")
+        code, out, err = run_cli(
+            "mode-h", "-i", self.files["stem"], "-o", self.scratch, "--chunk-samples", 100000000, "--device", "cpu"
+        )
         self.assert_error(code, err, 1, "GiB: GNU Radio items hold at most 2 GiB", "--chunk-samples")
 
 
 class qa_signals(NeverLoseDataCase):
     def paced_run(self, name):
         # 8 chunks of 1024 samples at 1/200 of real time: about 1 chunk per 0.4 s.
-        return subprocess.Popen(cli_command("mode-h", "-i", self.files["stem"], "-o", self.scratch, "--name", name,
-                                            "--chunk-samples", 1024, "--channelizer-rate", 64, "--pace", 0.005,
-                                            "--device", "cpu", "--no-progress"),
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=child_env())
+        return subprocess.Popen(
+            cli_command(
+                "mode-h",
+                "-i",
+                self.files["stem"],
+                "-o",
+                self.scratch,
+                "--name",
+                name,
+                "--chunk-samples",
+                1024,
+                "--channelizer-rate",
+                64,
+                "--pace",
+                0.005,
+                "--device",
+                "cpu",
+                "--no-progress",
+            ),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=child_env(),
+        )
 
     def wait_for_spectra(self, child, path):
         deadline = time.monotonic() + 60
@@ -252,11 +346,30 @@ class qa_signals(NeverLoseDataCase):
 class qa_terminal_and_input_kinds(NeverLoseDataCase):
     def test_closing_stdout_does_not_abort_the_run(self):
         # `blade-cli mode-h ... | head -1`: [Errno 32] Broken pipe, exit 1, no files.
-        command = " ".join(cli_command("mode-h", "-i", self.files["stem"], "-o", self.scratch, "--name", "piped",
-                                       "--channelizer-rate", 64, "--device", "cpu"))
-        result = subprocess.run(f"set -o pipefail; {command} | head -c 1 >/dev/null; echo ${{PIPESTATUS[0]}}",
-                                shell=True, executable="/bin/bash", capture_output=True, text=True, env=child_env(),
-                                timeout=120)
+        command = " ".join(
+            cli_command(
+                "mode-h",
+                "-i",
+                self.files["stem"],
+                "-o",
+                self.scratch,
+                "--name",
+                "piped",
+                "--channelizer-rate",
+                64,
+                "--device",
+                "cpu",
+            )
+        )
+        result = subprocess.run(
+            f"set -o pipefail; {command} | head -c 1 >/dev/null; echo ${{PIPESTATUS[0]}}",
+            shell=True,
+            executable="/bin/bash",
+            capture_output=True,
+            text=True,
+            env=child_env(),
+            timeout=120,
+        )
         self.assertEqual(result.stdout.strip(), "0", result.stderr)
         self.assertNotIn("Broken pipe", result.stderr)
         header, data = parse_fil(self.out("piped.ant0000.fil"))
@@ -268,8 +381,13 @@ class qa_terminal_and_input_kinds(NeverLoseDataCase):
         fifo = self.out("live.0000.raw")
         os.mkfifo(fifo)
         started = time.monotonic()
-        result = subprocess.run(cli_command("mode-h", "-i", fifo, "-o", self.scratch), capture_output=True,
-                                text=True, env=child_env(), timeout=60)
+        result = subprocess.run(
+            cli_command("mode-h", "-i", fifo, "-o", self.scratch),
+            capture_output=True,
+            text=True,
+            env=child_env(),
+            timeout=60,
+        )
         self.assertLess(time.monotonic() - started, 30)
         self.assertEqual(result.returncode, 1, result.stderr)
         self.assertIn(f"{fifo} is a FIFO (named pipe)", result.stderr)
@@ -281,8 +399,16 @@ class qa_terminal_and_input_kinds(NeverLoseDataCase):
 class qa_arguments(NeverLoseDataCase):
     def test_zero_is_refused_where_it_means_nothing(self):
         stem, recipe = self.files["stem"], self.files["recipe"]
-        for option, value in (("--max-chunks", 0), ("--integration", 0), ("--chunk-samples", 0), ("--pfb-taps", 0),
-                              ("--channels", "0:0"), ("--pace", 0), ("--gather", 0), ("--max-gap", -1)):
+        for option, value in (
+            ("--max-chunks", 0),
+            ("--integration", 0),
+            ("--chunk-samples", 0),
+            ("--pfb-taps", 0),
+            ("--channels", "0:0"),
+            ("--pace", 0),
+            ("--gather", 0),
+            ("--max-gap", -1),
+        ):
             with self.subTest(option=option):
                 mode = ["mode-bh", "-r", recipe] if option == "--gather" else ["mode-h"]
                 code, out, err = run_cli(*mode, "-i", stem, "-o", self.scratch, option, value)
@@ -302,8 +428,18 @@ class qa_arguments(NeverLoseDataCase):
         if not blade.gpus():
             code, out, err = run_cli("mode-h", "-i", stem, "-o", self.scratch, "--devices", "all")
             self.assert_error(code, err, 1, "no CUDA GPU was found")
-        code, out, err = run_cli("mode-h", "-i", stem, "-o", self.scratch, "--device", "emulated",
-                                 "--channelizer-rate", 64, env={"BLADE_EMULATED_MEMORY_LIMIT": "abc"})
+        code, out, err = run_cli(
+            "mode-h",
+            "-i",
+            stem,
+            "-o",
+            self.scratch,
+            "--device",
+            "emulated",
+            "--channelizer-rate",
+            64,
+            env={"BLADE_EMULATED_MEMORY_LIMIT": "abc"},
+        )
         self.assert_error(code, err, 1, "BLADE_EMULATED_MEMORY_LIMIT='abc' is not a memory size")
 
     def test_a_missing_middle_file_is_an_error_not_half_the_data(self):
@@ -313,15 +449,18 @@ class qa_arguments(NeverLoseDataCase):
             with open(self.out(f"seq.{n:04d}.raw"), "wb") as handle:
                 handle.write(guppi_block(n * BLOCK))
         code, out, err = run_cli("mode-h", "-i", self.out("seq"), "-o", self.scratch, "--device", "cpu")
-        self.assert_error(code, err, 1, "seq.0001.raw is missing from the sequence", "seq.0002.raw", "2 file(s)",
-                          "--single-file")
+        self.assert_error(
+            code, err, 1, "seq.0001.raw is missing from the sequence", "seq.0002.raw", "2 file(s)", "--single-file"
+        )
         code, out, err = run_cli("header", self.out("seq.0000.raw"), "--single-file")
         self.assertEqual(code, 0, err)
 
     def test_header_values_that_mean_nothing_name_themselves(self):
-        for card, fragment in (({"TBIN": 0.0}, "TBIN = 0 s is not a sample time"),
-                               ({"TBIN": -1e-6}, "TBIN = -1e-06 s"),
-                               ({"OBSFREQ": -1420.0}, "OBSFREQ = -1420 MHz is not a sky frequency")):
+        for card, fragment in (
+            ({"TBIN": 0.0}, "TBIN = 0 s is not a sample time"),
+            ({"TBIN": -1e-6}, "TBIN = -1e-06 s"),
+            ({"OBSFREQ": -1420.0}, "OBSFREQ = -1420 MHz is not a sky frequency"),
+        ):
             with self.subTest(card=card):
                 path = self.out("bad.raw")
                 with open(path, "wb") as handle:
@@ -332,14 +471,43 @@ class qa_arguments(NeverLoseDataCase):
     def test_voltage_output_leaves_the_incoherent_power_out_unless_asked(self):
         # The incoherent beam, a power, was written as a voltage "antenna".
         stem, recipe = self.files["stem"], self.files["recipe"]
-        code, out, err = run_cli("mode-b", "-i", stem, "-r", recipe, "-o", self.scratch, "--name", "v",
-                                 "--format", "raw", "--device", "cpu", "--no-progress")
+        code, out, err = run_cli(
+            "mode-b",
+            "-i",
+            stem,
+            "-r",
+            recipe,
+            "-o",
+            self.scratch,
+            "--name",
+            "v",
+            "--format",
+            "raw",
+            "--device",
+            "cpu",
+            "--no-progress",
+        )
         self.assertEqual(code, 0, err)
         header = blade.guppi.read_header(self.out("v.0000.raw"))
         self.assertEqual(header["NANTS"], 2)  # the two recipe beams, no incoherent sum
         self.assertEqual(header["ANTNMS00"], "tone-source,off-source")
-        code, out, err = run_cli("mode-b", "-i", stem, "-r", recipe, "-o", self.scratch, "--name", "w",
-                                 "--format", "raw", "--incoherent", "--device", "cpu", "--no-progress")
+        code, out, err = run_cli(
+            "mode-b",
+            "-i",
+            stem,
+            "-r",
+            recipe,
+            "-o",
+            self.scratch,
+            "--name",
+            "w",
+            "--format",
+            "raw",
+            "--incoherent",
+            "--device",
+            "cpu",
+            "--no-progress",
+        )
         self.assertEqual(code, 0, err)
         self.assertIn("warning: the incoherent beam is a power, not a voltage", err)
         self.assertEqual(blade.guppi.read_header(self.out("w.0000.raw"))["NANTS"], 3)
@@ -352,14 +520,16 @@ class qa_arguments(NeverLoseDataCase):
         self.assertIn("the beam on the source gains A = 8", " ".join(out.split()))
         # A flowgraph from Python prints no debug lines with Debian's GNU Radio
         # configuration (log_level = debug) for a device chosen explicitly.
-        script = ("from gnuradio import blade, blocks, gr\n"
-                  "shape = [2, 2, 16, 2]\n"
-                  "tb = gr.top_block()\n"
-                  "src = blocks.vector_source_b([0] * blade.item_size(shape, 'ci8'), False, "
-                  "blade.item_size(shape, 'ci8'))\n"
-                  "tb.connect(src, blade.cast(shape, 'ci8', 'cf32', device='cpu'), "
-                  "blocks.null_sink(blade.item_size(shape, 'cf32')))\n"
-                  "tb.run()\n")
+        script = (
+            "from gnuradio import blade, blocks, gr\n"
+            "shape = [2, 2, 16, 2]\n"
+            "tb = gr.top_block()\n"
+            "src = blocks.vector_source_b([0] * blade.item_size(shape, 'ci8'), False, "
+            "blade.item_size(shape, 'ci8'))\n"
+            "tb.connect(src, blade.cast(shape, 'ci8', 'cf32', device='cpu'), "
+            "blocks.null_sink(blade.item_size(shape, 'cf32')))\n"
+            "tb.run()\n"
+        )
         result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=child_env())
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertNotIn(":debug:", result.stdout + result.stderr)
@@ -377,9 +547,28 @@ class qa_arguments(NeverLoseDataCase):
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
             resource.setrlimit(resource.RLIMIT_FSIZE, (40000, resource.RLIM_INFINITY))
 
-        result = subprocess.run(cli_command("mode-h", "-i", self.files["stem"], "-o", self.scratch, "--name", "fs",
-                                            "--chunk-samples", 512, "--channelizer-rate", 16, "--device", "cpu"),
-                                capture_output=True, text=True, env=child_env(), preexec_fn=limit, timeout=120)
+        result = subprocess.run(
+            cli_command(
+                "mode-h",
+                "-i",
+                self.files["stem"],
+                "-o",
+                self.scratch,
+                "--name",
+                "fs",
+                "--chunk-samples",
+                512,
+                "--channelizer-rate",
+                16,
+                "--device",
+                "cpu",
+            ),
+            capture_output=True,
+            text=True,
+            env=child_env(),
+            preexec_fn=limit,
+            timeout=120,
+        )
         self.assertEqual(result.returncode, 1, result.stderr)
         self.assertIn("File too large", result.stderr)
         self.assertIn("Mode H failed:", result.stdout)
@@ -403,23 +592,47 @@ class qa_inputs_survive_every_run(NeverLoseDataCase):
         bad_recipe = self.out("bad.bfr5")
         with open(bad_recipe, "wb") as handle:
             handle.write(b"\x89HDF\r\n\x1a\n" + b"\0" * 100)
-        outputs = [("-o", self.dir, "--name", "obs"), ("-o", self.scratch, "--name", "alias"),
-                   ("-o", self.scratch, "--name", "twin"), ("-o", self.scratch, "--name", "fresh"),
-                   ("-o", self.files["raw"][0])]
+        outputs = [
+            ("-o", self.dir, "--name", "obs"),
+            ("-o", self.scratch, "--name", "alias"),
+            ("-o", self.scratch, "--name", "twin"),
+            ("-o", self.scratch, "--name", "fresh"),
+            ("-o", self.files["raw"][0]),
+        ]
         choices = {
             "mode": ["mode-b", "mode-h", "mode-bh"],
             "format": ["fil", "h5", "raw"],
             "recipe": [self.files["recipe"], bad_recipe, self.files["raw"][0]],
-            "extra": [(), ("--max-chunks", "1"), ("--channels", "1:2"), ("--channelizer-rate", "8"),
-                      ("--chunk-samples", "3000"), ("--beams", "0,5"), ("--stokes", "IQUV"), ("--integration", "7"),
-                      ("--single-file",), ("--on-gap", "stop")],
+            "extra": [
+                (),
+                ("--max-chunks", "1"),
+                ("--channels", "1:2"),
+                ("--channelizer-rate", "8"),
+                ("--chunk-samples", "3000"),
+                ("--beams", "0,5"),
+                ("--stokes", "IQUV"),
+                ("--integration", "7"),
+                ("--single-file",),
+                ("--on-gap", "stop"),
+            ],
         }
         runs = 0
         # Every mode, format and output place; the input, the recipe and one more
         # option drawn at random for each.
         for mode, fmt, output in itertools.product(choices["mode"], choices["format"], outputs):
-            argv = [mode, "-i", rng.choice([self.files["stem"], self.files["raw"][1]]), *output,
-                    "--device", "cpu", "--no-progress", "-q", "--format", fmt, *rng.choice(choices["extra"])]
+            argv = [
+                mode,
+                "-i",
+                rng.choice([self.files["stem"], self.files["raw"][1]]),
+                *output,
+                "--device",
+                "cpu",
+                "--no-progress",
+                "-q",
+                "--format",
+                fmt,
+                *rng.choice(choices["extra"]),
+            ]
             if mode != "mode-h":
                 argv += ["-r", rng.choice(choices["recipe"])]
             with self.subTest(argv=" ".join(argv)):
@@ -436,10 +649,30 @@ class qa_inputs_survive_every_run(NeverLoseDataCase):
         # SIGKILL cannot be caught: whatever it interrupts, no input is touched.
         for sig in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT):
             with self.subTest(signal=sig.name):
-                child = subprocess.Popen(cli_command("mode-b", "-i", self.files["stem"], "-r", self.files["recipe"],
-                                                     "-o", self.scratch, "--name", sig.name, "--format", "raw",
-                                                     "--chunk-samples", 512, "--pace", 0.01, "--device", "cpu"),
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=child_env())
+                child = subprocess.Popen(
+                    cli_command(
+                        "mode-b",
+                        "-i",
+                        self.files["stem"],
+                        "-r",
+                        self.files["recipe"],
+                        "-o",
+                        self.scratch,
+                        "--name",
+                        sig.name,
+                        "--format",
+                        "raw",
+                        "--chunk-samples",
+                        512,
+                        "--pace",
+                        0.01,
+                        "--device",
+                        "cpu",
+                    ),
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    env=child_env(),
+                )
                 time.sleep(3)
                 child.send_signal(sig)
                 child.wait(timeout=60)

@@ -96,8 +96,9 @@ class qa_permutation(gr_unittest.TestCase):
         chunks = numpy.stack([numpy.full(shape, step + 1j * step, numpy.complex64) for step in range(5)])
         chunks += random_chunks(self.rng, "cf32", 5, shape)
         tags = [gr.tag_utils.python_to_tag((i, pmt.intern("step"), pmt.from_long(i))) for i in range(5)]
-        got, out_tags = bt.run_chunks([blade.permutation(shape, [0, 2, 3, 1], "cf32", "cpu")],
-                                      chunks, shape, "cf32", [2, 5, 2, 3], "cf32", tags)
+        got, out_tags = bt.run_chunks(
+            [blade.permutation(shape, [0, 2, 3, 1], "cf32", "cpu")], chunks, shape, "cf32", [2, 5, 2, 3], "cf32", tags
+        )
         numpy.testing.assert_array_equal(got, numpy.transpose(chunks, (0, 1, 3, 4, 2)))
         self.assertEqual([(t.offset, pmt.to_long(t.value)) for t in out_tags], [(i, i) for i in range(5)])
 

@@ -49,12 +49,15 @@ class qa_permutation_gpu(gr_unittest.TestCase):
         # file -> cast -> permutation -> download -> two host sinks, all on the GPU
         shape, n = [2, 192, 8192, 2], 3
         chunks = bt.random_chunks(self.rng, "ci8", n, shape)
-        chain = [blade.cast(shape, "ci8", "cf32", "cuda"),
-                 blade.permutation(shape, [0, 2, 3, 1], "cf32", "cuda"),
-                 blade.download([2, 8192, 2, 192], "cf32", "cuda")]
+        chain = [
+            blade.cast(shape, "ci8", "cf32", "cuda"),
+            blade.permutation(shape, [0, 2, 3, 1], "cf32", "cuda"),
+            blade.download([2, 8192, 2, 192], "cf32", "cuda"),
+        ]
         blade.reset_copy_stats()
-        outputs = bt.run_chain_files(chain, blade.pack(chunks, "ci8"), blade.item_size(shape, "ci8"),
-                                     chain[-1].item_size(), ports=(0, 0))
+        outputs = bt.run_chain_files(
+            chain, blade.pack(chunks, "ci8"), blade.item_size(shape, "ci8"), chain[-1].item_size(), ports=(0, 0)
+        )
         stats = blade.copy_stats()
         expected = numpy.transpose(bt.to_values(chunks, "ci8"), (0, 1, 3, 4, 2)).astype(numpy.complex64)
         for data in outputs:

@@ -4,8 +4,8 @@
 The phasor block: one phasor chunk per chunk-time item, equal to the spec's
 formula phasor = cal[SCHAN + first + c] * exp(-2 pi i delay nu_f) with channel
 centres written here from formats.md (exp(+2 pi i delay nu_f) in a lower-sideband
-band, CHAN_BW < 0, whose voltages are the conjugates of the sky's: reference.md); device buffers on the emulated device; run-
-time updates; the BFR5 recipe modes and their checks against the recording.
+band, CHAN_BW < 0, whose voltages are the conjugates of the sky's: reference.md);
+device buffers on the emulated device; run-time updates; the BFR5 recipe modes and their checks against the recording.
 Delays themselves are checked against astropy in qa_delays_astropy.py.
 """
 
@@ -14,7 +14,7 @@ import tempfile
 
 import numpy
 import pmt
-from gnuradio import blocks, gr, gr_unittest
+from gnuradio import gr_unittest
 
 from gnuradio import blade
 
@@ -23,24 +23,36 @@ import blade_testing
 # The frequency axis used throughout: 16 recorded channels of 0.5 MHz around
 # 1.42 GHz, steps of 3 coarse channels from recorded channel 4, SCHAN 100,
 # channelizer rate 4 (so F = 12 fine channels).
-AXIS = dict(observation_frequency=1.42e9, channel_width=0.5e6, observation_channels=16,
-            first_channel=4, channels=3, channelizer_rate=4, schan=100)
+AXIS = dict(
+    observation_frequency=1.42e9,
+    channel_width=0.5e6,
+    observation_channels=16,
+    first_channel=4,
+    channels=3,
+    channelizer_rate=4,
+    schan=100,
+)
 POLS = 2
 JD0 = 2460400.75
 
 
-def observation(observation_frequency, channel_width, observation_channels, first_channel, channels,
-                channelizer_rate, schan=0):
+def observation(
+    observation_frequency, channel_width, observation_channels, first_channel, channels, channelizer_rate, schan=0
+):
     """The chunks' blade.Observation for the parameters of AXIS."""
     band = blade.Observation.band(observation_frequency, channel_width, observation_channels, coarse_first=schan)
     return band.channels(first_channel, channels).channelized(channelizer_rate)
 
 
-def centres(observation_frequency, channel_width, observation_channels, first_channel, channels,
-            channelizer_rate, schan=0):
+def centres(
+    observation_frequency, channel_width, observation_channels, first_channel, channels, channelizer_rate, schan=0
+):
     """Channel centres from formats.md: coarse centre plus (k - N//2) * width / N."""
     n = channelizer_rate
-    coarse = observation_frequency + (first_channel + numpy.arange(channels) - (observation_channels - 1) / 2) * channel_width
+    coarse = (
+        observation_frequency
+        + (first_channel + numpy.arange(channels) - (observation_channels - 1) / 2) * channel_width
+    )
     fine = (numpy.arange(n) - n / 2) * channel_width / n if n > 1 else numpy.zeros(1)
     return (coarse[:, None] + fine[None, :]).reshape(-1)
 
@@ -58,8 +70,9 @@ def expected_phasors(delays, calibration_rows, first_row, axis=AXIS):
 def run_phasor(block, times, extra=()):
     """Run chunk-time items (dicts) through `block` (and `extra` blocks after it)."""
     shape = block.output_shape()
-    (data, _), = blade_testing.run_graph_chain(block, extra, blade_testing.chunk_time_items(times), 64,
-                                               block.output_item_size())
+    ((data, _),) = blade_testing.run_graph_chain(
+        block, extra, blade_testing.chunk_time_items(times), 64, block.output_item_size()
+    )
     return blade.unpack(data, shape, "cf32")
 
 
@@ -67,8 +80,13 @@ class qa_phasor(gr_unittest.TestCase):
     def setUp(self):
         self.array = blade_testing.ata_like_array(antennas=5)
         self.boresight = (self.array["ra"], self.array["dec"])
-        self.beams = numpy.array([self.boresight, (self.boresight[0] + 0.01, self.boresight[1] - 0.005),
-                                  (self.boresight[0] - 0.02, self.boresight[1] + 0.01)])
+        self.beams = numpy.array(
+            [
+                self.boresight,
+                (self.boresight[0] + 0.01, self.boresight[1] - 0.005),
+                (self.boresight[0] - 0.02, self.boresight[1] + 0.01),
+            ]
+        )
         rng = numpy.random.default_rng(3)
         self.cal_first = 90  # calibration rows for absolute channels 90 .. 129
         self.cal = (rng.normal(size=(5, 40, POLS)) + 1j * rng.normal(size=(5, 40, POLS))).astype(numpy.complex64)
@@ -78,15 +96,18 @@ class qa_phasor(gr_unittest.TestCase):
         self.tmp.cleanup()
 
     def geometry(self, beams=None, **changes):
-        fields = dict(reference=list(self.array["reference"]), antenna_positions=self.array["positions"].tolist(),
-                      boresight=list(self.boresight), beams=numpy.asarray(self.beams if beams is None else beams).tolist(),
-                      reference_antenna=1)
+        fields = dict(
+            reference=list(self.array["reference"]),
+            antenna_positions=self.array["positions"].tolist(),
+            boresight=list(self.boresight),
+            beams=numpy.asarray(self.beams if beams is None else beams).tolist(),
+            reference_antenna=1,
+        )
         fields.update(changes)
         return blade.array_geometry(**fields)
 
     def options(self, **changes):
-        fields = dict(polarizations=POLS, calibration=self.cal, calibration_first_channel=self.cal_first,
-                      device="cpu")
+        fields = dict(polarizations=POLS, calibration=self.cal, calibration_first_channel=self.cal_first, device="cpu")
         fields.update(changes)
         return blade.phasor_options(**fields)
 
@@ -110,13 +131,15 @@ class qa_phasor(gr_unittest.TestCase):
         out = run_phasor(block, times)
         self.assertEqual(out.shape, (3, 3, 5, 12, 1, POLS))
         for i, time in enumerate(times):
-            expected = expected_phasors(self.delays_at(time["jd_mid"], time["dut1"]), self.cal.astype(complex),
-                                        self.cal_first)
+            expected = expected_phasors(
+                self.delays_at(time["jd_mid"], time["dut1"]), self.cal.astype(complex), self.cal_first
+            )
             numpy.testing.assert_allclose(out[i], expected, rtol=0, atol=3e-6)
         # Chunks differ (the sky moved), the boresight beam is the calibration.
         self.assertGreater(numpy.abs(out[2, 1] - out[0, 1]).max(), 0.1)
-        numpy.testing.assert_allclose(out[1, 0, :, :, 0, :],
-                                      numpy.repeat(self.cal[:, 14:17, :], 4, axis=1), rtol=0, atol=1e-6)
+        numpy.testing.assert_allclose(
+            out[1, 0, :, :, 0, :], numpy.repeat(self.cal[:, 14:17, :], 4, axis=1), rtol=0, atol=1e-6
+        )
         numpy.testing.assert_array_equal(block.last_delays(), self.delays_at(times[-1]["jd_mid"], 0.2))
 
     def test_a_lower_sideband_turns_the_phase_the_other_way(self):
@@ -127,12 +150,14 @@ class qa_phasor(gr_unittest.TestCase):
         block = self.geometry_block(axis=axis)
         out = run_phasor(block, [dict(jd_mid=JD0, dut1=0.0, step=0)])
         delays = self.delays_at(JD0, 0.0)
-        numpy.testing.assert_allclose(out[0], expected_phasors(delays, self.cal.astype(complex), self.cal_first,
-                                                               axis), rtol=0, atol=3e-6)
+        numpy.testing.assert_allclose(
+            out[0], expected_phasors(delays, self.cal.astype(complex), self.cal_first, axis), rtol=0, atol=3e-6
+        )
         nu = centres(**axis)
         cal = numpy.repeat(self.cal[:, 14:17, :], 4, axis=1)
-        numpy.testing.assert_allclose(out[0, 1, 2, :, 0, 0],
-                                      cal[2, :, 0] * numpy.exp(2j * numpy.pi * delays[1, 2] * nu), rtol=0, atol=3e-6)
+        numpy.testing.assert_allclose(
+            out[0, 1, 2, :, 0, 0], cal[2, :, 0] * numpy.exp(2j * numpy.pi * delays[1, 2] * nu), rtol=0, atol=3e-6
+        )
 
     def test_unix_time_stands_in_for_a_missing_julian_date(self):
         unix = (JD0 - 2440587.5) * 86400.0
@@ -170,8 +195,9 @@ class qa_phasor(gr_unittest.TestCase):
         new_cal = numpy.full((5, 3, POLS), 0.5 - 0.25j)
         message = pmt.make_dict()
         message = pmt.dict_add(message, pmt.intern("beams"), pmt.init_f64vector(6, new_beams.reshape(-1).tolist()))
-        message = pmt.dict_add(message, pmt.intern("calibration"),
-                               pmt.init_c64vector(new_cal.size, new_cal.reshape(-1).tolist()))
+        message = pmt.dict_add(
+            message, pmt.intern("calibration"), pmt.init_c64vector(new_cal.size, new_cal.reshape(-1).tolist())
+        )
         message = pmt.dict_add(message, pmt.intern("calibration_first_channel"), pmt.from_long(104))
         block._post(pmt.intern("update"), message)  # handled before the first chunk
         out = run_phasor(block, [dict(jd_mid=JD0)])
@@ -180,9 +206,11 @@ class qa_phasor(gr_unittest.TestCase):
 
     def test_bad_updates_leave_the_phasors_unchanged(self):
         block = self.geometry_block()
-        for key, value in [("beams", pmt.init_f64vector(2, [1.0, 0.5])),  # one beam for three
-                           ("calibration", pmt.init_c64vector(3, [1, 2, 3])),  # not [A, rows, P]
-                           ("boresight", pmt.init_f64vector(2, [numpy.nan, 0.1]))]:
+        for key, value in [
+            ("beams", pmt.init_f64vector(2, [1.0, 0.5])),  # one beam for three
+            ("calibration", pmt.init_c64vector(3, [1, 2, 3])),  # not [A, rows, P]
+            ("boresight", pmt.init_f64vector(2, [numpy.nan, 0.1])),
+        ]:
             block._post(pmt.intern("update"), pmt.dict_add(pmt.make_dict(), pmt.intern(key), value))
         block._post(pmt.intern("update"), pmt.intern("not a dict"))
         out = run_phasor(block, [dict(jd_mid=JD0)])
@@ -201,13 +229,23 @@ class qa_phasor(gr_unittest.TestCase):
 
     def write_recipe(self, name="recipe.bfr5", frame="ecef", **extra):
         path = os.path.join(self.tmp.name, name)
-        positions = {"ecef": self.array["positions"],
-                     "xyz": self.array["positions"] - blade_testing.geodetic_to_ecef(*self.array["reference"]),
-                     "enu": self.array["enu"]}[frame]
+        positions = {
+            "ecef": self.array["positions"],
+            "xyz": self.array["positions"] - blade_testing.geodetic_to_ecef(*self.array["reference"]),
+            "enu": self.array["enu"],
+        }[frame]
         cal_all = numpy.zeros((130, POLS, 5), numpy.complex128)  # absolute channels 0 .. 129
-        cal_all[self.cal_first:] = numpy.transpose(self.cal, (1, 2, 0))
-        blade.write_bfr5(path, reference=self.array["reference"], antenna_positions=positions, frame=frame,
-                         boresight=self.boresight, beams=self.beams, cal_all=cal_all, **extra)
+        cal_all[self.cal_first :] = numpy.transpose(self.cal, (1, 2, 0))
+        blade.write_bfr5(
+            path,
+            reference=self.array["reference"],
+            antenna_positions=positions,
+            frame=frame,
+            boresight=self.boresight,
+            beams=self.beams,
+            cal_all=cal_all,
+            **extra,
+        )
         return path
 
     def test_recipe_geometry_matches_explicit_geometry_in_every_frame(self):
@@ -231,13 +269,15 @@ class qa_phasor(gr_unittest.TestCase):
         items = [dict(unix_mid=t, jd_mid=t / 86400.0 + 2440587.5) for t in chunk_times]
         for mode in ("recipe", "recipe_rates"):
             with self.subTest(mode=mode):
-                block = blade.phasor.make_from_recipe(observation(**AXIS), blade.read_bfr5(path),
-                                                      blade.phasor_options(delays=mode, device="cpu"))
+                block = blade.phasor.make_from_recipe(
+                    observation(**AXIS), blade.read_bfr5(path), blade.phasor_options(delays=mode, device="cpu")
+                )
                 out = run_phasor(block, items)
                 for i, t in enumerate(chunk_times):
                     if mode == "recipe":
-                        expected_ns = numpy.stack([[numpy.interp(t, table_times, delays_ns[:, b, a])
-                                                    for a in range(5)] for b in range(3)])
+                        expected_ns = numpy.stack(
+                            [[numpy.interp(t, table_times, delays_ns[:, b, a]) for a in range(5)] for b in range(3)]
+                        )
                     else:
                         row = numpy.argmin(numpy.abs(table_times - t))
                         expected_ns = delays_ns[row] + rates[row] * (t - table_times[row])
@@ -247,9 +287,13 @@ class qa_phasor(gr_unittest.TestCase):
     def test_recipe_that_does_not_fit_the_recording_is_rejected(self):
         path = self.write_recipe()
         recipe = blade.read_bfr5(path)
-        make = lambda axis=AXIS, **options: blade.phasor.make_from_recipe(observation(**axis), recipe,
-                                                                          blade.phasor_options(**options))
-        with self.assertRaisesRegex(ValueError, path + ": /diminfo/npol: the recipe has 2 polarizations but the recording 1"):
+
+        def make(axis=AXIS, **options):
+            return blade.phasor.make_from_recipe(observation(**axis), recipe, blade.phasor_options(**options))
+
+        with self.assertRaisesRegex(
+            ValueError, path + ": /diminfo/npol: the recipe has 2 polarizations but the recording 1"
+        ):
             make(polarizations=1)
         beyond = dict(AXIS, schan=127)
         with self.assertRaisesRegex(ValueError, path + ": /calinfo/cal_all: calibrates absolute channels 0 .. 129"):
@@ -265,12 +309,19 @@ class qa_phasor(gr_unittest.TestCase):
 
     def test_bad_arguments_are_rejected_at_creation(self):
         axis = observation(**AXIS)
-        make = lambda geometry=None, options=None: blade.phasor(axis, geometry or self.geometry(),
-                                                               options or self.options())
+
+        def make(geometry=None, options=None):
+            return blade.phasor(axis, geometry or self.geometry(), options or self.options())
+
         with self.assertRaisesRegex(ValueError, "beams: row 1 has 3 values"):
-            make(blade.array_geometry(reference=list(self.array["reference"]),
-                                      antenna_positions=self.array["positions"].tolist(),
-                                      boresight=list(self.boresight), beams=[[1.0, 0.5], [1.0, 0.5, 0.1]]))
+            make(
+                blade.array_geometry(
+                    reference=list(self.array["reference"]),
+                    antenna_positions=self.array["positions"].tolist(),
+                    boresight=list(self.boresight),
+                    beams=[[1.0, 0.5], [1.0, 0.5, 0.1]],
+                )
+            )
         with self.assertRaisesRegex(ValueError, "reference must be"):
             make(self.geometry(reference=list(self.array["reference"][:2])))
         degrees = [numpy.degrees(self.array["reference"][0]), numpy.degrees(self.array["reference"][1]), 1000.0]

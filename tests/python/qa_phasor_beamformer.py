@@ -25,20 +25,27 @@ class qa_phasor_beamformer(gr_unittest.TestCase):
         rng = numpy.random.default_rng(31)
         array = bt.ata_like_array(antennas=A)
         boresight = (array["ra"], array["dec"])
-        beams = numpy.array([(boresight[0] + 0.012, boresight[1] - 0.007),  # the source
-                             (boresight[0] - 0.015, boresight[1] + 0.010),
-                             boresight])
+        beams = numpy.array(
+            [
+                (boresight[0] + 0.012, boresight[1] - 0.007),  # the source
+                (boresight[0] - 0.015, boresight[1] + 0.010),
+                boresight,
+            ]
+        )
         times = [dict(jd_mid=JD0 + 0.01 * i, dut1=0.05) for i in range(3)]
         n, B = len(times), len(beams)
-        geometry = blade.array_geometry(reference=array["reference"], antenna_positions=array["positions"],
-                                        boresight=boresight, beams=beams)
+        geometry = blade.array_geometry(
+            reference=array["reference"], antenna_positions=array["positions"], boresight=boresight, beams=beams
+        )
 
         # Voltages: antenna a receives s with the phase of its steering delay to the source.
         s = bt.random_complex(rng, (n, F, T, P), 10.0).astype(numpy.complex128)
         x = numpy.empty((n, A, F, T, P), numpy.complex64)
         for i, time in enumerate(times):
             delay = blade.compute_delays(geometry, time["jd_mid"], time["dut1"])[0]  # [A] seconds, beam 0
-            arrival = numpy.exp(2j * numpy.pi * numpy.outer(delay, bt.coarse_channel_centres(OBSFREQ, CHAN_BW, NCHAN, FIRST, F)))  # [A, F]
+            arrival = numpy.exp(
+                2j * numpy.pi * numpy.outer(delay, bt.coarse_channel_centres(OBSFREQ, CHAN_BW, NCHAN, FIRST, F))
+            )  # [A, F]
             x[i] = arrival[:, :, None, None] * s[i][None]
 
         def phasor_block(device):
@@ -47,8 +54,9 @@ class qa_phasor_beamformer(gr_unittest.TestCase):
 
         tb = gr.top_block()
         phasors = phasor_block("emulated")
-        beamformer = blade.beamformer([A, F, T, P], phasors.output_shape(), "cf32", "cf32", True, False, "auto",
-                                      "emulated")
+        beamformer = blade.beamformer(
+            [A, F, T, P], phasors.output_shape(), "cf32", "cf32", True, False, "auto", "emulated"
+        )
         clock = blocks.vector_source_b(bt.chunk_time_items(times).tolist(), False, 64)
         voltages = blocks.vector_source_b(blade.pack(x, "cf32").tolist(), False, beamformer.input_item_size())
         sink = blocks.vector_sink_b(beamformer.output_item_size())
@@ -61,8 +69,9 @@ class qa_phasor_beamformer(gr_unittest.TestCase):
         y = blade.unpack(sink.data(), beamformer.output_shape(), "cf32")
 
         # Against numpy with the phasor block's own chunks (computed again on the CPU).
-        (data, _), = bt.run_graph_chain(phasor_block("cpu"), [], bt.chunk_time_items(times), 64,
-                                        phasors.output_item_size())
+        ((data, _),) = bt.run_graph_chain(
+            phasor_block("cpu"), [], bt.chunk_time_items(times), 64, phasors.output_item_size()
+        )
         w = blade.unpack(data, phasors.output_shape(), "cf32")
         self.assertLess(bt.beamformer_error(y, x, w, incoherent=True).max(), 1e-5)
 
@@ -75,8 +84,7 @@ class qa_phasor_beamformer(gr_unittest.TestCase):
         numpy.testing.assert_allclose(y[:, B].real, A * numpy.abs(s) ** 2, rtol=1e-5)
 
         # Phasors stay in (emulated) device memory between the two blocks.
-        self.assertEqual((stats["host_to_device"], stats["device_to_host"], stats["device_to_device"]),
-                         (2 * n, n, 0))
+        self.assertEqual((stats["host_to_device"], stats["device_to_host"], stats["device_to_device"]), (2 * n, n, 0))
         self.assertEqual(blade.failures(), [])
 
 

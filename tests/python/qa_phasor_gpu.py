@@ -24,14 +24,15 @@ class qa_phasor_gpu(gr_unittest.TestCase):
         boresight = (array["ra"], array["dec"])
         beams = [(boresight[0] + 0.001 * b, boresight[1] - 0.0005 * b) for b in range(8)]
         axis = blade.Observation.band(1.42e9, 0.5e6, 64).channels(8, 16).channelized(8)
-        geometry = blade.array_geometry(reference=array["reference"], antenna_positions=array["positions"],
-                                        boresight=boresight, beams=beams)
+        geometry = blade.array_geometry(
+            reference=array["reference"], antenna_positions=array["positions"], boresight=boresight, beams=beams
+        )
         return blade.phasor(axis, geometry, blade.phasor_options(device=device))
 
     def run_phasor(self, block, extra=()):
         """Five chunks through block (and extra blocks after it); the output as cf32."""
         times = blade_testing.chunk_time_items([dict(jd_mid=2460400.75 + i / 1440.0) for i in range(5)])
-        (data, _), = blade_testing.run_graph_chain(block, list(extra), times, 64, block.output_item_size())
+        ((data, _),) = blade_testing.run_graph_chain(block, list(extra), times, 64, block.output_item_size())
         return blade.unpack(data, block.output_shape(), "cf32")
 
     def test_gpu_output_equals_cpu_with_one_upload_per_chunk(self):

@@ -18,7 +18,6 @@ and baseband's own sample files, read by gr-blade and checked against
   the channel width.
 """
 
-import json
 import math
 import os
 import shutil
@@ -28,14 +27,13 @@ import numpy
 from gnuradio import blocks, gr, gr_unittest
 
 from gnuradio import blade
-from gnuradio.blade import cli
 
 import blade_testing as bt
 from channelizer_reference import channelize
 from detector_reference import detect
 from qa_filterbank_sink import parse_fil
 from qa_never_lose_data import run_cli
-from recorder_fixtures import FIXTURES, FIXTURE_DIR
+from recorder_fixtures import FIXTURES
 
 # Reads files with baseband: 'stream' (the files as one stream) or 'frames' (every
 # frame of every file: its PKTIDX, time and samples). Prints one JSON line.
@@ -131,8 +129,10 @@ class qa_recorders(gr_unittest.TestCase):
             with self.subTest(fixture=name):
                 path = fixture.paths()[0]
                 d = blade.guppi.describe(path)
-                self.assertEqual((d["nants"], d["nchan"], d["npol"], d["nbits"]),
-                                 (fixture.antennas, fixture.channels, 2, fixture.nbits))
+                self.assertEqual(
+                    (d["nants"], d["nchan"], d["npol"], d["nbits"]),
+                    (fixture.antennas, fixture.channels, 2, fixture.nbits),
+                )
                 self.assertEqual(d["ntime"], fixture.samples)
                 self.assertEqual(d["piperblk"], fixture.steps_per_block)
                 self.assertEqual(d["missing_blocks"], fixture.blocks[-1] + 1 - len(fixture.blocks))
@@ -148,7 +148,7 @@ class qa_recorders(gr_unittest.TestCase):
                 # last block's overlap included).
                 odd = fixture.stream_length // 7
                 stream, _ = read_all(path, chunk_samples=odd)
-                numpy.testing.assert_array_equal(stream, truth[:, :, :stream.shape[2], :])
+                numpy.testing.assert_array_equal(stream, truth[:, :, : stream.shape[2], :])
                 self.assertEqual(stream.shape[2], fixture.stream_length // odd * odd)
 
     def test_times_blocks_and_samples_agree_with_baseband(self):
@@ -168,19 +168,22 @@ class qa_recorders(gr_unittest.TestCase):
                 # 1 us, except for hpguppi's PKTSIZE (with a packet header).
                 if name != "ata_hpguppi":
                     for b, frame in ours.items():
-                        self.assertAlmostEqual(frame["time"], header["unix_start"] + b * fixture.samples * fixture.tbin,
-                                               delta=1e-6)
+                        self.assertAlmostEqual(
+                            frame["time"], header["unix_start"] + b * fixture.samples * fixture.tbin, delta=1e-6
+                        )
                 stream, _ = read_all(files[0], chunk_samples=fixture.samples)
                 for b, frame in ours.items():
-                    data = baseband_to_aftp(from_pairs(frame["data"], frame["shape"]), fixture.antennas,
-                                            fixture.npol_card)
+                    data = baseband_to_aftp(
+                        from_pairs(frame["data"], frame["shape"]), fixture.antennas, fixture.npol_card
+                    )
                     end = min(fixture.block_samples, stream.shape[2] - b * fixture.samples)
-                    numpy.testing.assert_array_equal(stream[:, :, b * fixture.samples:b * fixture.samples + end],
-                                                     data[:, :, :end])
+                    numpy.testing.assert_array_equal(
+                        stream[:, :, b * fixture.samples : b * fixture.samples + end], data[:, :, :end]
+                    )
                 # The gap: zeros where the dropped block was, nothing shifted.
                 for b in range(fixture.blocks[-1] + 1):
                     if b not in ours:
-                        self.assertFalse(numpy.any(stream[:, :, b * fixture.samples:(b + 1) * fixture.samples]))
+                        self.assertFalse(numpy.any(stream[:, :, b * fixture.samples : (b + 1) * fixture.samples]))
 
     def test_overlapping_blocks_are_one_stream_as_baseband_reads_them(self):
         fixture = FIXTURES["puppi_overlap"]
@@ -222,39 +225,77 @@ class qa_recorders(gr_unittest.TestCase):
         for name, fixture in FIXTURES.items():
             with self.subTest(fixture=name):
                 files = fixture.paths()
-                code, out, err = run_cli("mode-h", "-i", files[0], "-o", self.dir, "--name", name,
-                                         "--chunk-samples", fixture.samples, "--channelizer-rate", rate,
-                                         "--integration", integration, "--device", "cpu", "--no-progress")
+                code, out, err = run_cli(
+                    "mode-h",
+                    "-i",
+                    files[0],
+                    "-o",
+                    self.dir,
+                    "--name",
+                    name,
+                    "--chunk-samples",
+                    fixture.samples,
+                    "--channelizer-rate",
+                    rate,
+                    "--integration",
+                    integration,
+                    "--device",
+                    "cpu",
+                    "--no-progress",
+                )
                 self.assertEqual(code, 0, err)
-                voltages = fixture.stream()[:, :, :(fixture.blocks[-1] + 1) * fixture.samples]
+                voltages = fixture.stream()[:, :, : (fixture.blocks[-1] + 1) * fixture.samples]
                 if name in ("gbt_guppi_daq", "puppi_overlap"):
                     got = self.baseband("stream", files)
                     theirs = baseband_to_aftp(from_pairs(got["data"], got["shape"]), fixture.antennas, 4)
-                    voltages = theirs[:, :, :voltages.shape[2]]
-                chunks = numpy.moveaxis(voltages.reshape(fixture.antennas, fixture.channels, -1, fixture.samples, 2),
-                                        2, 0)
+                    voltages = theirs[:, :, : voltages.shape[2]]
+                chunks = numpy.moveaxis(
+                    voltages.reshape(fixture.antennas, fixture.channels, -1, fixture.samples, 2), 2, 0
+                )
                 expected, _ = detect(channelize(chunks, rate), "I", integration)  # [C, A, F*N, T', 1]
                 expected = numpy.concatenate(list(expected), axis=2)  # [A, F*N, spectra, 1]
                 for a in range(fixture.antennas):
                     header, data = parse_fil(self.out(f"{name}.ant{a:04d}.fil"))
-                    numpy.testing.assert_allclose(data[:, 0, :], expected[a, :, :, 0].T, rtol=2e-5,
-                                                  atol=2e-5 * expected.max())
+                    numpy.testing.assert_allclose(
+                        data[:, 0, :], expected[a, :, :, 0].T, rtol=2e-5, atol=2e-5 * expected.max()
+                    )
                     frequencies = header["fch1"] * 1e6 + header["foff"] * 1e6 * numpy.arange(header["nchans"])
                     peak = frequencies[numpy.argmax(data[:, 0, :].sum(axis=0))]
-                    self.assertLessEqual(abs(peak - fixture.tone_frequency), abs(fixture.chan_bw) / rate,
-                                         f"tone at {peak / 1e6} MHz, expected {fixture.tone_frequency / 1e6}")
+                    self.assertLessEqual(
+                        abs(peak - fixture.tone_frequency),
+                        abs(fixture.chan_bw) / rate,
+                        f"tone at {peak / 1e6} MHz, expected {fixture.tone_frequency / 1e6}",
+                    )
                     self.assertAlmostEqual(header["tstart"], fixture.unix_start / 86400 + 40587, delta=1e-6 / 86400)
 
     def out(self, name):
         return os.path.join(self.dir, name)
 
     def test_headers_carry_what_breakthrough_listen_tools_read(self):
-        expected_ids = {"gbt_guppi_daq": 6, "parkes_guppi_daq": 4, "meerkat_hpguppi": 64, "ata_hpguppi": 9,
-                        "ata_hpguppi_4bit": 9, "puppi_overlap": 1}
+        expected_ids = {
+            "gbt_guppi_daq": 6,
+            "parkes_guppi_daq": 4,
+            "meerkat_hpguppi": 64,
+            "ata_hpguppi": 9,
+            "ata_hpguppi_4bit": 9,
+            "puppi_overlap": 1,
+        }
         for name, fixture in FIXTURES.items():
             with self.subTest(fixture=name):
-                code, out, err = run_cli("mode-h", "-i", fixture.paths()[0], "-o", self.dir, "--name", name,
-                                         "--channelizer-rate", 8, "--device", "cpu", "--no-progress")
+                code, out, err = run_cli(
+                    "mode-h",
+                    "-i",
+                    fixture.paths()[0],
+                    "-o",
+                    self.dir,
+                    "--name",
+                    name,
+                    "--channelizer-rate",
+                    8,
+                    "--device",
+                    "cpu",
+                    "--no-progress",
+                )
                 self.assertEqual(code, 0, err)
                 header, _ = parse_fil(self.out(f"{name}.ant0000.fil"))
                 self.assertEqual(header["telescope_id"], expected_ids[name])
@@ -280,18 +321,41 @@ class qa_recorders(gr_unittest.TestCase):
                 recipe = self.out(f"{name}.bfr5")
                 rng = numpy.random.default_rng(7)
                 total = header["SCHAN"] + fixture.channels
-                freqs = fixture.obsfreq + (numpy.arange(total) - header["SCHAN"] - (fixture.channels - 1) / 2) \
-                    * fixture.chan_bw
-                blade.write_bfr5(recipe, reference=(math.radians(-121.47), math.radians(40.82), 1019.0),
-                                 antenna_positions=rng.uniform(-100, 100, (fixture.antennas, 3)), frame="enu",
-                                 boresight=(ra, dec), beams=[(ra, dec)], source_names=["boresight"],
-                                 frequencies=freqs, cal_all=numpy.ones((total, 2, fixture.antennas), complex),
-                                 antenna_names=header["ANTNMS00"].split(","))
-                code, out, err = run_cli("mode-b", "-i", files[0], "-r", recipe, "-o", self.dir, "--name", name,
-                                         "--chunk-samples", fixture.samples, "--device", "cpu", "--no-progress")
+                freqs = (
+                    fixture.obsfreq
+                    + (numpy.arange(total) - header["SCHAN"] - (fixture.channels - 1) / 2) * fixture.chan_bw
+                )
+                blade.write_bfr5(
+                    recipe,
+                    reference=(math.radians(-121.47), math.radians(40.82), 1019.0),
+                    antenna_positions=rng.uniform(-100, 100, (fixture.antennas, 3)),
+                    frame="enu",
+                    boresight=(ra, dec),
+                    beams=[(ra, dec)],
+                    source_names=["boresight"],
+                    frequencies=freqs,
+                    cal_all=numpy.ones((total, 2, fixture.antennas), complex),
+                    antenna_names=header["ANTNMS00"].split(","),
+                )
+                code, out, err = run_cli(
+                    "mode-b",
+                    "-i",
+                    files[0],
+                    "-r",
+                    recipe,
+                    "-o",
+                    self.dir,
+                    "--name",
+                    name,
+                    "--chunk-samples",
+                    fixture.samples,
+                    "--device",
+                    "cpu",
+                    "--no-progress",
+                )
                 self.assertEqual(code, 0, err)
                 beam_header, data = parse_fil(self.out(f"{name}.beam0000.fil"))
-                voltages = fixture.stream()[:, :, :(fixture.blocks[-1] + 1) * fixture.samples]
+                voltages = fixture.stream()[:, :, : (fixture.blocks[-1] + 1) * fixture.samples]
                 expected = numpy.sum(numpy.abs(voltages.sum(axis=0)) ** 2, axis=-1)  # [F, T]
                 numpy.testing.assert_allclose(data[:, 0, :], expected.T, rtol=1e-5, atol=1e-5 * expected.max())
                 self.assertAlmostEqual(beam_header["tstart"], fixture.unix_start / 86400 + 40587, delta=1e-6 / 86400)
@@ -309,8 +373,11 @@ class qa_recorders(gr_unittest.TestCase):
         data = data.replace(b"1.5014648437500000E+03", b"1.6014648437500000E+03")  # OBSFREQ
         with open(self.out("mixed.0001.raw"), "wb") as handle:
             handle.write(data)
-        with self.assertRaisesRegex(RuntimeError, "mixed.0001.raw: block header at byte offset 0: OBSFREQ = "
-                                                  "'1.6014648437500000E\\+03', but '1.5014648437500000E\\+03'"):
+        with self.assertRaisesRegex(
+            RuntimeError,
+            "mixed.0001.raw: block header at byte offset 0: OBSFREQ = "
+            "'1.6014648437500000E\\+03', but '1.5014648437500000E\\+03'",
+        ):
             blade.guppi_source(self.out("mixed"))
 
 

@@ -84,7 +84,9 @@ class qa_stream_adapters(gr_unittest.TestCase):
             for a in range(A):
                 for f in range(F):
                     for p in range(P):
-                        numpy.testing.assert_array_equal(chunks[k, a, f, :, p], streams[(a * F + f) * P + p, k * T:(k + 1) * T])
+                        numpy.testing.assert_array_equal(
+                            chunks[k, a, f, :, p], streams[(a * F + f) * P + p, k * T : (k + 1) * T]
+                        )
 
     def test_receiver_tags_become_chunk_tags_and_chunk_times(self):
         shape = [1, 1, 10, 2]
@@ -93,7 +95,7 @@ class qa_stream_adapters(gr_unittest.TestCase):
         tags = [
             rx_time(0, 1700000000, 0.25),
             number_tag(0, "rx_freq", 1.42e9),
-            rx_time(25, 1700000100, 0.5),       # inside chunk 2: dates chunks 3 on
+            rx_time(25, 1700000100, 0.5),  # inside chunk 2: dates chunks 3 on
             gr.tag_utils.python_to_tag((37, pmt.intern("note"), pmt.intern("hello"))),
             number_tag(40, "rx_rate", 2000.0),  # from chunk 4 on
         ]
@@ -197,7 +199,9 @@ class qa_stream_adapters(gr_unittest.TestCase):
         # calls, so count bytes)
         stats = blade.copy_stats()
         size = blade.item_size(shape, "cf32")
-        self.assertEqual((stats["host_to_device_bytes"], stats["device_to_host_bytes"]), (nchunks * size, nchunks * size))
+        self.assertEqual(
+            (stats["host_to_device_bytes"], stats["device_to_host_bytes"]), (nchunks * size, nchunks * size)
+        )
         self.assertEqual(stats["device_to_device"], 0)
 
     def test_a_different_tensor_downstream_is_refused_at_start(self):
@@ -229,8 +233,12 @@ class qa_stream_adapters(gr_unittest.TestCase):
 
     def test_bad_configurations_are_refused_with_reasons(self):
         for make in (lambda s: blade.stream_to_tensor(s, 1e6), blade.tensor_to_stream):
-            for shape, reason in (([2, 1, 0, 2], "extent 0 on axis 2"), ([2, 16, 2], "rank 4"),
-                                  ([1, 2, 3, 4, 5], "rank 4"), ([0, 1, 4, 1], "extent 0 on axis 0")):
+            for shape, reason in (
+                ([2, 1, 0, 2], "extent 0 on axis 2"),
+                ([2, 16, 2], "rank 4"),
+                ([1, 2, 3, 4, 5], "rank 4"),
+                ([0, 1, 4, 1], "extent 0 on axis 0"),
+            ):
                 with self.subTest(shape=shape):
                     with self.assertRaises(ValueError) as caught:
                         make(shape)

@@ -25,8 +25,16 @@ import blade_testing as bt
 A, F, T, P = 3, 4, 32, 2
 BLOCKS, CHUNK = 3, 16  # 6 chunks of 16 samples
 SCHAN = 96
-HEADER = {"OBSFREQ": 1420.0, "CHAN_BW": -0.5, "TBIN": 2e-6, "SYNCTIME": 1700000000, "SCHAN": SCHAN,
-          "DUT1": -0.125, "SRC_NAME": "J0332+5434", "TELESCOP": "ATA"}
+HEADER = {
+    "OBSFREQ": 1420.0,
+    "CHAN_BW": -0.5,
+    "TBIN": 2e-6,
+    "SYNCTIME": 1700000000,
+    "SCHAN": SCHAN,
+    "DUT1": -0.125,
+    "SRC_NAME": "J0332+5434",
+    "TELESCOP": "ATA",
+}
 TIMEOUT = 120
 
 
@@ -41,10 +49,17 @@ class qa_zmq_scaleout(gr_unittest.TestCase):
         nchan = SCHAN + F + 2
         cal = (1 + 0.1 * rng.normal(size=(nchan, P, A))) * numpy.exp(1j * rng.uniform(-1, 1, size=(nchan, P, A)))
         self.recipe = self.path("obs.bfr5")
-        blade.write_bfr5(self.recipe, reference=array["reference"], antenna_positions=array["positions"],
-                         boresight=(array["ra"], array["dec"]),
-                         beams=[(array["ra"] + 0.003 * b, array["dec"]) for b in range(2)], cal_all=cal,
-                         nchan=nchan, npol=P, source_names=["a", "b"])
+        blade.write_bfr5(
+            self.recipe,
+            reference=array["reference"],
+            antenna_positions=array["positions"],
+            boresight=(array["ra"], array["dec"]),
+            beams=[(array["ra"] + 0.003 * b, array["dec"]) for b in range(2)],
+            cal_all=cal,
+            nchan=nchan,
+            npol=P,
+            source_names=["a", "b"],
+        )
 
     def tearDown(self):
         self.folder.cleanup()
@@ -69,17 +84,35 @@ class qa_zmq_scaleout(gr_unittest.TestCase):
         tb.connect(bundle, beams)
         tb.run()
         output = blade.unpack(numpy.array(beams.data(), numpy.uint8), list(bundle.output_shape()), "f32")
-        return (output, numpy.frombuffer(bytes(times.data()), dtype=blade.CHUNK_TIME_DTYPE),
-                bt.tags_by_offset(chunks.tags()))
+        return (
+            output,
+            numpy.frombuffer(bytes(times.data()), dtype=blade.CHUNK_TIME_DTYPE),
+            bt.tags_by_offset(chunks.tags()),
+        )
 
     def test_reader_and_two_workers(self):
         python = sys.executable
         reader_log = open(self.path("reader.log"), "w")
         self.addCleanup(reader_log.close)
         reader = subprocess.Popen(
-            [python, "-m", "gnuradio.blade.scaleout", "reader", self.recording, "--workers", "2",
-             "--chunk-samples", str(CHUNK), "--plan-file", self.path("plan.json")],
-            stdin=subprocess.PIPE, stdout=reader_log, stderr=subprocess.STDOUT, text=True)
+            [
+                python,
+                "-m",
+                "gnuradio.blade.scaleout",
+                "reader",
+                self.recording,
+                "--workers",
+                "2",
+                "--chunk-samples",
+                str(CHUNK),
+                "--plan-file",
+                self.path("plan.json"),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=reader_log,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         workers = []
         try:
             began = time.monotonic()
@@ -92,11 +125,31 @@ class qa_zmq_scaleout(gr_unittest.TestCase):
             self.assertEqual(plan["chunks"], BLOCKS * T // CHUNK)
             self.assertEqual([s["first_channel"] for s in plan["subbands"]], [0, 2])
             for n in range(2):
-                workers.append(subprocess.Popen(
-                    [python, "-m", "gnuradio.blade.scaleout", "worker", "--plan-file", self.path("plan.json"),
-                     "--subband", str(n), "--recipe", self.recipe, "--raw", self.path(f"beams{n}.raw"),
-                     "--device", "cpu", "--report", self.path(f"report{n}.json")],
-                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+                workers.append(
+                    subprocess.Popen(
+                        [
+                            python,
+                            "-m",
+                            "gnuradio.blade.scaleout",
+                            "worker",
+                            "--plan-file",
+                            self.path("plan.json"),
+                            "--subband",
+                            str(n),
+                            "--recipe",
+                            self.recipe,
+                            "--raw",
+                            self.path(f"beams{n}.raw"),
+                            "--device",
+                            "cpu",
+                            "--report",
+                            self.path(f"report{n}.json"),
+                        ],
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE,
+                        text=True,
+                    )
+                )
             for n, worker in enumerate(workers):
                 _, errors = worker.communicate(timeout=TIMEOUT)
                 self.assertEqual(worker.returncode, 0, f"worker {n}: {errors[-2000:]}")
@@ -129,15 +182,25 @@ class qa_zmq_scaleout(gr_unittest.TestCase):
             for i in range(chunks):
                 sent, got = chunk_tags[i], received[i]
                 self.assertEqual(sorted(got), sorted(sent), f"chunk {i}")
-                for key in ("blade_time_start_unix", "blade_jd_mid", "blade_block_index", "blade_tsamp",
-                            "blade_source_name", "blade_chan_bw", "blade_dut1"):
+                for key in (
+                    "blade_time_start_unix",
+                    "blade_jd_mid",
+                    "blade_block_index",
+                    "blade_tsamp",
+                    "blade_source_name",
+                    "blade_chan_bw",
+                    "blade_dut1",
+                ):
                     self.assertEqual(got[key], sent[key], f"{key} of chunk {i}")
                 self.assertEqual(got["blade_freq_first"], sent["blade_freq_first"] + n * width * sent["blade_chan_bw"])
                 self.assertEqual(got["blade_coarse_first"], SCHAN + n * width)
             # And the beams of its channels, exactly.
-            beams = blade.unpack(numpy.fromfile(self.path(f"beams{n}.raw"), numpy.uint8),
-                                 [expected.shape[1], width, *expected.shape[3:]], "f32")
-            self.assertTrue(bt.same_bits(beams, expected[:, :, n * width:(n + 1) * width]), f"worker {n}")
+            beams = blade.unpack(
+                numpy.fromfile(self.path(f"beams{n}.raw"), numpy.uint8),
+                [expected.shape[1], width, *expected.shape[3:]],
+                "f32",
+            )
+            self.assertTrue(bt.same_bits(beams, expected[:, :, n * width : (n + 1) * width]), f"worker {n}")
 
 
 if __name__ == "__main__":

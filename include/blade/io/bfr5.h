@@ -53,16 +53,16 @@ typedef struct blade_bfr5 {
     int64_t times;         /**< ntimes (T) of /delayinfo */
 
     /* /telinfo */
-    double* antenna_positions;         /**< [A][3] metres, as stored */
-    char antenna_position_frame[8];    /**< "ecef", "xyz" or "enu" (lower case) */
-    double* antenna_positions_ecef;    /**< [A][3] ECEF metres (converted) */
-    double latitude;                   /**< radians (stored in degrees) */
-    double longitude;                  /**< radians, east-positive (stored in degrees) */
-    double altitude;                   /**< metres */
-    char** antenna_names;              /**< [A] or NULL */
-    int64_t* antenna_numbers;          /**< [A] or NULL */
-    double* antenna_diameters;         /**< [A] metres or NULL */
-    char* telescope_name;              /**< or NULL */
+    double* antenna_positions;      /**< [A][3] metres, as stored */
+    char antenna_position_frame[8]; /**< "ecef", "xyz" or "enu" (lower case) */
+    double* antenna_positions_ecef; /**< [A][3] ECEF metres (converted) */
+    double latitude;                /**< radians (stored in degrees) */
+    double longitude;               /**< radians, east-positive (stored in degrees) */
+    double altitude;                /**< metres */
+    char** antenna_names;           /**< [A] or NULL */
+    int64_t* antenna_numbers;       /**< [A] or NULL */
+    double* antenna_diameters;      /**< [A] metres or NULL */
+    char* telescope_name;           /**< or NULL */
 
     /* /obsinfo */
     double phase_center_ra;  /**< boresight, radians */
@@ -72,11 +72,11 @@ typedef struct blade_bfr5 {
     char* instrument_name;   /**< or NULL */
 
     /* /calinfo */
-    double* cal_all;  /**< [F][P][A] complex, as stored */
-    char* refant;     /**< or NULL */
-    double* cal_k;    /**< [P][A] real, or NULL */
-    double* cal_b;    /**< [F][P][A] complex, or NULL */
-    double* cal_g;    /**< [P][A] complex, or NULL */
+    double* cal_all; /**< [F][P][A] complex, as stored */
+    char* refant;    /**< or NULL */
+    double* cal_k;   /**< [P][A] real, or NULL */
+    double* cal_b;   /**< [F][P][A] complex, or NULL */
+    double* cal_g;   /**< [P][A] complex, or NULL */
 
     /* /beaminfo */
     double* beam_ras;    /**< [B] radians */

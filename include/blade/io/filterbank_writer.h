@@ -67,8 +67,7 @@ typedef struct blade_filterbank_config {
     int telescope_id;              /**< SIGPROC id; -1: from observation.telescope */
     int machine_id;                /**< SIGPROC machine id (rawspec's 20 is what
                                         Breakthrough Listen files carry; 0: "fake") */
-    const char*
-        rawdatafile; /**< written when not NULL or empty (at most 80 characters) */
+    const char* rawdatafile;       /**< written when not NULL or empty (at most 80 characters) */
 } blade_filterbank_config;
 
 /** An opaque writer of one file. */
@@ -94,8 +93,8 @@ BLADE_CORE_API void blade_filterbank_file_name(const char* stem,
  * which), ::BLADE_ERROR_UNSUPPORTED for .h5 without HDF5, ::BLADE_ERROR_IO naming
  * the file when it cannot be created.
  */
-BLADE_CORE_API blade_status blade_filterbank_writer_create(
-    blade_filterbank_writer** writer, const blade_filterbank_config* config);
+BLADE_CORE_API blade_status blade_filterbank_writer_create(blade_filterbank_writer** writer,
+                                                           const blade_filterbank_config* config);
 
 /**
  * Append the spectra of `slice`: an f32 tensor [nchans, T, nifs] in host memory
@@ -105,16 +104,13 @@ BLADE_CORE_API blade_status blade_filterbank_writer_write(blade_filterbank_write
                                                           const blade_tensor* slice);
 
 /** Spectra written so far. */
-BLADE_CORE_API int64_t
-blade_filterbank_writer_spectra(const blade_filterbank_writer* writer);
+BLADE_CORE_API int64_t blade_filterbank_writer_spectra(const blade_filterbank_writer* writer);
 
 /** Path of the file. */
-BLADE_CORE_API const char*
-blade_filterbank_writer_path(const blade_filterbank_writer* writer);
+BLADE_CORE_API const char* blade_filterbank_writer_path(const blade_filterbank_writer* writer);
 
 /** Flush and close the file. Idempotent. */
-BLADE_CORE_API blade_status
-blade_filterbank_writer_close(blade_filterbank_writer* writer);
+BLADE_CORE_API blade_status blade_filterbank_writer_close(blade_filterbank_writer* writer);
 
 /** Close (if needed) and free (NULL is ignored). */
 BLADE_CORE_API void blade_filterbank_writer_destroy(blade_filterbank_writer* writer);

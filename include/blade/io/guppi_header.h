@@ -90,8 +90,7 @@ BLADE_CORE_API blade_guppi_card blade_guppi_header_card(const blade_guppi_header
                                                         int64_t index);
 
 /** True if a card with this keyword exists (first occurrence counts). */
-BLADE_CORE_API bool blade_guppi_header_has(const blade_guppi_header* header,
-                                           const char* key);
+BLADE_CORE_API bool blade_guppi_header_has(const blade_guppi_header* header, const char* key);
 
 /**
  * Value of `key` as an integer. Accepts integers and reals with an integral value,
@@ -108,8 +107,9 @@ BLADE_CORE_API blade_status blade_guppi_header_get_real(const blade_guppi_header
                                                         double* value);
 
 /** Value text of `key` (unquoted); ::BLADE_ERROR_FORMAT if missing. */
-BLADE_CORE_API blade_status blade_guppi_header_get_string(
-    const blade_guppi_header* header, const char* key, const char** value);
+BLADE_CORE_API blade_status blade_guppi_header_get_string(const blade_guppi_header* header,
+                                                          const char* key,
+                                                          const char** value);
 
 /**
  * Set `key` to the raw value text `text`, exactly as it goes after "= " (quotes
@@ -138,8 +138,7 @@ BLADE_CORE_API blade_status blade_guppi_header_set_string(blade_guppi_header* he
                                                           const char* value);
 
 /** Remove every card with this keyword (absent: nothing happens). */
-BLADE_CORE_API void blade_guppi_header_remove(blade_guppi_header* header,
-                                              const char* key);
+BLADE_CORE_API void blade_guppi_header_remove(blade_guppi_header* header, const char* key);
 
 /** Copy every card of `from` into `into` (replacing cards with the same key). */
 BLADE_CORE_API blade_status blade_guppi_header_merge(blade_guppi_header* into,
@@ -149,8 +148,7 @@ BLADE_CORE_API blade_status blade_guppi_header_merge(blade_guppi_header* into,
  * Bytes the formatted header takes: cards plus END, padded to a multiple of 512
  * when `directio` is true (no pad when already aligned).
  */
-BLADE_CORE_API size_t blade_guppi_header_bytes(const blade_guppi_header* header,
-                                               bool directio);
+BLADE_CORE_API size_t blade_guppi_header_bytes(const blade_guppi_header* header, bool directio);
 
 /**
  * Write the cards, END and (for `directio`) space padding into `buffer`, which

@@ -69,19 +69,17 @@ extern "C" {
 
 /** What to do where blocks are missing (a PKTIDX jump). */
 typedef enum blade_guppi_gap_policy {
-    BLADE_GUPPI_GAP_ZERO_FILL =
-        0,               /**< emit zeros for the missing blocks (rawspec, seticore) */
-    BLADE_GUPPI_GAP_STOP /**< end the stream at the first gap */
+    BLADE_GUPPI_GAP_ZERO_FILL = 0, /**< emit zeros for the missing blocks (rawspec, seticore) */
+    BLADE_GUPPI_GAP_STOP           /**< end the stream at the first gap */
 } blade_guppi_gap_policy;
 
 /** Configuration of a reader. */
 typedef struct blade_guppi_reader_config {
-    const char* path;      /**< a file, a stem, or any member of stem.NNNN.raw */
-    bool single_file;      /**< read only the file named, not its sequence */
-    int64_t chunk_samples; /**< time samples per chunk; 0: one block's NTIME */
-    int64_t channel_start; /**< first channel (per antenna) of the chunks */
-    int64_t
-        channel_count; /**< channels per antenna in a chunk; 0: all from channel_start */
+    const char* path;        /**< a file, a stem, or any member of stem.NNNN.raw */
+    bool single_file;        /**< read only the file named, not its sequence */
+    int64_t chunk_samples;   /**< time samples per chunk; 0: one block's NTIME */
+    int64_t channel_start;   /**< first channel (per antenna) of the chunks */
+    int64_t channel_count;   /**< channels per antenna in a chunk; 0: all from channel_start */
     blade_dtype output_type; /**< ci8, cf32, ci16, cf16, or ci4 (4-bit files only) */
     blade_guppi_gap_policy gap_policy; /**< dropped blocks: zero-fill or stop */
     int readahead_blocks; /**< blocks buffered ahead; 0: about 512 MiB, 2 to 8 blocks */
@@ -95,45 +93,44 @@ typedef struct blade_guppi_reader_config {
 
 /** The recording as found at open. */
 typedef struct blade_guppi_recording {
-    int64_t nants;          /**< NANTS (1 if absent) */
-    int64_t nchan;          /**< channels per antenna: OBSNCHAN / NANTS */
-    int64_t npol;           /**< polarizations: 1 or 2 (NPOL 4 read as 2) */
-    int64_t nbits;          /**< NBITS */
-    blade_dtype file_type;  /**< element type of the data: ci4, ci8, ci16 or cf32 */
-    int64_t blocsize;       /**< data bytes per block */
-    int64_t block_samples;  /**< time samples in a block's data, OVERLAP included */
-    int64_t overlap;        /**< OVERLAP: samples repeating the previous block's last */
-    int64_t ntime;          /**< time samples each block adds to the stream:
+    int64_t nants;                 /**< NANTS (1 if absent) */
+    int64_t nchan;                 /**< channels per antenna: OBSNCHAN / NANTS */
+    int64_t npol;                  /**< polarizations: 1 or 2 (NPOL 4 read as 2) */
+    int64_t nbits;                 /**< NBITS */
+    blade_dtype file_type;         /**< element type of the data: ci4, ci8, ci16 or cf32 */
+    int64_t blocsize;              /**< data bytes per block */
+    int64_t block_samples;         /**< time samples in a block's data, OVERLAP included */
+    int64_t overlap;               /**< OVERLAP: samples repeating the previous block's last */
+    int64_t ntime;                 /**< time samples each block adds to the stream:
                                  block_samples - overlap */
-    int64_t piperblk;       /**< PKTIDX steps per block (PIPERBLK, or from PKTSIZE,
+    int64_t piperblk;              /**< PKTIDX steps per block (PIPERBLK, or from PKTSIZE,
                                  or from the PKTIDX values) */
-    int64_t pktsize;        /**< PKTSIZE (bytes per packet), 0 if absent */
-    int64_t nfiles;         /**< files in the recording */
-    int64_t nblocks;        /**< complete blocks found in the files */
-    int64_t gaps;           /**< PKTIDX jumps (places where blocks are missing) */
-    int64_t missing_blocks; /**< blocks missing in all jumps together */
-    int64_t stream_blocks;  /**< blocks the stream delivers (zero-filled ones included;
+    int64_t pktsize;               /**< PKTSIZE (bytes per packet), 0 if absent */
+    int64_t nfiles;                /**< files in the recording */
+    int64_t nblocks;               /**< complete blocks found in the files */
+    int64_t gaps;                  /**< PKTIDX jumps (places where blocks are missing) */
+    int64_t missing_blocks;        /**< blocks missing in all jumps together */
+    int64_t stream_blocks;         /**< blocks the stream delivers (zero-filled ones included;
                                  with ::BLADE_GUPPI_GAP_STOP up to the first gap) */
-    int64_t stream_samples; /**< stream_blocks · ntime + overlap (the last block's
+    int64_t stream_samples;        /**< stream_blocks · ntime + overlap (the last block's
                                  overlap samples, which no later block repeats) */
-    int64_t chunks;         /**< whole chunks the stream delivers */
-    int64_t first_pktidx;   /**< PKTIDX of the first block */
-    double tbin;            /**< seconds per sample */
-    bool has_time; /**< SYNCTIME or STT_IMJD was found (else times count from 0) */
-    blade_observation
-        observation; /**< axes of the whole recording: channel 0, first sample */
+    int64_t chunks;                /**< whole chunks the stream delivers */
+    int64_t first_pktidx;          /**< PKTIDX of the first block */
+    double tbin;                   /**< seconds per sample */
+    bool has_time;                 /**< SYNCTIME or STT_IMJD was found (else times count from 0) */
+    blade_observation observation; /**< axes of the whole recording: channel 0, first sample */
 } blade_guppi_recording;
 
 /** What one chunk holds, besides the samples. */
 typedef struct blade_guppi_chunk {
-    int64_t index;       /**< chunk counter from 0 */
-    double unix_start;   /**< unix seconds at the start of the chunk's first sample */
-    double unix_mid;     /**< unix_start + chunk_samples·tbin/2 */
-    double jd_start;     /**< UTC Julian date of unix_start */
-    double jd_mid;       /**< UTC Julian date of unix_mid */
-    int64_t block_index; /**< block of the first sample, counted in the stream from 0
+    int64_t index;                 /**< chunk counter from 0 */
+    double unix_start;             /**< unix seconds at the start of the chunk's first sample */
+    double unix_mid;               /**< unix_start + chunk_samples·tbin/2 */
+    double jd_start;               /**< UTC Julian date of unix_start */
+    double jd_mid;                 /**< UTC Julian date of unix_mid */
+    int64_t block_index;           /**< block of the first sample, counted in the stream from 0
                               (missing blocks count: it follows PKTIDX) */
-    int64_t file_index;  /**< file holding that block (for a zero-filled block: the
+    int64_t file_index;            /**< file holding that block (for a zero-filled block: the
                               file of the next block read) */
     int64_t zero_filled_blocks;    /**< zero-filled blocks overlapping this chunk */
     int64_t zero_filled_samples;   /**< zero-filled time samples in this chunk */
@@ -159,16 +156,15 @@ typedef struct blade_guppi_reader blade_guppi_reader;
  * name the file, the byte offset and the problem. Starts no thread (the first
  * read does), so describing a recording is cheap.
  */
-BLADE_CORE_API blade_status blade_guppi_reader_open(
-    blade_guppi_reader** reader, const blade_guppi_reader_config* config);
+BLADE_CORE_API blade_status blade_guppi_reader_open(blade_guppi_reader** reader,
+                                                    const blade_guppi_reader_config* config);
 
 /** The recording's geometry, counts and axes. */
 BLADE_CORE_API const blade_guppi_recording*
 blade_guppi_reader_recording(const blade_guppi_reader* reader);
 
 /** Shape of the chunks: [NANTS, channel_count, chunk_samples, NPOL]. */
-BLADE_CORE_API blade_shape
-blade_guppi_reader_output_shape(const blade_guppi_reader* reader);
+BLADE_CORE_API blade_shape blade_guppi_reader_output_shape(const blade_guppi_reader* reader);
 
 /** Path of file `index` (0 .. nfiles-1), NULL out of range. */
 BLADE_CORE_API const char* blade_guppi_reader_file_name(const blade_guppi_reader* reader,
@@ -182,8 +178,9 @@ blade_guppi_reader_header(const blade_guppi_reader* reader);
  * Parse the header of complete block `block` (0 .. nblocks-1, in file order) again
  * from disk; the caller destroys it.
  */
-BLADE_CORE_API blade_status blade_guppi_reader_block_header(
-    const blade_guppi_reader* reader, int64_t block, blade_guppi_header** header);
+BLADE_CORE_API blade_status blade_guppi_reader_block_header(const blade_guppi_reader* reader,
+                                                            int64_t block,
+                                                            blade_guppi_header** header);
 
 /**
  * Parse the first block header of the file `path` alone, whatever follows it (no
@@ -191,8 +188,7 @@ BLADE_CORE_API blade_status blade_guppi_reader_block_header(
  * header-only recording says can still be shown; the caller destroys it. Errors
  * name the file (a missing END card, bytes that are not cards, not a regular file).
  */
-BLADE_CORE_API blade_status blade_guppi_file_header(const char* path,
-                                                    blade_guppi_header** header);
+BLADE_CORE_API blade_status blade_guppi_file_header(const char* path, blade_guppi_header** header);
 
 /** Warnings found at open (truncated blocks, gaps, missing keys), oldest first. */
 BLADE_CORE_API int64_t blade_guppi_reader_warning_count(const blade_guppi_reader* reader);

@@ -46,12 +46,11 @@ extern "C" {
 
 /** Configuration of a writer. */
 typedef struct blade_guppi_writer_config {
-    const char* stem;       /**< files stem.0000.raw, stem.0001.raw, ... */
-    blade_dtype input_type; /**< element type of the chunks (complex) */
-    blade_dtype
-        file_type; /**< ci8 (NBITS 8), ci4 (NBITS 4), ci16 (NBITS 16), cf32 (float) */
-    double scale;  /**< factor applied before quantizing; 0 means 1 */
-    bool directio; /**< pad header and data to multiples of 512 bytes */
+    const char* stem;        /**< files stem.0000.raw, stem.0001.raw, ... */
+    blade_dtype input_type;  /**< element type of the chunks (complex) */
+    blade_dtype file_type;   /**< ci8 (NBITS 8), ci4 (NBITS 4), ci16 (NBITS 16), cf32 (float) */
+    double scale;            /**< factor applied before quantizing; 0 means 1 */
+    bool directio;           /**< pad header and data to multiples of 512 bytes */
     int64_t block_samples;   /**< time samples per block (NTIME); 0: the chunk's T */
     int64_t blocks_per_file; /**< blocks before starting the next file; 0: one file */
 } blade_guppi_writer_config;
@@ -64,20 +63,18 @@ typedef struct blade_guppi_writer blade_guppi_writer;
  * here. `chunk_shape` is [A, F, T, P] with P 1 or 2. ::BLADE_ERROR_IO names the
  * file and the system's reason.
  */
-BLADE_CORE_API blade_status
-blade_guppi_writer_create(blade_guppi_writer** writer,
-                          const blade_guppi_writer_config* config,
-                          const blade_shape* chunk_shape);
+BLADE_CORE_API blade_status blade_guppi_writer_create(blade_guppi_writer** writer,
+                                                      const blade_guppi_writer_config* config,
+                                                      const blade_shape* chunk_shape);
 
 /**
  * Set the axes and pointing (before the first block is written; later calls fail)
  * and extra header cards (may be NULL; copied). Without a call, the axis cards are
  * zero: TBIN 1 s, OBSFREQ 0.
  */
-BLADE_CORE_API blade_status
-blade_guppi_writer_set_observation(blade_guppi_writer* writer,
-                                   const blade_observation* observation,
-                                   const blade_guppi_header* extra);
+BLADE_CORE_API blade_status blade_guppi_writer_set_observation(blade_guppi_writer* writer,
+                                                               const blade_observation* observation,
+                                                               const blade_guppi_header* extra);
 
 /** Append one chunk (host memory). Writes every block it completes. */
 BLADE_CORE_API blade_status blade_guppi_writer_write(blade_guppi_writer* writer,
@@ -97,8 +94,7 @@ BLADE_CORE_API int64_t blade_guppi_writer_blocks(const blade_guppi_writer* write
 BLADE_CORE_API int64_t blade_guppi_writer_files(const blade_guppi_writer* writer);
 
 /** Time samples dropped at close because they did not fill a block. */
-BLADE_CORE_API int64_t
-blade_guppi_writer_discarded_samples(const blade_guppi_writer* writer);
+BLADE_CORE_API int64_t blade_guppi_writer_discarded_samples(const blade_guppi_writer* writer);
 
 /** Path of file `index` as written (stem.NNNN.raw); NULL if not created. */
 BLADE_CORE_API const char* blade_guppi_writer_file_name(const blade_guppi_writer* writer,

@@ -29,17 +29,14 @@ extern "C" {
  * reading, or a directory. `exists` says whether something is there now. `what`
  * names the writer in the message (::BLADE_ERROR_INVALID_ARGUMENT).
  */
-BLADE_CORE_API blade_status blade_output_check(const char* path,
-                                               const char* what,
-                                               bool* exists);
+BLADE_CORE_API blade_status blade_output_check(const char* path, const char* what, bool* exists);
 
 /**
  * Check that files can be created in the directory of `path` (a file name or a
  * stem): it exists, is a directory and is writable; else ::BLADE_ERROR_IO naming the
  * directory, `path` and the reason.
  */
-BLADE_CORE_API blade_status blade_output_directory_check(const char* path,
-                                                         const char* what);
+BLADE_CORE_API blade_status blade_output_directory_check(const char* path, const char* what);
 
 #ifdef __cplusplus
 }

@@ -94,20 +94,20 @@ typedef enum blade_beamformer_path {
  */
 typedef enum blade_beamformer_kernel {
     BLADE_BEAMFORMER_KERNEL_DEFAULT = 0, /**< the library's choice for the path */
-    BLADE_BEAMFORMER_KERNEL_DIRECT,  /**< fp32: phasors read from global memory before each use */
+    BLADE_BEAMFORMER_KERNEL_DIRECT, /**< fp32: phasors read from global memory before each use */
     BLADE_BEAMFORMER_KERNEL_STAGED1, /**< fp32: phasors staged in shared memory, 2 elements per thread */
     BLADE_BEAMFORMER_KERNEL_STAGED2, /**< fp32: phasors staged in shared memory, 4 elements per thread */
-    BLADE_BEAMFORMER_KERNEL_TENSOR,  /**< tf32, tf32x3: 64 beams x 128 columns per block, 3-stage copies */
+    BLADE_BEAMFORMER_KERNEL_TENSOR, /**< tf32, tf32x3: 64 beams x 128 columns per block, 3-stage copies */
     BLADE_BEAMFORMER_KERNEL_COUNT
 } blade_beamformer_kernel;
 
 /** Configuration of a beamformer. */
 typedef struct blade_beamformer_config {
-    blade_dtype input_type;      /**< voltages: BLADE_CF32 or BLADE_CI8 */
-    blade_dtype output_type;     /**< beams: BLADE_CF32 or BLADE_CF16 */
-    bool incoherent;             /**< append the incoherent beam (aspect index B) */
-    bool incoherent_sqrt;        /**< write sqrt of the incoherent power */
-    blade_beamformer_path path;  /**< how to compute on a GPU */
+    blade_dtype input_type;         /**< voltages: BLADE_CF32 or BLADE_CI8 */
+    blade_dtype output_type;        /**< beams: BLADE_CF32 or BLADE_CF16 */
+    bool incoherent;                /**< append the incoherent beam (aspect index B) */
+    bool incoherent_sqrt;           /**< write sqrt of the incoherent power */
+    blade_beamformer_path path;     /**< how to compute on a GPU */
     blade_beamformer_kernel kernel; /**< which GPU kernel (DEFAULT: the library's choice) */
 } blade_beamformer_config;
 

@@ -7,8 +7,8 @@
  * Input x is cf32 [A, F, T, P]; the rate N must divide T. Output y is cf32
  * [A, F*N, T/N, P]. With taps M = 1 (the plain FFT, as upstream BLADE):
  *
- *     y[a, f*N + k, s, p] = sum_{n=0}^{N-1} x[a, f, s*N + n, p] * (-1)^n * exp(-2 pi i k
- * n / N)
+ *     y[a, f*N + k, s, p] = sum_{n=0}^{N-1} x[a, f, s*N + n, p] * (-1)^n
+ *                                             * exp(-2 pi i k n / N)
  *
  * consecutive, non-overlapping, unnormalised N-point forward FFTs along time, with
  * the zero frequency moved to the middle by the (-1)^n modulation.
@@ -29,8 +29,8 @@
  * **Polyphase filterbank (taps M >= 2).** A prototype low-pass filter h of L = M*N
  * taps,
  *
- *     g[j] = w[j] * sinc(beta * (j - (L-1)/2) / N),   sinc(u) = sin(pi u)/(pi u), sinc(0)
- * = 1 h[j] = N * g[j] / sum_i g[i]                     (j = 0 .. L-1; sum h = N)
+ *     g[j] = w[j] * sinc(beta * (j - (L-1)/2) / N),   sinc(u) = sin(pi u)/(pi u), sinc(0) = 1
+ *     h[j] = N * g[j] / sum_i g[i]                     (j = 0 .. L-1; sum h = N)
  *
  * with w the symmetric window of length L chosen by ::blade_channelizer_window
  * (theta = 2 pi j / (L-1)): rectangular 1; hamming 0.54 - 0.46 cos(theta); hann
@@ -51,8 +51,7 @@
  * amplitude as from the plain FFT. Then
  *
  *     y[a, f*N + k, s, p] = sum_{n=0}^{N-1} (-1)^n exp(-2 pi i k n / N)
- *                           * sum_{m=0}^{M-1} h[m*N + n] * xs[a, f, (s - M + 1 + m)*N +
- * n, p]
+ *                           * sum_{m=0}^{M-1} h[m*N + n] * xs[a, f, (s - M + 1 + m)*N + n, p]
  *
  * where xs is the continuous time series of each (a, f, p) across chunks: indices
  * 0 .. T-1 are the current chunk, negative indices the previous chunks' last
@@ -117,9 +116,9 @@ typedef enum blade_channelizer_window {
 
 /** Configuration of a channelizer. */
 typedef struct blade_channelizer_config {
-    blade_dtype input_type; /**< must be ::BLADE_CF32 (cast integer voltages first) */
-    int64_t rate;           /**< N: fine channels per coarse channel; divides T */
-    int taps;               /**< M: 1 = plain FFT, 2..64 = polyphase filterbank */
+    blade_dtype input_type;          /**< must be ::BLADE_CF32 (cast integer voltages first) */
+    int64_t rate;                    /**< N: fine channels per coarse channel; divides T */
+    int taps;                        /**< M: 1 = plain FFT, 2..64 = polyphase filterbank */
     blade_channelizer_window window; /**< prototype window (used when taps >= 2) */
 } blade_channelizer_config;
 
@@ -134,8 +133,8 @@ BLADE_CORE_API const char* blade_channelizer_window_name(blade_channelizer_windo
  * (also "blackmanharris", any case).
  * @return ::BLADE_ERROR_INVALID_ARGUMENT naming the accepted names if unknown.
  */
-BLADE_CORE_API blade_status
-blade_channelizer_window_parse(const char* name, blade_channelizer_window* window);
+BLADE_CORE_API blade_status blade_channelizer_window_parse(const char* name,
+                                                           blade_channelizer_window* window);
 
 /**
  * The prototype filter h of the file description, `taps * rate` values, computed in
@@ -159,15 +158,13 @@ BLADE_CORE_API blade_status blade_channelizer_prototype(int64_t rate,
  *         without one; ::BLADE_ERROR_UNSUPPORTED when cuFFT is needed but cannot be
  *         loaded.
  */
-BLADE_CORE_API blade_status
-blade_channelizer_create(blade_channelizer** channelizer,
-                         const blade_channelizer_config* config,
-                         const blade_shape* input_shape,
-                         blade_device device);
+BLADE_CORE_API blade_status blade_channelizer_create(blade_channelizer** channelizer,
+                                                     const blade_channelizer_config* config,
+                                                     const blade_shape* input_shape,
+                                                     blade_device device);
 
 /** Output shape [A, F*N, T/N, P]. */
-BLADE_CORE_API blade_shape
-blade_channelizer_output_shape(const blade_channelizer* channelizer);
+BLADE_CORE_API blade_shape blade_channelizer_output_shape(const blade_channelizer* channelizer);
 
 /**
  * Channelize `input` into `output` (cf32, shapes as created, on the plan's device,

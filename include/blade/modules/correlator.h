@@ -101,10 +101,11 @@ typedef enum blade_correlator_path {
 
 /** Configuration of a correlator. */
 typedef struct blade_correlator_config {
-    blade_dtype input_type;      /**< voltages: BLADE_CF32 or BLADE_CI8 */
-    int64_t integration;         /**< time samples summed per output: a divisor of T, or a multiple of T */
-    int64_t channel_integration; /**< adjacent channels summed per output (Fc, divides F); 1: none */
-    blade_correlator_path path;  /**< how to compute on a GPU */
+    blade_dtype input_type; /**< voltages: BLADE_CF32 or BLADE_CI8 */
+    int64_t integration; /**< time samples summed per output: a divisor of T, or a multiple of T */
+    int64_t
+        channel_integration;    /**< adjacent channels summed per output (Fc, divides F); 1: none */
+    blade_correlator_path path; /**< how to compute on a GPU */
     /** Tensor-core path with cf32 voltages only: the voltages are multiplied by this
      *  before they are rounded to fp16 and the sums divided by its square (a power of
      *  two keeps that exact). 0 means 1. Choose it so that |scale · x| < 65504 and
@@ -129,7 +130,8 @@ BLADE_CORE_API const char* blade_correlator_path_name(blade_correlator_path path
  * Parse a path name (case-insensitive).
  * @return ::BLADE_ERROR_INVALID_ARGUMENT naming the accepted names if unknown.
  */
-BLADE_CORE_API blade_status blade_correlator_path_parse(const char* name, blade_correlator_path* path);
+BLADE_CORE_API blade_status blade_correlator_path_parse(const char* name,
+                                                        blade_correlator_path* path);
 
 /** Baselines of `antennas` antennas, autocorrelations included: A(A+1)/2 (0 for A < 1). */
 BLADE_CORE_API int64_t blade_correlator_baselines(int64_t antennas);
@@ -179,7 +181,8 @@ BLADE_CORE_API void blade_correlator_reset(blade_correlator* correlator);
 
 /** Whether the voltages are of a lower-sideband band from the next process() on
  *  (blade_correlator_config::lower_sideband). */
-BLADE_CORE_API void blade_correlator_set_lower_sideband(blade_correlator* correlator, bool lower_sideband);
+BLADE_CORE_API void blade_correlator_set_lower_sideband(blade_correlator* correlator,
+                                                        bool lower_sideband);
 
 /**
  * Correlate one input chunk. With K = 1 every call writes `output`; with K > 1 the

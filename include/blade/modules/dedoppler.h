@@ -147,42 +147,40 @@ extern "C" {
 
 /** How path sums are integrated (see this file's description). */
 typedef enum blade_dedoppler_method {
-    BLADE_DEDOPPLER_TAYLOR =
-        0, /**< Taylor tree: the search (O(F·T·log T) per drift block) */
-    BLADE_DEDOPPLER_BRUTE_FORCE =
-        1 /**< exact nearest-channel sums: a reference, small T */
+    BLADE_DEDOPPLER_TAYLOR = 0,     /**< Taylor tree: the search (O(F·T·log T) per drift block) */
+    BLADE_DEDOPPLER_BRUTE_FORCE = 1 /**< exact nearest-channel sums: a reference, small T */
 } blade_dedoppler_method;
 
 /** Centre and spread of the SNR (see this file's description). */
 typedef enum blade_dedoppler_normalization {
-    BLADE_DEDOPPLER_NORM_MAD = 0, /**< median, 1.4826 × median absolute deviation */
+    BLADE_DEDOPPLER_NORM_MAD = 0,       /**< median, 1.4826 × median absolute deviation */
     BLADE_DEDOPPLER_NORM_TURBO_SETI = 1 /**< median, std of the values within [p5, p95] */
 } blade_dedoppler_normalization;
 
 /** Configuration of a search. Start from blade_dedoppler_config_default(). */
 typedef struct blade_dedoppler_config {
-    double foff_hz; /**< fine channel width, Hz; negative when frequency descends */
-    double tsamp_s; /**< time from one spectrum to the next, s (> 0) */
-    int64_t nfpc;   /**< fine channels per coarse channel (divides F) */
+    double foff_hz;            /**< fine channel width, Hz; negative when frequency descends */
+    double tsamp_s;            /**< time from one spectrum to the next, s (> 0) */
+    int64_t nfpc;              /**< fine channels per coarse channel (divides F) */
     double min_drift_hz_per_s; /**< smallest |drift rate| searched, ≥ 0 */
     double max_drift_hz_per_s; /**< largest |drift rate| searched, ≥ min_drift */
     double snr_threshold;      /**< a hit's SNR must exceed this (≥ 0) */
     blade_dedoppler_method method;
     blade_dedoppler_normalization normalization;
-    bool blank_dc;   /**< replace channel nfpc/2 of each coarse channel (nfpc ≥ 3) */
-    double sk_shape; /**< spectral-kurtosis flagging: n, powers per value; 0 = off */
-    double sk_sigmas; /**< flag when |SK − 1| > sk_sigmas · σ (> 0 when sk_shape > 0) */
+    bool blank_dc;        /**< replace channel nfpc/2 of each coarse channel (nfpc ≥ 3) */
+    double sk_shape;      /**< spectral-kurtosis flagging: n, powers per value; 0 = off */
+    double sk_sigmas;     /**< flag when |SK − 1| > sk_sigmas · σ (> 0 when sk_shape > 0) */
     int64_t hit_capacity; /**< most hits one process() call returns (≥ 1) */
 } blade_dedoppler_config;
 
 /** One hit: the best path of a start channel, a local maximum of SNR. */
 typedef struct blade_dedoppler_hit {
-    int64_t channel; /**< fine channel of the path's start (spectrum 0), 0 … F−1 */
-    int64_t channel_in_coarse; /**< the start's index in its coarse channel (turbo_seti's
+    int64_t channel;            /**< fine channel of the path's start (spectrum 0), 0 … F−1 */
+    int64_t channel_in_coarse;  /**< the start's index in its coarse channel (turbo_seti's
                                   Index) */
-    int64_t coarse_channel;    /**< channel / nfpc */
-    int64_t beam;              /**< 0 … B−1 */
-    int64_t drift_index; /**< k: channels drifted from spectrum 0 to spectrum T'−1 */
+    int64_t coarse_channel;     /**< channel / nfpc */
+    int64_t beam;               /**< 0 … B−1 */
+    int64_t drift_index;        /**< k: channels drifted from spectrum 0 to spectrum T'−1 */
     double drift_rate_hz_per_s; /**< k · foff / ((T' − 1) · tsamp) */
     float snr;                  /**< (path sum − centre) / spread */
     float path_sum;             /**< the path's sum (preprocessed input units) */
@@ -200,7 +198,7 @@ typedef struct blade_dedoppler_geometry {
     int64_t max_drift_index;    /**< largest |k| searched */
     double drift_step_hz_per_s; /**< foff / ((T' − 1) · tsamp), signed; 0 when T' = 1 */
     int64_t window;             /**< N of the top-hit window [f − N, f + N) */
-    int64_t drift_blocks; /**< Taylor tree blocks per direction (0 for brute force) */
+    int64_t drift_blocks;       /**< Taylor tree blocks per direction (0 for brute force) */
 } blade_dedoppler_geometry;
 
 /** An opaque dedoppler plan. */
@@ -214,9 +212,7 @@ BLADE_CORE_API blade_dedoppler_config blade_dedoppler_config_default(void);
 BLADE_CORE_API blade_shape blade_shape_tf(int64_t spectra, int64_t channels);
 
 /** A spectrogram shape [B, T, F] (rank 3). */
-BLADE_CORE_API blade_shape blade_shape_btf(int64_t beams,
-                                           int64_t spectra,
-                                           int64_t channels);
+BLADE_CORE_API blade_shape blade_shape_btf(int64_t beams, int64_t spectra, int64_t channels);
 
 /** Name of a normalisation: "MAD", "turbo_seti", or "unknown". */
 BLADE_CORE_API const char*
@@ -242,12 +238,10 @@ BLADE_CORE_API blade_status blade_dedoppler_create(blade_dedoppler** plan,
                                                    blade_device device);
 
 /** The plan's sizes and drift grid. */
-BLADE_CORE_API blade_dedoppler_geometry
-blade_dedoppler_get_geometry(const blade_dedoppler* plan);
+BLADE_CORE_API blade_dedoppler_geometry blade_dedoppler_get_geometry(const blade_dedoppler* plan);
 
 /** The drift indices k searched, in increasing order, into `indices` (D values). */
-BLADE_CORE_API void blade_dedoppler_drift_indices(const blade_dedoppler* plan,
-                                                  int64_t* indices);
+BLADE_CORE_API void blade_dedoppler_drift_indices(const blade_dedoppler* plan, int64_t* indices);
 
 /** Capacity of the hit list given to process() (config.hit_capacity). */
 BLADE_CORE_API int64_t blade_dedoppler_hit_capacity(const blade_dedoppler* plan);

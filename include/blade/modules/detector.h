@@ -73,7 +73,7 @@ typedef enum blade_detector_mode {
 /** Configuration of a detector. */
 typedef struct blade_detector_config {
     blade_detector_mode mode; /**< products to compute */
-    int64_t integration;      /**< time samples summed per output: a divisor of T, or a multiple of T */
+    int64_t integration; /**< time samples summed per output: a divisor of T, or a multiple of T */
     /** The voltages are of a lower-sideband band (CHAN_BW < 0): the conjugates of the
      *  sky signal's, so Im(X·Y*) is negated (cross: the 4th output; IQUV: V) to give
      *  the sky's, as rawspec does. Total powers, XX, YY, Re(X·Y*), Q and U do not
@@ -91,8 +91,7 @@ BLADE_CORE_API const char* blade_detector_mode_name(blade_detector_mode mode);
  * Parse a mode name ("I", "XXYY", "cross", "IQUV"; case-insensitive).
  * @return ::BLADE_ERROR_INVALID_ARGUMENT naming the accepted names if unknown.
  */
-BLADE_CORE_API blade_status blade_detector_mode_parse(const char* name,
-                                                      blade_detector_mode* mode);
+BLADE_CORE_API blade_status blade_detector_mode_parse(const char* name, blade_detector_mode* mode);
 
 /** Output values per sample of a mode (Pout: 1, 2 or 4; 0 for an unknown mode). */
 BLADE_CORE_API int blade_detector_mode_outputs(blade_detector_mode mode);

@@ -63,15 +63,13 @@ typedef struct blade_permutation blade_permutation;
  *         from the shape's rank, or `axes` is not a permutation of 0 .. rank-1;
  *         ::BLADE_ERROR_NO_DEVICE for a CUDA device in a build or host without one.
  */
-BLADE_CORE_API blade_status
-blade_permutation_create(blade_permutation** permutation,
-                         const blade_permutation_config* config,
-                         const blade_shape* input_shape,
-                         blade_device device);
+BLADE_CORE_API blade_status blade_permutation_create(blade_permutation** permutation,
+                                                     const blade_permutation_config* config,
+                                                     const blade_shape* input_shape,
+                                                     blade_device device);
 
 /** Output shape: (shape[axes[0]], shape[axes[1]], ...). */
-BLADE_CORE_API blade_shape
-blade_permutation_output_shape(const blade_permutation* permutation);
+BLADE_CORE_API blade_shape blade_permutation_output_shape(const blade_permutation* permutation);
 
 /** True when the permutation leaves the memory layout unchanged (a plain copy). */
 BLADE_CORE_API bool blade_permutation_is_identity(const blade_permutation* permutation);

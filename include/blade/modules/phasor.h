@@ -42,8 +42,8 @@
 #include <stdint.h>
 
 #include <blade/device.h>
-#include <blade/io/observation.h>
 #include <blade/export.h>
+#include <blade/io/observation.h>
 #include <blade/status.h>
 #include <blade/tensor.h>
 
@@ -86,7 +86,7 @@ typedef struct blade_phasor_config {
     /** The chunks' frequency axis (freq_first, chan_bw, nchan, nfpc, coarse_first;
      *  the other fields are not used): after a channelizer, its fine axis. */
     blade_observation observation;
-    int64_t polarizations;           /**< P */
+    int64_t polarizations; /**< P */
     /** [A][calibration_channels][P] complex as (re, im) double pairs; NULL: all 1. */
     const double* calibration;
     int64_t calibration_channels;      /**< rows of the calibration table */
@@ -95,7 +95,7 @@ typedef struct blade_phasor_config {
     /** Geometry mode: delay[b, a] = tau_a(beam b), without subtracting the
      *  boresight's (for data that were not phased upstream). Default false. */
     bool absolute_delays;
-    blade_delay_table table;           /**< table modes only */
+    blade_delay_table table; /**< table modes only */
 } blade_phasor_config;
 
 /** An opaque phasor plan. */
@@ -145,9 +145,7 @@ BLADE_CORE_API blade_status blade_phasor_set_beams(blade_phasor* plan,
                                                    const double* dec);
 
 /** Replace the boresight direction (geometry mode). */
-BLADE_CORE_API blade_status blade_phasor_set_boresight(blade_phasor* plan,
-                                                       double ra,
-                                                       double dec);
+BLADE_CORE_API blade_status blade_phasor_set_boresight(blade_phasor* plan, double ra, double dec);
 
 /**
  * Replace the calibration: [A][channels][P] (re, im) pairs, row r = absolute

@@ -38,17 +38,13 @@ extern "C" {
  * extent >= 1) and that `nstreams` = A * F * P.
  * @return ::BLADE_ERROR_INVALID_ARGUMENT naming what was expected and given.
  */
-BLADE_CORE_API blade_status blade_stream_adapter_check(const blade_shape* shape,
-                                                       int64_t nstreams);
+BLADE_CORE_API blade_status blade_stream_adapter_check(const blade_shape* shape, int64_t nstreams);
 
 /** Number of streams of an [A, F, T, P] chunk: A * F * P (0 if the rank is not 4). */
 BLADE_CORE_API int64_t blade_stream_count(const blade_shape* shape);
 
 /** Stream number of (a, f, p) in an [A, F, T, P] chunk: (a * F + f) * P + p. */
-BLADE_CORE_API int64_t blade_stream_port(const blade_shape* shape,
-                                         int64_t a,
-                                         int64_t f,
-                                         int64_t p);
+BLADE_CORE_API int64_t blade_stream_port(const blade_shape* shape, int64_t a, int64_t f, int64_t p);
 
 /**
  * Pack one chunk: sample t of `streams[port(a, f, p)]` (T cf32 values each) goes to
@@ -105,8 +101,7 @@ BLADE_CORE_API void blade_sample_clock_time(const blade_sample_clock* clock,
                                             double* fraction);
 
 /** Unix time of `sample` in seconds (as a double: about 0.24 us resolution today). */
-BLADE_CORE_API double blade_sample_clock_unix(const blade_sample_clock* clock,
-                                              int64_t sample);
+BLADE_CORE_API double blade_sample_clock_unix(const blade_sample_clock* clock, int64_t sample);
 
 /** When a chunk of samples was observed (the gr-blade time tags of a chunk). */
 typedef struct blade_chunk_times {

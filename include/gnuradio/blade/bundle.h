@@ -31,12 +31,12 @@ struct BLADE_API spectrometer_options {
     //! Fine channels per coarse channel; unset: 1 (no channelizer) in Mode H and B, 0
     //! (the whole gathered time axis, T·gather) in Mode BH.
     std::optional<int64_t> channelizer_rate;
-    int taps = 1;                     //!< polyphase filterbank taps per branch (1: a plain FFT)
-    std::string window = "hamming";   //!< the polyphase prototype's window
-    bool circular = false;            //!< convert linear X, Y to circular L, R first
-    std::string detector = "I";       //!< "I", "XXYY", "cross", "IQUV" (Mode B also "none")
-    int64_t integration = 1;          //!< spectra summed per output spectrum; may span chunks
-    std::string device = "auto";      //!< "auto", "cpu", "cuda", "cuda:N", "emulated", "all"
+    int taps = 1;                   //!< polyphase filterbank taps per branch (1: a plain FFT)
+    std::string window = "hamming"; //!< the polyphase prototype's window
+    bool circular = false;          //!< convert linear X, Y to circular L, R first
+    std::string detector = "I";     //!< "I", "XXYY", "cross", "IQUV" (Mode B also "none")
+    int64_t integration = 1;        //!< spectra summed per output spectrum; may span chunks
+    std::string device = "auto";    //!< "auto", "cpu", "cuda", "cuda:N", "emulated", "all"
     //! Several devices, one sub-band each (e.g. {"cuda:0", "cuda:1"}); empty: device.
     std::vector<std::string> devices;
 };

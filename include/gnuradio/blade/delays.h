@@ -32,10 +32,8 @@ namespace blade {
  *        to the reference antenna without the boresight's subtracted (for data
  *        not phased upstream, and for inspection).
  */
-BLADE_API std::vector<double> compute_delays(const array_geometry& array,
-                                             double jd,
-                                             double dut1 = 0.0,
-                                             bool absolute = false);
+BLADE_API std::vector<double>
+compute_delays(const array_geometry& array, double jd, double dut1 = 0.0, bool absolute = false);
 
 /*!
  * \brief Phasors of the phasor block for one time, without a flowgraph.

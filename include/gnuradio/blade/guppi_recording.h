@@ -30,23 +30,23 @@ struct BLADE_API guppi_card {
  * \ingroup blade
  */
 struct BLADE_API guppi_description {
-    std::vector<std::string> files;    //!< files in reading order
-    int64_t nants = 0;                 //!< antennas
-    int64_t nchan = 0;                 //!< channels per antenna
-    int64_t npol = 0;                  //!< polarizations (1 or 2)
-    int64_t nbits = 0;                 //!< bits per real or imaginary part
-    std::string sample_type;           //!< ci4, ci8, ci16 or cf32
-    int64_t blocsize = 0;              //!< data bytes per block
-    int64_t ntime = 0;                 //!< time samples each block adds (OVERLAP excluded)
-    int64_t overlap = 0;               //!< OVERLAP: samples repeating the previous block's
-    int64_t piperblk = 0;              //!< PKTIDX steps per block (PIPERBLK, PKTSIZE or learned)
-    int64_t blocks = 0;                //!< complete blocks in the files
-    int64_t gaps = 0;                  //!< PKTIDX jumps
-    int64_t missing_blocks = 0;        //!< blocks missing in them
-    int64_t first_pktidx = 0;          //!< PKTIDX of the first block
-    double tbin = 0;                   //!< seconds per sample
+    std::vector<std::string> files;       //!< files in reading order
+    int64_t nants = 0;                    //!< antennas
+    int64_t nchan = 0;                    //!< channels per antenna
+    int64_t npol = 0;                     //!< polarizations (1 or 2)
+    int64_t nbits = 0;                    //!< bits per real or imaginary part
+    std::string sample_type;              //!< ci4, ci8, ci16 or cf32
+    int64_t blocsize = 0;                 //!< data bytes per block
+    int64_t ntime = 0;                    //!< time samples each block adds (OVERLAP excluded)
+    int64_t overlap = 0;                  //!< OVERLAP: samples repeating the previous block's
+    int64_t piperblk = 0;                 //!< PKTIDX steps per block (PIPERBLK, PKTSIZE or learned)
+    int64_t blocks = 0;                   //!< complete blocks in the files
+    int64_t gaps = 0;                     //!< PKTIDX jumps
+    int64_t missing_blocks = 0;           //!< blocks missing in them
+    int64_t first_pktidx = 0;             //!< PKTIDX of the first block
+    double tbin = 0;                      //!< seconds per sample
     ::gr::blade::observation observation; //!< the recording's axes and pointing (all channels)
-    std::vector<std::string> warnings; //!< found while scanning
+    std::vector<std::string> warnings;    //!< found while scanning
 };
 
 /*!

@@ -28,25 +28,28 @@ namespace blade {
 namespace tag {
 constexpr const char* time_start_unix = "blade_time_start_unix"; //!< double: first sample's start
 constexpr const char* time_mid_unix = "blade_time_mid_unix";     //!< double: middle of the chunk
-constexpr const char* jd_start = "blade_jd_start";               //!< double: UTC Julian date of the start
-constexpr const char* jd_mid = "blade_jd_mid";                   //!< double: UTC Julian date of the middle
-constexpr const char* dut1 = "blade_dut1";                       //!< double: UT1 - UTC, seconds
-constexpr const char* tsamp = "blade_tsamp";                     //!< double: seconds per sample on the T axis
-constexpr const char* freq_first = "blade_freq_first";           //!< double: centre of channel 0, Hz
-constexpr const char* chan_bw = "blade_chan_bw";                 //!< double: channel width, Hz (negative: descending)
-constexpr const char* nchan = "blade_nchan";                     //!< long: channels per aspect in the chunk
-constexpr const char* nfpc = "blade_nfpc";                       //!< long: fine channels per coarse channel
-constexpr const char* coarse_first = "blade_coarse_first";       //!< long: absolute index of coarse channel 0 (SCHAN + subset start)
-constexpr const char* block_index = "blade_block_index";         //!< long: GUPPI block of the chunk start
-constexpr const char* file_name = "blade_file_name";             //!< string: file of the chunk start
-constexpr const char* source_name = "blade_source_name";         //!< string: SRC_NAME
-constexpr const char* telescope = "blade_telescope";             //!< string: TELESCOP
-constexpr const char* ra = "blade_ra";                           //!< double: boresight right ascension, rad
-constexpr const char* dec = "blade_dec";                         //!< double: boresight declination, rad
-constexpr const char* az = "blade_az";                           //!< double: azimuth at the start, rad
-constexpr const char* za = "blade_za";                           //!< double: zenith angle at the start, rad
-constexpr const char* aspect = "blade_aspect";                   //!< string: "antenna" or "beam" (meaning of axis A)
-constexpr const char* dropped = "blade_dropped_blocks";          //!< long: blocks zero-filled before this chunk
+constexpr const char* jd_start = "blade_jd_start";     //!< double: UTC Julian date of the start
+constexpr const char* jd_mid = "blade_jd_mid";         //!< double: UTC Julian date of the middle
+constexpr const char* dut1 = "blade_dut1";             //!< double: UT1 - UTC, seconds
+constexpr const char* tsamp = "blade_tsamp";           //!< double: seconds per sample on the T axis
+constexpr const char* freq_first = "blade_freq_first"; //!< double: centre of channel 0, Hz
+constexpr const char* chan_bw =
+    "blade_chan_bw";                         //!< double: channel width, Hz (negative: descending)
+constexpr const char* nchan = "blade_nchan"; //!< long: channels per aspect in the chunk
+constexpr const char* nfpc = "blade_nfpc";   //!< long: fine channels per coarse channel
+constexpr const char* coarse_first =
+    "blade_coarse_first"; //!< long: absolute index of coarse channel 0 (SCHAN + subset start)
+constexpr const char* block_index = "blade_block_index"; //!< long: GUPPI block of the chunk start
+constexpr const char* file_name = "blade_file_name";     //!< string: file of the chunk start
+constexpr const char* source_name = "blade_source_name"; //!< string: SRC_NAME
+constexpr const char* telescope = "blade_telescope";     //!< string: TELESCOP
+constexpr const char* ra = "blade_ra";                   //!< double: boresight right ascension, rad
+constexpr const char* dec = "blade_dec";                 //!< double: boresight declination, rad
+constexpr const char* az = "blade_az";                   //!< double: azimuth at the start, rad
+constexpr const char* za = "blade_za";                   //!< double: zenith angle at the start, rad
+constexpr const char* aspect = "blade_aspect"; //!< string: "antenna" or "beam" (meaning of axis A)
+constexpr const char* dropped =
+    "blade_dropped_blocks"; //!< long: blocks zero-filled before this chunk
 //! dict: what each beam of axis A is, so that every beam's file gets its own name and
 //! position: "names" (vector of symbols), "ra" and "dec" (f64vector, radians; NaN
 //! where unknown), "boresight" (f64vector: ra, dec). The phasor block attaches it to

@@ -69,10 +69,11 @@ struct BLADE_API array_geometry {
     //! Array reference: longitude (rad, east-positive), latitude (rad), altitude (m
     //! above the WGS84 ellipsoid).
     std::vector<double> reference;
-    std::vector<std::vector<double>> antenna_positions; //!< A rows of ECEF x, y, z (m), in data order
-    std::vector<double> boresight;                      //!< (ra, dec) rad (ICRS) the data are phased to
-    std::vector<std::vector<double>> beams;             //!< B rows of (ra, dec) rad
-    int64_t reference_antenna = 0;                      //!< the antenna whose delay is 0
+    std::vector<std::vector<double>>
+        antenna_positions;                  //!< A rows of ECEF x, y, z (m), in data order
+    std::vector<double> boresight;          //!< (ra, dec) rad (ICRS) the data are phased to
+    std::vector<std::vector<double>> beams; //!< B rows of (ra, dec) rad
+    int64_t reference_antenna = 0;          //!< the antenna whose delay is 0
 };
 
 /*!
@@ -90,7 +91,7 @@ struct BLADE_API phasor_options {
     //! /delayinfo/delays interpolated linearly in time) or "recipe_rates" (nearest
     //! row plus /delayinfo/rates times the offset).
     std::string delays = "geometry";
-    std::vector<int64_t> beams; //!< recipe beams to form, by index (empty: all, in order)
+    std::vector<int64_t> beams;  //!< recipe beams to form, by index (empty: all, in order)
     std::string device = "auto"; //!< "auto", "cpu", "cuda", "cuda:N" or "emulated"
 };
 

@@ -19,14 +19,14 @@ namespace blade {
  * \ingroup blade
  */
 struct BLADE_API gpu_info {
-    int index = 0;                 //!< CUDA ordinal ("cuda:index")
-    std::string name;              //!< e.g. "NVIDIA H200"
-    uint64_t total_memory = 0;     //!< bytes
-    uint64_t free_memory = 0;      //!< bytes at the time of the query
-    int compute_major = 0;         //!< compute capability, major
-    int compute_minor = 0;         //!< compute capability, minor
-    int multiprocessors = 0;       //!< streaming multiprocessors
-    double memory_bandwidth = 0;   //!< theoretical bytes/s (0 if unknown)
+    int index = 0;               //!< CUDA ordinal ("cuda:index")
+    std::string name;            //!< e.g. "NVIDIA H200"
+    uint64_t total_memory = 0;   //!< bytes
+    uint64_t free_memory = 0;    //!< bytes at the time of the query
+    int compute_major = 0;       //!< compute capability, major
+    int compute_minor = 0;       //!< compute capability, minor
+    int multiprocessors = 0;     //!< streaming multiprocessors
+    double memory_bandwidth = 0; //!< theoretical bytes/s (0 if unknown)
 };
 
 /*! \brief Version of the loaded gr-blade core, e.g. "0.1.0". \ingroup blade */

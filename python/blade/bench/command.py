@@ -52,7 +52,9 @@ def _nvidia_smi(field):
     try:
         out = subprocess.run(
             ["nvidia-smi", f"--query-gpu={field}", "--format=csv,noheader"],
-            capture_output=True, text=True, timeout=20,
+            capture_output=True,
+            text=True,
+            timeout=20,
         )
         return out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else None
     except (OSError, subprocess.SubprocessError):
@@ -222,16 +224,36 @@ def plot(args):
     summary = os.path.join(args.output, "README.md")
     with open(summary, "w") as out:
         out.write("# gr-blade benchmarks\n\n")
-        out.write(f"Latest figure of every benchmark on every device, from `{args.history}` "
-                  f"({len(records)} records). Made by `blade-bench plot`.\n\n")
-        out.write("| benchmark | device | commit | time (ms) | fraction of bound | upstream BLADE (ms) | target (ms) | chart |\n")
+        out.write(
+            f"Latest figure of every benchmark on every device, from `{args.history}` "
+            f"({len(records)} records). Made by `blade-bench plot`.\n\n"
+        )
+        columns = [
+            "benchmark",
+            "device",
+            "commit",
+            "time (ms)",
+            "fraction of bound",
+            "upstream BLADE (ms)",
+            "target (ms)",
+            "chart",
+        ]
+        out.write("| " + " | ".join(columns) + " |\n")
         out.write("|---|---|---|---|---|---|---|---|\n")
         for benchmark, label, commit, f in rows:
             fraction = f"{100 * f['fraction_of_bound']:.1f} % of {f['bound']}" if f.get("fraction_of_bound") else ""
-            upstream = f"{f['upstream_ms']:.3f} (x{f['upstream_ms'] / f['time_ms']:.2f})" if f.get("upstream_ms") else ""
-            target = f"{f['target_ms']:.3f} ({'met' if f['time_ms'] <= f['target_ms'] else 'missed'})" if f.get("target_ms") else ""
-            out.write(f"| {benchmark} | {label} | {commit} | {f['time_ms']:.4g} | {fraction} | {upstream} | {target} "
-                      f"| [png]({_slug(benchmark)}.png) |\n")
+            upstream = (
+                f"{f['upstream_ms']:.3f} (x{f['upstream_ms'] / f['time_ms']:.2f})" if f.get("upstream_ms") else ""
+            )
+            target = (
+                f"{f['target_ms']:.3f} ({'met' if f['time_ms'] <= f['target_ms'] else 'missed'})"
+                if f.get("target_ms")
+                else ""
+            )
+            out.write(
+                f"| {benchmark} | {label} | {commit} | {f['time_ms']:.4g} | {fraction} | {upstream} | {target} "
+                f"| [png]({_slug(benchmark)}.png) |\n"
+            )
     print(f"wrote {len(_series(records))} charts and {summary}")
     return 0
 
@@ -258,8 +280,10 @@ def compare(args):
             target[figure["benchmark"]] = (record["commit"], figure)
     compared = [name for name in current if name in before]
     if not compared:
-        print(f"no earlier figures for {latest['commit']} on {latest['device_name']} ({latest['device']}): "
-              "nothing to compare")
+        print(
+            f"no earlier figures for {latest['commit']} on {latest['device_name']} ({latest['device']}): "
+            "nothing to compare"
+        )
         return 0
     worse = []
     for name in compared:
@@ -268,8 +292,10 @@ def compare(args):
         if old["time_ms"] > 0 and new["time_ms"] > old["time_ms"] * (1 + args.threshold):
             worse.append((name, old_commit, old["time_ms"], new["time_ms"]))
     earlier = sorted({before[name][0] for name in compared})
-    print(f"{latest['commit']} vs {', '.join(earlier)} on {latest['device_name']} ({latest['device']}): "
-          f"{len(compared)} figures compared, {len(worse)} more than {100 * args.threshold:.0f} % slower")
+    print(
+        f"{latest['commit']} vs {', '.join(earlier)} on {latest['device_name']} ({latest['device']}): "
+        f"{len(compared)} figures compared, {len(worse)} more than {100 * args.threshold:.0f} % slower"
+    )
     for name, old_commit, old, new in worse:
         print(f"  SLOWER {name}: {old:.4g} ms ({old_commit}) -> {new:.4g} ms ({100 * (new / old - 1):+.1f} %)")
     return 1 if worse else 0
@@ -283,8 +309,12 @@ def build_parser():
     run_parser.add_argument("--device", default="auto")
     run_parser.add_argument("--quick", action="store_true", help="tiny shapes: a seconds-long smoke run")
     run_parser.add_argument("--repeat", type=int, default=20)
-    run_parser.add_argument("--suite", action="append", default=None,
-                            help="modules (default), bundles, overhead, spectrometer, multigpu or numpy; repeatable")
+    run_parser.add_argument(
+        "--suite",
+        action="append",
+        default=None,
+        help="modules (default), bundles, overhead, spectrometer, multigpu or numpy; repeatable",
+    )
     run_parser.add_argument("--output", help="write the record to this file")
     run_parser.add_argument("--record", action="store_true", help="append the record to the history")
     run_parser.add_argument("--history", default=DEFAULT_HISTORY)

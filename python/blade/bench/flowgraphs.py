@@ -19,7 +19,6 @@ pinned upload bandwidth (host input), the real-time factor, the `cat` rate.
 """
 
 import gc
-import json
 import os
 import shutil
 import subprocess
@@ -34,16 +33,51 @@ from .workloads import TBIN, band, chunk_times, make_recipe
 # performance.md: upstream BLADE v1.0.5 on the H200 (ms per chunk or per group) and our targets.
 BUNDLE_CASES = [
     # name, mode, shape, type, options, upstream_ms, target (host) ms
-    ("Mode B ATA ci8 [20, 192, 8192, 2] -> 8 beams + incoherent, Stokes I", "b", [20, 192, 8192, 2], "ci8",
-     {"beams": 8, "incoherent": True, "detector": "I"}, 5.22, None),
-    ("Mode B ATA node ci8 [28, 192, 8192, 2] -> 8 beams + incoherent, Stokes I", "b", [28, 192, 8192, 2], "ci8",
-     {"beams": 8, "incoherent": True, "detector": "I"}, None, None),
-    ("Mode H cf32 [8, 192, 8192, 2], circular, N = 8192", "h", [8, 192, 8192, 2], "cf32",
-     {"rate": 8192, "circular": True, "detector": "I", "integration": 1}, 4.01, 4.0),
-    ("Mode H ci8 [8, 192, 8192, 2], circular, N = 8192", "h", [8, 192, 8192, 2], "ci8",
-     {"rate": 8192, "circular": True, "detector": "I", "integration": 1}, None, 1.2),
-    ("Mode BH ci8 [20, 192, 8192, 2] -> 2 beams + incoherent, gather x8 (per 8 chunks)", "bh",
-     [20, 192, 8192, 2], "ci8", {"beams": 2, "incoherent": True, "detector": "I", "gather": 8}, 30.1, 15.0),
+    (
+        "Mode B ATA ci8 [20, 192, 8192, 2] -> 8 beams + incoherent, Stokes I",
+        "b",
+        [20, 192, 8192, 2],
+        "ci8",
+        {"beams": 8, "incoherent": True, "detector": "I"},
+        5.22,
+        None,
+    ),
+    (
+        "Mode B ATA node ci8 [28, 192, 8192, 2] -> 8 beams + incoherent, Stokes I",
+        "b",
+        [28, 192, 8192, 2],
+        "ci8",
+        {"beams": 8, "incoherent": True, "detector": "I"},
+        None,
+        None,
+    ),
+    (
+        "Mode H cf32 [8, 192, 8192, 2], circular, N = 8192",
+        "h",
+        [8, 192, 8192, 2],
+        "cf32",
+        {"rate": 8192, "circular": True, "detector": "I", "integration": 1},
+        4.01,
+        4.0,
+    ),
+    (
+        "Mode H ci8 [8, 192, 8192, 2], circular, N = 8192",
+        "h",
+        [8, 192, 8192, 2],
+        "ci8",
+        {"rate": 8192, "circular": True, "detector": "I", "integration": 1},
+        None,
+        1.2,
+    ),
+    (
+        "Mode BH ci8 [20, 192, 8192, 2] -> 2 beams + incoherent, gather x8 (per 8 chunks)",
+        "bh",
+        [20, 192, 8192, 2],
+        "ci8",
+        {"beams": 2, "incoherent": True, "detector": "I", "gather": 8},
+        30.1,
+        15.0,
+    ),
 ]
 
 
@@ -51,11 +85,24 @@ def build_bundle(mode, shape, dtype, options, device, recipe):
     from gnuradio import blade
 
     if mode == "h":
-        return blade.mode_h(shape, blade.spectrometer_options(
-            input_type=dtype, channelizer_rate=options["rate"], circular=options["circular"],
-            detector=options["detector"], integration=options["integration"], device=device))
-    beamforming = blade.beamforming_options(input_type=dtype, incoherent=options["incoherent"],
-                                            detector=options["detector"], device=device, gather=options.get("gather", 8))
+        return blade.mode_h(
+            shape,
+            blade.spectrometer_options(
+                input_type=dtype,
+                channelizer_rate=options["rate"],
+                circular=options["circular"],
+                detector=options["detector"],
+                integration=options["integration"],
+                device=device,
+            ),
+        )
+    beamforming = blade.beamforming_options(
+        input_type=dtype,
+        incoherent=options["incoherent"],
+        detector=options["detector"],
+        device=device,
+        gather=options.get("gather", 8),
+    )
     bundle = blade.mode_b if mode == "b" else blade.mode_bh
     return bundle(shape, band(shape[1]), blade.read_bfr5(recipe), beamforming)
 
@@ -126,8 +173,9 @@ def run_bundles(device, quick):
                 if feed == "device" and not blade.gpus():
                     continue
                 bundle = build_bundle(mode, shape, dtype, options, device, recipe)
-                per_chunk, memory = time_flowgraph(bundle, shape, dtype, source_device, chunks + warmup, warmup,
-                                                   mode != "h")
+                per_chunk, memory = time_flowgraph(
+                    bundle, shape, dtype, source_device, chunks + warmup, warmup, mode != "h"
+                )
                 group = options.get("gather", 1) if mode == "bh" else 1
                 compared = feed == "host" and not quick and device.startswith("cuda")
                 time_ms = per_chunk * group * 1e3
@@ -147,8 +195,10 @@ def run_bundles(device, quick):
                 gc.collect()  # release this flowgraph's device memory before the next
                 figures.append(figure)
                 fraction = f"{100 * figure['fraction_of_bound']:.1f} % of PCIe" if figure["fraction_of_bound"] else ""
-                print(f"{figure['benchmark']}: {time_ms:.3f} ms, {figure['real_time_factor']:.1f}x real time, "
-                      f"{figure['bytes_per_s'] / 1e9:.1f} GB/s {fraction}, device memory {memory / 2**20:.0f} MiB")
+                print(
+                    f"{figure['benchmark']}: {time_ms:.3f} ms, {figure['real_time_factor']:.1f}x real time, "
+                    f"{figure['bytes_per_s'] / 1e9:.1f} GB/s {fraction}, device memory {memory / 2**20:.0f} MiB"
+                )
     return figures, {"upload_bandwidth": upload, "copy_bandwidth": found["copy_bandwidth"]}
 
 
@@ -166,10 +216,16 @@ def run_overhead(device, quick):
     start = time.perf_counter()
     tb.run()
     per_chunk = (time.perf_counter() - start) / chunks
-    figure = {"benchmark": f"flowgraph{'-quick' if quick else ''}/scheduler overhead per chunk (4 blocks, 4 KiB chunks)",
-              "time_ms": per_chunk * 1e3, "bound": "overhead", "fraction_of_bound": None}
-    print(f"{figure['benchmark']}: {per_chunk * 1e6:.1f} us per chunk "
-          f"({100 * per_chunk / (8192 * TBIN):.2f} % of a 16.384 ms ATA chunk)")
+    figure = {
+        "benchmark": f"flowgraph{'-quick' if quick else ''}/scheduler overhead per chunk (4 blocks, 4 KiB chunks)",
+        "time_ms": per_chunk * 1e3,
+        "bound": "overhead",
+        "fraction_of_bound": None,
+    }
+    print(
+        f"{figure['benchmark']}: {per_chunk * 1e6:.1f} us per chunk "
+        f"({100 * per_chunk / (8192 * TBIN):.2f} % of a 16.384 ms ATA chunk)"
+    )
     figure["fraction_of_ata_chunk"] = per_chunk / (8192 * TBIN)
     return [figure], {}
 
@@ -186,8 +242,15 @@ def run_spectrometer(device, quick):
         stem = os.path.join(scratch, "spectrometer")
         rng = numpy.random.default_rng(3)
         block = guppi.random_blocks(rng, 1, 1, nchan, ntime, 2)
-        header = {"TELESCOP": "ATA", "OBSFREQ": 1500.0, "OBSBW": 187.5, "CHAN_BW": 187.5 / nchan,
-                  "TBIN": nchan / 187.5e6, "SYNCTIME": 1700000000, "SRC_NAME": "BENCH"}
+        header = {
+            "TELESCOP": "ATA",
+            "OBSFREQ": 1500.0,
+            "OBSBW": 187.5,
+            "CHAN_BW": 187.5 / nchan,
+            "TBIN": nchan / 187.5e6,
+            "SYNCTIME": 1700000000,
+            "SRC_NAME": "BENCH",
+        }
         guppi.write_raw(stem, numpy.repeat(block, blocks_count, axis=0), header)
         files = sorted(os.path.join(scratch, f) for f in os.listdir(scratch) if f.endswith(".raw"))
         total = sum(os.path.getsize(f) for f in files)
@@ -198,8 +261,9 @@ def run_spectrometer(device, quick):
 
         source = blade.guppi_source(files[0], ntime, "ci8")
         shape = list(source.output_shape())
-        spectrometer = blade.mode_h(shape, blade.spectrometer_options(channelizer_rate=1024, integration=16,
-                                                                      device=device))
+        spectrometer = blade.mode_h(
+            shape, blade.spectrometer_options(channelizer_rate=1024, integration=16, device=device)
+        )
         sink = blade.filterbank_sink(os.path.join(scratch, "out"), list(spectrometer.output_shape()), "fil")
         tb = gr.top_block()
         tb.connect((source, 0), spectrometer, sink)
@@ -211,11 +275,20 @@ def run_spectrometer(device, quick):
         rate = total / (time.perf_counter() - start)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    figure = {"benchmark": f"flowgraph{'-quick' if quick else ''}/spectrometer GUPPI RAW -> Mode H (N = 1024, I = 16) -> .fil",
-              "time_ms": total / rate * 1e3, "bytes_per_s": rate, "bound": "cat", "fraction_of_bound": rate / cat_rate,
-              "cat_bytes_per_s": cat_rate, "bytes": total}
-    print(f"{figure['benchmark']}: {rate / 1e9:.2f} GB/s from {total / 2**30:.2f} GiB, cat {cat_rate / 1e9:.2f} GB/s "
-          f"({100 * rate / cat_rate:.1f} % of cat; rawspec: 3.5 GB/s whole run on the H200)")
+    figure = {
+        "benchmark": f"flowgraph{'-quick' if quick else ''}/spectrometer GUPPI RAW -> Mode H (N = 1024, I = 16)"
+        " -> .fil",
+        "time_ms": total / rate * 1e3,
+        "bytes_per_s": rate,
+        "bound": "cat",
+        "fraction_of_bound": rate / cat_rate,
+        "cat_bytes_per_s": cat_rate,
+        "bytes": total,
+    }
+    print(
+        f"{figure['benchmark']}: {rate / 1e9:.2f} GB/s from {total / 2**30:.2f} GiB, cat {cat_rate / 1e9:.2f} GB/s "
+        f"({100 * rate / cat_rate:.1f} % of cat; rawspec: 3.5 GB/s whole run on the H200)"
+    )
     return [figure], {"cat_bandwidth": cat_rate}
 
 

@@ -15,8 +15,11 @@ import tempfile
 
 def module_bench_program():
     """blade-module-bench: $BLADE_MODULE_BENCH, else on PATH, else beside this file."""
-    return (os.environ.get("BLADE_MODULE_BENCH") or shutil.which("blade-module-bench")
-            or os.path.join(os.path.dirname(__file__), "blade-module-bench"))
+    return (
+        os.environ.get("BLADE_MODULE_BENCH")
+        or shutil.which("blade-module-bench")
+        or os.path.join(os.path.dirname(__file__), "blade-module-bench")
+    )
 
 
 def module_bench_report(device, *options):

@@ -41,8 +41,12 @@ def _gr_blocks():
         """Voltage chunks (real data in the first `fill` items, then untouched) and their chunk times."""
 
         def __init__(self, item_size, chunks, pattern, times, fill=4):
-            gr.sync_block.__init__(self, "bench_chunk_source", in_sig=None,
-                                   out_sig=[(numpy.uint8, item_size), (numpy.uint8, times.itemsize)])
+            gr.sync_block.__init__(
+                self,
+                "bench_chunk_source",
+                in_sig=None,
+                out_sig=[(numpy.uint8, item_size), (numpy.uint8, times.itemsize)],
+            )
             self.chunks, self.pattern, self.times, self.fill = chunks, pattern, times, fill
             self.produced = 0
 
@@ -53,7 +57,7 @@ def _gr_blocks():
             for i in range(n):
                 if self.produced + i < self.fill:
                     output_items[0][i][: self.pattern.size] = self.pattern
-            output_items[1][:n] = self.times[self.produced:self.produced + n].view(numpy.uint8).reshape(n, -1)
+            output_items[1][:n] = self.times[self.produced : self.produced + n].view(numpy.uint8).reshape(n, -1)
             self.produced += n
             return n
 
@@ -80,8 +84,12 @@ def measure(devices, case, chunks, warmup, recipe):
     shape = case["shape"]
     samples, channels = shape[2], shape[1]
     chunk_seconds = samples * case["tbin"]
-    bundle = blade.mode_b(shape, band(channels, case["channel_width"]), blade.read_bfr5(recipe),
-                          blade.beamforming_options(incoherent=True, devices=list(devices)))
+    bundle = blade.mode_b(
+        shape,
+        band(channels, case["channel_width"]),
+        blade.read_bfr5(recipe),
+        blade.beamforming_options(incoherent=True, devices=list(devices)),
+    )
     item_size = bundle.input_item_size()
     chunk_bytes = int(numpy.prod(shape)) * 2
     pattern = numpy.random.default_rng(1).integers(-90, 90, size=chunk_bytes, dtype=numpy.int8).view(numpy.uint8)
@@ -145,19 +153,30 @@ def run(configurations, quick=False, chunks=None, warmup=None, out=sys.stdout):
     for r in results:
         r["speedup"] = r["realtime_factor"] / base["realtime_factor"]
     shape = case["shape"]
-    print(f"Mode B ci8 {shape} -> {case['beams']} beams + incoherent, Stokes I; "
-          f"{chunks} chunks after {warmup} warm-up; chunk = {results[0]['chunk_ms']:.3f} ms of data", file=out)
-    print(f"{'devices':<24} {'ms/chunk':>9} {'x real time':>11} {'input GB/s':>10} {'upload limit':>12} "
-          f"{'of limit':>8} {'speed-up':>8}", file=out)
+    print(
+        f"Mode B ci8 {shape} -> {case['beams']} beams + incoherent, Stokes I; "
+        f"{chunks} chunks after {warmup} warm-up; chunk = {results[0]['chunk_ms']:.3f} ms of data",
+        file=out,
+    )
+    print(
+        f"{'devices':<24} {'ms/chunk':>9} {'x real time':>11} {'input GB/s':>10} {'upload limit':>12} "
+        f"{'of limit':>8} {'speed-up':>8}",
+        file=out,
+    )
     for r in results:
-        print(f"{','.join(r['devices']):<24} {r['time_ms']:9.3f} {r['realtime_factor']:11.2f} "
-              f"{r['bytes_per_s'] / 1e9:10.2f} {r['upload_limit'] / 1e9:10.2f} GB/s {100 * r['fraction_of_bound']:7.1f}% "
-              f"{r['speedup']:7.2f}x", file=out)
+        print(
+            f"{','.join(r['devices']):<24} {r['time_ms']:9.3f} {r['realtime_factor']:11.2f} "
+            f"{r['bytes_per_s'] / 1e9:10.2f} {r['upload_limit'] / 1e9:10.2f} GB/s {100 * r['fraction_of_bound']:7.1f}% "
+            f"{r['speedup']:7.2f}x",
+            file=out,
+        )
     for r in results[1:]:
         if len(r["devices"]) >= 2:
             verdict = "met" if r["speedup"] >= TARGET_SPEEDUP else "MISSED"
-            print(f"{len(r['devices'])} devices: {r['speedup']:.2f}x one device (target >= {TARGET_SPEEDUP}x): {verdict}",
-                  file=out)
+            print(
+                f"{len(r['devices'])} devices: {r['speedup']:.2f}x one device (target >= {TARGET_SPEEDUP}x): {verdict}",
+                file=out,
+            )
     return case, results
 
 
@@ -167,20 +186,22 @@ def figures(case, results, quick):
     base = results[0]
     for r in results:
         several = len(r["devices"]) > 1
-        out.append({
-            "benchmark": f"multigpu{'-quick' if quick else ''}/mode_b/{'+'.join(r['devices'])}",
-            "time_ms": r["time_ms"],
-            "samples_per_s": r["samples_per_s"],
-            "bytes_per_s": r["bytes_per_s"],
-            "macs_per_s": None,
-            "bound": "pinned upload of the same devices at once",
-            "fraction_of_bound": r["fraction_of_bound"],
-            "upstream_ms": None,
-            "target_ms": base["time_ms"] / TARGET_SPEEDUP if several else None,
-            "realtime_factor": r["realtime_factor"],
-            "speedup": r["speedup"],
-            "devices": r["devices"],
-        })
+        out.append(
+            {
+                "benchmark": f"multigpu{'-quick' if quick else ''}/mode_b/{'+'.join(r['devices'])}",
+                "time_ms": r["time_ms"],
+                "samples_per_s": r["samples_per_s"],
+                "bytes_per_s": r["bytes_per_s"],
+                "macs_per_s": None,
+                "bound": "pinned upload of the same devices at once",
+                "fraction_of_bound": r["fraction_of_bound"],
+                "upstream_ms": None,
+                "target_ms": base["time_ms"] / TARGET_SPEEDUP if several else None,
+                "realtime_factor": r["realtime_factor"],
+                "speedup": r["speedup"],
+                "devices": r["devices"],
+            }
+        )
     return out
 
 
@@ -194,8 +215,9 @@ def run_suite(suite, device, quick):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python3 -m gnuradio.blade.bench.multigpu",
-                                     description="Mode B on one GPU and on several.")
+    parser = argparse.ArgumentParser(
+        prog="python3 -m gnuradio.blade.bench.multigpu", description="Mode B on one GPU and on several."
+    )
     parser.add_argument("--devices", help="the several devices, comma-separated (default: every GPU)")
     parser.add_argument("--single", default="auto", help="the one-device baseline (default: cuda:0 or cpu)")
     parser.add_argument("--chunks", type=int, help="chunks timed (default 128; quick 8)")
@@ -215,8 +237,7 @@ def main(argv=None):
         return 1
     if args.json:
         with open(args.json, "w") as out:
-            json.dump({"case": case, "results": results, "figures": figures(case, results, args.quick)}, out,
-                      indent=1)
+            json.dump({"case": case, "results": results, "figures": figures(case, results, args.quick)}, out, indent=1)
     several = [r for r in results if len(r["devices"]) >= 2]
     return 0 if all(r["speedup"] >= TARGET_SPEEDUP for r in several) or args.quick else 2
 

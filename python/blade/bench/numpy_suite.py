@@ -117,26 +117,48 @@ def _output(shape, dtype):
 Case = collections.namedtuple("Case", "module label make maths")
 
 CASES = [
-    Case("cast", "ci8->cf32 [16, 192, 8192, 2]",
-         lambda t, rng: ((_ci8(rng, (16, CHANNELS, t, POLS)),), _output((16, CHANNELS, t, POLS), numpy.complex64)),
-         cast_ci8_to_cf32),
-    Case("beamformer", "(B, A) = (8, 20) cf32 fp32",
-         lambda t, rng: ((_cf32(rng, (20, CHANNELS, t, POLS)), _cf32(rng, (8, 20, CHANNELS, 1, POLS))),
-                         _output((8, CHANNELS, t, POLS), numpy.complex64)),
-         beamform),
-    Case("detector", "I I=8 [16, 192, 8192, 2]",
-         lambda t, rng: ((_cf32(rng, (16, CHANNELS, t, POLS)),), _output((16, CHANNELS, t // 8, 1), numpy.float32)),
-         lambda x, out: stokes_i(x, 8, out)),
-    Case("detector", "IQUV I=8 [16, 192, 8192, 2]",
-         lambda t, rng: ((_cf32(rng, (16, CHANNELS, t, POLS)),), _output((16, CHANNELS, t // 8, 4), numpy.float32)),
-         lambda x, out: stokes_iquv(x, 8, out)),
-    Case("channelizer", "[16, 192, 8192, 2] N=8192",
-         lambda t, rng: ((_cf32(rng, (16, CHANNELS, t, POLS)), min(8192, t)),
-                         _output((16, CHANNELS * min(8192, t), t // min(8192, t), POLS), numpy.complex64)),
-         channelize),
-    Case("polarizer", "circular [16, 192, 8192, 2]",
-         lambda t, rng: ((_cf32(rng, (16, CHANNELS, t, POLS)),), _output((16, CHANNELS, t, POLS), numpy.complex64)),
-         to_circular),
+    Case(
+        "cast",
+        "ci8->cf32 [16, 192, 8192, 2]",
+        lambda t, rng: ((_ci8(rng, (16, CHANNELS, t, POLS)),), _output((16, CHANNELS, t, POLS), numpy.complex64)),
+        cast_ci8_to_cf32,
+    ),
+    Case(
+        "beamformer",
+        "(B, A) = (8, 20) cf32 fp32",
+        lambda t, rng: (
+            (_cf32(rng, (20, CHANNELS, t, POLS)), _cf32(rng, (8, 20, CHANNELS, 1, POLS))),
+            _output((8, CHANNELS, t, POLS), numpy.complex64),
+        ),
+        beamform,
+    ),
+    Case(
+        "detector",
+        "I I=8 [16, 192, 8192, 2]",
+        lambda t, rng: ((_cf32(rng, (16, CHANNELS, t, POLS)),), _output((16, CHANNELS, t // 8, 1), numpy.float32)),
+        lambda x, out: stokes_i(x, 8, out),
+    ),
+    Case(
+        "detector",
+        "IQUV I=8 [16, 192, 8192, 2]",
+        lambda t, rng: ((_cf32(rng, (16, CHANNELS, t, POLS)),), _output((16, CHANNELS, t // 8, 4), numpy.float32)),
+        lambda x, out: stokes_iquv(x, 8, out),
+    ),
+    Case(
+        "channelizer",
+        "[16, 192, 8192, 2] N=8192",
+        lambda t, rng: (
+            (_cf32(rng, (16, CHANNELS, t, POLS)), min(8192, t)),
+            _output((16, CHANNELS * min(8192, t), t // min(8192, t), POLS), numpy.complex64),
+        ),
+        channelize,
+    ),
+    Case(
+        "polarizer",
+        "circular [16, 192, 8192, 2]",
+        lambda t, rng: ((_cf32(rng, (16, CHANNELS, t, POLS)),), _output((16, CHANNELS, t, POLS), numpy.complex64)),
+        to_circular,
+    ),
 ]
 
 
@@ -171,8 +193,10 @@ def run_suite(device, quick):
         return [], {}
     blade, bandwidth = blade_cases(quick)
     times = TIMES // QUICK_SHRINK if quick else TIMES
-    print(f"\ngr-blade CPU backend against numpy {numpy.__version__} (target: faster, ratio > 1)"
-          f"{', quick shapes (T / 64)' if quick else ''}")
+    print(
+        f"\ngr-blade CPU backend against numpy {numpy.__version__} (target: faster, ratio > 1)"
+        f"{', quick shapes (T / 64)' if quick else ''}"
+    )
     figures = []
     for case in CASES:
         if case.label not in blade:
@@ -180,8 +204,11 @@ def run_suite(device, quick):
         ours = blade[case.label]["time_ms"]
         theirs = numpy_ms(case, times)
         speedup = theirs / ours
-        print(f"{case.module} {case.label}: gr-blade {ours:.3f} ms, numpy {theirs:.3f} ms, "
-              f"{speedup:.2f} x faster (target > 1: {'met' if speedup > 1 else 'MISSED'})", flush=True)
+        print(
+            f"{case.module} {case.label}: gr-blade {ours:.3f} ms, numpy {theirs:.3f} ms, "
+            f"{speedup:.2f} x faster (target > 1: {'met' if speedup > 1 else 'MISSED'})",
+            flush=True,
+        )
         figures.append(
             {
                 "benchmark": f"numpy{'-quick' if quick else ''}/{case.module}/{case.label}",

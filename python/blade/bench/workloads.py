@@ -19,12 +19,20 @@ def make_recipe(path, antennas, beams, nchan=192):
     from ..formats.bfr5 import write_bfr5
 
     rng = numpy.random.default_rng(2026)
-    enu = numpy.column_stack([rng.uniform(-150, 150, antennas), rng.uniform(-150, 150, antennas),
-                              rng.uniform(-3, 3, antennas)])
+    enu = numpy.column_stack(
+        [rng.uniform(-150, 150, antennas), rng.uniform(-150, 150, antennas), rng.uniform(-3, 3, antennas)]
+    )
     ra, dec = BORESIGHT
     cal = numpy.exp(1j * rng.uniform(-1, 1, size=(nchan, 2, antennas)))
-    write_bfr5(path, reference=ATA_REFERENCE, antenna_positions=enu, frame="enu", boresight=BORESIGHT,
-               beams=[(ra + 0.001 * b, dec - 0.0005 * b) for b in range(beams)], cal_all=cal)
+    write_bfr5(
+        path,
+        reference=ATA_REFERENCE,
+        antenna_positions=enu,
+        frame="enu",
+        boresight=BORESIGHT,
+        beams=[(ra + 0.001 * b, dec - 0.0005 * b) for b in range(beams)],
+        cal_all=cal,
+    )
 
 
 def band(channels, width=CHANNEL_WIDTH, centre=1.42e9):

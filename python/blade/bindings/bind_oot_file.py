@@ -1,3 +1,5 @@
+# From gr_modtool's out-of-tree module template (GNU Radio 3.10); see LICENSE.
+# SPDX-License-Identifier: GPL-3.0-or-later
 import warnings
 import argparse
 from gnuradio.bindtool import BindingGenerator

@@ -7,7 +7,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(bundle.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(a5f9d659c70f8ae71ce9a9463dc6660b)                     */
+/* BINDTOOL_HEADER_FILE_HASH(40570fc645c26e91e9ec41a2d18a6577)                     */
 /***********************************************************************************/
 
 #include <pybind11/pybind11.h>
@@ -38,7 +38,8 @@ void bind_bundle(py::module& m)
         .def_readwrite("device", &spectrometer_options::device)
         .def_readwrite("devices", &spectrometer_options::devices);
 
-    py::class_<beamforming_options, spectrometer_options>(m, "beamforming_options", D(beamforming_options))
+    py::class_<beamforming_options, spectrometer_options>(
+        m, "beamforming_options", D(beamforming_options))
         .def(blade_bindings::keyword_init<beamforming_options>("beamforming_options"))
         .def_readwrite("beams", &beamforming_options::beams)
         .def_readwrite("incoherent", &beamforming_options::incoherent)

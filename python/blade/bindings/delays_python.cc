@@ -7,7 +7,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(delays.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(0762fd4b6c40cb1c7e239decfe7ae486)                     */
+/* BINDTOOL_HEADER_FILE_HASH(b4adf9a338b6f55b231688a4179d0950)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

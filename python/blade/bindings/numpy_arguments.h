@@ -29,7 +29,8 @@ inline std::vector<std::complex<float>> flat_complex64(const py::object& values)
 
 /* A copy of `values` as a numpy array of `shape` (None for an empty optional). */
 template <typename T>
-py::object to_numpy(const std::vector<T>& values, std::vector<py::ssize_t> shape, bool optional = false)
+py::object
+to_numpy(const std::vector<T>& values, std::vector<py::ssize_t> shape, bool optional = false)
 {
     if (optional && values.empty())
         return py::none();

@@ -23,16 +23,21 @@ void bind_observation(py::module& m)
 {
     using observation = ::gr::blade::observation;
     // Every field of the core value, by name (attributes in Python).
-#define BLADE_FIELD(name)                                                        \
-    .def_property(                                                               \
-        #name,                                                                   \
-        [](const observation& o) { return o.value().name; },                     \
+#define BLADE_FIELD(name)                                    \
+    .def_property(                                           \
+        #name,                                               \
+        [](const observation& o) { return o.value().name; }, \
         [](observation& o, decltype(blade_observation::name) v) { o.value().name = v; })
 
     py::class_<observation, std::shared_ptr<observation>>(m, "Observation", D(observation))
         .def(py::init<>(), D(observation, observation, 0))
-        .def(py::init([](double freq_first, double chan_bw, int64_t nchan, int64_t coarse_first,
-                         int64_t nfpc, double unix_start, double tsamp) {
+        .def(py::init([](double freq_first,
+                         double chan_bw,
+                         int64_t nchan,
+                         int64_t coarse_first,
+                         int64_t nfpc,
+                         double unix_start,
+                         double tsamp) {
                  observation o;
                  o.value().freq_first = freq_first;
                  o.value().chan_bw = chan_bw;
@@ -58,21 +63,12 @@ void bind_observation(py::module& m)
                     py::arg("nchan"),
                     py::arg("coarse_first") = 0,
                     D(observation, band))
-        .def_property_readonly("band_centre", &observation::band_centre, D(observation, band_centre))
-        BLADE_FIELD(unix_start)
-        BLADE_FIELD(tsamp)
-        BLADE_FIELD(freq_first)
-        BLADE_FIELD(chan_bw)
-        BLADE_FIELD(nchan)
-        BLADE_FIELD(nfpc)
-        BLADE_FIELD(coarse_first)
-        BLADE_FIELD(dut1)
-        BLADE_FIELD(ra)
-        BLADE_FIELD(dec)
-        BLADE_FIELD(has_position)
-        BLADE_FIELD(az)
-        BLADE_FIELD(za)
-        BLADE_FIELD(has_horizontal)
+        .def_property_readonly(
+            "band_centre", &observation::band_centre, D(observation, band_centre))
+            BLADE_FIELD(unix_start) BLADE_FIELD(tsamp) BLADE_FIELD(freq_first) BLADE_FIELD(chan_bw)
+                BLADE_FIELD(nchan) BLADE_FIELD(nfpc) BLADE_FIELD(coarse_first) BLADE_FIELD(dut1)
+                    BLADE_FIELD(ra) BLADE_FIELD(dec) BLADE_FIELD(has_position) BLADE_FIELD(az)
+                        BLADE_FIELD(za) BLADE_FIELD(has_horizontal)
         .def_property("source_name", &observation::source_name, &observation::set_source_name)
         .def_property("telescope", &observation::telescope, &observation::set_telescope)
         .def("frequency", &observation::frequency, py::arg("channel"), D(observation, frequency))

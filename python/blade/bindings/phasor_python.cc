@@ -7,7 +7,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(phasor.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(e82f2a2b3788c9c2da03402dafcd92e3)                     */
+/* BINDTOOL_HEADER_FILE_HASH(ec2deb4ea5de16a48f8162b07755d973)                     */
 /***********************************************************************************/
 #include <pybind11/complex.h>
 #include <pybind11/pybind11.h>
@@ -34,7 +34,9 @@ void bind_phasor(py::module& m)
                          const std::vector<double>& boresight,
                          const std::vector<std::vector<double>>& beams,
                          int64_t reference_antenna) {
-                 return array_geometry{ reference, antenna_positions, boresight, beams, reference_antenna };
+                 return array_geometry{
+                     reference, antenna_positions, boresight, beams, reference_antenna
+                 };
              }),
              py::kw_only(),
              py::arg("reference"),
@@ -106,20 +108,18 @@ void bind_phasor(py::module& m)
         .def("set_beams", &phasor::set_beams, py::arg("beams"), D(phasor, set_beams))
 
 
-        .def("set_boresight",
-             &phasor::set_boresight,
-             py::arg("boresight"),
-             D(phasor, set_boresight))
+        .def(
+            "set_boresight", &phasor::set_boresight, py::arg("boresight"), D(phasor, set_boresight))
 
 
-        .def("set_calibration",
-             [](phasor& self, const py::object& calibration, int64_t first_channel) {
-                 self.set_calibration(blade_bindings::flat_complex64(calibration),
-                                      first_channel);
-             },
-             py::arg("calibration") = py::none(),
-             py::arg("first_channel") = 0,
-             D(phasor, set_calibration))
+        .def(
+            "set_calibration",
+            [](phasor& self, const py::object& calibration, int64_t first_channel) {
+                self.set_calibration(blade_bindings::flat_complex64(calibration), first_channel);
+            },
+            py::arg("calibration") = py::none(),
+            py::arg("first_channel") = 0,
+            D(phasor, set_calibration))
 
         ;
 }

@@ -21,36 +21,36 @@ namespace py = pybind11;
 // Please do not delete
 /**************************************/
 // BINDING_FUNCTION_PROTOTYPES(
-    void bind_cast(py::module& m);
-    void bind_device_source(py::module& m);
-    void bind_mode_b(py::module& m);
-    void bind_mode_h(py::module& m);
-    void bind_mode_bh(py::module& m);
-    void bind_runtime(py::module& m);
-    void bind_metadata(py::module& m);
-    void bind_phasor(py::module& m);
-    void bind_delays(py::module& m);
-    void bind_recipe(py::module& m);
-    void bind_beamformer(py::module& m);
-    void bind_guppi_recording(py::module& m);
-    void bind_guppi_source(py::module& m);
-    void bind_guppi_sink(py::module& m);
-    void bind_filterbank_sink(py::module& m);
-    void bind_polarizer(py::module& m);
-    void bind_detector(py::module& m);
-    void bind_gather(py::module& m);
-    void bind_channelizer(py::module& m);
-    void bind_duplicate(py::module& m);
-    void bind_permutation(py::module& m);
-    void bind_download(py::module& m);
-    void bind_stream_to_tensor(py::module& m);
-    void bind_tensor_to_stream(py::module& m);
-    void bind_channel_split(py::module& m);
-    void bind_channel_merge(py::module& m);
-    void bind_chunk_time_from_tags(py::module& m);
-    void bind_observation(py::module& m);
-    void bind_bundle(py::module& m);
-    void bind_tensor_block(py::module& m);
+void bind_cast(py::module& m);
+void bind_device_source(py::module& m);
+void bind_mode_b(py::module& m);
+void bind_mode_h(py::module& m);
+void bind_mode_bh(py::module& m);
+void bind_runtime(py::module& m);
+void bind_metadata(py::module& m);
+void bind_phasor(py::module& m);
+void bind_delays(py::module& m);
+void bind_recipe(py::module& m);
+void bind_beamformer(py::module& m);
+void bind_guppi_recording(py::module& m);
+void bind_guppi_source(py::module& m);
+void bind_guppi_sink(py::module& m);
+void bind_filterbank_sink(py::module& m);
+void bind_polarizer(py::module& m);
+void bind_detector(py::module& m);
+void bind_gather(py::module& m);
+void bind_channelizer(py::module& m);
+void bind_duplicate(py::module& m);
+void bind_permutation(py::module& m);
+void bind_download(py::module& m);
+void bind_stream_to_tensor(py::module& m);
+void bind_tensor_to_stream(py::module& m);
+void bind_channel_split(py::module& m);
+void bind_channel_merge(py::module& m);
+void bind_chunk_time_from_tags(py::module& m);
+void bind_observation(py::module& m);
+void bind_bundle(py::module& m);
+void bind_tensor_block(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 

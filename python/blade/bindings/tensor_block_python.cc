@@ -29,5 +29,6 @@ void bind_tensor_block(py::module& m)
         .def("device", &tensor_block::device, D(tensor_block, device))
         .def("output_shape", &tensor_block::output_shape, D(tensor_block, output_shape))
         .def("input_item_size", &tensor_block::input_item_size, D(tensor_block, input_item_size))
-        .def("output_item_size", &tensor_block::output_item_size, D(tensor_block, output_item_size));
+        .def(
+            "output_item_size", &tensor_block::output_item_size, D(tensor_block, output_item_size));
 }

@@ -90,8 +90,11 @@ def command_header(args):
     for key, value in header.items():
         print(f"{key:<8}= {_card_text(value)}")
     if problem is not None:
-        print(f"blade-cli header: warning: the first header of {args.file} is shown, but the recording cannot be "
-              f"read: {problem}", file=sys.stderr)
+        print(
+            f"blade-cli header: warning: the first header of {args.file} is shown, but the recording cannot be "
+            f"read: {problem}",
+            file=sys.stderr,
+        )
         return 0
     if args.summary:
         recording = Recording(args.file, single_file=args.single_file)
@@ -116,8 +119,10 @@ def _channels(text):
     except ValueError:
         raise argparse.ArgumentTypeError(f"channels {text!r}: expected START:COUNT, e.g. 16:32") from None
     if start < 0 or (count is not None and count < 1):
-        raise argparse.ArgumentTypeError(f"channels {text!r}: expected a first channel >= 0 and a count of at "
-                                         "least 1 (START: for all from START on)")
+        raise argparse.ArgumentTypeError(
+            f"channels {text!r}: expected a first channel >= 0 and a count of at "
+            "least 1 (START: for all from START on)"
+        )
     return start, count
 
 
@@ -152,8 +157,9 @@ def _at_least_one(text):
     """A whole number >= 1: zero is refused, not read as the default (leave the option out)."""
     value = _count(text)
     if value == 0:
-        raise argparse.ArgumentTypeError("0 has no meaning here: give at least 1, or leave the option out for "
-                                         "its default")
+        raise argparse.ArgumentTypeError(
+            "0 has no meaning here: give at least 1, or leave the option out for " "its default"
+        )
     return value
 
 
@@ -181,79 +187,159 @@ def _factor(text):
 
 def _add_bundle_arguments(parser, mode):
     io = parser.add_argument_group("input and output")
-    io.add_argument("-i", "--input", required=True, metavar="RECORDING",
-                    help="GUPPI RAW recording: a .raw file, a stem, or any member of stem.NNNN.raw")
+    io.add_argument(
+        "-i",
+        "--input",
+        required=True,
+        metavar="RECORDING",
+        help="GUPPI RAW recording: a .raw file, a stem, or any member of stem.NNNN.raw",
+    )
     if mode != "h":
         io.add_argument("-r", "--recipe", required=True, metavar="FILE.bfr5", help="BFR5 beamforming recipe")
     io.add_argument("-o", "--output", default=".", metavar="DIR", help="folder for the files (default: %(default)s)")
-    io.add_argument("--name", metavar="STEM",
-                    help=f"file stem in DIR (default: the recording's, plus .mode_{mode})")
+    io.add_argument("--name", metavar="STEM", help=f"file stem in DIR (default: the recording's, plus .mode_{mode})")
     formats = ["fil", "h5", "raw"] if mode == "b" else ["fil", "h5"]
-    io.add_argument("--format", choices=formats, default="fil",
-                    help="SIGPROC filterbank (fil), filterbank HDF5 (h5)"
-                    + (", or beamformed voltages as GUPPI RAW (raw)" if mode == "b" else "") + " (default: fil)")
+    io.add_argument(
+        "--format",
+        choices=formats,
+        default="fil",
+        help="SIGPROC filterbank (fil), filterbank HDF5 (h5)"
+        + (", or beamformed voltages as GUPPI RAW (raw)" if mode == "b" else "")
+        + " (default: fil)",
+    )
     if mode == "b":
-        io.add_argument("--raw-type", choices=["cf32", "ci16", "ci8"], default="cf32",
-                        help="sample type of --format raw files (default: cf32, lossless)")
-        io.add_argument("--raw-scale", type=float, default=1.0,
-                        help="multiply voltages by this before an integer --raw-type (default: 1)")
-    io.add_argument("--chunk-samples", type=_at_least_one, metavar="T",
-                    help="time samples per chunk (default: one GUPPI block)")
-    io.add_argument("--channels", type=_channels, metavar="START:COUNT",
-                    help="process only these channels of each antenna; START: or START for all from START "
-                    "on (default: all)")
-    io.add_argument("--max-chunks", type=_at_least_one, metavar="N",
-                    help="stop after N chunks (default: the whole recording)")
-    io.add_argument("--on-gap", choices=["zero-fill", "stop"], default="zero-fill",
-                    help="where blocks are missing: emit zeros, or stop (default: zero-fill)")
-    io.add_argument("--max-gap", type=_seconds, default=0.0, metavar="SECONDS",
-                    help="longest gap zero-filled; a longer one is refused as a corrupt PKTIDX "
-                    "(default: 0, as long as all the data the recording holds; inf: no bound)")
+        io.add_argument(
+            "--raw-type",
+            choices=["cf32", "ci16", "ci8"],
+            default="cf32",
+            help="sample type of --format raw files (default: cf32, lossless)",
+        )
+        io.add_argument(
+            "--raw-scale",
+            type=float,
+            default=1.0,
+            help="multiply voltages by this before an integer --raw-type (default: 1)",
+        )
+    io.add_argument(
+        "--chunk-samples", type=_at_least_one, metavar="T", help="time samples per chunk (default: one GUPPI block)"
+    )
+    io.add_argument(
+        "--channels",
+        type=_channels,
+        metavar="START:COUNT",
+        help="process only these channels of each antenna; START: or START for all from START " "on (default: all)",
+    )
+    io.add_argument(
+        "--max-chunks", type=_at_least_one, metavar="N", help="stop after N chunks (default: the whole recording)"
+    )
+    io.add_argument(
+        "--on-gap",
+        choices=["zero-fill", "stop"],
+        default="zero-fill",
+        help="where blocks are missing: emit zeros, or stop (default: zero-fill)",
+    )
+    io.add_argument(
+        "--max-gap",
+        type=_seconds,
+        default=0.0,
+        metavar="SECONDS",
+        help="longest gap zero-filled; a longer one is refused as a corrupt PKTIDX "
+        "(default: 0, as long as all the data the recording holds; inf: no bound)",
+    )
     io.add_argument("--single-file", action="store_true", help="read only the file given, not its whole sequence")
-    io.add_argument("--pace", type=_factor, metavar="FACTOR",
-                    help="read at FACTOR x real time, like a live stream (default: as fast as possible)")
+    io.add_argument(
+        "--pace",
+        type=_factor,
+        metavar="FACTOR",
+        help="read at FACTOR x real time, like a live stream (default: as fast as possible)",
+    )
 
     dsp = parser.add_argument_group("processing")
     dsp.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N (default: auto)")
-    dsp.add_argument("--devices", type=_device_list, metavar="LIST",
-                     help="spread the channels over several devices, one sub-band each: cuda:0,cuda:1, or "
-                     "all (every GPU); the files are the same as on one device (default: --device alone)")
+    dsp.add_argument(
+        "--devices",
+        type=_device_list,
+        metavar="LIST",
+        help="spread the channels over several devices, one sub-band each: cuda:0,cuda:1, or "
+        "all (every GPU); the files are the same as on one device (default: --device alone)",
+    )
     rate_default = "0 = T x gather, the whole gathered time axis" if mode == "bh" else "1, no channelizer"
-    dsp.add_argument("--channelizer-rate", type=_count, metavar="N",
-                     help=f"fine channels per coarse channel; 0: as many as the chunk has samples "
-                     f"(default: {rate_default})")
-    dsp.add_argument("--pfb-taps", type=_at_least_one, default=1, metavar="M",
-                     help="polyphase filterbank taps per branch (default: 1, a plain FFT)")
-    dsp.add_argument("--window", default="hamming",
-                     choices=["rectangular", "hamming", "hann", "blackman", "blackman-harris"],
-                     help="polyphase prototype window (default: hamming)")
+    dsp.add_argument(
+        "--channelizer-rate",
+        type=_count,
+        metavar="N",
+        help=f"fine channels per coarse channel; 0: as many as the chunk has samples " f"(default: {rate_default})",
+    )
+    dsp.add_argument(
+        "--pfb-taps",
+        type=_at_least_one,
+        default=1,
+        metavar="M",
+        help="polyphase filterbank taps per branch (default: 1, a plain FFT)",
+    )
+    dsp.add_argument(
+        "--window",
+        default="hamming",
+        choices=["rectangular", "hamming", "hann", "blackman", "blackman-harris"],
+        help="polyphase prototype window (default: hamming)",
+    )
     dsp.add_argument("--circular", action="store_true", help="convert linear X, Y to circular L, R first")
     stokes = ["I", "XXYY", "cross", "IQUV"] + (["none"] if mode == "b" else [])
-    dsp.add_argument("--stokes", choices=stokes,
-                     help="detector: Stokes I, XX and YY, the four cross products, or Stokes IQUV"
-                     + ("; none with --format raw" if mode == "b" else "") + " (default: I)")
-    dsp.add_argument("--integration", type=_at_least_one, default=1, metavar="I",
-                     help="spectra summed per output spectrum; may span chunks (default: 1)")
+    dsp.add_argument(
+        "--stokes",
+        choices=stokes,
+        help="detector: Stokes I, XX and YY, the four cross products, or Stokes IQUV"
+        + ("; none with --format raw" if mode == "b" else "")
+        + " (default: I)",
+    )
+    dsp.add_argument(
+        "--integration",
+        type=_at_least_one,
+        default=1,
+        metavar="I",
+        help="spectra summed per output spectrum; may span chunks (default: 1)",
+    )
     if mode == "bh":
-        dsp.add_argument("--gather", type=_at_least_one, default=8, metavar="M",
-                         help="chunks joined along time before the channelizer (default: 8)")
+        dsp.add_argument(
+            "--gather",
+            type=_at_least_one,
+            default=8,
+            metavar="M",
+            help="chunks joined along time before the channelizer (default: 8)",
+        )
     if mode != "h":
         beams = parser.add_argument_group("beams")
-        beams.add_argument("--beams", type=_beam_list, metavar="LIST",
-                           help="recipe beams to form, by index: 0,2,3 (default: all)")
-        beams.add_argument("--incoherent", action=argparse.BooleanOptionalAction, default=None,
-                           help="add the incoherent sum of the antennas' power as a last beam (default: "
-                           + ("on, but off with --format raw: it is a power, not a voltage)" if mode == "b"
-                              else "off)"))
-        beams.add_argument("--delays", choices=["geometry", "recipe", "recipe_rates"], default="geometry",
-                           help="delays from the array geometry, or the recipe's delay table "
-                           "(interpolated, or nearest row plus rates) (default: geometry)")
-        beams.add_argument("--beamformer-path", choices=["auto", "fp32", "tf32", "tf32x3"], default="auto",
-                           help="GPU beamformer arithmetic (default: auto)")
-        beams.add_argument("--calibration-convention", choices=["blade", "seticore"], default="blade",
-                           help="how the recipe's cal_all is meant: blade multiplies the voltages by it, "
-                           "seticore by its conjugate; give seticore for recipes made for seticore "
-                           "(default: blade)")
+        beams.add_argument(
+            "--beams", type=_beam_list, metavar="LIST", help="recipe beams to form, by index: 0,2,3 (default: all)"
+        )
+        beams.add_argument(
+            "--incoherent",
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help="add the incoherent sum of the antennas' power as a last beam (default: "
+            + ("on, but off with --format raw: it is a power, not a voltage)" if mode == "b" else "off)"),
+        )
+        beams.add_argument(
+            "--delays",
+            choices=["geometry", "recipe", "recipe_rates"],
+            default="geometry",
+            help="delays from the array geometry, or the recipe's delay table "
+            "(interpolated, or nearest row plus rates) (default: geometry)",
+        )
+        beams.add_argument(
+            "--beamformer-path",
+            choices=["auto", "fp32", "tf32", "tf32x3"],
+            default="auto",
+            help="GPU beamformer arithmetic (default: auto)",
+        )
+        beams.add_argument(
+            "--calibration-convention",
+            choices=["blade", "seticore"],
+            default="blade",
+            help="how the recipe's cal_all is meant: blade multiplies the voltages by it, "
+            "seticore by its conjugate; give seticore for recipes made for seticore "
+            "(default: blade)",
+        )
     shown = parser.add_argument_group("display")
     shown.add_argument("--no-progress", action="store_true", help="no progress bar")
     shown.add_argument("-q", "--quiet", action="store_true", help="print only errors and the final summary")
@@ -264,18 +350,35 @@ def options_from_args(mode, args):
     from ..pipeline import Options
 
     return Options(
-        input=args.input, output=args.output, recipe=getattr(args, "recipe", None), name=args.name,
+        input=args.input,
+        output=args.output,
+        recipe=getattr(args, "recipe", None),
+        name=args.name,
         device="all" if args.devices == ["all"] else args.device,
         devices=None if args.devices == ["all"] else args.devices,
-        chunk_samples=args.chunk_samples, channels=args.channels,
-        channelizer_rate=args.channelizer_rate, pfb_taps=args.pfb_taps, window=args.window,
-        circular=args.circular, incoherent=getattr(args, "incoherent", None), stokes=args.stokes,
-        integration=args.integration, beams=getattr(args, "beams", None),
-        delays=getattr(args, "delays", "geometry"), gather=getattr(args, "gather", 8), format=args.format,
-        raw_type=getattr(args, "raw_type", "cf32"), raw_scale=getattr(args, "raw_scale", 1.0),
-        max_chunks=args.max_chunks, on_gap=args.on_gap, max_gap=args.max_gap, pace=args.pace,
+        chunk_samples=args.chunk_samples,
+        channels=args.channels,
+        channelizer_rate=args.channelizer_rate,
+        pfb_taps=args.pfb_taps,
+        window=args.window,
+        circular=args.circular,
+        incoherent=getattr(args, "incoherent", None),
+        stokes=args.stokes,
+        integration=args.integration,
+        beams=getattr(args, "beams", None),
+        delays=getattr(args, "delays", "geometry"),
+        gather=getattr(args, "gather", 8),
+        format=args.format,
+        raw_type=getattr(args, "raw_type", "cf32"),
+        raw_scale=getattr(args, "raw_scale", 1.0),
+        max_chunks=args.max_chunks,
+        on_gap=args.on_gap,
+        max_gap=args.max_gap,
+        pace=args.pace,
         beamformer_path=getattr(args, "beamformer_path", "auto"),
-        calibration_convention=getattr(args, "calibration_convention", "blade"), single_file=args.single_file)
+        calibration_convention=getattr(args, "calibration_convention", "blade"),
+        single_file=args.single_file,
+    )
 
 
 def run_bundle(mode, args, stream=None):
@@ -283,8 +386,13 @@ def run_bundle(mode, args, stream=None):
     from ..pipeline import Job, report_run
 
     job = Job(mode, options_from_args(mode, args))
-    summary = report_run(job, f"blade-cli mode-{mode}", stream=stream or sys.stdout, quiet=args.quiet,
-                         progress=False if (args.no_progress or args.quiet) else None)
+    summary = report_run(
+        job,
+        f"blade-cli mode-{mode}",
+        stream=stream or sys.stdout,
+        quiet=args.quiet,
+        progress=False if (args.no_progress or args.quiet) else None,
+    )
     return summary, summary.exit_status
 
 
@@ -315,8 +423,9 @@ def build_parser():
     parser.add_argument("--version", action="version", version=f"blade-cli (gr-blade) {_version()}")
     parser.add_argument("--verbose", action="store_true", help="show full tracebacks and GNU Radio logs")
     verbose = _Parser(add_help=False)
-    verbose.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS,
-                         help="show full tracebacks and GNU Radio logs")
+    verbose.add_argument(
+        "--verbose", action="store_true", default=argparse.SUPPRESS, help="show full tracebacks and GNU Radio logs"
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
 
@@ -331,15 +440,21 @@ def build_parser():
     header.set_defaults(handler=command_header)
 
     about = {
-        "b": ("beamform a recording into filterbank files (or beam voltages), one per beam",
-              "Mode B: voltages -> [channelizer] -> [polarizer] -> beamformer (phasors from the BFR5 recipe "
-              "at each chunk's time) -> detector -> one filterbank file per beam (the incoherent beam last), "
-              "or beamformed voltages as GUPPI RAW."),
-        "h": ("high-resolution spectra of every antenna (a spectrometer)",
-              "Mode H: voltages -> channelizer -> [polarizer] -> detector -> one filterbank file per antenna."),
-        "bh": ("high-resolution spectra of beams",
-               "Mode BH: voltages -> beamformer -> gather M chunks -> channelizer -> detector -> one filterbank "
-               "file per beam."),
+        "b": (
+            "beamform a recording into filterbank files (or beam voltages), one per beam",
+            "Mode B: voltages -> [channelizer] -> [polarizer] -> beamformer (phasors from the BFR5 recipe "
+            "at each chunk's time) -> detector -> one filterbank file per beam (the incoherent beam last), "
+            "or beamformed voltages as GUPPI RAW.",
+        ),
+        "h": (
+            "high-resolution spectra of every antenna (a spectrometer)",
+            "Mode H: voltages -> channelizer -> [polarizer] -> detector -> one filterbank file per antenna.",
+        ),
+        "bh": (
+            "high-resolution spectra of beams",
+            "Mode BH: voltages -> beamformer -> gather M chunks -> channelizer -> detector -> one filterbank "
+            "file per beam.",
+        ),
     }
     for mode, (short, long) in about.items():
         sub = commands.add_parser(f"mode-{mode}", parents=[verbose], help=short, description=long)
@@ -347,11 +462,14 @@ def build_parser():
         sub.set_defaults(handler=_bundle_command(mode))
 
     demo = commands.add_parser(
-        "demo", parents=[verbose], help="synthesize an observation and beamform it (Mode B and Mode H)",
+        "demo",
+        parents=[verbose],
+        help="synthesize an observation and beamform it (Mode B and Mode H)",
         description="Synthesize an eight-antenna observation (GUPPI RAW and a BFR5 recipe) with a tone from a "
         "source 38 arcmin off the boresight, form a beam on it, one elsewhere and the incoherent sum (Mode B), "
         "channelize every antenna (Mode H), and check where the tone went: the beam on the source gains A = 8 "
-        "over the incoherent sum. Writes the files and a figure (demo.png) to --output.")
+        "over the incoherent sum. Writes the files and a figure (demo.png) to --output.",
+    )
     demo.add_argument("--output", default="blade-demo", help="directory for the demo's files (default: %(default)s)")
     demo.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N (default: %(default)s)")
     demo.add_argument("--no-figure", action="store_true", help="skip the PNG figure (no matplotlib needed)")
@@ -456,8 +574,11 @@ def _main(argv):
     except MemoryError:
         if args.verbose:
             traceback.print_exc()
-        print(f"blade-cli {args.command}: error: out of memory: chunks this large do not fit; use fewer time "
-              "samples per chunk (--chunk-samples) or fewer channels (--channels)", file=sys.stderr)
+        print(
+            f"blade-cli {args.command}: error: out of memory: chunks this large do not fit; use fewer time "
+            "samples per chunk (--chunk-samples) or fewer channels (--channels)",
+            file=sys.stderr,
+        )
         return 1
     except Exception as error:  # one clear line; the trace only when asked for
         if args.verbose:
@@ -475,4 +596,3 @@ def _quiet_gnuradio_logs():
         gr.logging().set_default_level(gr.log_levels.critical)
     except Exception:
         pass
-

@@ -47,27 +47,52 @@ def run(output="blade-demo", device="auto", quiet=False, figure=True, observatio
     began = time.perf_counter()
     obs = observation or synth.SyntheticObservation()
     A = obs.antennas
-    say(f"gr-blade demo: {A} antennas at Hat Creek phased to {obs.source_name}, "
+    say(
+        f"gr-blade demo: {A} antennas at Hat Creek phased to {obs.source_name}, "
         f"{obs.channels} x {obs.chan_bw / 1e6:g} MHz channels around {obs.obsfreq / 1e6:g} MHz, "
         f"{obs.duration:.2f} s; a tone at {obs.tone_frequency / 1e6:.6f} MHz from "
-        f"{numpy.degrees(angular_separation(obs.boresight, obs.source)) * 60:.1f} arcmin off the boresight")
+        f"{numpy.degrees(angular_separation(obs.boresight, obs.source)) * 60:.1f} arcmin off the boresight"
+    )
     files = obs.write(output, "demo")
     recording_bytes = sum(os.path.getsize(p) for p in files["raw"])
-    say(f"synthesized {', '.join(files['raw'])} ({recording_bytes / 2**20:.0f} MiB, GUPPI RAW, 8-bit) and "
-        f"{files['recipe']} (beams: {', '.join(obs.beam_names)}) in {time.perf_counter() - began:.1f} s")
+    say(
+        f"synthesized {', '.join(files['raw'])} ({recording_bytes / 2**20:.0f} MiB, GUPPI RAW, 8-bit) and "
+        f"{files['recipe']} (beams: {', '.join(obs.beam_names)}) in {time.perf_counter() - began:.1f} s"
+    )
 
     # The jobs blade-cli mode-b and mode-h build from the commands shown.
-    say(f"\n$ blade-cli mode-b --input {files['stem']} --recipe {files['recipe']} --output {output} "
-        f"--channelizer-rate {MODE_B_RATE} --integration {MODE_B_INTEGRATION}")
-    job_b = Job("b", Options(input=files["stem"], recipe=files["recipe"], output=output, device=device,
-                             channelizer_rate=MODE_B_RATE, integration=MODE_B_INTEGRATION))
+    say(
+        f"\n$ blade-cli mode-b --input {files['stem']} --recipe {files['recipe']} --output {output} "
+        f"--channelizer-rate {MODE_B_RATE} --integration {MODE_B_INTEGRATION}"
+    )
+    job_b = Job(
+        "b",
+        Options(
+            input=files["stem"],
+            recipe=files["recipe"],
+            output=output,
+            device=device,
+            channelizer_rate=MODE_B_RATE,
+            integration=MODE_B_INTEGRATION,
+        ),
+    )
     summary_b = report_run(job_b, "blade-cli mode-b", quiet=quiet, progress=False if quiet else None)
     if summary_b.exit_status:
         return summary_b.exit_status
-    say(f"\n$ blade-cli mode-h --input {files['stem']} --output {output} "
-        f"--channelizer-rate {MODE_H_RATE} --integration {MODE_H_INTEGRATION}")
-    job_h = Job("h", Options(input=files["stem"], output=output, device=device,
-                             channelizer_rate=MODE_H_RATE, integration=MODE_H_INTEGRATION))
+    say(
+        f"\n$ blade-cli mode-h --input {files['stem']} --output {output} "
+        f"--channelizer-rate {MODE_H_RATE} --integration {MODE_H_INTEGRATION}"
+    )
+    job_h = Job(
+        "h",
+        Options(
+            input=files["stem"],
+            output=output,
+            device=device,
+            channelizer_rate=MODE_H_RATE,
+            integration=MODE_H_INTEGRATION,
+        ),
+    )
     summary_h = report_run(job_h, "blade-cli mode-h", quiet=quiet, progress=False if quiet else None)
     if summary_h.exit_status:
         return summary_h.exit_status
@@ -85,26 +110,41 @@ def run(output="blade-demo", device="auto", quiet=False, figure=True, observatio
 
     if figure:
         figure_path = os.path.join(output, "demo.png")
-        draw(figure_path, obs, [(label, filterbank.read(path)) for path, label, _ in summary_b.files[:2]],
-             beams, tone_b, (antenna_label, header_h, spectrum_h), tone_h)
+        draw(
+            figure_path,
+            obs,
+            [(label, filterbank.read(path)) for path, label, _ in summary_b.files[:2]],
+            beams,
+            tone_b,
+            (antenna_label, header_h, spectrum_h),
+            tone_h,
+        )
 
     print()
-    print(f"tone at {obs.tone_frequency / 1e6:.6f} MHz: Mode B fine channel {tone_b} of {beams[0][2].size}, "
-          f"Mode H fine channel {tone_h} of {spectrum_h.size}")
+    print(
+        f"tone at {obs.tone_frequency / 1e6:.6f} MHz: Mode B fine channel {tone_b} of {beams[0][2].size}, "
+        f"Mode H fine channel {tone_h} of {spectrum_h.size}"
+    )
     print("tone / noise floor in the time-averaged Mode B spectra:")
     for label, value in ratios.items():
         note = {on: "on the source", off: "pointed elsewhere", "incoherent": "= one antenna's"}.get(label, "")
         print(f"  {label:<12} {value:7.3f}   {note}")
     print(f"coherent gain on the source: {gain:.2f} (expected A = {A})")
-    print(f"Mode H, antenna {antenna_label}: strongest channel {peak_h} "
-          f"({filterbank.frequencies(header_h)[peak_h] / 1e6:.6f} MHz), "
-          f"tone / noise {tone_to_noise(spectrum_h, tone_h):.2f}")
-    print(f"files in {output}/: the recording, the recipe, {len(summary_b.files)} Mode B beam files "
-          f"(demo.mode_b.beam*.fil), {len(summary_h.files)} Mode H antenna files (demo.mode_h.ant*.fil)"
-          + (", demo.png (the figure)" if figure else ""))
+    print(
+        f"Mode H, antenna {antenna_label}: strongest channel {peak_h} "
+        f"({filterbank.frequencies(header_h)[peak_h] / 1e6:.6f} MHz), "
+        f"tone / noise {tone_to_noise(spectrum_h, tone_h):.2f}"
+    )
+    print(
+        f"files in {output}/: the recording, the recipe, {len(summary_b.files)} Mode B beam files "
+        f"(demo.mode_b.beam*.fil), {len(summary_h.files)} Mode H antenna files (demo.mode_h.ant*.fil)"
+        + (", demo.png (the figure)" if figure else "")
+    )
     say(f"try: blade-cli header {files['raw'][0]} --summary")
-    say(f"     blade-cli mode-b --input {files['stem']} --recipe {files['recipe']} --output {output}/mine "
-        f"--channelizer-rate 256 --integration 16 --beams 0 --format h5")
+    say(
+        f"     blade-cli mode-b --input {files['stem']} --recipe {files['recipe']} --output {output}/mine "
+        f"--channelizer-rate 256 --integration 16 --beams 0 --format h5"
+    )
     if not (0.7 * A < gain < 1.3 * A) or peak_h != tone_h:
         print(f"demo FAILED: the tone is not where the synthesis put it (gain {gain:.2f}, peak {peak_h})")
         return 1
@@ -133,8 +173,15 @@ def draw(path, obs, waterfalls, beams, tone_b, antenna, tone_h):
         freqs = filterbank.frequencies(header) / 1e6
         seconds = power.shape[0] * header["tsamp"]
         half = abs(header["foff"]) / 2
-        image = ax.imshow(power, aspect="auto", extent=[freqs[0] - half, freqs[-1] + half, seconds, 0],
-                          cmap="viridis", vmin=low, vmax=high, interpolation="nearest")
+        image = ax.imshow(
+            power,
+            aspect="auto",
+            extent=[freqs[0] - half, freqs[-1] + half, seconds, 0],
+            cmap="viridis",
+            vmin=low,
+            vmax=high,
+            interpolation="nearest",
+        )
         ax.set_title(f"Mode B beam '{label}' (Stokes I)")
         ax.set_xlabel("frequency (MHz)")
         ax.set_ylabel("time (s)")
@@ -157,7 +204,9 @@ def draw(path, obs, waterfalls, beams, tone_b, antenna, tone_h):
     ax.set_title(f"Mode H, antenna {label}: {abs(header['foff']) * 1e6:.0f} Hz channels around the tone")
     ax.set_xlabel(f"frequency - {obs.tone_frequency / 1e6:.6f} MHz (kHz)")
     ax.set_ylabel("power / noise floor - 1")
-    fig.suptitle(f"gr-blade demo: {obs.antennas} antennas phased to {obs.source_name}, a tone from "
-                 f"'{obs.beam_names[0]}' off the boresight, beams on it and elsewhere")
+    fig.suptitle(
+        f"gr-blade demo: {obs.antennas} antennas phased to {obs.source_name}, a tone from "
+        f"'{obs.beam_names[0]}' off the boresight, beams on it and elsewhere"
+    )
     fig.savefig(path, dpi=100)
     plt.close(fig)

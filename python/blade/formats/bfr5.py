@@ -103,8 +103,7 @@ def write_bfr5(
 
     with h5py.File(path, "w") as f:
         diminfo = f.create_group("diminfo")
-        for key, value in (("nants", nants), ("npol", npol), ("nchan", nchan),
-                           ("nbeams", nbeams), ("ntimes", ntimes)):
+        for key, value in (("nants", nants), ("npol", npol), ("nchan", nchan), ("nbeams", nbeams), ("ntimes", ntimes)):
             diminfo.create_dataset(key, data=numpy.int64(value))
 
         telinfo = f.create_group("telinfo")

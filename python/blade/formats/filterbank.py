@@ -15,8 +15,19 @@ import struct
 import numpy
 
 # SIGPROC keys by value type; every other key holds a float64.
-_INTEGER_KEYS = {"telescope_id", "machine_id", "data_type", "nbits", "nchans", "nifs", "nbeams", "ibeam",
-                 "barycentric", "pulsarcentric", "nsamples"}
+_INTEGER_KEYS = {
+    "telescope_id",
+    "machine_id",
+    "data_type",
+    "nbits",
+    "nchans",
+    "nifs",
+    "nbeams",
+    "ibeam",
+    "barycentric",
+    "pulsarcentric",
+    "nsamples",
+}
 _TEXT_KEYS = {"source_name", "rawdatafile"}
 
 
@@ -38,7 +49,7 @@ class _Cursor:
         length = self.take("<i")
         if not 0 <= length <= 4096 or self.offset + length > len(self.raw):
             raise ValueError(f"{self.path}: bad string length {length} at byte {self.offset - 4}")
-        value = self.raw[self.offset:self.offset + length].decode("ascii", "replace")
+        value = self.raw[self.offset : self.offset + length].decode("ascii", "replace")
         self.offset += length
         return value
 
@@ -71,8 +82,11 @@ def read(path):
 
         with h5py.File(path, "r") as f:
             dataset = f["data"]
-            header = {key: (value.decode() if isinstance(value, bytes) else value)
-                      for key, value in dataset.attrs.items() if key != "DIMENSION_LABELS"}
+            header = {
+                key: (value.decode() if isinstance(value, bytes) else value)
+                for key, value in dataset.attrs.items()
+                if key != "DIMENSION_LABELS"
+            }
             return header, dataset[...]
     header = read_fil_header(path)
     if header.get("nbits") != 32:

@@ -26,8 +26,20 @@ from .. import blade_python as _core
 
 # Keys whose values are text even when they look like numbers.
 STRING_KEYS = {
-    "SRC_NAME", "OBSID", "TELESCOP", "RA_STR", "DEC_STR", "PROJID", "OBSERVER",
-    "BACKEND", "FRONTEND", "DATADIR", "DATATYPE", "INSTRUME", "FD_POLN", "TRK_MODE",
+    "SRC_NAME",
+    "OBSID",
+    "TELESCOP",
+    "RA_STR",
+    "DEC_STR",
+    "PROJID",
+    "OBSERVER",
+    "BACKEND",
+    "FRONTEND",
+    "DATADIR",
+    "DATATYPE",
+    "INSTRUME",
+    "FD_POLN",
+    "TRK_MODE",
 }
 
 CARD_BYTES = 80
@@ -89,15 +101,33 @@ def describe(path, single_file=False, on_gap="zero-fill", max_gap=0.0):
     result = {
         name: getattr(d, name)
         for name in (
-            "files", "blocks", "nants", "nchan", "npol", "nbits", "sample_type", "blocsize",
-            "ntime", "overlap", "piperblk", "gaps", "missing_blocks", "first_pktidx", "tbin",
-            "observation", "warnings",
+            "files",
+            "blocks",
+            "nants",
+            "nchan",
+            "npol",
+            "nbits",
+            "sample_type",
+            "blocsize",
+            "ntime",
+            "overlap",
+            "piperblk",
+            "gaps",
+            "missing_blocks",
+            "first_pktidx",
+            "tbin",
+            "observation",
+            "warnings",
         )
     }
     # The axes come from the one observation value the reader computed.
     observation = d.observation
-    result.update(unix_start=observation.unix_start, freq_first=observation.freq_first,
-                  chan_bw=observation.chan_bw, coarse_first=observation.coarse_first)
+    result.update(
+        unix_start=observation.unix_start,
+        freq_first=observation.freq_first,
+        chan_bw=observation.chan_bw,
+        coarse_first=observation.coarse_first,
+    )
     result["files"] = list(result["files"])
     result["warnings"] = list(result["warnings"])
     result["header"] = read_header(path, 0, single_file)
@@ -176,8 +206,20 @@ def pack_samples(block, nbits):
     return whole.astype(numpy.int8 if nbits == 8 else numpy.dtype("<i2")).tobytes()
 
 
-def write_raw(stem, blocks, header, nbits=8, directio=False, blocks_per_file=0, pktidx=None,
-              piperblk=None, npol_card=None, quoted=(), filler_cards=0, data_padding=None):
+def write_raw(
+    stem,
+    blocks,
+    header,
+    nbits=8,
+    directio=False,
+    blocks_per_file=0,
+    pktidx=None,
+    piperblk=None,
+    npol_card=None,
+    quoted=(),
+    filler_cards=0,
+    data_padding=None,
+):
     """
     Write a synthetic GUPPI RAW recording and return the paths written.
 
@@ -259,8 +301,9 @@ def random_blocks(rng, n_blocks, nants, nchan, ntime, npol, nbits=8):
     return values if nbits != 32 else values + rng.uniform(-0.5, 0.5, size=shape)
 
 
-def tone_blocks(rng, n_blocks, nants, nchan, ntime, npol, tone_channel, tone_offset=0.25,
-                amplitude=20.0, noise=8.0, nbits=8):
+def tone_blocks(
+    rng, n_blocks, nants, nchan, ntime, npol, tone_channel, tone_offset=0.25, amplitude=20.0, noise=8.0, nbits=8
+):
     """
     Gaussian noise with a tone in coarse channel `tone_channel`, `tone_offset` of
     the channel width from its centre, identical in every antenna and polarization

@@ -59,8 +59,17 @@ class reader(gr.top_block):
     slows the reader down, it loses nothing.
     """
 
-    def __init__(self, recording, workers, bind="tcp://127.0.0.1:*", chunk_samples=0, channel_start=0,
-                 channel_count=0, hwm=2, timeout_ms=DEFAULT_TIMEOUT_MS):
+    def __init__(
+        self,
+        recording,
+        workers,
+        bind="tcp://127.0.0.1:*",
+        chunk_samples=0,
+        channel_start=0,
+        channel_count=0,
+        hwm=2,
+        timeout_ms=DEFAULT_TIMEOUT_MS,
+    ):
         gr.top_block.__init__(self, "blade scale-out reader")
         _require_zeromq()
         self.source = _core.guppi_source(recording, chunk_samples, "ci8", channel_start, channel_count)
@@ -84,8 +93,10 @@ class reader(gr.top_block):
             "unix_start": recording_axis.unix_start,
             # The recording's axis as the reader computed it (blade.Observation), so
             # the workers place channels exactly where the recording's tags say.
-            "observation": {name: getattr(recording_axis, name)
-                            for name in ("freq_first", "chan_bw", "nchan", "coarse_first", "unix_start", "tsamp")},
+            "observation": {
+                name: getattr(recording_axis, name)
+                for name in ("freq_first", "chan_bw", "nchan", "coarse_first", "unix_start", "tsamp")
+            },
             "subbands": [
                 {
                     "endpoint": sink.last_endpoint(),
@@ -106,21 +117,45 @@ class worker(gr.top_block):
     and counts chunks that never arrived.
     """
 
-    def __init__(self, plan, subband, recipe, output=None, raw=None, device="auto", devices=(), detector="I",
-                 integration=1, channelizer_rate=1, beams=(), incoherent=True, on_gap="report", hwm=2,
-                 timeout_ms=DEFAULT_TIMEOUT_MS, endpoint=None):
+    def __init__(
+        self,
+        plan,
+        subband,
+        recipe,
+        output=None,
+        raw=None,
+        device="auto",
+        devices=(),
+        detector="I",
+        integration=1,
+        channelizer_rate=1,
+        beams=(),
+        incoherent=True,
+        on_gap="report",
+        hwm=2,
+        timeout_ms=DEFAULT_TIMEOUT_MS,
+        endpoint=None,
+    ):
         gr.top_block.__init__(self, f"blade scale-out worker {subband}")
         _require_zeromq()
         part = plan["subbands"][subband]
         shape, dtype = part["shape"], plan["input_type"]
         self.subband = subband
-        self.source = zeromq.pull_source(_core.item_size(shape, dtype), 1, endpoint or part["endpoint"],
-                                         timeout_ms, True, hwm)
+        self.source = zeromq.pull_source(
+            _core.item_size(shape, dtype), 1, endpoint or part["endpoint"], timeout_ms, True, hwm
+        )
         self.times = _core.chunk_time_from_tags(shape, dtype, on_gap)
         axis = _core.Observation(**plan["observation"]).channels(part["first_channel"], shape[1])
-        options = _core.beamforming_options(input_type=dtype, channelizer_rate=channelizer_rate,
-                                            incoherent=incoherent, detector=detector, integration=integration,
-                                            beams=list(beams), device=device, devices=list(devices))
+        options = _core.beamforming_options(
+            input_type=dtype,
+            channelizer_rate=channelizer_rate,
+            incoherent=incoherent,
+            detector=detector,
+            integration=integration,
+            beams=list(beams),
+            device=device,
+            devices=list(devices),
+        )
         self.bundle = _core.mode_b(shape, axis, _core.read_bfr5(recipe), options)
         self.connect(self.source, (self.bundle, 0))
         self.connect(self.source, self.times, (self.bundle, 1))
@@ -206,8 +241,9 @@ def run_worker_until_done(flowgraph, chunks=None, idle_seconds=None, poll=0.05):
 
 
 def _reader_main(args):
-    flowgraph = reader(args.recording, args.workers, args.bind, args.chunk_samples, args.channel_start,
-                       args.channel_count, args.hwm)
+    flowgraph = reader(
+        args.recording, args.workers, args.bind, args.chunk_samples, args.channel_start, args.channel_count, args.hwm
+    )
     line = json.dumps(flowgraph.plan)
     if args.plan_file:
         # Whole or not at all: workers may be waiting for the file to appear.
@@ -232,40 +268,63 @@ def _worker_main(args):
     else:
         with open(args.plan_file) as source:
             plan = json.loads(source.readline())
-    flowgraph = worker(plan, args.subband, args.recipe, output=args.output, raw=args.raw, device=args.device,
-                       devices=args.devices.split(",") if args.devices else (), detector=args.detector,
-                       integration=args.integration, channelizer_rate=args.channelizer_rate,
-                       on_gap=args.on_gap, hwm=args.hwm, endpoint=args.connect)
+    flowgraph = worker(
+        plan,
+        args.subband,
+        args.recipe,
+        output=args.output,
+        raw=args.raw,
+        device=args.device,
+        devices=args.devices.split(",") if args.devices else (),
+        detector=args.detector,
+        integration=args.integration,
+        channelizer_rate=args.channelizer_rate,
+        on_gap=args.on_gap,
+        hwm=args.hwm,
+        endpoint=args.connect,
+    )
     report = run_worker_until_done(flowgraph, chunks=args.chunks, idle_seconds=args.idle)
     text = json.dumps(report)
     if args.report:
         with open(args.report, "w") as out:
             out.write(text + "\n")
     lost = report["missing_chunks"] + report["missing_at_start"] + report["missing_at_end"]
-    print(f"worker {args.subband}: {report['chunks']} of {plan['chunks']} chunks, {report['outputs']} outputs; "
-          f"missing: {report['missing_at_start']} at the start, {report['missing_chunks']} in "
-          f"{report['gaps']} gaps, {report['missing_at_end']} at the end", file=sys.stderr)
+    print(
+        f"worker {args.subband}: {report['chunks']} of {plan['chunks']} chunks, {report['outputs']} outputs; "
+        f"missing: {report['missing_at_start']} at the start, {report['missing_chunks']} in "
+        f"{report['gaps']} gaps, {report['missing_at_end']} at the end",
+        file=sys.stderr,
+    )
     return 1 if report["failures"] else (3 if lost else 0)
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(prog="python3 -m gnuradio.blade.scaleout",
-                                     description="One observation beamformed by several processes or hosts.")
+    parser = argparse.ArgumentParser(
+        prog="python3 -m gnuradio.blade.scaleout",
+        description="One observation beamformed by several processes or hosts.",
+    )
     parser.add_argument("--verbose", action="store_true", help="GNU Radio's info and debug logs too")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
     r = commands.add_parser("reader", help="read a recording, push one sub-band to each worker")
     r.add_argument("recording")
     r.add_argument("--workers", type=int, default=2, help="sub-bands, one per worker (divides the channels)")
-    r.add_argument("--bind", default="tcp://127.0.0.1:*",
-                   help="tcp://ADDRESS:PORT (sub-band n on PORT + n) or tcp://ADDRESS:* (free ports)")
+    r.add_argument(
+        "--bind",
+        default="tcp://127.0.0.1:*",
+        help="tcp://ADDRESS:PORT (sub-band n on PORT + n) or tcp://ADDRESS:* (free ports)",
+    )
     r.add_argument("--chunk-samples", type=int, default=0)
     r.add_argument("--channel-start", type=int, default=0)
     r.add_argument("--channel-count", type=int, default=0)
     r.add_argument("--hwm", type=int, default=2, help="messages queued per socket before the reader waits")
     r.add_argument("--plan-file", help="also write the plan here")
-    r.add_argument("--linger", type=float, default=-1,
-                   help="seconds to keep the sockets open after the recording (default: until stdin closes)")
+    r.add_argument(
+        "--linger",
+        type=float,
+        default=-1,
+        help="seconds to keep the sockets open after the recording (default: until stdin closes)",
+    )
     r.set_defaults(handler=_reader_main)
     w = commands.add_parser("worker", help="beamform one sub-band pulled from a reader")
     w.add_argument("--plan-file", required=True, help="the reader's plan (a file, or - for stdin)")
@@ -281,8 +340,12 @@ def build_parser():
     w.add_argument("--channelizer-rate", type=int, default=1)
     w.add_argument("--on-gap", default="report", choices=["report", "stop"])
     w.add_argument("--hwm", type=int, default=2)
-    w.add_argument("--chunks", type=int, default=-1,
-                   help="input chunks to wait for (default: the plan's; 0: until idle or interrupted)")
+    w.add_argument(
+        "--chunks",
+        type=int,
+        default=-1,
+        help="input chunks to wait for (default: the plan's; 0: until idle or interrupted)",
+    )
     w.add_argument("--idle", type=float, default=None, help="stop after this many seconds without output")
     w.add_argument("--report", help="write the JSON report here")
     w.set_defaults(handler=_worker_main)
@@ -298,4 +361,3 @@ def main(argv=None):
     if getattr(args, "chunks", None) == -1:
         args.chunks = None
     return args.handler(args)
-

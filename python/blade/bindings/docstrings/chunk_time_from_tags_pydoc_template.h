@@ -1,11 +1,4 @@
-/*
- * Copyright 2026 Free Software Foundation, Inc.
- *
- * This file is part of GNU Radio
- *
- * SPDX-License-Identifier: GPL-3.0-or-later
- *
- */
+/* SPDX-License-Identifier: MIT */
 #include "pydoc_macros.h"
 #define D(...) DOC(gr, blade, __VA_ARGS__)
 /*
@@ -18,12 +11,10 @@
 static const char* __doc_gr_blade_chunk_time_from_tags = R"doc()doc";
 
 
-static const char* __doc_gr_blade_chunk_time_from_tags_chunk_time_from_tags_0 =
-    R"doc()doc";
+static const char* __doc_gr_blade_chunk_time_from_tags_chunk_time_from_tags_0 = R"doc()doc";
 
 
-static const char* __doc_gr_blade_chunk_time_from_tags_chunk_time_from_tags_1 =
-    R"doc()doc";
+static const char* __doc_gr_blade_chunk_time_from_tags_chunk_time_from_tags_1 = R"doc()doc";
 
 
 static const char* __doc_gr_blade_chunk_time_from_tags_make = R"doc()doc";

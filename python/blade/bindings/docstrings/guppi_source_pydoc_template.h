@@ -1,11 +1,4 @@
-/*
- * Copyright 2026 Free Software Foundation, Inc.
- *
- * This file is part of GNU Radio
- *
- * SPDX-License-Identifier: GPL-3.0-or-later
- *
- */
+/* SPDX-License-Identifier: MIT */
 #include "pydoc_macros.h"
 #define D(...) DOC(gr, blade, __VA_ARGS__)
 /*
