@@ -19,6 +19,7 @@ Flowgraph (Mode B and BH; Mode H has no time port and no recipe):
 """
 
 import dataclasses
+import math
 import os
 import re
 import signal
@@ -70,6 +71,7 @@ class Options:
     devices: Optional[List[str]] = None  # several devices, one sub-band each
     chunk_samples: Optional[int] = None  # None: one GUPPI block
     channels: Optional[Tuple[int, Optional[int]]] = None  # (start, count); count None: to the end
+    # Mode H may take lists (one product each, from one read): rate, integration, stokes.
     channelizer_rate: Optional[int] = None  # default 1 (B, H), 0 = T*M (BH); 0: the whole chunk
     pfb_taps: int = 1
     window: str = "hamming"
@@ -197,6 +199,31 @@ def _label_names(names, count, prefix):
     return [names[i] if i < len(names) and names[i] else f"{prefix}{i}" for i in range(count)]
 
 
+@dataclasses.dataclass
+class Product:
+    """One output of a Job: a chain from the voltages to its files. Mode H makes
+    several from one read and one upload (lists of --channelizer-rate, --integration
+    and --stokes); Mode B and BH make one."""
+
+    index: int
+    channelizer_rate: int
+    integration: int
+    stokes: str
+    bundle: object = None
+    sink: object = None
+    stem: str = ""
+    output_shape: list = None
+    labels: list = None
+    chunks_per_output: int = 1
+
+    def chunks_done(self):
+        return int(self.sink.nitems_read(0)) * self.chunks_per_output
+
+
+def _as_list(value):
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
 class Job:
     """One bundle run: made from Options, it opens the recording, checks the recipe
     against it, and builds the flowgraph; run() runs it."""
@@ -229,7 +256,7 @@ class Job:
 
         self.source = blade.guppi_source(
             rec.path,
-            o.chunk_samples or 0,
+            self._chunk_samples(),
             self._input_type(),
             rec.channel_start,
             rec.channel_count,
@@ -239,47 +266,52 @@ class Job:
             o.max_gap,
         )
         self.shape = list(self.source.output_shape())
-        self.bundle = self._make_bundle()
-        self.chunks_per_output = int(self.bundle.chunks_per_output())
+        tb = self.tb = gr.top_block(f"blade-cli mode-{mode}")
+        voltages = self._make_products()
         available = self.source.chunks()
         wanted = min(available, o.max_chunks) if o.max_chunks else available
-        self.chunks_total = wanted // self.chunks_per_output * self.chunks_per_output
-        if self.chunks_total == 0:
-            raise ValueError(
-                f"{os.path.basename(rec.files[0])} yields {available} chunk(s) of "
-                f"{self.shape[2]} samples; one output needs {self.chunks_per_output}"
-            )
-        self.output_shape = list(self.bundle.output_shape())
-        self.stem = os.path.join(o.output, o.name or f"{recording_name(rec.files[0])}.mode_{mode}")
+        # One product: whole outputs only. Several: every chunk read; each product
+        # writes the outputs it completes.
+        group = self.products[0].chunks_per_output if len(self.products) == 1 else 1
+        self.chunks_total = wanted // group * group
+        for product in self.products:
+            if wanted < product.chunks_per_output:
+                raise ValueError(
+                    f"{os.path.basename(rec.files[0])} yields {available} chunk(s) of "
+                    f"{self.shape[2]} samples; one output needs {product.chunks_per_output}"
+                )
         self._make_output_folder()
-        self.labels = self._labels()
+        for product in self.products:
+            product.stem = self._product_stem(product)
+            product.labels = self._labels(product)
         self._check_outputs_are_not_inputs()
-        self.sink = self._make_sink()
+        for product in self.products:
+            product.sink = self._make_sink(product)
 
-        tb = self.tb = gr.top_block(f"blade-cli mode-{mode}")
         voltage_size = self.source.output_item_size()
-        voltages = self.source
+        source = self.source
         # Stop after the chunks wanted (both outputs of the source, so the phasor
         # block sees exactly the chunks the beamformer does).
         if self.chunks_total < available:
             head = blocks.head(voltage_size, self.chunks_total)
-            tb.connect((voltages, 0), head)
-            voltages = head
+            tb.connect((source, 0), head)
+            source = head
         if o.pace:
             chunk_seconds = self.shape[2] * rec.tbin
             throttle = blocks.throttle(voltage_size, o.pace / chunk_seconds)
-            tb.connect((voltages, 0), throttle)
-            voltages = throttle
-        tb.connect((voltages, 0), (self.bundle, 0))
+            tb.connect((source, 0), throttle)
+            source = throttle
+        for block, port in voltages:
+            tb.connect((source, 0), (block, port))
         if mode != "h":
-            times = self.source
+            times = (self.source, 1)
             if self.chunks_total < available:
-                times = blocks.head(64, self.chunks_total)
-                tb.connect((self.source, 1), times)
-                tb.connect((times, 0), (self.bundle, 1))
-            else:
-                tb.connect((self.source, 1), (self.bundle, 1))
-        tb.connect(self.bundle, self.sink)
+                head = blocks.head(64, self.chunks_total)
+                tb.connect(times, head)
+                times = (head, 0)
+            tb.connect(times, (self.products[0].bundle, 1))
+        for product in self.products:
+            tb.connect(product.bundle, product.sink)
 
     # --- construction -------------------------------------------------------------
 
@@ -290,7 +322,6 @@ class Job:
         for name, default in (
             ("chunk_samples", "one GUPPI block"),
             ("max_chunks", "the whole recording"),
-            ("integration", "1"),
             ("pfb_taps", "1, a plain FFT"),
             ("gather", "8"),
         ):
@@ -309,8 +340,6 @@ class Job:
             raise ValueError(
                 f"max-gap {o.max_gap}: expected seconds >= 0 (0: as long as the recording's data, " "inf: no bound)"
             )
-        if o.channelizer_rate is not None and o.channelizer_rate < 0:
-            raise ValueError(f"channelizer-rate {o.channelizer_rate}: expected fine channels per coarse channel")
         if o.channels is not None and o.channels[1] is not None and o.channels[1] < 1:
             raise ValueError(
                 f"channels {o.channels[0]}:{o.channels[1]}: expected at least one channel "
@@ -325,21 +354,53 @@ class Job:
                 )
         if o.format not in FORMATS:
             raise ValueError(f"format {o.format!r}: expected fil, h5 or raw")
-        if o.stokes is not None and o.stokes not in DETECTORS:
-            raise ValueError(f"stokes {o.stokes!r}: expected I, XXYY, cross, IQUV or none")
+        rates, integrations, stokes = (_as_list(o.channelizer_rate), _as_list(o.integration), _as_list(o.stokes))
+        count = max(len(rates), len(integrations), len(stokes))
+        for name, values in (("channelizer-rate", rates), ("integration", integrations), ("stokes", stokes)):
+            if len(values) not in (1, count):
+                raise ValueError(
+                    f"--{name} has {len(values)} values for {count} products: give one value for "
+                    "all, or one per product"
+                )
+        if count > 1 and self.mode != "h":
+            raise ValueError(
+                f"several products in one pass (lists of --channelizer-rate, --integration, "
+                f"--stokes) are for Mode H; {MODES[self.mode]} makes one"
+            )
+        for rate in rates:
+            if rate is not None and rate < 0:
+                raise ValueError(f"channelizer-rate {rate}: expected fine channels per coarse channel")
+        for integration in integrations:
+            if integration is None or integration < 1:
+                raise ValueError(f"integration {integration}: expected a whole number of at least 1")
+        for mode in stokes:
+            if mode is not None and mode not in DETECTORS:
+                raise ValueError(f"stokes {mode!r}: expected I, XXYY, cross, IQUV or none")
+        stokes_mode = stokes[0]
         if o.format == "raw":
             if self.mode != "b":
                 raise ValueError(
                     f"format raw (beamformed voltages) is for Mode B; {MODES[self.mode]} writes " "spectra (fil or h5)"
                 )
-            if o.stokes not in (None, "none"):
-                raise ValueError(f"format raw writes beamformed voltages: leave --stokes out (not {o.stokes})")
-            o.stokes = "none"
-        elif o.stokes == "none":
+            if stokes_mode not in (None, "none"):
+                raise ValueError(f"format raw writes beamformed voltages: leave --stokes out (not {stokes_mode})")
+            stokes = ["none"]
+        elif "none" in stokes:
             raise ValueError("stokes none gives voltages: write them with --format raw")
-        o.stokes = o.stokes or "I"
-        if o.channelizer_rate is None:
-            o.channelizer_rate = 0 if self.mode == "bh" else 1
+        default_rate = 0 if self.mode == "bh" else 1
+        self.products = [
+            Product(
+                index=k,
+                channelizer_rate=default_rate if (rates[k % len(rates)] is None) else rates[k % len(rates)],
+                integration=integrations[k % len(integrations)],
+                stokes=stokes[k % len(stokes)] or "I",
+            )
+            for k in range(count)
+        ]
+        # The single-product view of the options, as the rest of the job reads them.
+        o.channelizer_rate = self.products[0].channelizer_rate
+        o.integration = self.products[0].integration
+        o.stokes = self.products[0].stokes
         # The incoherent beam is a power: in a voltage recording it would be an
         # "antenna" of real parts that no channelizer can make sense of.
         if o.incoherent is None:
@@ -354,33 +415,76 @@ class Job:
         """What the source emits: the recording's own integer type (the bundles cast)."""
         return {"ci4": "ci4", "ci8": "ci8", "ci16": "ci16"}.get(self.recording.sample_type, "cf32")
 
-    def _make_bundle(self):
+    def _chunk_samples(self):
+        """--chunk-samples, else one block; when a channelizer needs more samples than a
+        block has (BL's 2^20-point product from 2^19-sample blocks), the smallest
+        multiple of every rate that holds a block: chunks then span blocks."""
+        o, rec = self.options, self.recording
+        if o.chunk_samples or self.mode != "h":  # Mode BH channelizes gathered chunks
+            return o.chunk_samples or 0
+        needed = 1
+        for product in self.products:
+            if product.channelizer_rate > 1:
+                needed = math.lcm(needed, product.channelizer_rate)
+        if needed <= rec.ntime:
+            return 0  # one block (a rate that does not divide it is refused by the channelizer)
+        chunk = -(-rec.ntime // needed) * needed
+        self.warnings.append(
+            f"chunks of {chunk} samples (the channelizer needs a multiple of {needed}; a block has "
+            f"{rec.ntime}): each chunk spans blocks"
+        )
+        return chunk
+
+    def _make_products(self):
+        """Build each product's bundle; returns the (block, port) inputs the voltage
+        stream feeds. Several Mode H products on one device share one upload and cast
+        (one device buffer, several readers)."""
         from gnuradio import blade
 
-        o, rec = self.options, self.recording
-        common = dict(
-            input_type=self._input_type(),
-            channelizer_rate=o.channelizer_rate,
-            taps=o.pfb_taps,
-            window=o.window,
-            circular=o.circular,
-            detector=o.stokes,
-            integration=o.integration,
-            device=o.device,
-            devices=list(o.devices or []),
-        )
-        if self.mode == "h":
-            return blade.mode_h(self.shape, blade.spectrometer_options(**common))
-        options = blade.beamforming_options(
-            **common,
-            incoherent=o.incoherent,
-            beams=list(o.beams or []),
-            delays=o.delays,
-            beamformer_path=o.beamformer_path,
-            gather=o.gather,
-        )
-        bundle = blade.mode_b if self.mode == "b" else blade.mode_bh
-        return bundle(self.shape, rec.observation, self.recipe, options)
+        o = self.options
+        input_type = self._input_type()
+        devices = list(o.devices or [])
+        feeds = []
+        shared = None
+        if self.mode == "h" and len(self.products) > 1 and not devices and o.device != "all":
+            device = blade.resolve_device(o.device)
+            shared = blade.cast(self.shape, input_type, "cf32", device)
+            feeds.append((shared, 0))
+            input_type, o_device = "cf32", device
+        else:
+            o_device = o.device
+        for product in self.products:
+            common = dict(
+                input_type=input_type,
+                channelizer_rate=product.channelizer_rate,
+                taps=o.pfb_taps,
+                window=o.window,
+                circular=o.circular,
+                detector=product.stokes,
+                integration=product.integration,
+                device=o_device,
+                devices=devices,
+            )
+            if self.mode == "h":
+                product.bundle = blade.mode_h(self.shape, blade.spectrometer_options(**common))
+            else:
+                options = blade.beamforming_options(
+                    **common,
+                    incoherent=o.incoherent,
+                    beams=list(o.beams or []),
+                    delays=o.delays,
+                    beamformer_path=o.beamformer_path,
+                    gather=o.gather,
+                )
+                bundle = blade.mode_b if self.mode == "b" else blade.mode_bh
+                product.bundle = bundle(self.shape, self.recording.observation, self.recipe, options)
+            product.chunks_per_output = int(product.bundle.chunks_per_output())
+            product.output_shape = list(product.bundle.output_shape())
+            if shared is not None:
+                self.tb.connect(shared, (product.bundle, 0))
+            else:
+                feeds.append((product.bundle, 0))
+        return feeds
 
     def _make_output_folder(self):
         folder = self.options.output or "."
@@ -388,13 +492,24 @@ class Job:
             raise ValueError(f"--output {folder}: that is a file; --output names the folder for the files")
         os.makedirs(folder, exist_ok=True)
 
-    def output_paths(self):
-        """The files the sink will write (the first, for GUPPI RAW)."""
+    def _product_stem(self, product):
+        """Files' stem: NAME (default RECORDING.mode_X), and NAME.NNNN per product when
+        there are several."""
         o = self.options
-        if o.format == "raw":
-            return [f"{self.stem}.0000.raw"]
-        word = "ant" if self.mode == "h" else "beam"
-        return [f"{self.stem}.{word}{b:04d}.{o.format}" for b in range(self.output_shape[0])]
+        stem = os.path.join(o.output, o.name or f"{recording_name(self.recording.files[0])}.mode_{self.mode}")
+        return stem if len(self.products) == 1 else f"{stem}.{product.index:04d}"
+
+    def output_paths(self):
+        """The files the sinks will write (the first, for GUPPI RAW)."""
+        o = self.options
+        paths = []
+        for product in self.products:
+            if o.format == "raw":
+                paths.append(f"{product.stem}.0000.raw")
+                continue
+            word = "ant" if self.mode == "h" else "beam"
+            paths += [f"{product.stem}.{word}{b:04d}.{o.format}" for b in range(product.output_shape[0])]
+        return paths
 
     def _check_outputs_are_not_inputs(self):
         """Refuse a run whose output would overwrite one of its inputs (the writers
@@ -409,10 +524,10 @@ class Job:
                         "the recording; choose another --output folder or --name"
                     )
 
-    def _labels(self):
+    def _labels(self, product):
         """What each output aspect is: beam source names (+ incoherent) or antennas."""
         if self.mode == "h":
-            return _label_names(self.recording.antenna_names, self.output_shape[0], "antenna")
+            return _label_names(self.recording.antenna_names, product.output_shape[0], "antenna")
         recipe = self.recipe
         chosen = self.options.beams or list(range(recipe.beams))
         names = _label_names(recipe.source_names, recipe.beams, "beam")
@@ -421,7 +536,7 @@ class Job:
             labels.append("incoherent")
         return labels
 
-    def _make_sink(self):
+    def _make_sink(self, product):
         from gnuradio import blade
 
         o = self.options
@@ -430,30 +545,31 @@ class Job:
         # repeated here.
         if o.format == "raw":
             header = {"OBSID": str(self.recording.header.get("OBSID", "")) or "gr-blade beams"}
-            return blade.guppi_sink(self.stem, self.output_shape, "cf32", o.raw_type, o.raw_scale, header=header)
+            return blade.guppi_sink(product.stem, product.output_shape, "cf32", o.raw_type, o.raw_scale, header=header)
         aspect = "antenna" if self.mode == "h" else "beam"
         rawdatafile = os.path.basename(self.recording.files[0])
-        return blade.filterbank_sink(self.stem, self.output_shape, o.format, aspect, {"rawdatafile": rawdatafile})
+        return blade.filterbank_sink(product.stem, product.output_shape, o.format, aspect, {"rawdatafile": rawdatafile})
 
     # --- description ----------------------------------------------------------------
 
-    def chain_text(self):
+    def chain_text(self, product=None):
         o = self.options
+        product = product or self.products[0]
         steps = [self._input_type()]
-        if o.channelizer_rate != 1:
-            rate = o.channelizer_rate or self.shape[2] * o.gather
+        if product.channelizer_rate != 1:
+            rate = product.channelizer_rate or self.shape[2] * o.gather
             steps.append(f"channelizer x{rate}" + (f" (PFB, {o.pfb_taps} taps)" if o.pfb_taps > 1 else ""))
         if o.circular:
             steps.append("polarizer (circular)")
         if self.mode != "h":
-            n = len(self.labels) - (1 if o.incoherent else 0)
+            n = len(product.labels) - (1 if o.incoherent else 0)
             beams = f"beamformer ({n} beam{'s' if n != 1 else ''}{' + incoherent' if o.incoherent else ''})"
             steps.insert(1, beams) if self.mode == "bh" else steps.append(beams)
             if self.mode == "bh":
                 steps.insert(2, f"gather x{o.gather}")
-        if o.stokes != "none":
-            steps.append(f"detector {o.stokes}" + (f" x{o.integration}" if o.integration > 1 else ""))
-        return " -> ".join(steps) + f" on {self.bundle.device()}"
+        if product.stokes != "none":
+            steps.append(f"detector {product.stokes}" + (f" x{product.integration}" if product.integration > 1 else ""))
+        return " -> ".join(steps) + f" on {product.bundle.device()}"
 
     def plan(self):
         """Lines that say what will run."""
@@ -462,39 +578,44 @@ class Job:
         lines = [rec.describe(), rec.describe_band()]
         if self.recipe is not None:
             lines.append(
-                f"recipe {os.path.basename(self.recipe.path)}: {', '.join(self.labels)}; "
+                f"recipe {os.path.basename(self.recipe.path)}: {', '.join(self.products[0].labels)}; "
                 f"{self.recipe.antennas} antennas, absolute channels 0..{self.recipe.channels - 1}: fits"
             )
         lines.append(
             f"chunks of {self.shape[2]} samples ({chunk_seconds * 1e3:.3f} ms), {self.chunks_total} to "
             f"process" + (f" (--max-chunks {o.max_chunks})" if o.max_chunks else "")
         )
-        lines.append(f"chain: {self.chain_text()}")
-        B, F, T, P = self.output_shape
-        if o.format == "raw":
-            lines.append(
-                f"output: {self.stem}.0000.raw: {B} beam{'s' if B > 1 else ''} x {F} channels, "
-                f"{o.raw_type} voltages"
-            )
-        else:
-            word = "ant" if self.mode == "h" else "beam"
-            per = "chunk" if self.chunks_per_output == 1 else f"{self.chunks_per_output} chunks"
-            lines.append(
-                f"output: {self.stem}.{word}0000.{o.format} .. ({B} files), {F} channels x {P} IF(s), "
-                f"{T} spectr{'um' if T == 1 else 'a'} per {per}, "
-                f"tsamp {self._output_tsamp() * 1e3:.6g} ms"
-            )
+        if len(self.products) > 1:
+            lines.append(f"{len(self.products)} products from one read and one upload of each chunk:")
+        for product in self.products:
+            prefix = f"product {product.index}: " if len(self.products) > 1 else ""
+            lines.append(f"{prefix}chain: {self.chain_text(product)}")
+            B, F, T, P = product.output_shape
+            if o.format == "raw":
+                lines.append(
+                    f"{prefix}output: {product.stem}.0000.raw: {B} beam{'s' if B > 1 else ''} x {F} channels, "
+                    f"{o.raw_type} voltages"
+                )
+            else:
+                word = "ant" if self.mode == "h" else "beam"
+                per = "chunk" if product.chunks_per_output == 1 else f"{product.chunks_per_output} chunks"
+                lines.append(
+                    f"{prefix}output: {product.stem}.{word}0000.{o.format} .. ({B} files), {F} channels x {P} "
+                    f"IF(s), {T} spectr{'um' if T == 1 else 'a'} per {per}, "
+                    f"tsamp {self._output_tsamp(product) * 1e3:.6g} ms"
+                )
         return lines
 
-    def _output_tsamp(self):
+    def _output_tsamp(self, product):
         """Seconds per output spectrum (or sample, for voltages)."""
-        samples = self.shape[2] * self.chunks_per_output
-        return samples * self.recording.tbin / self.output_shape[2]
+        samples = self.shape[2] * product.chunks_per_output
+        return samples * self.recording.tbin / product.output_shape[2]
 
     # --- running --------------------------------------------------------------------
 
     def chunks_done(self):
-        return int(self.sink.nitems_read(0)) * self.chunks_per_output
+        """Chunks every product has finished with."""
+        return min(product.chunks_done() for product in self.products)
 
     def run(self, progress=None, stream=None):
         """
@@ -533,11 +654,17 @@ class Job:
             stopped_by = signal.Signals(caught.signum).name if isinstance(caught, Interrupted) else "SIGINT"
             self._stop(finished)
         wall = time.perf_counter() - start
-        done = self.chunks_done()
+        failures = list(blade.failures())
+        # A run that ended by itself processed every chunk (a product's last partial
+        # integration writes nothing); an interrupted one, what every product finished.
+        done = self.chunks_total if stopped_by is None and not failures else self.chunks_done()
         _advance(bar, done, start, chunk_seconds, chunk_bytes)
         if bar is not None:
             bar.close()
-        spectra = self._written()
+        files = []
+        for product in self.products:
+            written = self._written(product)
+            files += [(path, label, written) for path, label in zip(product.sink.files(), product.labels)]
         summary = Summary(
             mode=self.mode,
             chunks=done,
@@ -545,14 +672,13 @@ class Job:
             data_seconds=done * chunk_seconds,
             wall_seconds=wall,
             bytes_read=done * chunk_bytes,
-            files=[(path, label, spectra) for path, label in zip(self._files(), self.labels)],
+            files=files,
             dropped_blocks=int(self.source.zero_filled_blocks()),
             interrupted=stopped_by is not None,
-            device=self.bundle.device(),
+            device=self.products[0].bundle.device(),
             signal=stopped_by,
             stopped_at_gap=(self.options.on_gap == "stop" and self.recording.gaps > 0 and stopped_by is None),
         )
-        failures = list(blade.failures())
         if failures:
             more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
             raise RunError(failures[0] + more, summary)
@@ -571,13 +697,10 @@ class Job:
             for s, handler in previous.items():
                 signal.signal(s, handler)
 
-    def _files(self):
-        return list(self.sink.files())
-
-    def _written(self):
+    def _written(self, product):
         if self.options.format == "raw":
-            return int(self.sink.blocks_written())
-        return int(self.sink.spectra_written())
+            return int(product.sink.blocks_written())
+        return int(product.sink.spectra_written())
 
 
 def _progress_bar(total, enabled, stream):

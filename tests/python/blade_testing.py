@@ -527,3 +527,19 @@ def run_split_merge(chunks, shape, dtype, parts, devices=()):
     tb.run()
     stats = blade.copy_stats()
     return blade.unpack(numpy.array(sink.data(), numpy.uint8), shape, dtype), stats
+
+
+def run_cli_main(*argv):
+    """blade-cli in this process: (exit status, stdout, stderr)."""
+    import contextlib
+    import io
+
+    from gnuradio.blade import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli.main([str(a) for a in argv])
+        except SystemExit as exit:  # argparse
+            code = exit.code
+    return code, out.getvalue(), err.getvalue()

@@ -34,7 +34,9 @@ import numpy
 from gnuradio import gr_unittest
 
 from gnuradio import blade
-from gnuradio.blade import cli, synth
+from gnuradio.blade import synth
+
+import blade_testing
 
 from qa_delays_astropy import astropy_delays
 from qa_filterbank_sink import parse_fil
@@ -67,15 +69,7 @@ def observation(**overrides):
     return synth.SyntheticObservation(**kwargs)
 
 
-def run_cli(*argv):
-    """blade-cli in this process: (exit status, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = cli.main([str(a) for a in argv])
-        except SystemExit as exit:  # argparse
-            code = exit.code
-    return code, out.getvalue(), err.getvalue()
+run_cli = blade_testing.run_cli_main
 
 
 def packed_angle(value, hours):

@@ -8,26 +8,23 @@ total power (float32 sums over the antennas and the integration, FFTs in a
 different order on each side). The demo runs on the GPU too.
 """
 
-import contextlib
-import io
 import os
 import shutil
 import tempfile
+
+import contextlib
+import io
 
 import numpy
 from gnuradio import gr_unittest
 
 import blade_testing
-from gnuradio.blade import cli, synth
+from gnuradio.blade import synth
 
 from qa_filterbank_sink import parse_fil
 
 
-def run_cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main([str(a) for a in argv])
-    return code, out.getvalue(), err.getvalue()
+run_cli = blade_testing.run_cli_main
 
 
 class qa_cli_gpu(gr_unittest.TestCase):

@@ -163,6 +163,22 @@ def _at_least_one(text):
     return value
 
 
+def _list_of(parse):
+    """A comma-separated list of values of `parse` (Mode H: one per product)."""
+
+    def parse_list(text):
+        values = [parse(part) for part in text.split(",")]
+        return values if len(values) > 1 else values[0]
+
+    return parse_list
+
+
+def _stokes(text):
+    if text not in ("I", "XXYY", "cross", "IQUV", "none"):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected I, XXYY, cross or IQUV")
+    return text
+
+
 def _seconds(text):
     """Seconds >= 0, or inf."""
     try:
@@ -264,11 +280,13 @@ def _add_bundle_arguments(parser, mode):
         "all (every GPU); the files are the same as on one device (default: --device alone)",
     )
     rate_default = "0 = T x gather, the whole gathered time axis" if mode == "bh" else "1, no channelizer"
+    several = " (a list, one value per product, makes several products in one pass)" if mode == "h" else ""
     dsp.add_argument(
         "--channelizer-rate",
-        type=_count,
-        metavar="N",
-        help=f"fine channels per coarse channel; 0: as many as the chunk has samples " f"(default: {rate_default})",
+        type=_list_of(_count) if mode == "h" else _count,
+        metavar="N[,N...]" if mode == "h" else "N",
+        help=f"fine channels per coarse channel; 0: as many as the chunk has samples{several} "
+        f"(default: {rate_default})",
     )
     dsp.add_argument(
         "--pfb-taps",
@@ -285,19 +303,30 @@ def _add_bundle_arguments(parser, mode):
     )
     dsp.add_argument("--circular", action="store_true", help="convert linear X, Y to circular L, R first")
     stokes = ["I", "XXYY", "cross", "IQUV"] + (["none"] if mode == "b" else [])
-    dsp.add_argument(
-        "--stokes",
-        choices=stokes,
-        help="detector: Stokes I, XX and YY, the four cross products, or Stokes IQUV"
-        + ("; none with --format raw" if mode == "b" else "")
-        + " (default: I)",
-    )
+    if mode == "h":
+        dsp.add_argument(
+            "--stokes",
+            type=_list_of(_stokes),
+            metavar="MODE[,MODE...]",
+            help="detector: I (Stokes I), XXYY, cross (the four cross products) or IQUV, one per "
+            "product or one for all (default: I)",
+        )
+    else:
+        dsp.add_argument(
+            "--stokes",
+            choices=stokes,
+            help="detector: Stokes I, XX and YY, the four cross products, or Stokes IQUV"
+            + ("; none with --format raw" if mode == "b" else "")
+            + " (default: I)",
+        )
     dsp.add_argument(
         "--integration",
-        type=_at_least_one,
+        type=_list_of(_at_least_one) if mode == "h" else _at_least_one,
         default=1,
-        metavar="I",
-        help="spectra summed per output spectrum; may span chunks (default: 1)",
+        metavar="I[,I...]" if mode == "h" else "I",
+        help="spectra summed per output spectrum; may span chunks"
+        + (", one per product" if mode == "h" else "")
+        + " (default: 1)",
     )
     if mode == "bh":
         dsp.add_argument(
