@@ -93,49 +93,55 @@ struct errors {
 };
 
 // Compare GPU outputs with the CPU's; `bound(n)` is the largest error allowed per
-// unit of S for sums of n samples.
+// unit of S for sums of n samples. The vectors hold `outputs` output chunks, each
+// [baselines, cells, P²]: S of an output is that chunk's autocorrelations.
 template <class Bound>
 errors compare(const job& j,
                const std::vector<cf>& cpu,
                const std::vector<cf>& gpu,
+               int64_t outputs,
                int64_t samples,
                Bound bound,
                const std::string& what)
 {
     BOOST_TEST_REQUIRE(gpu.size() == cpu.size(), what);
+    BOOST_TEST_REQUIRE(outputs >= 1, what);
     const int64_t A = j.shape.dims[0], P = j.shape.dims[3], products = P * P;
-    const int64_t per_baseline = static_cast<int64_t>(cpu.size()) / blade_correlator_baselines(A);
-    const int64_t cells = per_baseline / products; // (channel, time) cells per baseline
+    const int64_t per_output = static_cast<int64_t>(cpu.size()) / outputs;
+    const int64_t cells = per_output / blade_correlator_baselines(A) / products; // (channel, time)
     errors e;
     size_t bad = 0, first = 0;
     double first_error = 0, first_allowed = 0;
     const double allowed = bound(samples);
-    for (int64_t i = 0; i < A; i++) {
-        for (int64_t k = i; k < A; k++) {
-            const int64_t b = blade_correlator_baseline_index(A, i, k);
-            const int64_t bi = blade_correlator_baseline_index(A, i, i),
-                          bk = blade_correlator_baseline_index(A, k, k);
-            for (int64_t cell = 0; cell < cells; cell++) {
-                for (int64_t p = 0; p < P; p++) {
-                    for (int64_t q = 0; q < P; q++) {
-                        const auto at = [&](int64_t baseline, int64_t product) {
-                            return static_cast<size_t>((baseline * cells + cell) * products +
-                                                       product);
-                        };
-                        const double scale =
-                            std::sqrt(static_cast<double>(cpu[at(bi, p * P + p)].real()) *
-                                      cpu[at(bk, q * P + q)].real());
-                        const size_t x = at(b, p * P + q);
-                        const double error =
-                            std::abs(std::complex<double>(gpu[x]) - std::complex<double>(cpu[x]));
-                        const double relative =
-                            scale > 0 ? error / scale : (error > 0 ? INFINITY : 0);
-                        e.worst = std::max(e.worst, relative);
-                        e.rms += relative * relative;
-                        if (!(relative <= allowed) && bad++ == 0) {
-                            first = x;
-                            first_error = error;
-                            first_allowed = allowed * scale;
+    for (int64_t o = 0; o < outputs; o++) {
+        for (int64_t i = 0; i < A; i++) {
+            for (int64_t k = i; k < A; k++) {
+                const int64_t b = blade_correlator_baseline_index(A, i, k);
+                const int64_t bi = blade_correlator_baseline_index(A, i, i),
+                              bk = blade_correlator_baseline_index(A, k, k);
+                for (int64_t cell = 0; cell < cells; cell++) {
+                    for (int64_t p = 0; p < P; p++) {
+                        for (int64_t q = 0; q < P; q++) {
+                            const auto at = [&](int64_t baseline, int64_t product) {
+                                return static_cast<size_t>(o * per_output +
+                                                           (baseline * cells + cell) * products +
+                                                           product);
+                            };
+                            const double scale =
+                                std::sqrt(static_cast<double>(cpu[at(bi, p * P + p)].real()) *
+                                          cpu[at(bk, q * P + q)].real());
+                            const size_t x = at(b, p * P + q);
+                            const double error = std::abs(std::complex<double>(gpu[x]) -
+                                                          std::complex<double>(cpu[x]));
+                            const double relative =
+                                scale > 0 ? error / scale : (error > 0 ? INFINITY : 0);
+                            e.worst = std::max(e.worst, relative);
+                            e.rms += relative * relative;
+                            if (!(relative <= allowed) && bad++ == 0) {
+                                first = x;
+                                first_error = error;
+                                first_allowed = allowed * scale;
+                            }
                         }
                     }
                 }
@@ -164,6 +170,13 @@ std::string describe(const job& j)
 // Samples summed per output.
 int64_t samples_of(const job& j) { return j.integration * j.channel_integration; }
 
+// Input chunks per output chunk: I / T when the integration spans chunks.
+int64_t steps_of(const job& j)
+{
+    const int64_t T = j.shape.dims[2];
+    return j.integration > T ? j.integration / T : 1;
+}
+
 double fp32_bound(int64_t n) { return 1e-5 * std::max(1.0, std::sqrt(n / 4096.0)); }
 
 double fp16_bound(int64_t n)
@@ -181,11 +194,13 @@ errors check(const job& j, int nchunks, uint32_t seed, float scale = 100.0f)
     const auto chunks = random_input(j, nchunks, seed, scale);
     const auto cpu = correlate_on(blade_device_cpu(), j, chunks);
     const auto gpu = correlate_on(first_gpu(), j, chunks);
+    const int64_t outputs = nchunks / steps_of(j);
     if (j.path == BLADE_CORRELATOR_FP32)
-        return compare(j, cpu, gpu, samples_of(j), fp32_bound, describe(j));
+        return compare(j, cpu, gpu, outputs, samples_of(j), fp32_bound, describe(j));
     const auto e = compare(j,
                            cpu,
                            gpu,
+                           outputs,
                            samples_of(j),
                            j.type == BLADE_CI8 ? exact_operand_bound : fp16_bound,
                            describe(j));
