@@ -80,7 +80,12 @@ void channel_merge_impl::copy_tags(int noutput_items)
         d_axis.observe(tag);
         if (pmt::symbol_to_string(tag.key) == tag::freq_first && pmt::is_number(tag.value))
             first_frequency[tag.offset] = pmt::to_double(tag.value);
-        add_item_tag(0, tag.offset, tag.key, tag.value, alias_pmt());
+        // Sub-band 0's tags stand for the whole band, but for its channel count.
+        if (pmt::symbol_to_string(tag.key) == tag::nchan && pmt::is_integer(tag.value))
+            add_item_tag(
+                0, tag.offset, tag.key, pmt::from_long(output_spec(0).shape.dims[1]), alias_pmt());
+        else
+            add_item_tag(0, tag.offset, tag.key, tag.value, alias_pmt());
     }
     // A sub-band connected to the wrong input would be merged at the wrong place
     // without any error: its frequency tag says where it belongs.

@@ -126,10 +126,15 @@ void subband_axis::observe(const gr::tag_t& tag)
 gr::tag_t
 subband_axis::for_subband(const gr::tag_t& tag, int64_t index, int64_t part_channels) const
 {
-    if (index == 0)
-        return tag;
     const std::string key = pmt::symbol_to_string(tag.key);
     gr::tag_t moved = tag;
+    // Every sub-band, the first included, holds part_channels of the chunk's channels.
+    if (key == tag::nchan && pmt::is_integer(tag.value)) {
+        moved.value = pmt::from_long(part_channels);
+        return moved;
+    }
+    if (index == 0)
+        return tag;
     if (key == tag::freq_first && pmt::is_number(tag.value)) {
         if (!d_have_chan_bw)
             throw std::runtime_error("a " + key + " tag came before any " + tag::chan_bw +

@@ -94,7 +94,7 @@ public:
     /*!
      * The tag as it applies to sub-band `index` of `part_channels` channels:
      * freq_first moved by index part_channels chan_bw, coarse_first by
-     * index part_channels / nfpc; other tags unchanged. Throws std::runtime_error
+     * index part_channels / nfpc, nchan part_channels; other tags unchanged. Throws std::runtime_error
      * when the axis is not known well enough to move them.
      */
     gr::tag_t for_subband(const gr::tag_t& tag, int64_t index, int64_t part_channels) const;

@@ -75,7 +75,7 @@ class qa_channel_split(gr_unittest.TestCase):
     def test_frequency_tags_move_to_each_sub_band(self):
         shape = [2, 12, 4, 2]
         chunks = bt.random_chunks(self.rng, "ci8", 3, shape)
-        tags = frequency_tags(0, tsamp=4e-6, source_name="J1234") + frequency_tags(
+        tags = frequency_tags(0, tsamp=4e-6, source_name="J1234", nchan=12) + frequency_tags(
             2, freq_first=FREQ0 + 1e6, coarse_first=44
         )
         got = self.split(chunks, shape, "ci8", 3, tags=tags)
@@ -88,6 +88,7 @@ class qa_channel_split(gr_unittest.TestCase):
             self.assertEqual(first["blade_chan_bw"], CHAN_BW)
             self.assertEqual(first["blade_tsamp"], 4e-6)
             self.assertEqual(first["blade_source_name"], "J1234")
+            self.assertEqual(first["blade_nchan"], 4)  # each sub-band's own channel count
             self.assertEqual(by_offset[2]["blade_freq_first"], FREQ0 + 1e6 + n * 4 * CHAN_BW)
             self.assertEqual(by_offset[2]["blade_coarse_first"], 44 + 4 * n)
 
@@ -112,7 +113,10 @@ class qa_channel_split(gr_unittest.TestCase):
         parts = [chunks[:, :, :4], chunks[:, :, 4:]]
         merge = blade.channel_merge(shape, "f32", 2)
         size = blade.item_size([2, 4, 3, 1], "f32")
-        tags = [frequency_tags(0, tsamp=1e-3), frequency_tags(0, freq_first=FREQ0 + 4 * CHAN_BW, tsamp=1e-3)]
+        tags = [
+            frequency_tags(0, tsamp=1e-3, nchan=4),
+            frequency_tags(0, freq_first=FREQ0 + 4 * CHAN_BW, tsamp=1e-3, nchan=4),
+        ]
         ((data, found),) = bt.run_graph(
             merge, [(blade.pack(p, "f32"), size) for p in parts], [merge.output_item_size()], tags
         )
@@ -121,6 +125,7 @@ class qa_channel_split(gr_unittest.TestCase):
         first = bt.tags_by_offset(found)[0]
         self.assertEqual(first["blade_freq_first"], FREQ0)
         self.assertEqual(first["blade_coarse_first"], 40)
+        self.assertEqual(first["blade_nchan"], 8)  # the whole band again
         self.assertEqual(len([t for t in found if pmt.symbol_to_string(t.key) == "blade_freq_first"]), 1)
 
     def test_merge_reports_sub_bands_out_of_order(self):
