@@ -152,6 +152,8 @@ int64_t tree_offset(int64_t k, int64_t t, int64_t padded)
 
 int64_t nearest_offset(int64_t k, int64_t t, int64_t padded)
 {
+    if (k == 0 || padded <= 1) // one spectrum: every path stays where it starts
+        return 0;
     const double exact = static_cast<double>(k) * t / (padded - 1);
     return static_cast<int64_t>(std::round(exact)); // std::round: halves away from zero
 }
