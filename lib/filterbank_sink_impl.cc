@@ -6,6 +6,7 @@
 
 #include <gnuradio/io_signature.h>
 
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -16,7 +17,8 @@ namespace {
 
 const char* const override_keys[] = { "source_name", "rawdatafile", "telescope_id", "machine_id",
                                       "fch1",        "foff",        "tstart",       "tsamp",
-                                      "nfpc",        "ra",          "dec" };
+                                      "nfpc",        "ra",          "dec",          "nbeams",
+                                      "ibeam",       "path" };
 
 double number(const std::map<std::string, std::string>& values, const std::string& key)
 {
@@ -44,9 +46,10 @@ void check_overrides(const std::map<std::string, std::string>& overrides, const 
             throw std::invalid_argument(what + ": unknown key '" + entry.first +
                                         "' (known: source_name, rawdatafile, "
                                         "telescope_id, machine_id, fch1, foff, "
-                                        "tstart, tsamp, nfpc, ra, dec; other keys would "
-                                        "make SIGPROC readers misread the file)");
-        if (entry.first != "source_name" && entry.first != "rawdatafile")
+                                        "tstart, tsamp, nfpc, ra, dec, nbeams, ibeam, and "
+                                        "path per file; other keys would make SIGPROC "
+                                        "readers misread the file)");
+        if (entry.first != "source_name" && entry.first != "rawdatafile" && entry.first != "path")
             number(overrides, entry.first);
     }
 }
@@ -59,7 +62,9 @@ filterbank_sink::make(const std::string& stem,
                       const std::string& format,
                       const std::string& aspect,
                       const std::map<std::string, std::string>& overrides,
-                      const std::vector<std::map<std::string, std::string>>& file_overrides)
+                      const std::vector<std::map<std::string, std::string>>& file_overrides,
+                      const std::vector<double>& if_scales,
+                      const std::vector<double>& aspect_weights)
 {
     const blade_shape extents = parse_shape(shape, "blade.filterbank_sink shape");
     if (extents.rank != 4)
@@ -87,6 +92,25 @@ filterbank_sink::make(const std::string& stem,
         throw std::invalid_argument("blade.filterbank_sink aspect: '" + aspect +
                                     "' is not \"auto\", \"beam\" or \"antenna\"");
     check_overrides(overrides, "blade.filterbank_sink overrides");
+    if (overrides.count("path"))
+        throw std::invalid_argument("blade.filterbank_sink overrides: path names one file: give "
+                                    "it in file_overrides");
+    if (!if_scales.empty() && if_scales.size() != 1 &&
+        static_cast<int64_t>(if_scales.size()) != extents.dims[3])
+        throw std::invalid_argument(
+            "blade.filterbank_sink if_scales: " + std::to_string(if_scales.size()) +
+            " factors for " + std::to_string(extents.dims[3]) +
+            " IFs (give one per IF, or one for all)");
+    if (!aspect_weights.empty() && static_cast<int64_t>(aspect_weights.size()) != extents.dims[0])
+        throw std::invalid_argument(
+            "blade.filterbank_sink aspect_weights: " + std::to_string(aspect_weights.size()) +
+            " weights for " + std::to_string(extents.dims[0]) + " aspects");
+    for (double value : if_scales)
+        if (!std::isfinite(value))
+            throw std::invalid_argument("blade.filterbank_sink if_scales: not finite");
+    for (double value : aspect_weights)
+        if (!std::isfinite(value))
+            throw std::invalid_argument("blade.filterbank_sink aspect_weights: not finite");
     if (static_cast<int64_t>(file_overrides.size()) > extents.dims[0])
         throw std::invalid_argument(
             "blade.filterbank_sink file_overrides: " + std::to_string(file_overrides.size()) +
@@ -98,8 +122,18 @@ filterbank_sink::make(const std::string& stem,
     // now, not in the middle of a run.
     throw_on_error(blade_output_directory_check(stem.c_str(), "filterbank writer"),
                    "blade.filterbank_sink");
-    return gnuradio::make_block_sptr<filterbank_sink_impl>(
-        stem, tensor_spec(BLADE_F32, extents), file_format, aspect, overrides, file_overrides);
+    // One IF scale for all: spelled out per IF, as the combine step takes them.
+    std::vector<double> scales = if_scales;
+    if (scales.size() == 1)
+        scales.assign(static_cast<size_t>(extents.dims[3]), if_scales[0]);
+    return gnuradio::make_block_sptr<filterbank_sink_impl>(stem,
+                                                           tensor_spec(BLADE_F32, extents),
+                                                           file_format,
+                                                           aspect,
+                                                           overrides,
+                                                           file_overrides,
+                                                           scales,
+                                                           aspect_weights);
 }
 
 filterbank_sink_impl::filterbank_sink_impl(
@@ -108,7 +142,9 @@ filterbank_sink_impl::filterbank_sink_impl(
     blade_filterbank_format format,
     const std::string& aspect,
     const std::map<std::string, std::string>& overrides,
-    const std::vector<std::map<std::string, std::string>>& file_overrides)
+    const std::vector<std::map<std::string, std::string>>& file_overrides,
+    const std::vector<double>& if_scales,
+    const std::vector<double>& aspect_weights)
     : gr::sync_block("filterbank_sink",
                      gr::io_signature::make(1, 1, static_cast<int>(input.item_size())),
                      gr::io_signature::make(0, 0, 0)),
@@ -117,9 +153,14 @@ filterbank_sink_impl::filterbank_sink_impl(
       d_format(format),
       d_aspect(aspect),
       d_overrides(overrides),
-      d_file_overrides(file_overrides)
+      d_file_overrides(file_overrides),
+      d_if_scales(if_scales),
+      d_aspect_weights(aspect_weights)
 {
     set_port_specs({ input }, {});
+    if (!d_if_scales.empty() || !d_aspect_weights.empty())
+        d_scratch.resize(
+            static_cast<size_t>(input.shape.dims[1] * input.shape.dims[2] * input.shape.dims[3]));
 }
 
 filterbank_sink_impl::~filterbank_sink_impl()
@@ -240,16 +281,22 @@ void filterbank_sink_impl::open_files()
                        "src_raj/src_dej (give them with file_overrides)");
         obs.has_position = false;
     }
-    for (int64_t b = 0; b < shape.dims[0]; b++) {
+    // With aspect weights, one file: their weighted sum.
+    const int64_t nfiles = d_aspect_weights.empty() ? shape.dims[0] : 1;
+    for (int64_t b = 0; b < nfiles; b++) {
+        const bool own = b < static_cast<int64_t>(d_file_overrides.size());
         char name[4096];
         blade_filterbank_file_name(d_stem.c_str(), label.c_str(), b, d_format, name, sizeof name);
+        if (own && d_file_overrides[b].count("path"))
+            std::snprintf(name, sizeof name, "%s", d_file_overrides[b].at("path").c_str());
         blade_filterbank_config config = {};
         config.path = name;
         config.format = d_format;
         config.nchans = shape.dims[1];
         config.nifs = shape.dims[3];
-        config.nbeams = shape.dims[0];
-        config.ibeam = b;
+        config.nbeams =
+            given("nbeams") ? static_cast<int64_t>(number(d_overrides, "nbeams")) : nfiles;
+        config.ibeam = given("ibeam") ? static_cast<int64_t>(number(d_overrides, "ibeam")) : b;
         config.observation = obs;
         if (identified) {
             const beam_identity& beam = identities[static_cast<size_t>(b)];
@@ -261,10 +308,14 @@ void filterbank_sink_impl::open_files()
             config.observation.dec = beam.dec;
             config.observation.has_position = beam.has_position;
         }
-        if (b < static_cast<int64_t>(d_file_overrides.size()))
+        if (own) {
             apply_identity(config.observation, d_file_overrides[b]);
-        config.telescope_id =
-            given("telescope_id") ? static_cast<int>(number(d_overrides, "telescope_id")) : -1;
+            if (d_file_overrides[b].count("ibeam"))
+                config.ibeam = static_cast<int64_t>(number(d_file_overrides[b], "ibeam"));
+        }
+        config.telescope_id = given("telescope_id")
+                                  ? static_cast<int>(number(d_overrides, "telescope_id"))
+                                  : BLADE_FILTERBANK_TELESCOPE_FROM_NAME;
         // rawspec's machine id, which Breakthrough Listen's files carry.
         config.machine_id =
             given("machine_id") ? static_cast<int>(number(d_overrides, "machine_id")) : 20;
@@ -292,12 +343,22 @@ int filterbank_sink_impl::work(int noutput_items,
             const int64_t slice_dims[3] = { F, T, P };
             blade_shape slice_shape;
             check(blade_shape_make(slice_dims, 3, &slice_shape), "slice");
-            for (int64_t b = 0; b < B; b++) {
-                const blade_tensor slice =
-                    blade_tensor_make(BLADE_F32,
-                                      &slice_shape,
-                                      blade_device_cpu(),
-                                      const_cast<float*>(chunk + b * F * T * P));
+            for (size_t b = 0; b < d_writers.size(); b++) {
+                const float* values = chunk + static_cast<int64_t>(b) * F * T * P;
+                if (!d_scratch.empty()) { // scaled, or the aspects summed
+                    blade_filterbank_combine(chunk,
+                                             B,
+                                             F * T,
+                                             P,
+                                             d_aspect_weights.empty() ? nullptr
+                                                                      : d_aspect_weights.data(),
+                                             static_cast<int64_t>(b),
+                                             d_if_scales.empty() ? nullptr : d_if_scales.data(),
+                                             d_scratch.data());
+                    values = d_scratch.data();
+                }
+                const blade_tensor slice = blade_tensor_make(
+                    BLADE_F32, &slice_shape, blade_device_cpu(), const_cast<float*>(values));
                 check(blade_filterbank_writer_write(d_writers[b], &slice), "writing");
             }
         }

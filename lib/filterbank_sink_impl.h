@@ -20,7 +20,9 @@ public:
                          blade_filterbank_format format,
                          const std::string& aspect,
                          const std::map<std::string, std::string>& overrides,
-                         const std::vector<std::map<std::string, std::string>>& file_overrides);
+                         const std::vector<std::map<std::string, std::string>>& file_overrides,
+                         const std::vector<double>& if_scales,
+                         const std::vector<double>& aspect_weights);
     ~filterbank_sink_impl() override;
 
     std::vector<std::string> files() const override;
@@ -44,6 +46,9 @@ private:
     std::string d_aspect;
     std::map<std::string, std::string> d_overrides;
     std::vector<std::map<std::string, std::string>> d_file_overrides;
+    std::vector<double> d_if_scales;      // one per IF, or empty
+    std::vector<double> d_aspect_weights; // one per aspect (one summed file), or empty
+    std::vector<float> d_scratch;         // a combined slice [F, T, P]
     std::vector<blade_filterbank_writer*> d_writers;
     bool d_closed = false;
 };

@@ -52,6 +52,28 @@ void blade_filterbank_file_name(const char* stem,
              format == BLADE_FILTERBANK_FBH5 ? "h5" : "fil");
 }
 
+void blade_filterbank_combine(const float* chunk,
+                              int64_t aspects,
+                              int64_t per_aspect_spectra,
+                              int64_t ifs,
+                              const double* weights,
+                              int64_t aspect,
+                              const double* scales,
+                              float* out)
+{
+    /* per_aspect_spectra is F·T: the values of one IF per aspect. */
+    const int64_t per_aspect = per_aspect_spectra * ifs;
+    for (int64_t j = 0; j < per_aspect; j++) {
+        double sum = 0.0;
+        if (weights == NULL)
+            sum = chunk[aspect * per_aspect + j];
+        else
+            for (int64_t b = 0; b < aspects; b++)
+                sum += weights[b] * (double)chunk[b * per_aspect + j];
+        out[j] = (float)(scales == NULL ? sum : scales[j % ifs] * sum);
+    }
+}
+
 static blade_status derive_values(const blade_filterbank_config* c, filterbank_values* v)
 {
     const blade_observation* obs = &c->observation;
@@ -62,9 +84,11 @@ static blade_status derive_values(const blade_filterbank_config* c, filterbank_v
                           path,
                           (long long)c->nchans,
                           (long long)c->nifs);
-    if (c->nbeams < 1 || c->ibeam < 0 || c->ibeam >= c->nbeams)
+    /* ibeam is the receiver's beam number (rawspec writes GUPPI's BEAM_ID with
+     * nbeams 1), or -1 for unknown: not necessarily below nbeams. */
+    if (c->nbeams < 1 || c->nbeams > INT32_MAX || c->ibeam < -1 || c->ibeam > INT32_MAX)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "%s: beam %lld of %lld is not a beam of the set",
+                          "%s: beam %lld of %lld is not a SIGPROC beam number",
                           path,
                           (long long)c->ibeam,
                           (long long)c->nbeams);
@@ -106,8 +130,9 @@ static blade_status derive_values(const blade_filterbank_config* c, filterbank_v
     memset(v, 0, sizeof *v);
     v->source_name = obs->source_name[0] ? obs->source_name : "unknown";
     v->rawdatafile = c->rawdatafile;
-    v->telescope_id =
-        c->telescope_id >= 0 ? c->telescope_id : blade_sigproc_telescope_id(obs->telescope);
+    v->telescope_id = c->telescope_id != BLADE_FILTERBANK_TELESCOPE_FROM_NAME
+                          ? c->telescope_id
+                          : blade_sigproc_telescope_id(obs->telescope);
     v->machine_id = c->machine_id;
     v->has_position = obs->has_position;
     v->ra_hours = obs->ra * 12.0 / M_PI;

@@ -590,21 +590,23 @@ class Job:
         for product in self.products:
             prefix = f"product {product.index}: " if len(self.products) > 1 else ""
             lines.append(f"{prefix}chain: {self.chain_text(product)}")
-            B, F, T, P = product.output_shape
-            if o.format == "raw":
-                lines.append(
-                    f"{prefix}output: {product.stem}.0000.raw: {B} beam{'s' if B > 1 else ''} x {F} channels, "
-                    f"{o.raw_type} voltages"
-                )
-            else:
-                word = "ant" if self.mode == "h" else "beam"
-                per = "chunk" if product.chunks_per_output == 1 else f"{product.chunks_per_output} chunks"
-                lines.append(
-                    f"{prefix}output: {product.stem}.{word}0000.{o.format} .. ({B} files), {F} channels x {P} "
-                    f"IF(s), {T} spectr{'um' if T == 1 else 'a'} per {per}, "
-                    f"tsamp {self._output_tsamp(product) * 1e3:.6g} ms"
-                )
+            lines.append(prefix + self._output_text(product))
         return lines
+
+    def _output_text(self, product):
+        """What a product writes, in one line."""
+        o = self.options
+        B, F, T, P = product.output_shape
+        if o.format == "raw":
+            return (
+                f"output: {product.stem}.0000.raw: {B} beam{'s' if B > 1 else ''} x {F} channels, {o.raw_type} voltages"
+            )
+        word = "ant" if self.mode == "h" else "beam"
+        per = "chunk" if product.chunks_per_output == 1 else f"{product.chunks_per_output} chunks"
+        return (
+            f"output: {product.stem}.{word}0000.{o.format} .. ({B} files), {F} channels x {P} IF(s), "
+            f"{T} spectr{'um' if T == 1 else 'a'} per {per}, tsamp {self._output_tsamp(product) * 1e3:.6g} ms"
+        )
 
     def _output_tsamp(self, product):
         """Seconds per output spectrum (or sample, for voltages)."""

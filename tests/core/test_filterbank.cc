@@ -29,7 +29,7 @@ blade_filterbank_config base_config(const std::string& path, blade_filterbank_fo
     c.nifs = 2;
     c.nbeams = 4;
     c.ibeam = 1;
-    c.telescope_id = -1;
+    c.telescope_id = BLADE_FILTERBANK_TELESCOPE_FROM_NAME;
     c.observation.unix_start = 86400.0 * 2; // MJD 40589
     c.observation.tsamp = 0.5;
     c.observation.freq_first = 1.5e9;
@@ -130,7 +130,10 @@ BOOST_AUTO_TEST_CASE(refused_configurations)
     c.observation.tsamp = 0;
     BOOST_TEST(blade_filterbank_writer_create(&w, &c) == BLADE_ERROR_INVALID_ARGUMENT);
     c = base_config(path, BLADE_FILTERBANK_FIL);
-    c.ibeam = 4;
+    c.ibeam = -2; // -1 is "unknown"; a receiver's beam number may exceed nbeams (rawspec)
+    BOOST_TEST(blade_filterbank_writer_create(&w, &c) == BLADE_ERROR_INVALID_ARGUMENT);
+    c = base_config(path, BLADE_FILTERBANK_FIL);
+    c.nbeams = 0;
     BOOST_TEST(blade_filterbank_writer_create(&w, &c) == BLADE_ERROR_INVALID_ARGUMENT);
     const std::string nowhere = dir.path + "/no/such/dir.fil";
     c = base_config(nowhere, BLADE_FILTERBANK_FIL);

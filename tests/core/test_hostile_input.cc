@@ -126,7 +126,7 @@ blade_filterbank_config filterbank_config(const std::string& path, int64_t nchan
     config.nchans = nchans;
     config.nifs = 1;
     config.nbeams = 1;
-    config.telescope_id = -1;
+    config.telescope_id = BLADE_FILTERBANK_TELESCOPE_FROM_NAME;
     config.observation = observation();
     return config;
 }

@@ -181,9 +181,11 @@ class qa_filterbank_sink(blade_testing.FileTestCase, gr_unittest.TestCase):
     def chunks(self, n, shape):
         return self.rng.uniform(0, 1000, (n, *shape)).astype(numpy.float32)
 
-    def write(self, chunks, fmt="fil", tags=None, aspect="auto", overrides=None, file_overrides=None):
+    def write(self, chunks, fmt="fil", tags=None, aspect="auto", overrides=None, file_overrides=None, **values):
         shape = list(chunks.shape[1:])
-        sink = blade.filterbank_sink(self.path("obs"), shape, fmt, aspect, overrides or {}, file_overrides or [])
+        sink = blade.filterbank_sink(
+            self.path("obs"), shape, fmt, aspect, overrides or {}, file_overrides or [], **values
+        )
         tb = gr.top_block()
         items = blade.pack(chunks, "f32")
         source = blocks.vector_source_b(
@@ -324,7 +326,46 @@ class qa_filterbank_sink(blade_testing.FileTestCase, gr_unittest.TestCase):
         self.assertIn("blade_tsamp", failures[0])
         self.assertIn("blade_time_start_unix", failures[0])
 
+    def test_if_scales_multiply_each_if(self):
+        # rawspec's Stokes from ours: U and V halved (and the 8-bit 1/127^2 for all).
+        chunks = self.chunks(2, [2, 3, 4, 4])
+        scales = [1 / 127**2, 1 / 127**2, 0.5 / 127**2, -0.5 / 127**2]
+        sink = self.write(chunks, tags=observation_tags(beams=2), if_scales=scales)
+        for beam, path in enumerate(sink.files()):
+            _, data = parse_fil(path)
+            expected = expected_spectra(chunks, beam).astype(numpy.float64) * numpy.array(scales)[None, :, None]
+            numpy.testing.assert_allclose(data, expected, rtol=1e-6)
+        one = self.write(chunks[:, :, :, :, :1], tags=observation_tags(beams=2), if_scales=[3.0])
+        numpy.testing.assert_allclose(
+            parse_fil(one.files()[1])[1], 3.0 * expected_spectra(chunks[..., :1], 1), rtol=1e-7
+        )
+
+    def test_aspect_weights_write_one_weighted_sum(self):
+        # rawspec's -i: the antennas' power summed with weights, into one file.
+        chunks = self.chunks(3, [3, 5, 2, 4])
+        weights = [0.5, 2.0, -1.0]
+        sink = self.write(
+            chunks,
+            tags=observation_tags(aspect="antenna", beams=3),
+            aspect="antenna",
+            overrides={"nbeams": 1, "ibeam": -1},
+            file_overrides=[{"path": self.path("obs-ics.rawspec.0000.fil")}],
+            aspect_weights=weights,
+        )
+        self.assertEqual(sink.files(), [self.path("obs-ics.rawspec.0000.fil")])
+        header, data = parse_fil(sink.files()[0])
+        self.assertEqual((header["nbeams"], header["ibeam"], header["nchans"], header["nifs"]), (1, -1, 5, 4))
+        expected = sum(w * expected_spectra(chunks, b).astype(numpy.float64) for b, w in enumerate(weights))
+        numpy.testing.assert_allclose(data, expected, rtol=1e-6, atol=1e-4)
+        self.assertEqual(sink.spectra_written(), 6)
+
     def test_bad_configurations(self):
+        with self.assertRaisesRegex(ValueError, "if_scales: 3 factors for 4 IFs"):
+            blade.filterbank_sink(self.path("x"), [1, 4, 4, 4], if_scales=[1, 2, 3])
+        with self.assertRaisesRegex(ValueError, "aspect_weights: 1 weights for 2 aspects"):
+            blade.filterbank_sink(self.path("x"), [2, 4, 4, 1], aspect_weights=[1.0])
+        with self.assertRaisesRegex(ValueError, "path names one file"):
+            blade.filterbank_sink(self.path("x"), [1, 4, 4, 1], overrides={"path": "y.fil"})
         with self.assertRaisesRegex(ValueError, "fewer than 3 channels"):
             blade.filterbank_sink(self.path("x"), [1, 2, 4, 1], "h5")
         with self.assertRaisesRegex(ValueError, "unknown key 'nsamples'"):

@@ -56,15 +56,19 @@ typedef enum blade_filterbank_format {
 #define BLADE_FBH5_BLIMPY_MINIMUM 3
 
 /** Configuration of one filterbank file. */
+/** blade_filterbank_config::telescope_id: take the id from observation.telescope. */
+#define BLADE_FILTERBANK_TELESCOPE_FROM_NAME (-1000)
+
 typedef struct blade_filterbank_config {
     const char* path; /**< file to create (truncated if present) */
     blade_filterbank_format format;
-    int64_t nchans;                /**< channels per spectrum */
-    int64_t nifs;                  /**< IFs (polarization products) per spectrum */
-    int64_t nbeams;                /**< beams (or antennas) in the set of files (>= 1) */
-    int64_t ibeam;                 /**< this file's beam, 0-based */
+    int64_t nchans; /**< channels per spectrum */
+    int64_t nifs;   /**< IFs (polarization products) per spectrum */
+    int64_t nbeams; /**< beams (or antennas) in the set of files (>= 1) */
+    int64_t ibeam;  /**< this file's beam, 0-based (-1: unknown, a single pixel: rawspec's) */
     blade_observation observation; /**< axes and pointing; tsamp > 0 */
-    int telescope_id;              /**< SIGPROC id; -1: from observation.telescope */
+    int telescope_id;              /**< SIGPROC id (-1: unknown, as rawspec writes it), or
+                                        BLADE_FILTERBANK_TELESCOPE_FROM_NAME */
     int machine_id;                /**< SIGPROC machine id (rawspec's 20 is what
                                         Breakthrough Listen files carry; 0: "fake") */
     const char* rawdatafile;       /**< written when not NULL or empty (at most 80 characters) */
@@ -86,6 +90,26 @@ BLADE_CORE_API void blade_filterbank_file_name(const char* stem,
                                                blade_filterbank_format format,
                                                char* name,
                                                size_t size);
+
+/**
+ * Prepare one file's [F, T, P] slice from a detector's [B, F, T, P] chunk:
+ *
+ *     out[f, t, p] = scale[p] · Σ_b weight[b] · chunk[b, f, t, p]
+ *
+ * With `weights` NULL only aspect `aspect` is taken (weight 1): a per-file scale,
+ * e.g. rawspec's 1/127² for 8-bit samples and its U, V without the factor 2. With
+ * `weights` (B values) the aspects are summed: an incoherent sum of antennas'
+ * power, each weighted (rawspec's -i). `scales` (P values) may be NULL for 1. The
+ * sums are in double precision, in the order b = 0 .. B − 1.
+ */
+BLADE_CORE_API void blade_filterbank_combine(const float* chunk,
+                                             int64_t aspects,
+                                             int64_t per_aspect_spectra,
+                                             int64_t ifs,
+                                             const double* weights,
+                                             int64_t aspect,
+                                             const double* scales,
+                                             float* out);
 
 /**
  * Validate, create the file and write the header (.fil) or the file's structure

@@ -39,9 +39,16 @@ namespace blade {
  * without it), az_start and za_start (from az and za), nfpc (.h5 only). Frequencies are
  * fch1 + j foff, times tstart + i tsamp. overrides sets or replaces values:
  * source_name, rawdatafile, telescope_id, machine_id, fch1, foff (MHz), tstart
- * (MJD), tsamp (s), nfpc, ra and dec (radians). file_overrides, one map per file,
- * sets values for that file alone (after overrides): e.g. each beam's source_name,
- * ra and dec, which the Mode B bundles take from the beamforming recipe.
+ * (MJD), tsamp (s), nfpc, ra and dec (radians), nbeams and ibeam. file_overrides,
+ * one map per file, sets values for that file alone (after overrides): e.g. each
+ * beam's source_name, ra and dec, which the Mode B bundles take from the
+ * beamforming recipe; and "path", the file's whole name instead of the stem's.
+ *
+ * Values: if_scales (one per IF, or one for all) multiplies each IF's values as
+ * they are written (rawspec's 1/127² for 8-bit samples, or its Stokes U and V
+ * without the factor 2). aspect_weights (B values) writes one file instead of B:
+ * the weighted sum of the aspects, e.g. an incoherent sum of the antennas' power
+ * (rawspec's -i), named as aspect 0 (or by file_overrides[0]'s path).
  *
  * Files are created at the first chunk and closed by stop() or the destructor;
  * .fil data are appended whole spectra at a time and .h5 files are flushed after
@@ -64,13 +71,18 @@ public:
      * \param overrides Header values by SIGPROC name (value text).
      * \param file_overrides Header values for file b at index b (may be shorter
      *        than B; files without an entry use overrides alone).
+     * \param if_scales Factors of the IFs' values (empty: 1; one value: all IFs).
+     * \param aspect_weights B weights: write their weighted sum as one file
+     *        (empty: one file per aspect).
      */
     static sptr make(const std::string& stem,
                      const std::vector<int64_t>& shape,
                      const std::string& format = "fil",
                      const std::string& aspect = "auto",
                      const std::map<std::string, std::string>& overrides = {},
-                     const std::vector<std::map<std::string, std::string>>& file_overrides = {});
+                     const std::vector<std::map<std::string, std::string>>& file_overrides = {},
+                     const std::vector<double>& if_scales = {},
+                     const std::vector<double>& aspect_weights = {});
 
     /*! \brief The files written (empty before the first chunk). */
     virtual std::vector<std::string> files() const = 0;

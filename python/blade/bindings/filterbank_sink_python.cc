@@ -7,7 +7,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(filterbank_sink.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(9ae635361c5522b95aec81ef1d888c98)                     */
+/* BINDTOOL_HEADER_FILE_HASH(187be3cf7b486508a529b5914c8b842a)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -38,7 +38,9 @@ void bind_filterbank_sink(py::module& m)
                          const std::string& format,
                          const std::string& aspect,
                          const py::dict& overrides,
-                         const py::list& file_overrides) {
+                         const py::list& file_overrides,
+                         const std::vector<double>& if_scales,
+                         const std::vector<double>& aspect_weights) {
                  const auto texts = [](const py::dict& values) {
                      std::map<std::string, std::string> out;
                      for (const auto& item : values)
@@ -50,8 +52,14 @@ void bind_filterbank_sink(py::module& m)
                  std::vector<std::map<std::string, std::string>> per_file;
                  for (const auto& entry : file_overrides)
                      per_file.push_back(texts(entry.cast<py::dict>()));
-                 return filterbank_sink::make(
-                     stem, shape, format, aspect, texts(overrides), per_file);
+                 return filterbank_sink::make(stem,
+                                              shape,
+                                              format,
+                                              aspect,
+                                              texts(overrides),
+                                              per_file,
+                                              if_scales,
+                                              aspect_weights);
              }),
              py::arg("stem"),
              py::arg("shape"),
@@ -59,6 +67,8 @@ void bind_filterbank_sink(py::module& m)
              py::arg("aspect") = "auto",
              py::arg("overrides") = py::dict(),
              py::arg("file_overrides") = py::list(),
+             py::arg("if_scales") = std::vector<double>(),
+             py::arg("aspect_weights") = std::vector<double>(),
              D(filterbank_sink, make))
 
 

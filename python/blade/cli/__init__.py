@@ -8,6 +8,7 @@ blade-cli: the gr-blade command line.
     blade-cli mode-h  --input REC --output DIR                    high-resolution spectra per antenna
     blade-cli mode-bh --input REC --recipe R.bfr5 --output DIR    high-resolution spectra per beam
     blade-cli demo [--output DIR]       a synthetic observation through Mode B and Mode H
+    blade-cli rawspec [rawspec's options] STEM...                 rawspec's products and files (= blade-rawspec)
 
 Errors are one line on stderr and a non-zero exit status (2 for bad arguments, 1
 for failures, 130 after Ctrl-C, 143 after SIGTERM, 129 after SIGHUP: each stops the
@@ -504,6 +505,18 @@ def build_parser():
     demo.add_argument("--no-figure", action="store_true", help="skip the PNG figure (no matplotlib needed)")
     demo.add_argument("-q", "--quiet", action="store_true", help="print only the summary")
     demo.set_defaults(handler=command_demo)
+
+    rawspec = commands.add_parser(
+        "rawspec",
+        parents=[verbose],
+        help="rawspec's command line: its products, file names and headers (also installed as blade-rawspec)",
+        description="rawspec's options and files: every product in one pass over each recording "
+        "(docs/user-guide.md#rawspec).",
+    )
+    from . import rawspec as rawspec_command
+
+    rawspec_command.add_arguments(rawspec)
+    rawspec.set_defaults(handler=rawspec_command.run)
     return parser
 
 
@@ -576,45 +589,48 @@ def _stop_signals():
 
 
 def main(argv=None):
+    args = build_parser().parse_args(argv)
+    return run_guarded(f"blade-cli {args.command}", args, args.handler)
+
+
+def run_guarded(who, args, handler):
+    """Run handler(args) as a command: broken pipes and stop signals handled, any
+    error one line on stderr ("WHO: error: ...") and exit status 1 (the trace with
+    --verbose), an interruption 128 + the signal's number."""
+    from ..pipeline import Interrupted
+
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _Output(sys.stdout), _Output(sys.stderr)
+    verbose = getattr(args, "verbose", False)
+    if not verbose:
+        _quiet_gnuradio_logs()
     try:
         with _stop_signals():
-            return _main(argv)
+            try:
+                return handler(args)
+            except KeyboardInterrupt as caught:
+                signum = caught.signum if isinstance(caught, Interrupted) else signal.SIGINT
+                print(f"{who}: interrupted ({signal.Signals(signum).name})", file=sys.stderr)
+                return 128 + signum
+            except MemoryError:
+                if verbose:
+                    traceback.print_exc()
+                print(
+                    f"{who}: error: out of memory: chunks this large do not fit; use fewer time samples per "
+                    "chunk (--chunk-samples) or fewer channels (--channels)",
+                    file=sys.stderr,
+                )
+                return 1
+            except Exception as error:  # one clear line; the trace only when asked for
+                if verbose:
+                    traceback.print_exc()
+                message = str(error).strip().replace("\n", " ") or type(error).__name__
+                print(f"{who}: error: {message}", file=sys.stderr)
+                return 1
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
         sys.stdout, sys.stderr = saved
-
-
-def _main(argv):
-    from ..pipeline import Interrupted
-
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not args.verbose:
-        _quiet_gnuradio_logs()
-    try:
-        return args.handler(args)
-    except KeyboardInterrupt as caught:
-        signum = caught.signum if isinstance(caught, Interrupted) else signal.SIGINT
-        print(f"blade-cli {args.command}: interrupted ({signal.Signals(signum).name})", file=sys.stderr)
-        return 128 + signum
-    except MemoryError:
-        if args.verbose:
-            traceback.print_exc()
-        print(
-            f"blade-cli {args.command}: error: out of memory: chunks this large do not fit; use fewer time "
-            "samples per chunk (--chunk-samples) or fewer channels (--channels)",
-            file=sys.stderr,
-        )
-        return 1
-    except Exception as error:  # one clear line; the trace only when asked for
-        if args.verbose:
-            traceback.print_exc()
-        message = str(error).strip().replace("\n", " ") or type(error).__name__
-        print(f"blade-cli {args.command}: error: {message}", file=sys.stderr)
-        return 1
 
 
 def _quiet_gnuradio_logs():
