@@ -275,11 +275,16 @@ class Job:
         group = self.products[0].chunks_per_output if len(self.products) == 1 else 1
         self.chunks_total = wanted // group * group
         for product in self.products:
-            if wanted < product.chunks_per_output:
-                raise ValueError(
-                    f"{os.path.basename(rec.files[0])} yields {available} chunk(s) of "
-                    f"{self.shape[2]} samples; one output needs {product.chunks_per_output}"
-                )
+            if wanted >= product.chunks_per_output:
+                continue
+            text = (
+                f"{os.path.basename(rec.files[0])} yields {wanted} chunk(s) of {self.shape[2]} samples; one "
+                f"output{f' of product {product.index}' if len(self.products) > 1 else ''} needs "
+                f"{product.chunks_per_output}"
+            )
+            if len(self.products) == 1:
+                raise ValueError(text)
+            self.warnings.append(text + ": that product writes no spectra")
         self._make_output_folder()
         for product in self.products:
             product.stem = self._product_stem(product)

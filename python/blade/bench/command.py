@@ -130,6 +130,12 @@ def run(args):
             figures, limits = multigpu.run_suite(suite, device, args.quick)
             record["figures"] += figures
             record["limits"].update(limits)
+        elif suite == "rawspec":
+            from . import rawspec_suite
+
+            figures, limits = rawspec_suite.run_suite(device, args.quick)
+            record["figures"] += figures
+            record["limits"].update(limits)
         elif suite == "numpy":
             from . import numpy_suite
 
@@ -313,7 +319,7 @@ def build_parser():
         "--suite",
         action="append",
         default=None,
-        help="modules (default), bundles, overhead, spectrometer, multigpu or numpy; repeatable",
+        help="modules (default), bundles, overhead, spectrometer, multigpu, numpy or rawspec; repeatable",
     )
     run_parser.add_argument("--output", help="write the record to this file")
     run_parser.add_argument("--record", action="store_true", help="append the record to the history")

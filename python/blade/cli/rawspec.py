@@ -238,7 +238,7 @@ def make_job(stem, settings):
             B, F, T, P = product.output_shape
             shown = names[0] + (f" .. ({len(names)} files)" if len(names) > 1 else "")
             return (
-                f"output product {self.rawspec_index(product)}: {shown}, {F} channels x {P} IF(s), "
+                f"rawspec product {self.rawspec_index(product):04d}: {shown}, {F} channels x {P} IF(s), "
                 f"tsamp {self._output_tsamp(product):.6g} s"
             )
 

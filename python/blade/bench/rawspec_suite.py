@@ -1,0 +1,222 @@
+# SPDX-License-Identifier: MIT
+"""
+rawspec's job end to end (blade-bench --suite rawspec): a GUPPI RAW recording of
+Breakthrough Listen's GBT shape (64 coarse channels of 2.9296875 MHz, 2 pols, 8-bit,
+blocks of 2^19 samples = 128 MiB; 13 GiB by default, so that the 2^20-point product
+integrating 51 spectra writes one) in the page cache, reduced by
+blade-rawspec, each run a fresh process timed from its start to its exit:
+
+  * BL's three standard products in one pass (-f 1048576,8,1024 -t 51,128,3072);
+  * the single products -f 1024 -t 16 and -f 65536 -t 2.
+
+Each figure is against `cat` of the same files measured in the same run (the rate
+at which the recording can be read at all), and against rawspec itself when a
+rawspec program is given ($RAWSPEC or on PATH): same files, same run, as a ratio.
+The start-up (process start to exit on a one-block recording) is measured too.
+Runs are repeated; the median is the figure and the spread is kept.
+
+    python3 -m gnuradio.blade.bench.rawspec_suite [--gib 13] [--repeat 3] [--device cuda:0]
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy
+
+NCHAN, NTIME, NPOL = 64, 1 << 19, 2  # BL GBT: 128 MiB blocks
+BLOCK_BYTES = NCHAN * NTIME * NPOL * 2
+JOBS = [
+    ("BL standard products -f 1048576,8,1024 -t 51,128,3072", ["-f", "1048576,8,1024", "-t", "51,128,3072"]),
+    ("-f 1024 -t 16", ["-f", "1024", "-t", "16"]),
+    ("-f 65536 -t 2", ["-f", "65536", "-t", "2"]),
+]
+TARGETS = {JOBS[0][0]: 0.70, JOBS[1][0]: 0.85, JOBS[2][0]: 0.85}  # fraction of cat (issue 17)
+
+
+def write_recording(folder, blocks, stem="bench"):
+    """blocks of random 8-bit samples, 16 blocks per file (as BL's 2 GiB files)."""
+    from ..formats import guppi
+
+    rng = numpy.random.default_rng(17)
+    data = rng.integers(-40, 40, size=BLOCK_BYTES, dtype=numpy.int8).tobytes()
+    tbin = NCHAN / 187.5e6
+    paths = []
+    for b in range(blocks):
+        if b % 16 == 0:
+            path = os.path.join(folder, f"{stem}.{b // 16:04d}.raw")
+            paths.append(path)
+            handle = open(path, "ab")
+        header = guppi.format_header(
+            {
+                "BLOCSIZE": BLOCK_BYTES,
+                "NANTS": 1,
+                "OBSNCHAN": NCHAN,
+                "NPOL": NPOL,
+                "NBITS": 8,
+                "DIRECTIO": 0,
+                "PKTIDX": b * NTIME,
+                "PIPERBLK": NTIME,
+                "OBSFREQ": 1501.4648,
+                "OBSBW": 187.5,
+                "CHAN_BW": 187.5 / NCHAN,
+                "TBIN": tbin,
+                "STT_IMJD": 60000,
+                "STT_SMJD": 0,
+                "SYNCTIME": int((60000 - 40587) * 86400),
+                "TELESCOP": "GBT",
+                "SRC_NAME": "BENCH",
+                "RA_STR": "12:00:00.0",
+                "DEC_STR": "+30:00:00.0",
+            }
+        )
+        handle.write(header)
+        handle.write(data)
+        if b % 16 == 15 or b == blocks - 1:
+            handle.close()
+    return os.path.join(folder, stem), paths
+
+
+def timed(command, env=None):
+    """Wall seconds of a command run to its end; raises with its output if it failed."""
+    start = time.perf_counter()
+    result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    seconds = time.perf_counter() - start
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(command[:3])} ...: exit {result.returncode}: {result.stderr.strip()[-600:]}")
+    return seconds
+
+
+def cat_seconds(paths):
+    subprocess.run(["cat", *paths], stdout=subprocess.DEVNULL, check=True)  # into the page cache
+    return timed(["cat", *paths])
+
+
+def blade_command(device):
+    return [sys.executable, "-m", "gnuradio.blade.cli", "rawspec", "--no-progress", "-q", "--device", device]
+
+
+def spread(values):
+    return (max(values) - min(values)) / statistics.median(values) if len(values) > 1 else 0.0
+
+
+def run(gib=13.0, repeat=3, device="auto", rawspec=None, out=sys.stdout):
+    from gnuradio import blade
+
+    device = blade.resolve_device(device)
+    rawspec = rawspec or os.environ.get("RAWSPEC") or shutil.which("rawspec")
+    blocks = max(2, int(round(gib * 2**30 / BLOCK_BYTES)))
+    scratch = tempfile.mkdtemp(dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    figures = []
+    try:
+        stem, paths = write_recording(scratch, blocks)
+        total = sum(os.path.getsize(p) for p in paths)
+        one_stem, _ = write_recording(scratch, 1, "startup")
+        cat = [cat_seconds(paths) for _ in range(repeat)]
+        cat_rate = total / statistics.median(cat)
+        print(
+            f"recording: {len(paths)} files, {blocks} blocks, {total / 2**30:.2f} GiB; cat {cat_rate / 1e9:.2f} GB/s "
+            f"(median of {repeat}, spread {100 * spread(cat):.1f} %)",
+            file=out,
+        )
+        for label, options in JOBS:
+            outputs = os.path.join(scratch, "out")
+            os.makedirs(outputs, exist_ok=True)
+            ours = [timed(blade_command(device) + options + ["-d", outputs, stem]) for _ in range(repeat)]
+            theirs = []
+            if rawspec:
+                theirs = [
+                    timed(
+                        [rawspec, *options, "-g", device.split(":")[-1] if ":" in device else "0", "-d", outputs, stem]
+                    )
+                    for _ in range(repeat)
+                ]
+            seconds = statistics.median(ours)
+            figure = {
+                "benchmark": f"rawspec/{label} [{total / 2**30:.1f} GiB, page cache, end to end]",
+                "time_ms": seconds * 1e3,
+                "bytes_per_s": total / seconds,
+                "bound": "cat",
+                "fraction_of_bound": (total / seconds) / cat_rate,
+                "spread": spread(ours),
+                "target_fraction": TARGETS[label],
+                "upstream_ms": statistics.median(theirs) * 1e3 if theirs else None,
+                "upstream": "rawspec" if theirs else None,
+                "target_ms": None,
+            }
+            figures.append(figure)
+            versus = ""
+            if theirs:
+                peer = statistics.median(theirs)
+                versus = (
+                    f"; rawspec {peer:.2f} s ({100 * total / peer / cat_rate:.1f} % of cat, spread "
+                    f"{100 * spread(theirs):.1f} %): x{peer / seconds:.2f}"
+                )
+            print(
+                f"{label}: {seconds:.2f} s, {100 * figure['fraction_of_bound']:.1f} % of cat (target "
+                f"{100 * TARGETS[label]:.0f} %), spread {100 * spread(ours):.1f} %{versus}",
+                file=out,
+            )
+            shutil.rmtree(outputs)
+        os.makedirs(os.path.join(scratch, "out"), exist_ok=True)
+        start = [
+            timed(blade_command(device) + ["-f", "1024", "-t", "16", "-d", os.path.join(scratch, "out"), one_stem])
+            for _ in range(repeat)
+        ]
+        startup = {
+            "benchmark": "rawspec/start-up: one-block recording, process start to exit",
+            "time_ms": statistics.median(start) * 1e3,
+            "bound": "start-up",
+            "fraction_of_bound": None,
+            "spread": spread(start),
+            "target_ms": 400.0,
+            "upstream_ms": None,
+        }
+        if rawspec:
+            rs = [
+                timed([rawspec, "-f", "1024", "-t", "16", "-d", os.path.join(scratch, "out"), one_stem])
+                for _ in range(repeat)
+            ]
+            startup["upstream_ms"] = statistics.median(rs) * 1e3
+            startup["upstream"] = "rawspec"
+        figures.append(startup)
+        print(
+            f"start-up (one block, end to end): {startup['time_ms']:.0f} ms (target 400 ms)"
+            + (f"; rawspec {startup['upstream_ms']:.0f} ms" if rawspec else ""),
+            file=out,
+        )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return figures, {"cat_bandwidth": cat_rate}
+
+
+def run_suite(device, quick):
+    """blade-bench's plug-in point: (figures, limits)."""
+    return run(gib=0.25 if quick else 13.0, repeat=1 if quick else 3, device=device)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python3 -m gnuradio.blade.bench.rawspec_suite", description=__doc__.split("\n")[1]
+    )
+    parser.add_argument("--gib", type=float, default=13.0, help="size of the recording (default 13 GiB)")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--device", default="auto")
+    parser.add_argument("--rawspec", help="a rawspec program to compare with (default: $RAWSPEC, or on PATH)")
+    parser.add_argument("--json", help="write the figures here")
+    args = parser.parse_args(argv)
+    figures, limits = run(args.gib, args.repeat, args.device, args.rawspec)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"figures": figures, "limits": limits}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
