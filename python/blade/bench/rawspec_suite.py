@@ -196,6 +196,49 @@ def run(gib=13.0, repeat=3, device="auto", rawspec=None, out=sys.stdout):
     return figures, {"cat_bandwidth": cat_rate}
 
 
+def compare_with_rawspec(rawspec, options, stem, device, folder, out=sys.stdout):
+    """Run rawspec and blade-rawspec with `options` on `stem` into two folders and
+    compare the file sets: the same names, the same header values (tstart, az_start
+    and za_start apart: docs/user-guide.md#rawspecs-job-blade-rawspec), and data
+    within float32 rounding of the sums (relative to each file's largest value).
+    Returns the largest relative difference of the data."""
+    from ..formats import filterbank
+
+    theirs, ours = os.path.join(folder, "rawspec"), os.path.join(folder, "blade")
+    for path in (theirs, ours):
+        os.makedirs(path, exist_ok=True)
+    gpu = device.split(":")[-1] if ":" in device else "0"
+    timed([rawspec, *options, "-g", gpu, "-d", theirs, stem])
+    timed(blade_command(device) + list(options) + ["-d", ours, stem])
+    names = sorted(os.listdir(theirs))
+    if names != sorted(os.listdir(ours)):
+        raise RuntimeError(f"file sets differ: rawspec {names}, blade-rawspec {sorted(os.listdir(ours))}")
+    worst = 0.0
+    for name in names:
+        a, b = filterbank.read(os.path.join(theirs, name)), filterbank.read(os.path.join(ours, name))
+        for key in sorted(set(a[0]) | set(b[0])):
+            if key in ("tstart", "az_start", "za_start", "header_bytes", "header_size"):
+                continue
+            x, y = a[0].get(key), b[0].get(key)
+            same = (
+                x == y
+                if isinstance(x, str) or isinstance(y, str)
+                else abs((x or 0) - (y or 0)) <= 1e-9 * max(1.0, abs(x or 0))
+            )
+            if not same:
+                raise RuntimeError(f"{name}: header {key}: rawspec {x!r}, blade-rawspec {y!r}")
+        if a[1].shape != b[1].shape:
+            raise RuntimeError(f"{name}: data {a[1].shape} (rawspec) vs {b[1].shape}")
+        scale = max(float(numpy.abs(a[1]).max()), 1e-30)
+        difference = float(numpy.abs(a[1].astype(numpy.float64) - b[1]).max()) / scale
+        worst = max(worst, difference)
+        print(
+            f"  {name}: headers equal, data {a[1].shape}, largest difference {difference:.2e} of the largest value",
+            file=out,
+        )
+    return worst
+
+
 def run_suite(device, quick):
     """blade-bench's plug-in point: (figures, limits)."""
     return run(gib=0.25 if quick else 13.0, repeat=1 if quick else 3, device=device)
@@ -210,7 +253,29 @@ def main(argv=None):
     parser.add_argument("--device", default="auto")
     parser.add_argument("--rawspec", help="a rawspec program to compare with (default: $RAWSPEC, or on PATH)")
     parser.add_argument("--json", help="write the figures here")
+    parser.add_argument(
+        "--compare",
+        metavar="OPTIONS",
+        help="instead of timing, compare the files of rawspec and blade-rawspec for these rawspec options "
+        "(e.g. '-f 1024,8,64 -t 16,128,32 -p 1,4,-4') on a --gib recording",
+    )
     args = parser.parse_args(argv)
+    if args.compare:
+        from gnuradio import blade
+
+        rawspec = args.rawspec or os.environ.get("RAWSPEC") or shutil.which("rawspec")
+        scratch = tempfile.mkdtemp(dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+        try:
+            stem, _ = write_recording(scratch, max(1, int(round(args.gib * 2**30 / BLOCK_BYTES))))
+            worst = compare_with_rawspec(
+                rawspec, args.compare.split(), stem, blade.resolve_device(args.device), scratch
+            )
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        print(
+            f"rawspec {args.compare}: the same files and headers; data within {worst:.2e} of each file's largest value"
+        )
+        return 0 if worst < 1e-5 else 1
     figures, limits = run(args.gib, args.repeat, args.device, args.rawspec)
     if args.json:
         with open(args.json, "w") as f:
