@@ -158,7 +158,7 @@ filterbank_sink_impl::filterbank_sink_impl(
       d_aspect_weights(aspect_weights)
 {
     set_port_specs({ input }, {});
-    if (!d_if_scales.empty() || !d_aspect_weights.empty())
+    if (!d_aspect_weights.empty())
         d_scratch.resize(
             static_cast<size_t>(input.shape.dims[1] * input.shape.dims[2] * input.shape.dims[3]));
 }
@@ -320,6 +320,8 @@ void filterbank_sink_impl::open_files()
         config.machine_id =
             given("machine_id") ? static_cast<int>(number(d_overrides, "machine_id")) : 20;
         config.rawdatafile = rawdatafile.c_str();
+        // The writer scales as it lays the spectra out: no pass of its own.
+        config.if_scales = d_if_scales.empty() ? nullptr : d_if_scales.data();
         blade_filterbank_writer* writer = nullptr;
         check(blade_filterbank_writer_create(&writer, &config), "creating a file");
         d_writers.push_back(writer);
@@ -345,16 +347,9 @@ int filterbank_sink_impl::work(int noutput_items,
             check(blade_shape_make(slice_dims, 3, &slice_shape), "slice");
             for (size_t b = 0; b < d_writers.size(); b++) {
                 const float* values = chunk + static_cast<int64_t>(b) * F * T * P;
-                if (!d_scratch.empty()) { // scaled, or the aspects summed
-                    blade_filterbank_combine(chunk,
-                                             B,
-                                             F * T,
-                                             P,
-                                             d_aspect_weights.empty() ? nullptr
-                                                                      : d_aspect_weights.data(),
-                                             static_cast<int64_t>(b),
-                                             d_if_scales.empty() ? nullptr : d_if_scales.data(),
-                                             d_scratch.data());
+                if (!d_aspect_weights.empty()) { // the aspects summed into one file
+                    blade_filterbank_combine(
+                        chunk, B, F * T, P, d_aspect_weights.data(), 0, nullptr, d_scratch.data());
                     values = d_scratch.data();
                 }
                 const blade_tensor slice = blade_tensor_make(

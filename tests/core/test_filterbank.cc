@@ -13,6 +13,7 @@
 #include <iterator>
 #include <map>
 #include <string>
+#include <vector>
 
 using blade_test::ok;
 using blade_test::temp_dir;
@@ -115,6 +116,51 @@ BOOST_AUTO_TEST_CASE(sigproc_header_and_spectra)
         for (int p = 0; p < 2; p++)
             for (int f = 0; f < 3; f++)
                 BOOST_TEST(data[(t * 2 + p) * 3 + f] == 100 * f + 10 * t + p);
+}
+
+// Odd and large slices (the large one over the writer's threads), with IF scales:
+// every value lands at [t][p][f], multiplied by its IF's factor.
+BOOST_AUTO_TEST_CASE(spectra_are_laid_out_and_scaled_for_every_shape)
+{
+    temp_dir dir;
+    const int64_t shapes[][3] = { { 67, 5, 4 }, { 1, 1, 1 }, { 3001, 349, 1 }, { 130, 2049, 4 } };
+    for (const auto& dims : shapes) {
+        const int64_t F = dims[0], T = dims[1], P = dims[2];
+        const std::string path = dir.path + "/s" + std::to_string(F) + ".fil";
+        blade_filterbank_config c = base_config(path, BLADE_FILTERBANK_FIL);
+        c.nchans = F;
+        c.nifs = P;
+        const double scales[4] = { 1.0 / 16129.0, 2.0, 0.5, -0.5 };
+        c.if_scales = scales;
+        blade_filterbank_writer* w;
+        ok(blade_filterbank_writer_create(&w, &c), "create");
+        std::vector<float> slice(static_cast<size_t>(F * T * P));
+        for (size_t i = 0; i < slice.size(); i++)
+            slice[i] = static_cast<float>((i * 2654435761u) % 100003) - 50000.0f;
+        blade_shape shape;
+        ok(blade_shape_make(dims, 3, &shape), "shape");
+        blade_tensor tensor =
+            blade_tensor_make(BLADE_F32, &shape, blade_device_cpu(), slice.data());
+        ok(blade_filterbank_writer_write(w, &tensor), "write");
+        ok(blade_filterbank_writer_close(w), "close");
+        blade_filterbank_writer_destroy(w);
+        std::ifstream in(path, std::ios::binary);
+        const std::string bytes((std::istreambuf_iterator<char>(in)),
+                                std::istreambuf_iterator<char>());
+        const size_t payload = static_cast<size_t>(F * T * P) * sizeof(float);
+        BOOST_TEST_REQUIRE(bytes.size() > payload);
+        const float* data = reinterpret_cast<const float*>(bytes.data() + bytes.size() - payload);
+        size_t wrong = 0;
+        for (int64_t f = 0; f < F; f++)
+            for (int64_t t = 0; t < T; t++)
+                for (int64_t q = 0; q < P; q++) {
+                    const float want = static_cast<float>(
+                        scales[q] * slice[static_cast<size_t>((f * T + t) * P + q)]);
+                    wrong += data[(t * P + q) * F + f] != want;
+                }
+        BOOST_TEST(wrong == 0u,
+                   F << " x " << T << " x " << P << ": " << wrong << " values misplaced");
+    }
 }
 
 BOOST_AUTO_TEST_CASE(refused_configurations)

@@ -72,6 +72,8 @@ typedef struct blade_filterbank_config {
     int machine_id;                /**< SIGPROC machine id (rawspec's 20 is what
                                         Breakthrough Listen files carry; 0: "fake") */
     const char* rawdatafile;       /**< written when not NULL or empty (at most 80 characters) */
+    const double* if_scales;       /**< nifs factors applied to the values as they are
+                                        written (NULL: none), e.g. rawspec's 1/127² */
 } blade_filterbank_config;
 
 /** An opaque writer of one file. */
