@@ -376,6 +376,8 @@ class qa_cli_errors(CliTestCase):
         self.assert_one_line_error(code, err, 2, "START:COUNT")
         code, out, err = run_cli("mode-h", "-i", stem, "--stokes", "Q")
         self.assert_one_line_error(code, err, 2, "--stokes")
+        code, out, err = run_cli("mode-b", "-i", stem, "-r", recipe, "--calibration-convention", "casa")
+        self.assert_one_line_error(code, err, 2, "--calibration-convention")
         code, out, err = run_cli("mode-b", "-i", stem, "-r", recipe, "-o", self.dir, "--stokes", "none")
         self.assert_one_line_error(code, err, 1, "--format raw")
         code, out, err = run_cli("mode-h", "-i", stem, "-o", self.dir, "--channelizer-rate", 3)

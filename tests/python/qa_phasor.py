@@ -78,6 +78,7 @@ def run_phasor(block, times, extra=()):
 
 class qa_phasor(gr_unittest.TestCase):
     def setUp(self):
+        blade.clear_failures()
         self.array = blade_testing.ata_like_array(antennas=5)
         self.boresight = (self.array["ra"], self.array["dec"])
         self.beams = numpy.array(
@@ -257,6 +258,57 @@ class qa_phasor(gr_unittest.TestCase):
                 recipe = blade.read_bfr5(self.write_recipe(frame=frame, refant="ant001"))
                 block = blade.phasor.make_from_recipe(observation(**AXIS), recipe, blade.phasor_options(device="cpu"))
                 numpy.testing.assert_allclose(run_phasor(block, times), explicit, rtol=0, atol=2e-5)
+
+    def test_a_seticore_recipe_is_calibrated_by_the_conjugate(self):
+        # seticore multiplies the voltages by conj(cal_all): a recipe made for it gives
+        # gr-blade's phasors from the conjugate when read with that convention.
+        path = self.write_recipe(refant="ant001")
+        times = [dict(jd_mid=JD0)]
+        options = blade.phasor_options(device="cpu")
+        blade_way = run_phasor(
+            blade.phasor.make_from_recipe(observation(**AXIS), blade.read_bfr5(path), options), times
+        )
+        seticore = blade.read_bfr5(path, "seticore")
+        self.assertEqual(seticore.calibration_convention, "seticore")
+        seticore_way = run_phasor(blade.phasor.make_from_recipe(observation(**AXIS), seticore, options), times)
+        delays = self.delays_at(JD0, 0.0)
+        numpy.testing.assert_allclose(
+            seticore_way[0],
+            expected_phasors(delays, numpy.conj(self.cal).astype(complex), self.cal_first),
+            rtol=0,
+            atol=3e-6,
+        )
+        self.assertGreater(numpy.abs(seticore_way - blade_way).max(), 0.1)  # the test can see the difference
+        with self.assertRaisesRegex(ValueError, "calibration_convention 'casa'"):
+            blade.read_bfr5(path, "casa")
+
+    def test_chunk_times_of_another_band_are_refused(self):
+        # guppi_source tags the chunk-time stream with the recording's axis: a phasor
+        # made for another recording's channels must not make beams silently.
+        import pmt
+        from gnuradio import blocks, gr
+
+        block = self.geometry_block()
+        items = blade_testing.chunk_time_items([dict(jd_mid=JD0)])
+        for freq_first, fails in ((1.42e9 - 7.5 * 0.5e6, False), (1.43e9, True)):
+            blade.clear_failures()
+            tags = [
+                gr.tag_utils.python_to_tag((0, pmt.intern(blade.tag.freq_first), pmt.from_double(freq_first))),
+                gr.tag_utils.python_to_tag((0, pmt.intern(blade.tag.chan_bw), pmt.from_double(0.5e6))),
+                gr.tag_utils.python_to_tag((0, pmt.intern(blade.tag.coarse_first), pmt.from_long(100))),
+                gr.tag_utils.python_to_tag((0, pmt.intern(blade.tag.nfpc), pmt.from_long(1))),
+                gr.tag_utils.python_to_tag((0, pmt.intern(blade.tag.nchan), pmt.from_long(16))),
+            ]
+            block = self.geometry_block()
+            tb = gr.top_block()
+            source = blocks.vector_source_b(numpy.asarray(items, numpy.uint8).tolist(), False, 64, tags)
+            tb.connect(source, block, blocks.null_sink(block.output_item_size()))
+            tb.run()
+            if fails:
+                self.assertRegex("\n".join(blade.failures()), "frequency axis")
+            else:
+                self.assertEqual(blade.failures(), [])
+        blade.clear_failures()
 
     def test_recipe_delays_are_interpolated_to_the_chunk_time(self):
         t0 = 1.7e9
