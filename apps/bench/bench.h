@@ -49,6 +49,11 @@ struct bench_case {
 /* Device memory filled with reproducible random bytes (a host pattern uploaded). */
 blade_status bench_random_device(blade_device device, size_t bytes, unsigned seed, void** out);
 
+/* Device memory holding `count` reproducible floats in [-scale, scale) (random bytes
+ * would be NaNs and denormals, which slow a CPU down). */
+blade_status
+bench_random_floats(blade_device device, size_t count, float scale, unsigned seed, void** out);
+
 /* Registration: each bench_<module>.c defines one of these. */
 typedef void (*bench_register_fn)(bench_case** cases, int* count);
 void bench_add(bench_case** cases, int* count, const bench_case* one);

@@ -38,35 +38,6 @@ typedef struct correlator_state {
     blade_tensor input, output;
 } correlator_state;
 
-/* Device memory holding `count` reproducible floats in [-scale, scale) (random bytes
- * would be NaNs and denormals, which slow a CPU down). */
-static blade_status
-uniform_floats(blade_device device, size_t count, float scale, unsigned seed, void** out)
-{
-    *out = NULL;
-    float* host = malloc(count * sizeof *host);
-    if (host == NULL)
-        return BLADE_ERROR_OUT_OF_MEMORY;
-    unsigned state = seed * 2654435761u + 1;
-    for (size_t i = 0; i < count; i++) {
-        state = state * 1664525u + 1013904223u;
-        host[i] = scale * ((float)(state >> 8) / 8388608.0f - 1.0f);
-    }
-    blade_status status = blade_device_alloc(device, count * sizeof *host, out);
-    if (status == BLADE_OK)
-        status = blade_memcpy(device,
-                              *out,
-                              host,
-                              count * sizeof *host,
-                              device.kind == BLADE_DEVICE_CUDA ? BLADE_COPY_HOST_TO_DEVICE
-                                                               : BLADE_COPY_HOST_TO_HOST,
-                              NULL);
-    if (status == BLADE_OK)
-        status = blade_stream_synchronize(device, NULL);
-    free(host);
-    return status;
-}
-
 static blade_status
 correlator_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
 {
@@ -113,7 +84,7 @@ correlator_setup(bench_case* self, blade_device device, blade_stream stream, int
     if (config.input_type == BLADE_CI8)
         status = bench_random_device(device, blade_tensor_bytes(BLADE_CI8, &input), 31, &x);
     else
-        status = uniform_floats(device, 2 * (size_t)self->samples, 100.0f, 31, &x);
+        status = bench_random_floats(device, 2 * (size_t)self->samples, 100.0f, 31, &x);
     if (status == BLADE_OK)
         status = blade_device_alloc(device, blade_tensor_bytes(BLADE_CF32, &output), &y);
     state->input = blade_tensor_make(config.input_type, &input, device, x);

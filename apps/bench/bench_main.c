@@ -37,17 +37,9 @@ void bench_add(bench_case** cases, int* count, const bench_case* one)
     (*cases)[(*count)++] = *one;
 }
 
-blade_status bench_random_device(blade_device device, size_t bytes, unsigned seed, void** out)
+/* Upload `bytes` of host memory to new device memory. */
+static blade_status upload_new(blade_device device, const void* host, size_t bytes, void** out)
 {
-    *out = NULL;
-    unsigned char* host = malloc(bytes ? bytes : 1);
-    if (host == NULL)
-        return BLADE_ERROR_OUT_OF_MEMORY;
-    unsigned state = seed * 2654435761u + 1;
-    for (size_t i = 0; i < bytes; i++) {
-        state = state * 1664525u + 1013904223u;
-        host[i] = (unsigned char)(state >> 24);
-    }
     blade_status status = blade_device_alloc(device, bytes, out);
     if (status == BLADE_OK)
         status = blade_memcpy(device,
@@ -59,6 +51,38 @@ blade_status bench_random_device(blade_device device, size_t bytes, unsigned see
                               NULL);
     if (status == BLADE_OK)
         status = blade_stream_synchronize(device, NULL);
+    return status;
+}
+
+blade_status bench_random_device(blade_device device, size_t bytes, unsigned seed, void** out)
+{
+    *out = NULL;
+    unsigned char* host = malloc(bytes ? bytes : 1);
+    if (host == NULL)
+        return BLADE_ERROR_OUT_OF_MEMORY;
+    unsigned state = seed * 2654435761u + 1;
+    for (size_t i = 0; i < bytes; i++) {
+        state = state * 1664525u + 1013904223u;
+        host[i] = (unsigned char)(state >> 24);
+    }
+    const blade_status status = upload_new(device, host, bytes, out);
+    free(host);
+    return status;
+}
+
+blade_status
+bench_random_floats(blade_device device, size_t count, float scale, unsigned seed, void** out)
+{
+    *out = NULL;
+    float* host = malloc((count ? count : 1) * sizeof *host);
+    if (host == NULL)
+        return BLADE_ERROR_OUT_OF_MEMORY;
+    unsigned state = seed * 2654435761u + 1;
+    for (size_t i = 0; i < count; i++) {
+        state = state * 1664525u + 1013904223u;
+        host[i] = scale * ((float)(state >> 8) / 8388608.0f - 1.0f);
+    }
+    const blade_status status = upload_new(device, host, count * sizeof *host, out);
     free(host);
     return status;
 }

@@ -7,23 +7,10 @@ field.
 """
 
 import ctypes
-import os
 
 import numpy
 
-MAX_RANK = 5
-
-
-class Shape(ctypes.Structure):
-    _fields_ = [("rank", ctypes.c_int), ("dims", ctypes.c_int64 * MAX_RANK)]
-
-
-class Device(ctypes.Structure):
-    _fields_ = [("kind", ctypes.c_int), ("index", ctypes.c_int)]
-
-
-class Tensor(ctypes.Structure):
-    _fields_ = [("dtype", ctypes.c_int), ("shape", Shape), ("device", Device), ("data", ctypes.c_void_p)]
+from libblade_ctypes import MAX_RANK, Device, Shape, Tensor, open_library  # noqa: F401
 
 
 class Config(ctypes.Structure):
@@ -80,16 +67,11 @@ F32 = None  # the dtype code, from blade_dtype_parse
 def load(path=None):
     """libblade, from `path`, $BLADE_LIBRARY, or the build folder."""
     global F32
-    path = (
-        path
-        or os.environ.get("BLADE_LIBRARY")
-        or os.path.join(os.path.dirname(__file__), "..", "..", "build", "lib", "core", "libblade.so")
-    )
-    lib = ctypes.CDLL(path)
-    lib.blade_last_error.restype = ctypes.c_char_p
+    lib = open_library(path)
+    if lib is None:
+        raise FileNotFoundError(f"libblade is not built (looked for {path or 'build/lib/core/libblade.so'})")
     lib.blade_dedoppler_get_geometry.restype = Geometry
     lib.blade_dedoppler_plane_shape.restype = Shape
-    lib.blade_device_cpu.restype = Device
     lib.blade_dedoppler_config_default.restype = Config
     code = ctypes.c_int(-1)
     if lib.blade_dtype_parse(b"f32", ctypes.byref(code)) != 0:

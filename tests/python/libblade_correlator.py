@@ -7,27 +7,14 @@ The library is $BLADE_LIBRARY, else build/lib/core/libblade.so of this tree;
 load() returns None when neither exists (the callers skip)."""
 
 import ctypes
-import os
 
 import numpy
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from libblade_ctypes import Device, Shape, Tensor, library_path, open_library  # noqa: F401
 
 # enum values of include/blade/dtype.h and status.h
 CI8, CF32 = 1, 4
 OK = 0
-
-
-class Shape(ctypes.Structure):
-    _fields_ = [("rank", ctypes.c_int), ("dims", ctypes.c_int64 * 5)]
-
-
-class Device(ctypes.Structure):
-    _fields_ = [("kind", ctypes.c_int), ("index", ctypes.c_int)]
-
-
-class Tensor(ctypes.Structure):
-    _fields_ = [("dtype", ctypes.c_int), ("shape", Shape), ("device", Device), ("data", ctypes.c_void_p)]
 
 
 class Config(ctypes.Structure):
@@ -41,19 +28,11 @@ class Config(ctypes.Structure):
     ]
 
 
-def library_path():
-    return os.environ.get("BLADE_LIBRARY") or os.path.join(ROOT, "build", "lib", "core", "libblade.so")
-
-
 def load():
     """The library, or None if it is not built."""
-    path = library_path()
-    if not os.path.exists(path):
+    lib = open_library()
+    if lib is None:
         return None
-    lib = ctypes.CDLL(path)
-    lib.blade_shape_aftp.restype = Shape
-    lib.blade_shape_aftp.argtypes = [ctypes.c_int64] * 4
-    lib.blade_device_cpu.restype = Device
     lib.blade_correlator_config_default.restype = Config
     lib.blade_correlator_create.argtypes = [
         ctypes.POINTER(ctypes.c_void_p),
