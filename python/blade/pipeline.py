@@ -28,6 +28,7 @@ import time
 from typing import List, Optional, Tuple
 
 MODES = {"b": "Mode B", "h": "Mode H", "bh": "Mode BH"}
+CHUNK_BYTES = 32 * 2**20  # Mode H reads large blocks in parts of at most this (see Job._chunk_samples)
 FORMATS = ("fil", "h5", "raw")
 DETECTORS = ("I", "XXYY", "cross", "IQUV", "none")
 
@@ -421,9 +422,16 @@ class Job:
         return {"ci4": "ci4", "ci8": "ci8", "ci16": "ci16"}.get(self.recording.sample_type, "cf32")
 
     def _chunk_samples(self):
-        """--chunk-samples, else one block; when a channelizer needs more samples than a
-        block has (BL's 2^20-point product from 2^19-sample blocks), the smallest
-        multiple of every rate that holds a block: chunks then span blocks."""
+        """--chunk-samples, else for Mode H:
+
+        * when a channelizer needs more samples than a block has (BL's 2^20-point
+          product from 2^19-sample blocks), the smallest multiple of every rate that
+          holds a block: chunks then span blocks;
+        * when blocks are large (BL's are 128 MiB), the largest part of a block of at
+          most CHUNK_BYTES that every product's rate and integration fit: reading a
+          block in parts keeps the copies in cache (twice the rate of whole 128 MiB
+          chunks on the build machine, tools/bench-guppi-read);
+        * else one block."""
         o, rec = self.options, self.recording
         if o.chunk_samples or self.mode != "h":  # Mode BH channelizes gathered chunks
             return o.chunk_samples or 0
@@ -431,14 +439,29 @@ class Job:
         for product in self.products:
             if product.channelizer_rate > 1:
                 needed = math.lcm(needed, product.channelizer_rate)
-        if needed <= rec.ntime:
+        if needed > rec.ntime:
+            chunk = -(-rec.ntime // needed) * needed
+            self.warnings.append(
+                f"chunks of {chunk} samples (the channelizer needs a multiple of {needed}; a block has "
+                f"{rec.ntime}): each chunk spans blocks"
+            )
+            return chunk
+        if rec.ntime % needed or any(p.channelizer_rate == 0 for p in self.products):
             return 0  # one block (a rate that does not divide it is refused by the channelizer)
-        chunk = -(-rec.ntime // needed) * needed
-        self.warnings.append(
-            f"chunks of {chunk} samples (the channelizer needs a multiple of {needed}; a block has "
-            f"{rec.ntime}): each chunk spans blocks"
-        )
-        return chunk
+
+        def fits(chunk):
+            for product in self.products:
+                spectra = chunk // max(product.channelizer_rate, 1)
+                if spectra % product.integration and product.integration % spectra:
+                    return False
+            return True
+
+        parts = rec.ntime // needed
+        divisors = sorted({d for k in range(1, math.isqrt(parts) + 1) if parts % k == 0 for d in (k, parts // k)})
+        fitting = [needed * d for d in divisors if rec.chunk_bytes(needed * d) <= CHUNK_BYTES and fits(needed * d)]
+        if not fitting or max(fitting) == rec.ntime or rec.chunk_bytes(max(fitting)) < CHUNK_BYTES // 8:
+            return 0
+        return max(fitting)
 
     def _make_products(self):
         """Build each product's bundle; returns the (block, port) inputs the voltage
