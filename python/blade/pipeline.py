@@ -665,6 +665,9 @@ class Job:
         blade.clear_failures()
         finished = threading.Event()
         stopped_by = None
+        timeline_output = os.environ.get("BLADE_TIMELINE")  # timeline.py: OUTPUT.json and OUTPUT.png
+        if timeline_output:
+            blade.timeline_start()
         start = time.perf_counter()
         try:
             self.tb.start()
@@ -687,6 +690,12 @@ class Job:
             stopped_by = signal.Signals(caught.signum).name if isinstance(caught, Interrupted) else "SIGINT"
             self._stop(finished)
         wall = time.perf_counter() - start
+        if timeline_output:
+            from .timeline import write as write_timeline
+
+            recording = os.path.basename(self.recording.files[0])
+            title = f"blade-cli mode-{self.mode}: {recording} on {self.products[0].bundle.device()}"
+            write_timeline(blade.timeline_stop(), timeline_output, title)
         failures = list(blade.failures())
         # A run that ended by itself processed every chunk (a product's last partial
         # integration writes nothing); an interrupted one, what every product finished.
