@@ -257,6 +257,14 @@ void device_block::check_neighbours_at_start(gr::block& self, const gr::logger_p
 {
     d_failed = false;
     d_track = self.alias() + " on " + device_name();
+    d_uploading_inputs.clear();
+    gr::block_detail_sptr detail = self.detail();
+    for (int port = 0; detail && port < detail->ninputs(); port++) {
+        gr::buffer_reader_sptr reader = detail->input(port);
+        auto* buffer = reader ? dynamic_cast<device_buffer*>(reader->buffer().get()) : nullptr;
+        if (buffer != nullptr && buffer->uploads())
+            d_uploading_inputs.push_back(buffer);
+    }
     try {
         check_neighbours(self);
     } catch (const std::exception& error) {
@@ -269,6 +277,11 @@ int device_block::guarded_work(const gr::logger_ptr& logger, const std::function
     if (d_failed)
         return gr::block::WORK_DONE;
     try {
+        if (!d_uploading_inputs.empty()) {
+            timeline::host_span wait(d_track, "upload wait");
+            for (device_buffer* buffer : d_uploading_inputs)
+                buffer->wait_for_uploads();
+        }
         timeline::host_span span(d_track, "work");
         const int produced = body();
         span.set_count(produced);

@@ -23,6 +23,8 @@
 namespace gr {
 namespace blade {
 
+class device_buffer;
+
 /*! The tensor one port carries per item: element type and shape. */
 struct tensor_spec {
     blade_dtype dtype = BLADE_CF32;
@@ -172,6 +174,8 @@ private:
     std::vector<tensor_spec> d_outputs;
     bool d_failed = false;
     std::string d_track; // this block on the timeline: its alias and device
+    // Input buffers that upload a host writer's chunks: waited for before work.
+    std::vector<device_buffer*> d_uploading_inputs;
     timeline::device_spans d_device_spans;
 };
 

@@ -152,6 +152,7 @@ device_buffer::device_buffer(int nitems,
 
 device_buffer::~device_buffer()
 {
+    (void)blade_stream_synchronize(d_device, d_stream); // an upload may still read the staging
     if (host_resident())
         blade_host_free(d_host_memory_device, d_device_base);
     else
@@ -278,7 +279,16 @@ void device_buffer::post_work(int nitems)
         span.set_count(-1);
     switch (d_transfer_type) {
     case gr::transfer_type::HOST_TO_DEVICE:
-        copy(d_device_base + offset, host_staging() + offset, bytes, BLADE_COPY_HOST_TO_DEVICE);
+        // Queued, not waited for: the reader waits (wait_for_uploads()). The staging
+        // slot is not written again before then: the writer gets it back only when
+        // the reader has finished with the chunk, after its wait.
+        throw_on_error(blade_memcpy(d_device,
+                                    d_device_base + offset,
+                                    host_staging() + offset,
+                                    bytes,
+                                    BLADE_COPY_HOST_TO_DEVICE,
+                                    d_stream),
+                       "upload into the device buffer of " + link()->identifier());
         break;
     case gr::transfer_type::DEVICE_TO_HOST:
         copy(host_staging() + offset, d_device_base + offset, bytes, BLADE_COPY_DEVICE_TO_HOST);
@@ -289,6 +299,19 @@ void device_buffer::post_work(int nitems)
         throw std::runtime_error("blade device buffer between two host blocks (" +
                                  link()->identifier() + "): this cannot happen");
     }
+}
+
+bool device_buffer::uploads() const
+{
+    return d_transfer_type == gr::transfer_type::HOST_TO_DEVICE && !host_resident();
+}
+
+void device_buffer::wait_for_uploads()
+{
+    if (!uploads())
+        return;
+    throw_on_error(blade_stream_synchronize(d_device, d_stream),
+                   "upload into the device buffer of " + link()->identifier());
 }
 
 void* device_buffer::write_pointer()

@@ -88,6 +88,19 @@ public:
     /*! Bytes of device memory this buffer holds. */
     size_t device_bytes() const { return d_bufsize * d_sizeof_item; }
 
+    /*!
+     * Wait until the uploads queued into this buffer have arrived in device memory.
+     * A staged upload (post_work() after the host writer's work) is queued on the
+     * buffer's stream and not waited for there, so that the host writer (the GUPPI
+     * reader) reads its next chunk while the DMA runs; the GPU block reading the
+     * buffer calls this before using the items (device_block::guarded_work() does).
+     * No-op for buffers that do not upload.
+     */
+    void wait_for_uploads();
+
+    /*! True for a buffer that uploads a host writer's items (see wait_for_uploads()). */
+    bool uploads() const;
+
 protected:
     bool allocate_buffer(int nitems) override;
     bool do_allocate_buffer(size_t final_nitems, size_t sizeof_item) override;

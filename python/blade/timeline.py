@@ -25,9 +25,7 @@ def spans(events):
         if isinstance(e, dict):
             out.append(dict(e))
         else:
-            out.append(
-                dict(track=e.track, what=e.what, start_us=e.start_us, duration_us=e.duration_us, count=e.count)
-            )
+            out.append(dict(track=e.track, what=e.what, start_us=e.start_us, duration_us=e.duration_us, count=e.count))
     return out
 
 
@@ -35,9 +33,7 @@ def chrome_trace(events):
     """A Chrome trace (the JSON object format): one thread per track, complete events."""
     tracks = sorted({e["track"] for e in events})
     thread = {track: i + 1 for i, track in enumerate(tracks)}
-    trace = [
-        {"name": "thread_name", "ph": "M", "pid": 1, "tid": thread[t], "args": {"name": t}} for t in tracks
-    ]
+    trace = [{"name": "thread_name", "ph": "M", "pid": 1, "tid": thread[t], "args": {"name": t}} for t in tracks]
     for e in events:
         trace.append(
             {
@@ -54,22 +50,30 @@ def chrome_trace(events):
     return {"traceEvents": trace, "displayTimeUnit": "ms"}
 
 
-def busy_summary(events):
-    """Per (track, what): spans, total and mean duration, and the fraction of the
-    timeline's extent the row was busy."""
+def busy_summary(events, steady=0.5):
+    """Per (track, what): spans, their mean duration over the steady part of the run,
+    and the fraction of that part the row was busy. The steady part is the last
+    `steady` of the timeline's extent: the first chunks carry one-time work (plans,
+    the first phasors, first touches of pinned memory) that is not the pipeline's."""
     if not events:
         return []
     begin = min(e["start_us"] for e in events)
     end = max(e["start_us"] + e["duration_us"] for e in events)
-    extent = max(end - begin, 1e-9)
+    since = end - steady * (end - begin)
+    extent = max(end - since, 1e-9)
     rows = {}
     for e in events:
-        row = rows.setdefault((e["track"], e["what"]), [0, 0.0])
+        row = rows.setdefault((e["track"], e["what"]), [0, 0.0, 0.0])
+        stop = e["start_us"] + e["duration_us"]
+        if stop <= since:
+            continue
         row[0] += 1
         row[1] += e["duration_us"]
+        row[2] += stop - max(e["start_us"], since)
     return [
-        dict(track=track, what=what, spans=n, total_us=total, mean_us=total / n, busy=total / extent)
-        for (track, what), (n, total) in sorted(rows.items())
+        dict(track=track, what=what, spans=n, total_us=total, mean_us=total / n, busy=inside / extent)
+        for (track, what), (n, total, inside) in sorted(rows.items())
+        if n
     ]
 
 
@@ -102,13 +106,19 @@ def plot(events, path, title):
 
 
 def write(events, output, title):
-    """OUTPUT.json and OUTPUT.png; returns their paths."""
+    """OUTPUT.json and OUTPUT.png; returns the paths written. Without matplotlib only
+    the trace is written (`python3 -m gnuradio.blade.timeline OUTPUT.json` draws the
+    picture where matplotlib is)."""
     events = spans(events)
     folder = os.path.dirname(os.path.abspath(output))
     os.makedirs(folder, exist_ok=True)
     with open(output + ".json", "w") as f:
-        json.dump(chrome_trace(events), f)
-    plot(events, output + ".png", title)
+        json.dump(dict(chrome_trace(events), title=title), f)
+    try:
+        plot(events, output + ".png", title)
+    except ImportError:
+        print(f"timeline: matplotlib is not installed: {output}.png not drawn", file=sys.stderr)
+        return (output + ".json",)
     return output + ".json", output + ".png"
 
 
@@ -116,6 +126,33 @@ def print_summary(events, out=sys.stdout):
     for row in busy_summary(spans(events)):
         print(
             f"  {row['track']}: {row['what']}: {row['spans']} spans, mean {row['mean_us'] / 1e3:.3f} ms, "
-            f"busy {100 * row['busy']:.0f} %",
+            f"busy {100 * row['busy']:.0f} % (last half of the run)",
             file=out,
         )
+
+
+def read_trace(path):
+    """(spans, title) of a trace written by write()."""
+    with open(path) as f:
+        trace = json.load(f)
+    names = {e["tid"]: e["args"]["name"] for e in trace["traceEvents"] if e["ph"] == "M"}
+    events = [
+        dict(track=names[e["tid"]], what=e["name"], start_us=e["ts"], duration_us=e["dur"], count=e["args"]["count"])
+        for e in trace["traceEvents"]
+        if e["ph"] == "X"
+    ]
+    return events, trace.get("title", os.path.basename(path))
+
+
+def main(argv=None):
+    """python3 -m gnuradio.blade.timeline TRACE.json...: draw TRACE.png, print the rows."""
+    for path in sys.argv[1:] if argv is None else argv:
+        events, title = read_trace(path)
+        plot(events, os.path.splitext(path)[0] + ".png", title)
+        print(f"{path}: {title}")
+        print_summary(events)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

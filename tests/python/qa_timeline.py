@@ -109,6 +109,13 @@ class qa_timeline(gr_unittest.TestCase):
             self.assertEqual(names, {e["track"] for e in events})
             with open(png_path, "rb") as f:
                 self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+            # Read back (python3 -m gnuradio.blade.timeline draws from it): the same spans.
+            again, title = timeline.read_trace(json_path)
+            self.assertEqual(title, "test")
+            key = lambda e: (e["track"], e["what"], e["start_us"])  # noqa: E731
+            for a, b in zip(sorted(again, key=key), sorted(events, key=key)):
+                self.assertEqual((a["track"], a["what"], a["count"]), (b["track"], b["what"], b["count"]))
+                self.assertAlmostEqual(a["duration_us"], b["duration_us"])
         summary = timeline.busy_summary(events)
         for row in summary:
             self.assertGreater(row["busy"], 0.0)
@@ -121,7 +128,9 @@ class qa_timeline(gr_unittest.TestCase):
             stem = os.path.join(folder, "rec")
             rng = numpy.random.default_rng(9)
             shape = (2, 1, 2, 256, 2)
-            guppi.write_raw(stem, rng.integers(-50, 50, size=shape) + 0j, {"OBSFREQ": 1420.0, "OBSBW": 2.0, "TBIN": 1e-6})
+            guppi.write_raw(
+                stem, rng.integers(-50, 50, size=shape) + 0j, {"OBSFREQ": 1420.0, "OBSBW": 2.0, "TBIN": 1e-6}
+            )
             output = os.path.join(folder, "timeline")
             command = [sys.executable, os.path.join(ROOT, "apps", "blade-cli"), "mode-h", "--input", stem + ".0000.raw"]
             command += ["--output", folder, "--channelizer-rate", "16", "--device", "emulated", "--no-progress"]

@@ -128,7 +128,9 @@ BLADE_API void clear_failures();
 struct timeline_event {
     std::string track;  //!< the block (GNU Radio alias) and its device, or a buffer's upload
     std::string what;   //!< "work" (a work call, host), "device" (one chunk's work on the
-                        //!< block's stream, from CUDA events), "upload" (host to device copy)
+                        //!< block's stream, from CUDA events), "upload" (a host to device
+                        //!< copy queued), "upload wait" (a GPU block waiting for its uploads),
+                        //!< "download" (a device to host copy)
     double start_us;    //!< microseconds since timeline_start()
     double duration_us; //!< length of the span in microseconds
     int64_t count;      //!< chunks (work, device) or bytes (upload)

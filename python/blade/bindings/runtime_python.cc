@@ -7,7 +7,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(runtime.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(953028eb2c3dbc8a4802feff304f4db6)                     */
+/* BINDTOOL_HEADER_FILE_HASH(91cd86644a34483f63dd714b19024e32)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
