@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <blade/version.h>
 
-#ifndef BLADE_BUILD_COMMIT
-#define BLADE_BUILD_COMMIT "unknown"
-#endif
+#include "build_commit.h" /* generated in the build tree */
 
 const char* blade_version(void) { return BLADE_VERSION_STRING; }
 
