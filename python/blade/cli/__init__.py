@@ -9,6 +9,7 @@ blade-cli: the gr-blade command line.
     blade-cli mode-bh --input REC --recipe R.bfr5 --output DIR    high-resolution spectra per beam
     blade-cli demo [--output DIR]       a synthetic observation through Mode B and Mode H
     blade-cli rawspec [rawspec's options] STEM...                 rawspec's products and files (= blade-rawspec)
+    blade-cli search FILE.fil|FILE.h5... [--max-drift 4 --snr 10]  drifting-signal search -> .dat/.csv hit tables
 
 Errors are one line on stderr and a non-zero exit status (2 for bad arguments, 1
 for failures, 130 after Ctrl-C, 143 after SIGTERM, 129 after SIGHUP: each stops the
@@ -517,6 +518,18 @@ def build_parser():
 
     rawspec_command.add_arguments(rawspec)
     rawspec.set_defaults(handler=rawspec_command.run)
+
+    search = commands.add_parser(
+        "search",
+        parents=[verbose],
+        help="dedoppler search of filterbank files: turbo_seti's .dat hit tables (and CSV)",
+        description="The narrowband drifting-signal (dedoppler) search of .fil/.h5 files on the CPU or a GPU; "
+        "writes turbo_seti's .dat table and a CSV per file (docs/dedoppler.md).",
+    )
+    from . import search as search_command
+
+    search_command.add_arguments(search)
+    search.set_defaults(handler=search_command.run)
     return parser
 
 

@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: MIT
+"""
+hits_sink: writes the hit messages of a dedoppler block as turbo_seti .dat tables and
+CSV (blade.formats.hits), one table per beam and search window, each written whole
+when the dedoppler block says the window is done ("window_done"), so that a stopped
+flowgraph leaves only complete tables.
+
+    search = blade.dedoppler(shape, 16, foff_hz, tsamp_s, nfpc, fch1_mhz=fch1, tstart_mjd=mjd)
+    sink = blade.hits_sink("out/obs", foff_hz, tsamp_s, nfpc, 16, fch1_mhz=fch1, tstart_mjd=mjd,
+                           window=search.window(), padded_spectra=search.padded_spectra())
+    tb.msg_connect(search, "hits", sink, "hits")
+
+Files: STEM.beamBBBB.wWWWW.dat and .csv (STEM.beamBBBB.dat when one_window is set).
+"""
+
+import os
+
+import pmt
+from gnuradio import gr
+
+from .formats import hits as hit_tables
+
+
+class hits_sink(gr.basic_block):
+    def __init__(
+        self,
+        stem,
+        foff_hz,
+        tsamp_s,
+        nfpc,
+        spectra,
+        fch1_mhz=0.0,
+        tstart_mjd=0.0,
+        max_drift=4.0,
+        window=0,
+        padded_spectra=None,
+        source_name="",
+        ra_hours=None,
+        dec_degrees=None,
+        formats="dat,csv",
+        one_window=False,
+    ):
+        gr.basic_block.__init__(self, name="hits_sink", in_sig=None, out_sig=None)
+        self.stem, self.window, self.padded_spectra = str(stem), int(window), padded_spectra
+        self.formats = {f.strip() for f in formats.split(",") if f.strip()}
+        if not self.formats or self.formats - {"dat", "csv"}:
+            raise ValueError(f"blade.hits_sink: formats {formats!r}: expected dat, csv or dat,csv")
+        self.one_window = one_window
+        self.observation = hit_tables.Observation(
+            file_id="",
+            source=source_name,
+            mjd=tstart_mjd,
+            ra=hit_tables.format_angle(ra_hours, True) if ra_hours is not None else "0h00m00s",
+            dec=hit_tables.format_angle(dec_degrees, False) if dec_degrees is not None else "0d00m00s",
+            tsamp=tsamp_s,
+            foff_hz=foff_hz,
+            max_drift=max_drift,
+            obs_length=spectra * tsamp_s,
+            fch1_mhz=fch1_mhz,
+            nfpc=int(nfpc),
+        )
+        self.pending, self.beams_seen, self.written, self.hit_count = [], set(), [], 0
+        folder = os.path.dirname(os.path.abspath(self.stem))
+        os.makedirs(folder, exist_ok=True)
+        self.message_port_register_in(pmt.intern("hits"))
+        self.set_msg_handler(pmt.intern("hits"), self._handle)
+
+    def files(self):
+        """The tables written so far."""
+        return list(self.written)
+
+    def hits(self):
+        """Hits received so far."""
+        return self.hit_count
+
+    def _handle(self, message):
+        fields = pmt.to_python(message)
+        if "window_done" in fields:
+            self._write(int(fields["window_done"]))
+            return
+        self.pending.append(fields)
+        self.hit_count += 1
+
+    def _write(self, window_number):
+        by_beam = {}
+        for hit in self.pending:
+            by_beam.setdefault(int(hit["beam"]), []).append(hit)
+        self.beams_seen.update(by_beam)
+        self.pending = []
+        for beam in sorted(self.beams_seen | {0}):
+            name = f"{self.stem}.beam{beam:04d}" + ("" if self.one_window else f".w{window_number:04d}")
+            observation = hit_tables.Observation(**vars(self.observation))
+            observation.file_id = os.path.basename(name) + ".h5"
+            observation.mjd += window_number * observation.obs_length / 86400.0
+            rows = hit_tables.rows(by_beam.get(beam, []), observation, self.window, self.padded_spectra)
+            if "dat" in self.formats:
+                hit_tables.write_dat(name + ".dat", observation, rows)
+                self.written.append(name + ".dat")
+            if "csv" in self.formats:
+                hit_tables.write_csv(name + ".csv", observation, rows)
+                self.written.append(name + ".csv")
