@@ -10,7 +10,11 @@ flowgraph leaves only complete tables.
                            window=search.window(), padded_spectra=search.padded_spectra())
     tb.msg_connect(search, "hits", sink, "hits")
 
-Files: STEM.beamBBBB.wWWWW.dat and .csv (STEM.beamBBBB.dat when one_window is set).
+Files: STEM.beamBBBB.wWWWW.dat and .csv, one per window and beam (beams 0 ... beams-1
+always, empty tables included, and any other beam a hit names); with per_window=False one
+STEM.beamBBBB.dat (and .csv) per beam holding every window's hits, numbered on, its
+header the first window's (MJD, obs_length of one window), rewritten whole after each
+window (what blade-cli mode-b --search writes).
 """
 
 import os
@@ -38,14 +42,21 @@ class hits_sink(gr.basic_block):
         ra_hours=None,
         dec_degrees=None,
         formats="dat,csv",
-        one_window=False,
+        per_window=True,
+        beams=1,
+        aspect="beam",
+        source_names=None,
+        positions=None,
     ):
         gr.basic_block.__init__(self, name="hits_sink", in_sig=None, out_sig=None)
         self.stem, self.window, self.padded_spectra = str(stem), int(window), padded_spectra
         self.formats = {f.strip() for f in formats.split(",") if f.strip()}
         if not self.formats or self.formats - {"dat", "csv"}:
             raise ValueError(f"blade.hits_sink: formats {formats!r}: expected dat, csv or dat,csv")
-        self.one_window = one_window
+        self.per_window, self.beams, self.aspect = per_window, int(beams), aspect
+        # Each beam's own source name and (ra hours, dec degrees), where given.
+        self.source_names, self.positions = list(source_names or []), list(positions or [])
+        self.tables = {}  # beam -> rows so far (per_window=False)
         self.observation = hit_tables.Observation(
             file_id="",
             source=source_name,
@@ -87,15 +98,25 @@ class hits_sink(gr.basic_block):
             by_beam.setdefault(int(hit["beam"]), []).append(hit)
         self.beams_seen.update(by_beam)
         self.pending = []
-        for beam in sorted(self.beams_seen | {0}):
-            name = f"{self.stem}.beam{beam:04d}" + ("" if self.one_window else f".w{window_number:04d}")
+        for beam in sorted(self.beams_seen | set(range(self.beams))):
+            name = f"{self.stem}.{self.aspect}{beam:04d}" + (f".w{window_number:04d}" if self.per_window else "")
             observation = hit_tables.Observation(**vars(self.observation))
             observation.file_id = os.path.basename(name) + ".h5"
-            observation.mjd += window_number * observation.obs_length / 86400.0
+            if beam < len(self.source_names) and self.source_names[beam]:
+                observation.source = self.source_names[beam]
+            if beam < len(self.positions) and self.positions[beam] is not None:
+                observation.ra = hit_tables.format_angle(self.positions[beam][0], True)
+                observation.dec = hit_tables.format_angle(self.positions[beam][1], False)
+            if self.per_window:
+                observation.mjd += window_number * observation.obs_length / 86400.0
             rows = hit_tables.rows(by_beam.get(beam, []), observation, self.window, self.padded_spectra)
-            if "dat" in self.formats:
-                hit_tables.write_dat(name + ".dat", observation, rows)
-                self.written.append(name + ".dat")
-            if "csv" in self.formats:
-                hit_tables.write_csv(name + ".csv", observation, rows)
-                self.written.append(name + ".csv")
+            if not self.per_window:
+                earlier = self.tables.setdefault(beam, [])
+                for row in rows:
+                    row.number += len(earlier)
+                rows = self.tables[beam] = earlier + rows
+            for kind, write in (("dat", hit_tables.write_dat), ("csv", hit_tables.write_csv)):
+                if kind in self.formats:
+                    write(f"{name}.{kind}", observation, rows)
+                    if f"{name}.{kind}" not in self.written:
+                        self.written.append(f"{name}.{kind}")

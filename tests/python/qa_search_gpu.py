@@ -5,7 +5,9 @@ The dedoppler search on CUDA against the CPU, through what users touch:
 dedoppler_search (the CLI's and the block's path) gives identical hits (channel,
 drift index, SNR bit for bit) on qa_search's injected spectrogram and on noise with
 many hits, both normalisations, T = 16 and a padded T = 12; blade-cli search
---device cuda writes the same .dat as --device cpu.
+--device cuda writes the same .dat as --device cpu; blade-cli mode-b --search (beamform
+and search) on CUDA finds the CPU's hits (same channels and drifts; SNRs within 1e-4,
+the GPU beamformer's float32 sums being close to, not equal to, the CPU's).
 """
 
 import os
@@ -49,6 +51,43 @@ class qa_search_gpu(gr_unittest.TestCase):
                 with open(os.path.join(out, "injected.dat")) as f:
                     tables[device] = f.read()
             self.assertEqual(tables["cpu"], tables["cuda"])
+
+    def test_beamform_and_search_on_cuda(self):
+        from gnuradio.blade import synth
+        from gnuradio.blade.formats import hits as hit_tables
+
+        with tempfile.TemporaryDirectory() as folder:
+            files = synth.SyntheticObservation(blocks=16, block_samples=8192).write(folder, "obs")
+            rows = {}
+            for device in ("cpu", "cuda"):
+                out = os.path.join(folder, device)
+                code, text, err = blade_testing.run_cli_main(
+                    "mode-b",
+                    "--input",
+                    files["stem"],
+                    "--recipe",
+                    files["recipe"],
+                    "--output",
+                    out,
+                    "--channelizer-rate",
+                    64,
+                    "--integration",
+                    16,
+                    "--search",
+                    "--device",
+                    device,
+                    "--no-progress",
+                )
+                self.assertEqual(code, 0, text + err)
+                rows[device] = [
+                    hit_tables.read_dat(os.path.join(out, f"obs.mode_b.beam{b:04d}.dat"))[1] for b in range(3)
+                ]
+            for cpu, cuda in zip(rows["cpu"], rows["cuda"]):
+                self.assertEqual(
+                    [(r.frequency, r.drift_rate) for r in cpu], [(r.frequency, r.drift_rate) for r in cuda]
+                )
+                for a, b in zip(cpu, cuda):
+                    self.assertLess(abs(a.snr - b.snr), 1e-4 * abs(a.snr))
 
 
 if __name__ == "__main__":

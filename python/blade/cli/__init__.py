@@ -371,6 +371,20 @@ def _add_bundle_arguments(parser, mode):
             "seticore by its conjugate; give seticore for recipes made for seticore "
             "(default: blade)",
         )
+    if mode in ("b", "h"):
+        found = parser.add_argument_group("search (beamform-and-search: no filterbank written)")
+        found.add_argument(
+            "--search",
+            action="store_true",
+            help="dedoppler-search the spectra on the device and write turbo_seti .dat hit tables (and CSV) "
+            "per " + ("beam" if mode == "b" else "antenna") + " instead of filterbanks (docs/dedoppler.md)",
+        )
+        found.add_argument("--search-window", type=_at_least_one, default=16, help="spectra per search (default 16)")
+        found.add_argument("--min-drift", type=float, default=0.0, help="smallest |drift|, Hz/s (default 0)")
+        found.add_argument("--max-drift", type=float, default=4.0, help="largest |drift|, Hz/s (default 4)")
+        found.add_argument(
+            "--snr", type=float, default=10.0, help="SNR threshold, turbo_seti's convention (default 10)"
+        )
     shown = parser.add_argument_group("display")
     shown.add_argument("--no-progress", action="store_true", help="no progress bar")
     shown.add_argument("-q", "--quiet", action="store_true", help="print only errors and the final summary")
@@ -409,6 +423,11 @@ def options_from_args(mode, args):
         beamformer_path=getattr(args, "beamformer_path", "auto"),
         calibration_convention=getattr(args, "calibration_convention", "blade"),
         single_file=args.single_file,
+        search=getattr(args, "search", False),
+        search_window=getattr(args, "search_window", 16),
+        min_drift=getattr(args, "min_drift", 0.0),
+        max_drift=getattr(args, "max_drift", 4.0),
+        snr=getattr(args, "snr", 10.0),
     )
 
 
