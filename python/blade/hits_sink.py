@@ -17,6 +17,7 @@ header the first window's (MJD, obs_length of one window), rewritten whole after
 window (what blade-cli mode-b --search writes).
 """
 
+import math
 import os
 
 import pmt
@@ -36,7 +37,7 @@ class hits_sink(gr.basic_block):
         fch1_mhz=0.0,
         tstart_mjd=0.0,
         max_drift=4.0,
-        window=0,
+        window=None,
         padded_spectra=None,
         source_name="",
         ra_hours=None,
@@ -49,6 +50,14 @@ class hits_sink(gr.basic_block):
         positions=None,
     ):
         gr.basic_block.__init__(self, name="hits_sink", in_sig=None, out_sig=None)
+        # The search's grid, unless given (dedoppler.window(), padded_spectra()):
+        # T' = spectra rounded up to a power of two, N = 2 ceil(max_drift / step).
+        if padded_spectra is None:
+            padded_spectra = 1 << max(0, int(spectra) - 1).bit_length()
+        if window is None:
+            step = abs(foff_hz) / ((padded_spectra - 1) * tsamp_s) if padded_spectra > 1 else 0.0
+            top = max_drift / step if step > 0 else 0.0
+            window = 2 * math.ceil(top - 1e-9 * max(1.0, top))  # as the core computes it
         self.stem, self.window, self.padded_spectra = str(stem), int(window), padded_spectra
         self.formats = {f.strip() for f in formats.split(",") if f.strip()}
         if not self.formats or self.formats - {"dat", "csv"}:

@@ -88,6 +88,16 @@ class qa_dedoppler_block(blade_testing.FileTestCase, gr_unittest.TestCase):
                 self.assertEqual([r.coarse_channel for r in rows], [h.coarse_channel for h in mine])
         self.assertFalse(os.path.exists(self.path("flow.beam0000.w0002.dat")))
         self.assertEqual(sink.hits(), search.hits())
+        # Without them, the sink computes the block's grid itself (GRC gives none)
+        alone = blade.hits_sink(self.path("alone"), FOFF_HZ, TSAMP_S, NFPC, SPECTRA)
+        self.assertEqual((alone.window, alone.padded_spectra), (search.window(), search.padded_spectra()))
+        odd = blade.dedoppler(shape, 12, FOFF_HZ, TSAMP_S, NFPC, max_drift=2.5, device="cpu")
+        alone = blade.hits_sink(self.path("odd"), FOFF_HZ, TSAMP_S, NFPC, 12, max_drift=2.5)
+        self.assertEqual((alone.window, alone.padded_spectra), (odd.window(), odd.padded_spectra()))
+        mode = os.stat(self.path("flow.beam0000.w0000.dat")).st_mode & 0o777
+        umask = os.umask(0)
+        os.umask(umask)
+        self.assertEqual(mode, 0o666 & ~umask)
 
     def test_bad_parameters(self):
         with self.assertRaisesRegex(ValueError, "shape must be"):

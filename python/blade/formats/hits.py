@@ -242,6 +242,9 @@ def _write_whole(path, write):
     try:
         with os.fdopen(handle, "w", newline="") as f:
             write(f)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # mkstemp's 0600 is not what open() would give
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)
