@@ -11,7 +11,9 @@ spectra per window, 8 windows).
 * The same as beamforming to filterbank files and searching those with blade-cli
   search: the same rows (frequency, drift, SNR to the printed digits) for every
   beam and window: the search on the bundle's output is the search of the files.
-* blade.mode_bs in a flowgraph gives the CLI's hits; bad combinations are refused.
+* blade.mode_bs in a flowgraph gives the CLI's hits; mode-h --search finds the tone in
+  every antenna (a louder tone); Mode B's FBH5 files are searched with the nfpc they carry; bad
+  combinations are refused.
 """
 
 import os
@@ -98,6 +100,42 @@ class qa_mode_bs(blade_testing.FileTestCase, gr_unittest.TestCase):
             # the .fil holds ddmmss.s in a double: equal to a few microarcseconds
             for field in ("ra", "dec"):
                 self.assertAlmostEqual(seconds(getattr(bs_obs, field)), seconds(getattr(fil_obs, field)), places=5)
+
+    def test_mode_h_search_and_fbh5_files_with_their_nfpc(self):
+        loud = synth.SyntheticObservation(blocks=16, block_samples=8192, tone_amplitude=3.0)
+        stem = loud.write(self.path("loud"), "loud")["stem"]
+        code, out, err = blade_testing.run_cli_main(
+            "mode-h",
+            "--input",
+            stem,
+            "--output",
+            self.path("h"),
+            "--channelizer-rate",
+            RATE,
+            "--integration",
+            INTEGRATION,
+            "--device",
+            "cpu",
+            "--no-progress",
+            "--search",
+        )
+        self.assertEqual(code, 0, out + err)
+        self.assertIn("ant00: 8 hits in 8 windows", out)  # every antenna sees a loud tone
+        _, rows = hit_tables.read_dat(self.path("h/loud.mode_h.ant0007.dat"))
+        self.assertEqual({r.coarse_channel * RATE + r.index for r in rows}, {self.obs.tone_fine_channel(RATE)})
+        # Mode B's FBH5 files carry nfpc: blade-cli search needs no --nfpc for them
+        self.mode_b(self.path("b5"), "--format", "h5")
+        h5 = self.path("b5/obs.mode_b.beam0000.h5")
+        for args, folder in (((), "auto"), (("--nfpc", RATE), "given")):
+            code, text, err = blade_testing.run_cli_main(
+                "search", h5, "--window", WINDOW, "--output", self.path(folder), "--device", "cpu", *args
+            )
+            self.assertEqual(code, 0, text + err)
+            self.assertIn("(4 coarse)", text)
+        with open(self.path("auto/obs.mode_b.beam0000.w0003.dat")) as a, open(
+            self.path("given/obs.mode_b.beam0000.w0003.dat")
+        ) as b:
+            self.assertEqual(a.read(), b.read())
 
     def test_mode_bs_bundle_in_a_flowgraph(self):
         recording = blade.Recording(self.stem)

@@ -15,7 +15,8 @@ coarse-channel edge and one at 3.95 Hz/s (inside ours, beyond turbo_seti's).
   (same coarse channel, frequency within one channel, drift within one step, SNR
   within 10 %) except the two tones documented as searched differently (coarse-edge
   crossing, beyond turbo_seti's drift range); turbo_seti's own reader
-  (find_event.read_dat) and find_events (an ON/OFF cadence) accept our .dat.
+  (find_event.read_dat), find_events and find_event_pipeline (an ON/OFF cadence)
+  accept our .dat, and plot_event_pipeline plots an event from them.
 * The same spectrogram as FBH5 .h5, and with the band reversed (negative foff), gives
   the same hits; windows; the CSV has the .dat's values; bad files give one-line
   errors and leave no table.
@@ -134,16 +135,33 @@ def same_hit(a, b):
 
 
 TURBO_SETI = r"""
-import json, logging, sys
+import glob, json, logging, os, sys
+import pandas
+from blimpy import Waterfall
 from turbo_seti.find_doppler.find_doppler import FindDoppler
 from turbo_seti.find_event.find_event import read_dat, find_events
-path, out, ours, off = sys.argv[1:5]
+from turbo_seti.find_event.find_event_pipeline import find_event_pipeline
+from turbo_seti.find_event.plot_event_pipeline import plot_event_pipeline
+path, out, ours, off, off_fil = sys.argv[1:6]
+os.chdir(out)  # FindDoppler writes its .h5 copy of the .fil here
 FindDoppler(path, max_drift=4.0, min_drift=1e-5, snr=10.0, out_dir=out, n_coarse_chan=4,
             log_level_int=logging.WARNING).search()
 table = read_dat(ours)
 events = find_events([ours, off], filter_threshold=3, on_off_first='ON')
+# find_event_pipeline and plot_event_pipeline on our tables, with the FBH5 copies of
+# the files they name (File ID), one event plotted
+Waterfall(off_fil).write_to_hdf5(os.path.join(out, 'off.h5'))
+with open('dats.lst', 'w') as f:
+    f.write(ours + '\n' + off + '\n')
+with open('h5s.lst', 'w') as f:
+    f.write(os.path.join(out, 'injected.h5') + '\n' + os.path.join(out, 'off.h5') + '\n')
+found = find_event_pipeline('dats.lst', 'h5s.lst', filter_threshold=3, number_in_cadence=2,
+                            csv_name='events_ours_f3.csv', sortby_tstart=False)
+pandas.read_csv('events_ours_f3.csv')[:1].to_csv('one_event_f3.csv')
+plot_event_pipeline('one_event_f3.csv', 'h5s.lst', sortby_tstart=False, plot_dir=out + '/')  # prefixed as is
 print(json.dumps({"read": {k: [float(v) for v in table[k]] for k in ("DriftRate", "SNR", "Freq")},
-                  "events": 0 if events is None else len(events)}))
+                  "events": 0 if events is None else len(events),
+                  "pipeline_events": len(found), "pngs": len([n for n in os.listdir(out) if n.endswith('.png')])}))
 """
 
 
@@ -182,8 +200,21 @@ class qa_search(blade_testing.FileTestCase, gr_unittest.TestCase):
         self.assertEqual(code, 0, out + err)
         ours_dat = self.path("ours/injected.dat")
         result = blade_testing.run_in_reader_venv(
-            self, "turbo_seti", TURBO_SETI, path, self.path("theirs"), ours_dat, self.path("ours/off.dat")
+            self, "turbo_seti", TURBO_SETI, path, self.path("theirs"), ours_dat, self.path("ours/off.dat"), off
         )
+        self.assertEqual(result["pipeline_events"], 8)  # find_event_pipeline: every ON hit
+        self.assertEqual(result["pngs"], 1)  # plot_event_pipeline drew the one event kept
+        # blimpy's FBH5 (bitshuffle-compressed): searched where the filter is installed,
+        # else one line that says which package provides it
+        code, out, err = blade_testing.run_cli_main(
+            "search", self.path("theirs/off.h5"), "--nfpc", NFPC, "--output", self.path("theirs"), "--device", "cpu"
+        )
+        if code == 0:
+            self.assertIn("off.h5: 0 hits", out)
+        else:
+            self.assertEqual((code, err.count("\n")), (1, 1), err)
+            self.assertIn("off.h5: its data cannot be read", err)
+            self.assertIn("hdf5-filter-plugin", err)
         with open(ours_dat) as f:
             ours_lines = f.readlines()
         with open(self.path("theirs/injected.dat")) as f:

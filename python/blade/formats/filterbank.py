@@ -120,6 +120,10 @@ def open_spectra(path):
     if path.endswith(".h5"):
         import h5py
 
+        try:  # registers the compression filters blimpy's files use, where installed
+            import hdf5plugin  # noqa: F401
+        except ImportError:
+            pass
         try:
             f = h5py.File(path, "r")
         except OSError as error:
@@ -136,6 +140,15 @@ def open_spectra(path):
         if dataset.dtype != numpy.float32:
             f.close()
             raise ValueError(f"{path}: samples are {dataset.dtype}, only 32-bit floats are searched")
+        try:  # compressed data need their HDF5 filter (blimpy writes bitshuffle)
+            dataset[:1, :1, :1]
+        except OSError as error:
+            f.close()
+            raise ValueError(
+                f"{path}: its data cannot be read ({str(error).strip()}): compressed with an HDF5 filter "
+                "that is not installed (blimpy's files use bitshuffle: Debian's hdf5-filter-plugin or "
+                "python3-hdf5plugin provides it)"
+            ) from None
         spectra = dataset
     else:
         with open(path, "rb") as f:
