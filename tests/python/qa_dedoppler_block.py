@@ -99,6 +99,22 @@ class qa_dedoppler_block(blade_testing.FileTestCase, gr_unittest.TestCase):
         os.umask(umask)
         self.assertEqual(mode, 0o666 & ~umask)
 
+    def test_search_on_an_emulated_device_uploads_and_finds_the_cpu_hits(self):
+        # "emulated" takes dedoppler_search's device path (device memory, an upload
+        # per search) without a GPU; the hits must be the CPU's, bit for bit.
+        data = injected()
+        found = {}
+        for device in ("cpu", "emulated"):
+            plan = blade.dedoppler_search(1, SPECTRA, data.shape[1], options(), device)
+            self.assertEqual(plan.device(), device)
+            found[device] = [(h.channel, h.drift_index, h.snr, h.path_sum) for h in plan.search(data)]
+            found[device + " again"] = [(h.channel, h.drift_index, h.snr, h.path_sum) for h in plan.search(data)]
+        self.assertEqual(len(found["cpu"]), len(TONES))
+        self.assertEqual(found["cpu"], found["emulated"])
+        self.assertEqual(found["emulated"], found["emulated again"])
+        with self.assertRaisesRegex(ValueError, "expected B·T·F = 262144"):
+            plan.search(data[:8])
+
     def test_bad_parameters(self):
         with self.assertRaisesRegex(ValueError, "shape must be"):
             blade.dedoppler([4, 16], 16, FOFF_HZ, TSAMP_S, NFPC)

@@ -297,6 +297,23 @@ class qa_search(blade_testing.FileTestCase, gr_unittest.TestCase):
             self.assertEqual(int(row["Index"]), dat.index)
             self.assertEqual(row["source"], "INJECTED")
 
+    def test_groups_of_coarse_channels_when_a_window_exceeds_memory(self):
+        path = self.path("injected.fil")
+        write_fil(path, injected())
+        self.search(path, "--nfpc", NFPC, "--format", "dat")
+        os.rename(self.path("injected.dat"), self.path("whole.dat"))
+        _, err = self.search(path, "--nfpc", NFPC, "--format", "dat", "--memory", 0.0003)  # 315 kB: 1 coarse channel
+        self.assertIn("4 groups of coarse channels per window", err)
+        self.assertIn("coarse channels 3-3 of 4", err)
+        _, whole = hit_tables.read_dat(self.path("whole.dat"))
+        _, grouped = hit_tables.read_dat(self.path("injected.dat"))
+
+        def away_from_the_edge(rows):  # the crossing tone's path is cut at the group's edge
+            return [(r.frequency, r.drift_rate, r.snr) for r in rows if not matches(r, EDGE_CROSSING)]
+
+        self.assertEqual(away_from_the_edge(grouped), away_from_the_edge(whole))
+        self.assertEqual(len(away_from_the_edge(whole)), len(TONES) - 1)
+
     def test_bad_files_one_line_errors_and_no_table(self):
         def error(path, *fragments, args=()):
             out, err = self.search(path, *args, expect=1)

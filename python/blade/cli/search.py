@@ -141,6 +141,8 @@ class _Plans:
 
 def search_file(path, args, plans, say):
     """Search one file: (tables written, hits, seconds searching, seconds observed, geometry)."""
+    from gnuradio import blade
+
     from ..formats import filterbank, hits as hit_tables
 
     if not os.path.isfile(path):
@@ -168,6 +170,13 @@ def search_file(path, args, plans, say):
         if nifs > 1 and args.if_index == 0:
             say(f"{path}: {nifs} IFs, searching IF 0 (--if chooses)")
 
+        if not args.quiet:
+            size = windows * window * nchans * 4 / 2**20
+            say(
+                f"{path}: searching {windows} window(s) of {window} spectra x {nchans} channels ({size:.0f} MiB) "
+                f"on {blade.resolve_device(args.device)}"
+                + (f", {-(-coarse // group)} groups of coarse channels per window" if group < coarse else "")
+            )
         written, total, seconds = [], 0, 0.0
         stem = os.path.join(args.output, _stem(path))
         for w in range(windows):
