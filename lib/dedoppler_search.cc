@@ -48,6 +48,7 @@ struct dedoppler_search::state {
 
     ~state()
     {
+        blade_device_activate(device); // no-op on the CPU; errors cannot be reported here
         blade_dedoppler_destroy(plan);
         blade_device_free(device, device_input);
         if (stream)
@@ -85,6 +86,9 @@ dedoppler_search::dedoppler_search(int64_t beams,
     s.values = static_cast<size_t>(beams * spectra * channels);
     s.hits.resize(static_cast<size_t>(options.capacity));
     if (!blade_device_equal(s.device, blade_device_cpu())) {
+        // The stream and the memory belong to this device whichever one the calling
+        // thread had current (several GPUs).
+        throw_on_error(blade_device_activate(s.device), "dedoppler");
         throw_on_error(blade_stream_create(s.device, &s.stream), "dedoppler: stream");
         throw_on_error(blade_device_alloc(s.device, s.values * sizeof(float), &s.device_input),
                        "dedoppler: device memory for the spectrogram");
@@ -101,6 +105,8 @@ std::vector<dedoppler_hit> dedoppler_search::search(const float* spectrogram, si
                                     " values, expected B·T·F = " + std::to_string(s.values));
     blade_tensor input = { BLADE_F32, s.shape, s.device, const_cast<float*>(spectrogram) };
     if (s.device_input) {
+        // GNU Radio's work threads (and Python's) may have another GPU current.
+        throw_on_error(blade_device_activate(s.device), "dedoppler");
         throw_on_error(blade_memcpy(s.device,
                                     s.device_input,
                                     spectrogram,
