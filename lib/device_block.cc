@@ -123,6 +123,7 @@ device_block::device_block(const std::string& block_name,
     : d_block_name(block_name), d_requested_device(requested_device), d_device(device)
 {
     throw_on_error(blade_stream_create(d_device, &d_stream), "blade." + block_name);
+    d_track = block_name + " on " + device_name(); // the alias replaces it at start
 }
 
 device_block::~device_block() { blade_stream_destroy(d_device, d_stream); }
@@ -255,6 +256,7 @@ void device_block::fail(const gr::logger_ptr& logger, const std::string& message
 void device_block::check_neighbours_at_start(gr::block& self, const gr::logger_ptr& logger)
 {
     d_failed = false;
+    d_track = self.alias() + " on " + device_name();
     try {
         check_neighbours(self);
     } catch (const std::exception& error) {
@@ -267,7 +269,10 @@ int device_block::guarded_work(const gr::logger_ptr& logger, const std::function
     if (d_failed)
         return gr::block::WORK_DONE;
     try {
-        return body();
+        timeline::host_span span(d_track, "work");
+        const int produced = body();
+        span.set_count(produced);
+        return produced;
     } catch (const std::exception& error) {
         fail(logger, error.what());
         return gr::block::WORK_DONE;
@@ -286,12 +291,15 @@ int device_block::process_chunks(
         const auto* in = static_cast<const char*>(input_items[0]);
         auto* out = static_cast<char*>(output_items[0]);
         const size_t in_size = d_inputs.at(0).item_size(), out_size = d_outputs.at(0).item_size();
+        d_device_spans.begin(d_device, d_stream);
         for (int i = 0; i < noutput_items; i++) {
             const blade_tensor input = tensor(d_inputs[0], in + i * in_size);
             blade_tensor output = tensor(d_outputs[0], out + i * out_size);
             check(process(input, output), what);
+            d_device_spans.mark(d_stream);
         }
         synchronize();
+        d_device_spans.finish(d_track);
         return noutput_items;
     });
 }

@@ -8,6 +8,7 @@
 #ifndef INCLUDED_BLADE_DEVICE_BLOCK_H
 #define INCLUDED_BLADE_DEVICE_BLOCK_H
 
+#include "timeline.h"
 #include <gnuradio/blade/tensor_block.h>
 #include <gnuradio/block.h>
 #include <gnuradio/buffer.h>
@@ -170,6 +171,8 @@ private:
     std::vector<tensor_spec> d_inputs;
     std::vector<tensor_spec> d_outputs;
     bool d_failed = false;
+    std::string d_track; // this block on the timeline: its alias and device
+    timeline::device_spans d_device_spans;
 };
 
 /*! Record a failure message ("blade.<block>: ...") for failures(). */

@@ -269,6 +269,13 @@ void device_buffer::post_work(int nitems)
         return;
     const size_t offset = static_cast<size_t>(d_write_index) * d_sizeof_item;
     const size_t bytes = static_cast<size_t>(nitems) * d_sizeof_item;
+    const bool upload = d_transfer_type == gr::transfer_type::HOST_TO_DEVICE;
+    if (timeline::recording() && d_timeline_track.empty())
+        d_timeline_track = link()->alias() + " buffer";
+    // A device-to-device edge copies nothing; the span is empty then, and not kept.
+    timeline::host_span span(d_timeline_track, upload ? "upload" : "download", bytes);
+    if (d_transfer_type == gr::transfer_type::DEVICE_TO_DEVICE)
+        span.set_count(-1);
     switch (d_transfer_type) {
     case gr::transfer_type::HOST_TO_DEVICE:
         copy(d_device_base + offset, host_staging() + offset, bytes, BLADE_COPY_HOST_TO_DEVICE);

@@ -111,6 +111,7 @@ private:
     blade_stream d_stream = nullptr;
     char* d_device_base = nullptr;
     char* d_host_base = nullptr;            // pinned staging, only for host<->device edges
+    std::string d_timeline_track;           // this buffer's copies on the timeline
     blade_device d_host_memory_device = {}; // what pinned a host-resident buffer
     size_t d_allocated_bytes = 0;
 };

@@ -8,6 +8,11 @@ multiple of 4096 bytes. `item_size`, `pack` and `unpack` convert between numpy
 arrays and items.
 """
 
+# gr-blade's programs get their GPU ready while the imports below run (warm_up.py).
+from . import warm_up
+
+warm_up.start()
+
 # import pybind11 generated symbols into the blade namespace
 try:
     # this might fail if the module is python-only

@@ -121,6 +121,37 @@ BLADE_API std::vector<std::string> failures();
 /*! \brief Forget the recorded failures. \ingroup blade */
 BLADE_API void clear_failures();
 
+/*!
+ * \brief One span of a flowgraph's timeline: what a block did, and when.
+ * \ingroup blade
+ */
+struct timeline_event {
+    std::string track;  //!< the block (GNU Radio alias) and its device, or a buffer's upload
+    std::string what;   //!< "work" (a work call, host), "device" (one chunk's work on the
+                        //!< block's stream, from CUDA events), "upload" (host to device copy)
+    double start_us;    //!< microseconds since timeline_start()
+    double duration_us; //!< length of the span in microseconds
+    int64_t count;      //!< chunks (work, device) or bytes (upload)
+};
+
+/*!
+ * \brief Start recording the timeline of every gr-blade block (forgetting an earlier one).
+ * \ingroup blade
+ *
+ * While recording, each work call of a gr-blade block, each chunk of device work of
+ * the blocks that process chunk by chunk (cast, channelizer, polarizer, permutation),
+ * and each upload into a device buffer is kept, with its start and duration. It costs a
+ * few microseconds per work call; off, one atomic load. blade-bench's timeline command
+ * and BLADE_TIMELINE (pipeline.py) write it as a Chrome trace and a picture.
+ */
+BLADE_API void timeline_start();
+
+/*! \brief Stop recording; the spans recorded since timeline_start(). \ingroup blade */
+BLADE_API std::vector<timeline_event> timeline_stop();
+
+/*! \brief Whether a timeline is being recorded. \ingroup blade */
+BLADE_API bool timeline_recording();
+
 } // namespace blade
 } // namespace gr
 

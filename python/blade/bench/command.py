@@ -27,6 +27,7 @@ import socket
 import subprocess
 import sys
 
+from . import timeline
 from .modules import module_figures
 
 DEFAULT_HISTORY = os.path.join("docs", "benchmarks", "history.jsonl")
@@ -333,6 +334,7 @@ def build_parser():
     compare_parser.add_argument("--history", default=DEFAULT_HISTORY)
     compare_parser.add_argument("--threshold", type=float, default=0.10)
     compare_parser.set_defaults(handler=compare)
+    timeline.add_parser(commands)
     return parser
 
 

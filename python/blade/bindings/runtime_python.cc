@@ -7,7 +7,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(runtime.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(a466e76f63b0f35be140dd0dfacbd014)                     */
+/* BINDTOOL_HEADER_FILE_HASH(953028eb2c3dbc8a4802feff304f4db6)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -101,4 +101,22 @@ void bind_runtime(py::module& m)
 
 
     m.def("clear_failures", &::gr::blade::clear_failures, D(clear_failures));
+
+
+    using timeline_event = ::gr::blade::timeline_event;
+    py::class_<timeline_event>(m, "timeline_event", D(timeline_event))
+        .def_readonly("track", &timeline_event::track)
+        .def_readonly("what", &timeline_event::what)
+        .def_readonly("start_us", &timeline_event::start_us)
+        .def_readonly("duration_us", &timeline_event::duration_us)
+        .def_readonly("count", &timeline_event::count);
+
+
+    m.def("timeline_start", &::gr::blade::timeline_start, D(timeline_start));
+
+
+    m.def("timeline_stop", &::gr::blade::timeline_stop, D(timeline_stop));
+
+
+    m.def("timeline_recording", &::gr::blade::timeline_recording, D(timeline_recording));
 }

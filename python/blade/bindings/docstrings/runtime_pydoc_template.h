@@ -57,3 +57,15 @@ static const char* __doc_gr_blade_device_memory_stats = R"doc()doc";
 
 
 static const char* __doc_gr_blade_reset_device_memory_peak = R"doc()doc";
+
+
+static const char* __doc_gr_blade_timeline_event = R"doc()doc";
+
+
+static const char* __doc_gr_blade_timeline_recording = R"doc()doc";
+
+
+static const char* __doc_gr_blade_timeline_start = R"doc()doc";
+
+
+static const char* __doc_gr_blade_timeline_stop = R"doc()doc";
