@@ -26,3 +26,7 @@ from .formats import bfr5, filterbank, guppi
 from .formats.bfr5 import write_bfr5
 from . import synth
 from .recording import Recording
+from .formats import hits
+from .hits_sink import hits_sink
+from .search_sink import search_sink
+from .mode_bs import mode_bs

@@ -94,6 +94,13 @@ class Options:
     beamformer_path: str = "auto"
     calibration_convention: str = "blade"  # "seticore": the recipe's gains are conjugated
     single_file: bool = False
+    # Search the spectra (Mode B, Mode H) instead of writing filterbanks: windows of
+    # search_window spectra, hit tables per beam/antenna (blade.search_sink).
+    search: bool = False
+    search_window: int = 16
+    min_drift: float = 0.0
+    max_drift: float = 4.0
+    snr: float = 10.0
 
 
 @dataclasses.dataclass
@@ -361,6 +368,13 @@ class Job:
                 )
         if o.format not in FORMATS:
             raise ValueError(f"format {o.format!r}: expected fil, h5 or raw")
+        if o.search:
+            if self.mode == "bh" or o.format == "raw" or o.stokes == "none":
+                raise ValueError("--search needs Mode B or Mode H power spectra (not mode-bh, raw or --stokes none)")
+            if o.search_window < 1 or o.min_drift < 0 or o.max_drift < o.min_drift or o.snr < 0:
+                raise ValueError(
+                    "--search: expected --search-window >= 1, 0 <= --min-drift <= --max-drift and --snr >= 0"
+                )
         rates, integrations, stokes = (_as_list(o.channelizer_rate), _as_list(o.integration), _as_list(o.stokes))
         count = max(len(rates), len(integrations), len(stokes))
         for name, values in (("channelizer-rate", rates), ("integration", integrations), ("stokes", stokes)):
@@ -536,6 +550,10 @@ class Job:
             if o.format == "raw":
                 paths.append(f"{product.stem}.0000.raw")
                 continue
+            if o.search:
+                word = "ant" if self.mode == "h" else "beam"
+                paths += [f"{product.stem}.{word}{b:04d}.dat" for b in range(product.output_shape[0])]
+                continue
             word = "ant" if self.mode == "h" else "beam"
             paths += [f"{product.stem}.{word}{b:04d}.{o.format}" for b in range(product.output_shape[0])]
         return paths
@@ -575,9 +593,41 @@ class Job:
         if o.format == "raw":
             header = {"OBSID": str(self.recording.header.get("OBSID", "")) or "gr-blade beams"}
             return blade.guppi_sink(product.stem, product.output_shape, "cf32", o.raw_type, o.raw_scale, header=header)
+        if o.search:
+            from .mode_bs import spectrum_axis
+
+            rate = product.channelizer_rate or 1
+            return blade.search_sink(
+                product.stem,
+                product.output_shape,
+                o.search_window,
+                spectrum_axis(self.recording.observation, rate),
+                self._output_tsamp(product),
+                min_drift=o.min_drift,
+                max_drift=o.max_drift,
+                snr=o.snr,
+                device=product.bundle.device(),
+                aspect="ant" if self.mode == "h" else "beam",
+                source_names=product.labels,
+                positions=self._positions(product),
+            )
         aspect = "antenna" if self.mode == "h" else "beam"
         rawdatafile = os.path.basename(self.recording.files[0])
         return blade.filterbank_sink(product.stem, product.output_shape, o.format, aspect, {"rawdatafile": rawdatafile})
+
+    def _positions(self, product):
+        """(ra hours, dec degrees) of each output aspect: the recipe's beams, the
+        boresight for the incoherent beam and for antennas (None where unknown)."""
+        import math
+
+        axis = self.recording.observation
+        boresight = (math.degrees(axis.ra) / 15, math.degrees(axis.dec)) if axis.has_position else None
+        if self.mode == "h":
+            return [boresight] * product.output_shape[0]
+        chosen = self.options.beams or list(range(self.recipe.beams))
+        ras, decs = self.recipe.beam_ras, self.recipe.beam_decs
+        positions = [(math.degrees(ras[b]) / 15, math.degrees(decs[b])) for b in chosen]
+        return positions + [boresight] * (product.output_shape[0] - len(positions))
 
     # --- description ----------------------------------------------------------------
 
@@ -631,6 +681,12 @@ class Job:
                 f"output: {product.stem}.0000.raw: {B} beam{'s' if B > 1 else ''} x {F} channels, {o.raw_type} voltages"
             )
         word = "ant" if self.mode == "h" else "beam"
+        if o.search:
+            return (
+                f"output: {product.stem}.{word}0000.dat .. ({B} hit tables, and .csv): dedoppler search of "
+                f"windows of {o.search_window} spectra ({F} channels, tsamp {self._output_tsamp(product):.6g} s), "
+                f"drift {o.min_drift:g}..{o.max_drift:g} Hz/s, SNR > {o.snr:g}; no filterbank written"
+            )
         per = "chunk" if product.chunks_per_output == 1 else f"{product.chunks_per_output} chunks"
         return (
             f"output: {product.stem}.{word}0000.{o.format} .. ({B} files), {F} channels x {P} IF(s), "
@@ -707,6 +763,11 @@ class Job:
         files = []
         for product in self.products:
             written = self._written(product)
+            if self.options.search:
+                windows = product.sink.spectra_written() // self.options.search_window
+                for b, (path, label) in enumerate(zip(product.sink.files(), product.labels)):
+                    files.append((path, f"{label}: {product.sink.hits(b)} hits in {windows} windows", written))
+                continue
             files += [(path, label, written) for path, label in zip(product.sink.files(), product.labels)]
         summary = Summary(
             mode=self.mode,

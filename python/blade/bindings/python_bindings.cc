@@ -51,6 +51,8 @@ void bind_chunk_time_from_tags(py::module& m);
 void bind_observation(py::module& m);
 void bind_bundle(py::module& m);
 void bind_tensor_block(py::module& m);
+void bind_dedoppler_search(py::module& m);
+void bind_dedoppler(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -109,5 +111,7 @@ PYBIND11_MODULE(blade_python, m)
     bind_channel_split(m);
     bind_channel_merge(m);
     bind_chunk_time_from_tags(m);
+    bind_dedoppler_search(m);
+    bind_dedoppler(m);
     // ) END BINDING_FUNCTION_CALLS
 }

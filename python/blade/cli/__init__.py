@@ -9,6 +9,7 @@ blade-cli: the gr-blade command line.
     blade-cli mode-bh --input REC --recipe R.bfr5 --output DIR    high-resolution spectra per beam
     blade-cli demo [--output DIR]       a synthetic observation through Mode B and Mode H
     blade-cli rawspec [rawspec's options] STEM...                 rawspec's products and files (= blade-rawspec)
+    blade-cli search FILE.fil|FILE.h5... [--max-drift 4 --snr 10]  drifting-signal search -> .dat/.csv hit tables
 
 Errors are one line on stderr and a non-zero exit status (2 for bad arguments, 1
 for failures, 130 after Ctrl-C, 143 after SIGTERM, 129 after SIGHUP: each stops the
@@ -370,6 +371,20 @@ def _add_bundle_arguments(parser, mode):
             "seticore by its conjugate; give seticore for recipes made for seticore "
             "(default: blade)",
         )
+    if mode in ("b", "h"):
+        found = parser.add_argument_group("search (beamform-and-search: no filterbank written)")
+        found.add_argument(
+            "--search",
+            action="store_true",
+            help="dedoppler-search the spectra on the device and write turbo_seti .dat hit tables (and CSV) "
+            "per " + ("beam" if mode == "b" else "antenna") + " instead of filterbanks (docs/dedoppler.md)",
+        )
+        found.add_argument("--search-window", type=_at_least_one, default=16, help="spectra per search (default 16)")
+        found.add_argument("--min-drift", type=float, default=0.0, help="smallest |drift|, Hz/s (default 0)")
+        found.add_argument("--max-drift", type=float, default=4.0, help="largest |drift|, Hz/s (default 4)")
+        found.add_argument(
+            "--snr", type=float, default=10.0, help="SNR threshold, turbo_seti's convention (default 10)"
+        )
     shown = parser.add_argument_group("display")
     shown.add_argument("--no-progress", action="store_true", help="no progress bar")
     shown.add_argument("-q", "--quiet", action="store_true", help="print only errors and the final summary")
@@ -408,6 +423,11 @@ def options_from_args(mode, args):
         beamformer_path=getattr(args, "beamformer_path", "auto"),
         calibration_convention=getattr(args, "calibration_convention", "blade"),
         single_file=args.single_file,
+        search=getattr(args, "search", False),
+        search_window=getattr(args, "search_window", 16),
+        min_drift=getattr(args, "min_drift", 0.0),
+        max_drift=getattr(args, "max_drift", 4.0),
+        snr=getattr(args, "snr", 10.0),
     )
 
 
@@ -517,6 +537,18 @@ def build_parser():
 
     rawspec_command.add_arguments(rawspec)
     rawspec.set_defaults(handler=rawspec_command.run)
+
+    search = commands.add_parser(
+        "search",
+        parents=[verbose],
+        help="dedoppler search of filterbank files: turbo_seti's .dat hit tables (and CSV)",
+        description="The narrowband drifting-signal (dedoppler) search of .fil/.h5 files on the CPU or a GPU; "
+        "writes turbo_seti's .dat table and a CSV per file (docs/dedoppler.md).",
+    )
+    from . import search as search_command
+
+    search_command.add_arguments(search)
+    search.set_defaults(handler=search_command.run)
     return parser
 
 

@@ -10,6 +10,7 @@ demo's figure, the CLI's summaries and quick looks from Python:
 Only what filterbank_sink writes is understood: 32-bit samples, the standard keys.
 """
 
+import os
 import struct
 
 import numpy
@@ -105,3 +106,73 @@ def frequencies(header):
 def times(header, spectra):
     """Unix seconds of spectra 0 .. spectra - 1: tstart (MJD) + i tsamp."""
     return (header["tstart"] - 40587.0) * 86400.0 + numpy.arange(spectra) * header["tsamp"]
+
+
+def open_spectra(path):
+    """(header, spectra) of a .fil or .h5 file without reading its data: spectra is
+    indexable as [spectrum, IF, channel] (a read-only memory map of a .fil file, the
+    h5py dataset of an .h5 file, which must stay open: close it with
+    spectra.file.close() when done). For searches of files larger than memory.
+    Raises ValueError naming the file and the problem: not a filterbank, samples that
+    are not 32-bit floats, a header without the keys a search needs, no whole
+    spectrum."""
+    path = str(path)
+    if path.endswith(".h5"):
+        import h5py
+
+        try:  # registers the compression filters blimpy's files use, where installed
+            import hdf5plugin  # noqa: F401
+        except ImportError:
+            pass
+        try:
+            f = h5py.File(path, "r")
+        except OSError as error:
+            raise ValueError(f"{path}: not an HDF5 file ({error})") from None
+        if "data" not in f or len(f["data"].shape) != 3:
+            f.close()
+            raise ValueError(f"{path}: not a filterbank HDF5 file (no 3-dimensional 'data' dataset)")
+        dataset = f["data"]
+        header = {
+            key: (value.decode() if isinstance(value, bytes) else value)
+            for key, value in dataset.attrs.items()
+            if key != "DIMENSION_LABELS"
+        }
+        if dataset.dtype != numpy.float32:
+            f.close()
+            raise ValueError(f"{path}: samples are {dataset.dtype}, only 32-bit floats are searched")
+        try:  # compressed data need their HDF5 filter (blimpy writes bitshuffle)
+            dataset[:1, :1, :1]
+        except OSError as error:
+            f.close()
+            raise ValueError(
+                f"{path}: its data cannot be read ({str(error).strip()}): compressed with an HDF5 filter "
+                "that is not installed (blimpy's files use bitshuffle: Debian's hdf5-filter-plugin or "
+                "python3-hdf5plugin provides it)"
+            ) from None
+        spectra = dataset
+    else:
+        with open(path, "rb") as f:
+            if f.read(16) != struct.pack("<i", 12) + b"HEADER_START":
+                raise ValueError(f"{path}: not a SIGPROC filterbank file (no HEADER_START at byte 0)")
+        header = read_fil_header(path)
+        if header.get("nbits") != 32:
+            raise ValueError(f"{path}: nbits {header.get('nbits')}, only 32-bit filterbanks are read here")
+        for key in ("nchans", "nifs"):
+            if not isinstance(header.get(key), int) or header[key] < 1:
+                raise ValueError(f"{path}: header has no valid {key} ({header.get(key)})")
+        per_spectrum = header["nifs"] * header["nchans"] * 4
+        size = os.path.getsize(path) - header["header_bytes"]
+        count = size // per_spectrum
+        if count < 1:
+            raise ValueError(
+                f"{path}: no whole spectrum after the {header['header_bytes']}-byte header "
+                f"({size} bytes, a spectrum is {per_spectrum})"
+            )
+        spectra = numpy.memmap(
+            path, "<f4", "r", offset=header["header_bytes"], shape=(count, header["nifs"], header["nchans"])
+        )
+        header["partial_spectrum_bytes"] = size - count * per_spectrum
+    for key in ("fch1", "foff", "tsamp"):
+        if key not in header:
+            raise ValueError(f"{path}: header has no {key}")
+    return header, spectra
