@@ -185,7 +185,9 @@ class qa_cli_mode_x(gr_unittest.TestCase):
         with h5py.File(self.out("uvh5/demo.mode_x.uvh5"), "r") as f:
             uvh5 = f["Data/visdata"][()]
             uvh5 = uvh5["r"] + 1j * uvh5["i"] if uvh5.dtype.names else uvh5
-        self.assertEqual(dump["visibilities"].shape, (1, 36, 4, 4))  # 2 chunks of 4096 fine samples in one, 8 -> 4 channels
+        self.assertEqual(
+            dump["visibilities"].shape, (1, 36, 4, 4)
+        )  # 2 chunks of 4096 fine samples in one, 8 -> 4 channels
         self.assertTrue(numpy.array_equal(numpy.conj(dump["visibilities"]).reshape(36, 4, 4), uvh5))
         self.assertAlmostEqual(float(dump["integration_time"]), 2 * 8192 * self.obs.tbin)
 
