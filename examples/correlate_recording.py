@@ -30,7 +30,8 @@ options = pipeline.Options(
     input=recording,
     output=args.output or os.path.dirname(os.path.abspath(recording)),
     name="visibilities",
-    channelizer_rate=64,  # integration left out: one per chunk
+    channelizer_rate=64,
+    integration=None,  # Mode X: one integration per chunk
     device=args.device,
 )
 job = pipeline.Job("x", options)  # opens the recording and its recipe, builds the flowgraph
@@ -39,7 +40,7 @@ summary = job.run()
 path, label, integrations = summary.files[0]
 with h5py.File(path, "r") as f:
     data = f["Data/visdata"][()]
-    data = data["r"] + 1j * data["i"]
+    data = data["r"] + 1j * data["i"] if data.dtype.names else data  # h5py may give complex already
     ant1, ant2 = f["Header/ant_1_array"][()], f["Header/ant_2_array"][()]
 cross = ant1 != ant2
 power = numpy.abs(data[cross, :, 0]).mean(axis=0)

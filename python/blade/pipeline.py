@@ -87,7 +87,7 @@ class Options:
     circular: bool = False
     incoherent: Optional[bool] = None  # default: on for B (off with format raw), off for BH
     stokes: Optional[str] = None  # detector; default I ("none" with format raw)
-    integration: int = 1
+    integration: int = 1  # Mode X: None = one integration per chunk
     beams: Optional[List[int]] = None  # recipe beam indices; default all
     delays: str = "geometry"
     gather: int = 8  # Mode BH
@@ -664,7 +664,7 @@ class Job:
                     f"geometry) and there is no {os.path.basename(path)} beside it; give a BFR5 recipe "
                     "(--recipe FILE.bfr5)"
                 )
-            self.warnings.append(f"antenna positions from {path} (the recipe beside the recording)")
+            self._recipe_found = True
             o.recipe = path
         self.recipe = recipe = blade.read_bfr5(path, o.calibration_convention)
         name = os.path.basename(path)
@@ -821,6 +821,7 @@ class Job:
                 f"array from {os.path.basename(self.recipe.path)}: {self.recipe.antennas} antennas "
                 f"({', '.join(self.array['antenna_names'][:4])}{', ...' if self.recipe.antennas > 4 else ''}), "
                 f"phase centre {self.array['phase_centre_name']}"
+                + (" (the recipe beside the recording)" if getattr(self, "_recipe_found", False) else "")
             )
         elif self.recipe is not None:
             lines.append(
