@@ -737,7 +737,10 @@ class Job:
             device=device,
             devices=devices,
         )
-        return blade.mode_x(self.shape, options)
+        bundle = blade.mode_x(self.shape, options)
+        if o.precision in ("fp32", "fp16") and bundle.precision() == "fp64":
+            self.warnings.append(f"--precision {o.precision} is for GPUs: the CPU computes the fp64 reference")
+        return bundle
 
     def visibility_axes(self, product=None):
         """(frequencies [F'] Hz, channel width Hz, integration time s) of the visibilities."""

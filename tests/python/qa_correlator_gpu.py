@@ -90,6 +90,45 @@ class qa_correlator_gpu(gr_unittest.TestCase):
         size = numpy.abs(outs["cpu"]).max()
         self.assertLess(float(numpy.max(numpy.abs(outs["cuda"] - outs["cpu"]))) / size, 2e-5)
 
+    def test_cli_mode_x_files_agree_with_the_cpu(self):
+        """blade-cli mode-x on the demo's generator: the UVH5 data of the fp32 and fp16
+        paths against the CPU's, within 2e-5 and 2e-3 of the autocorrelations' scale."""
+        import os
+        import tempfile
+
+        import h5py
+
+        from gnuradio.blade import synth
+
+        with tempfile.TemporaryDirectory() as folder:
+            files = synth.SyntheticObservation(block_samples=8192, blocks=4, tone_amplitude=3.0).write(folder, "demo")
+            data = {}
+            for device, precision in (("cpu", "auto"), ("cuda", "fp32"), ("cuda", "fp16")):
+                out = os.path.join(folder, f"{device}-{precision}")
+                code, _, err = bt.run_cli_main(
+                    "mode-x",
+                    "--input",
+                    files["stem"],
+                    "--output",
+                    out,
+                    "--channelizer-rate",
+                    64,
+                    "--device",
+                    device,
+                    "--precision",
+                    precision,
+                    "-q",
+                )
+                self.assertEqual(code, 0, err)
+                with h5py.File(os.path.join(out, "demo.mode_x.uvh5"), "r") as f:
+                    values = f["Data/visdata"][()]
+                data[precision] = values["r"] + 1j * values["i"] if values.dtype.names else values
+        size = numpy.abs(data["auto"]).max()
+        for precision, bound in (("fp32", 2e-5), ("fp16", 2e-3)):
+            error = float(numpy.abs(data[precision] - data["auto"]).max()) / size
+            print(f"blade-cli mode-x --precision {precision}: worst error {error:.3g} of the largest visibility")
+            self.assertLess(error, bound, precision)
+
 
 if __name__ == "__main__":
     bt.require_gpu()
