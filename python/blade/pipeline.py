@@ -737,7 +737,11 @@ class Job:
             device=device,
             devices=devices,
         )
-        bundle = blade.mode_x(self.shape, options)
+        try:
+            bundle = blade.mode_x(self.shape, options)
+        except ValueError as error:  # say in the job's terms what the correlator was given
+            fine = f"{T // rate} fine samples x {self.shape[1] * rate} fine channels"
+            raise ValueError(f"{error} (the correlator's chunks: {fine}, after --channelizer-rate {rate})") from None
         if o.precision in ("fp32", "fp16") and bundle.precision() == "fp64":
             self.warnings.append(f"--precision {o.precision} is for GPUs: the CPU computes the fp64 reference")
         return bundle

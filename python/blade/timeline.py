@@ -25,9 +25,7 @@ def spans(events):
         if isinstance(e, dict):
             out.append(dict(e))
         else:
-            out.append(
-                dict(track=e.track, what=e.what, start_us=e.start_us, duration_us=e.duration_us, count=e.count)
-            )
+            out.append(dict(track=e.track, what=e.what, start_us=e.start_us, duration_us=e.duration_us, count=e.count))
     return out
 
 
@@ -35,9 +33,7 @@ def chrome_trace(events):
     """A Chrome trace (the JSON object format): one thread per track, complete events."""
     tracks = sorted({e["track"] for e in events})
     thread = {track: i + 1 for i, track in enumerate(tracks)}
-    trace = [
-        {"name": "thread_name", "ph": "M", "pid": 1, "tid": thread[t], "args": {"name": t}} for t in tracks
-    ]
+    trace = [{"name": "thread_name", "ph": "M", "pid": 1, "tid": thread[t], "args": {"name": t}} for t in tracks]
     for e in events:
         trace.append(
             {

@@ -231,7 +231,9 @@ class qa_cli_mode_x(gr_unittest.TestCase):
         code, out, err = run_cli(
             "mode-x", "--input", stem, "--channelizer-rate", RATE, "--integration", 100, "--output", self.out("x")
         )
-        self.assert_one_line_error(code, err, 1, "integration")
+        self.assert_one_line_error(
+            code, err, 1, "integration 100 does not divide", "128 fine samples x 256 fine channels"
+        )
         code, out, err = run_cli("mode-x", "--input", stem, "--channel-integration", 3, "--output", self.out("x"))
         self.assert_one_line_error(code, err, 1, "channel")
         # arguments of the other modes

@@ -121,7 +121,9 @@ class qa_timeline(gr_unittest.TestCase):
             stem = os.path.join(folder, "rec")
             rng = numpy.random.default_rng(9)
             shape = (2, 1, 2, 256, 2)
-            guppi.write_raw(stem, rng.integers(-50, 50, size=shape) + 0j, {"OBSFREQ": 1420.0, "OBSBW": 2.0, "TBIN": 1e-6})
+            guppi.write_raw(
+                stem, rng.integers(-50, 50, size=shape) + 0j, {"OBSFREQ": 1420.0, "OBSBW": 2.0, "TBIN": 1e-6}
+            )
             output = os.path.join(folder, "timeline")
             command = [sys.executable, os.path.join(ROOT, "apps", "blade-cli"), "mode-h", "--input", stem + ".0000.raw"]
             command += ["--output", folder, "--channelizer-rate", "16", "--device", "emulated", "--no-progress"]
