@@ -24,6 +24,7 @@ except ModuleNotFoundError:
 from .tensor import pack, unpack, numpy_dtype, DTYPES, CHUNK_TIME_DTYPE
 from .formats import bfr5, filterbank, guppi
 from .formats.bfr5 import write_bfr5
+from .visibility_sink import visibility_sink
 from . import synth
 from .recording import Recording
 from .formats import hits

@@ -11,7 +11,9 @@ builds and runs, for use from Python too.
     summary = job.run(progress=True)     # Ctrl-C stops cleanly, files stay valid
     summary.files                        # [(path, label, spectra or blocks)]
 
-Flowgraph (Mode B and BH; Mode H has no time port and no recipe):
+Flowgraph (Mode B and BH; Mode H has no time port and no recipe; Mode X has no time
+port, its recipe gives the antenna positions, and a visibility_sink writes one UVH5
+file):
 
     guppi_source --voltages--> [head] --> [throttle] --> mode_b --> filterbank_sink
          |                                                 ^             (or guppi_sink)
@@ -28,9 +30,14 @@ import threading
 import time
 from typing import List, Optional, Tuple
 
-MODES = {"b": "Mode B", "h": "Mode H", "bh": "Mode BH"}
+import numpy
+
+from .recording import angular_separation
+
+MODES = {"b": "Mode B", "h": "Mode H", "bh": "Mode BH", "x": "Mode X"}
 CHUNK_BYTES = 32 * 2**20  # Mode H reads large blocks in parts of at most this (see Job._chunk_samples)
 FORMATS = ("fil", "h5", "raw")
+VISIBILITY_FORMATS = {"uvh5": "uvh5", "h5": "vis.h5", "npz": "vis.npz"}  # Mode X: format -> extension
 DETECTORS = ("I", "XXYY", "cross", "IQUV", "none")
 
 
@@ -80,7 +87,7 @@ class Options:
     circular: bool = False
     incoherent: Optional[bool] = None  # default: on for B (off with format raw), off for BH
     stokes: Optional[str] = None  # detector; default I ("none" with format raw)
-    integration: int = 1
+    integration: int = 1  # Mode X: None = one integration per chunk
     beams: Optional[List[int]] = None  # recipe beam indices; default all
     delays: str = "geometry"
     gather: int = 8  # Mode BH
@@ -101,6 +108,10 @@ class Options:
     min_drift: float = 0.0
     max_drift: float = 4.0
     snr: float = 10.0
+    # Mode X
+    channel_integration: int = 1  # adjacent (fine) channels summed per visibility
+    precision: str = "auto"  # correlator path: auto, fp32, fp16 (tensor cores), fp64 (CPU)
+    operand_scale: float = 0.0  # fp16 with cf32 voltages: scale before rounding (0: 1)
 
 
 @dataclasses.dataclass
@@ -153,6 +164,7 @@ class Summary:
         if failed:
             lines.append("the files hold every chunk written before the failure")
         raw = any(p.endswith(".raw") for p, *_ in self.files)
+        visibilities = self.mode == "x"
         lines.append(f"wrote {len(self.files)} file{'s' if len(self.files) != 1 else ''}:")
         width = max((len(p) for p, *_ in self.files), default=0)
         shown = self.files
@@ -163,8 +175,10 @@ class Summary:
                 lines.append(f"  {path}")
                 continue
             unit = ("block" if count == 1 else "blocks") if raw else ("spectrum" if count == 1 else "spectra")
+            if visibilities:
+                unit = "integration" if count == 1 else "integrations"
             lines.append(f"  {path:<{width}}  {count} {unit}  {label}")
-        if any(p.endswith(".h5") and count < 3 for p, _, count in self.files):
+        if not visibilities and any(p.endswith(".h5") and count < 3 for p, _, count in self.files):
             lines.append(
                 "warning: blimpy refuses FBH5 files with fewer than 3 spectra (h5py and sigpyproc read "
                 "them): process more chunks, integrate less, or write .fil"
@@ -251,7 +265,9 @@ class Job:
         self.recording = rec = Recording(o.input, o.channels, o.single_file, o.on_gap, o.max_gap)
         self.recipe = None
         self.warnings = list(rec.warnings) + self.warnings
-        if mode != "h":
+        if mode == "x":
+            self._load_array()
+        elif mode != "h":
             if not o.recipe:
                 raise ValueError(f"{MODES[mode]} needs a beamforming recipe (--recipe FILE.bfr5)")
             self.recipe = blade.read_bfr5(o.recipe, o.calibration_convention)
@@ -317,7 +333,7 @@ class Job:
             source = throttle
         for block, port in voltages:
             tb.connect((source, 0), (block, port))
-        if mode != "h":
+        if mode in ("b", "bh"):
             times = (self.source, 1)
             if self.chunks_total < available:
                 head = blocks.head(64, self.chunks_total)
@@ -366,6 +382,8 @@ class Job:
                     f"beams {','.join(map(str, o.beams))}: beam {repeated[0]} is listed twice "
                     "(its files would be the same)"
                 )
+        if self.mode == "x":
+            return self._check_correlator_options()
         if o.format not in FORMATS:
             raise ValueError(f"format {o.format!r}: expected fil, h5 or raw")
         if o.search:
@@ -508,7 +526,9 @@ class Job:
                 device=o_device,
                 devices=devices,
             )
-            if self.mode == "h":
+            if self.mode == "x":
+                product.bundle = self._make_correlator(o_device, devices)
+            elif self.mode == "h":
                 product.bundle = blade.mode_h(self.shape, blade.spectrometer_options(**common))
             else:
                 options = blade.beamforming_options(
@@ -547,6 +567,9 @@ class Job:
         o = self.options
         paths = []
         for product in self.products:
+            if self.mode == "x":
+                paths.append(f"{product.stem}.{VISIBILITY_FORMATS[o.format]}")
+                continue
             if o.format == "raw":
                 paths.append(f"{product.stem}.0000.raw")
                 continue
@@ -573,6 +596,9 @@ class Job:
 
     def _labels(self, product):
         """What each output aspect is: beam source names (+ incoherent) or antennas."""
+        if self.mode == "x":
+            B, F, T, P = product.output_shape
+            return [f"{B} baselines x {F} channels x {P} product{'s' if P > 1 else ''}"]
         if self.mode == "h":
             return _label_names(self.recording.antenna_names, product.output_shape[0], "antenna")
         recipe = self.recipe
@@ -587,6 +613,8 @@ class Job:
         from gnuradio import blade
 
         o = self.options
+        if self.mode == "x":
+            return self._make_visibility_sink(product)
         # Each beam's name and direction reach the sinks as the blade_beams tag of
         # the bundle's phasor block (the incoherent beam at the boresight): not
         # repeated here.
@@ -628,12 +656,201 @@ class Job:
         ras, decs = self.recipe.beam_ras, self.recipe.beam_decs
         positions = [(math.degrees(ras[b]) / 15, math.degrees(decs[b])) for b in chosen]
         return positions + [boresight] * (product.output_shape[0] - len(positions))
+    # --- Mode X: the correlator ------------------------------------------------------
+
+    def _check_correlator_options(self):
+        """Mode X's options: one product, visibility formats, no detector or beams."""
+        o = self.options
+        if o.format == "fil":  # the shared default: Mode X's is UVH5
+            o.format = "uvh5"
+        if o.format not in VISIBILITY_FORMATS:
+            raise ValueError(f"format {o.format!r}: Mode X writes visibilities as uvh5, h5 (a plain HDF5 dump) or npz")
+        for name, value in (("channelizer-rate", o.channelizer_rate), ("integration", o.integration)):
+            if isinstance(value, (list, tuple)):
+                raise ValueError(f"--{name} takes one value in Mode X (lists make several Mode H products)")
+        if o.stokes not in (None, "none"):
+            raise ValueError(f"stokes {o.stokes!r}: Mode X correlates, it has no detector (leave --stokes out)")
+        if o.circular:
+            raise ValueError("circular: Mode X correlates the recorded X and Y as they are (leave --circular out)")
+        if o.beams:
+            raise ValueError("beams: Mode X forms no beams (leave --beams out)")
+        if o.channelizer_rate is not None and o.channelizer_rate < 0:
+            raise ValueError(f"channelizer-rate {o.channelizer_rate}: expected fine channels per coarse channel")
+        if o.integration is not None and o.integration < 1:
+            raise ValueError(
+                f"integration {o.integration}: expected fine time samples per visibility, at least 1 (leave it "
+                "out for one integration per chunk)"
+            )
+        if o.channel_integration is None or o.channel_integration < 1:
+            raise ValueError(f"channel-integration {o.channel_integration}: expected a whole number of at least 1")
+        if o.precision not in ("auto", "fp32", "fp16", "fp64"):
+            raise ValueError(f"precision {o.precision!r}: expected auto, fp32, fp16 (tensor cores) or fp64 (CPU)")
+        if not (o.operand_scale >= 0 and math.isfinite(o.operand_scale)):
+            raise ValueError(f"operand-scale {o.operand_scale}: expected a finite number >= 0 (0: 1)")
+        # integration 0: one per chunk, resolved once the chunk's shape is known
+        rate = 1 if o.channelizer_rate is None else o.channelizer_rate  # 0: the whole chunk, resolved later
+        self.products = [Product(index=0, channelizer_rate=rate, integration=o.integration or 0, stokes="none")]
+
+    def recipe_beside_recording(self):
+        """STEM.bfr5 beside the recording STEM.NNNN.raw (as blade-cli demo writes it)."""
+        first = self.recording.files[0]
+        return os.path.join(os.path.dirname(first), recording_name(first) + ".bfr5")
+
+    def _load_array(self):
+        """The array Mode X needs (antenna names and ITRS positions, the site, the
+        phase centre): from --recipe, else the BFR5 beside the recording. A GUPPI RAW
+        header carries no antenna positions."""
+        from gnuradio import blade
+
+        o, rec = self.options, self.recording
+        first = os.path.basename(rec.files[0])
+        path = o.recipe
+        if not path:
+            path = self.recipe_beside_recording()
+            if not os.path.exists(path):
+                raise ValueError(
+                    f"Mode X needs the antenna positions: {first}'s header has none (GUPPI RAW carries no array "
+                    f"geometry) and there is no {os.path.basename(path)} beside it; give a BFR5 recipe "
+                    "(--recipe FILE.bfr5)"
+                )
+            self._recipe_found = True
+            o.recipe = path
+        self.recipe = recipe = blade.read_bfr5(path, o.calibration_convention)
+        name = os.path.basename(path)
+        if recipe.antennas != rec.nants:
+            raise ValueError(
+                f"{name} does not fit {first}: {name} places {recipe.antennas} antennas (/diminfo/nants), the "
+                f"recording has {rec.nants} (NANTS)"
+            )
+        positions = numpy.asarray(recipe.antenna_positions_ecef, numpy.float64)
+        if positions.shape != (rec.nants, 3) or not numpy.all(numpy.isfinite(positions)):
+            raise ValueError(f"{name}: antenna positions of shape {list(positions.shape)} or not finite")
+        if rec.nants > 1 and numpy.all(numpy.ptp(positions, axis=0) == 0):
+            raise ValueError(f"{name}: every antenna is at the same position: the recipe gives no array geometry")
+        names = [str(n) for n in (recipe.antenna_names or [])] or list(rec.antenna_names or [])
+        if len(names) != rec.nants:
+            names = [f"ant{a:03d}" for a in range(rec.nants)]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{name}: antenna names repeat ({', '.join(names)}): UVH5 needs distinct names")
+        if rec.antenna_names and len(rec.antenna_names) == len(names) and rec.antenna_names != names:
+            a = next(i for i, (x, y) in enumerate(zip(names, rec.antenna_names)) if x != y)
+            self.warnings.append(
+                f"antenna {a} is {names[a]!r} in {name} but {rec.antenna_names[a]!r} in the recording (ANTNMS): "
+                "the recipe must list antennas in the recording's order"
+            )
+        boresight = tuple(float(v) for v in recipe.boresight)
+        centre = rec.pointing or boresight
+        if rec.pointing is not None and angular_separation(rec.pointing, boresight) > math.radians(1 / 60):
+            apart = math.degrees(angular_separation(rec.pointing, boresight)) * 60
+            self.warnings.append(
+                f"the recording points at RA_STR/DEC_STR {apart:.1f} arcmin from {name}'s phase centre: the "
+                "visibilities are phased to the recording's pointing"
+            )
+        diameters = numpy.asarray(recipe.antenna_diameters, numpy.float64)
+        self.array = dict(
+            antenna_names=names,
+            antenna_positions=positions,
+            site=tuple(float(v) for v in recipe.reference),
+            phase_centre=centre,
+            phase_centre_name=rec.source_name or "boresight",
+            telescope_name=rec.telescope or str(recipe.telescope_name or "") or "unknown",
+            dut1=float(rec.header.get("DUT1", recipe.dut1) or 0.0),
+            antenna_diameters=diameters if diameters.size == rec.nants and numpy.all(diameters > 0) else None,
+            history=f"gr-blade Mode X of {first} (antenna positions from {name}).",
+        )
+
+    def _make_correlator(self, device, devices):
+        from gnuradio import blade
+
+        o, product = self.options, self.products[0]
+        T = self.shape[2]
+        if product.channelizer_rate == 0:
+            product.channelizer_rate = T
+        rate = product.channelizer_rate
+        if T % rate:
+            raise ValueError(
+                f"channelizer-rate {rate} does not divide the chunk's {T} samples: give a divisor of {T} "
+                "(or --chunk-samples a multiple of the rate)"
+            )
+        if product.integration == 0:
+            product.integration = T // rate  # one integration per chunk
+        options = blade.correlator_options(
+            input_type=self._input_type(),
+            channelizer_rate=rate,
+            taps=o.pfb_taps,
+            window=o.window,
+            integration=product.integration,
+            channel_integration=o.channel_integration,
+            precision=o.precision,
+            operand_scale=o.operand_scale,
+            device=device,
+            devices=devices,
+        )
+        try:
+            bundle = blade.mode_x(self.shape, options)
+        except ValueError as error:  # say in the job's terms what the correlator was given
+            fine = f"{T // rate} fine samples x {self.shape[1] * rate} fine channels"
+            raise ValueError(f"{error} (the correlator's chunks: {fine}, after --channelizer-rate {rate})") from None
+        if o.precision in ("fp32", "fp16") and bundle.precision() == "fp64":
+            self.warnings.append(f"--precision {o.precision} is for GPUs: the CPU computes the fp64 reference")
+        return bundle
+
+    def visibility_axes(self, product=None):
+        """(frequencies [F'] Hz, channel width Hz, integration time s) of the visibilities."""
+        product = product or self.products[0]
+        o, rec = self.options, self.recording
+        rate, fc = product.channelizer_rate, o.channel_integration
+        fine = rec.observation.channelized(rate) if rate > 1 else rec.observation
+        frequencies = numpy.asarray(fine.frequencies(), numpy.float64)
+        frequencies = frequencies.reshape(-1, fc).mean(axis=1)
+        width = abs(rec.chan_bw) / rate * fc
+        return frequencies, width, product.integration * rate * rec.tbin
+
+    def _make_visibility_sink(self, product):
+        from gnuradio import blade
+
+        frequencies, width, seconds = self.visibility_axes(product)
+        path = self.output_paths()[0]
+        return blade.visibility_sink(
+            path,
+            product.output_shape,
+            self.array,
+            format=self.options.format,
+            frequencies=frequencies,
+            channel_width=width,
+            integration_time=seconds,
+            overwrite=True,
+        )
+
+    def _correlator_chain_text(self, product):
+        o = self.options
+        steps = [self._input_type()]
+        if product.channelizer_rate != 1 or o.pfb_taps > 1:
+            steps.append(
+                f"channelizer x{product.channelizer_rate}" + (f" (PFB, {o.pfb_taps} taps)" if o.pfb_taps > 1 else "")
+            )
+        sums = f"x{product.integration}" + (f", {o.channel_integration} channels" if o.channel_integration > 1 else "")
+        steps.append(f"correlator {product.bundle.precision()} {sums}")
+        return " -> ".join(steps) + f" on {product.bundle.device()}"
+
+    def _visibility_output_text(self, product):
+        B, F, T, P = product.output_shape
+        frequencies, width, seconds = self.visibility_axes(product)
+        per = "chunk" if product.chunks_per_output == 1 else f"{product.chunks_per_output} chunks"
+        what = {"uvh5": "UVH5", "h5": "HDF5 dump", "npz": "numpy dump"}[self.options.format]
+        return (
+            f"output: {self.output_paths()[0]} ({what}): {B} baselines of {self.recording.nants} antennas, "
+            f"{F} channels of {width / 1e3:.6g} kHz, {P} product{'s' if P > 1 else ''}, {T} integration"
+            f"{'s' if T != 1 else ''} of {seconds * 1e3:.6g} ms per {per}"
+        )
 
     # --- description ----------------------------------------------------------------
 
     def chain_text(self, product=None):
         o = self.options
         product = product or self.products[0]
+        if self.mode == "x":
+            return self._correlator_chain_text(product)
         steps = [self._input_type()]
         if product.channelizer_rate != 1:
             rate = product.channelizer_rate or self.shape[2] * o.gather
@@ -655,7 +872,14 @@ class Job:
         rec, o = self.recording, self.options
         chunk_seconds = self.shape[2] * rec.tbin
         lines = [rec.describe(), rec.describe_band()]
-        if self.recipe is not None:
+        if self.recipe is not None and self.mode == "x":
+            lines.append(
+                f"array from {os.path.basename(self.recipe.path)}: {self.recipe.antennas} antennas "
+                f"({', '.join(self.array['antenna_names'][:4])}{', ...' if self.recipe.antennas > 4 else ''}), "
+                f"phase centre {self.array['phase_centre_name']}"
+                + (" (the recipe beside the recording)" if getattr(self, "_recipe_found", False) else "")
+            )
+        elif self.recipe is not None:
             lines.append(
                 f"recipe {os.path.basename(self.recipe.path)}: {', '.join(self.products[0].labels)}; "
                 f"{self.recipe.antennas} antennas, absolute channels 0..{self.recipe.channels - 1}: fits"
@@ -675,6 +899,8 @@ class Job:
     def _output_text(self, product):
         """What a product writes, in one line."""
         o = self.options
+        if self.mode == "x":
+            return self._visibility_output_text(product)
         B, F, T, P = product.output_shape
         if o.format == "raw":
             return (
@@ -786,6 +1012,9 @@ class Job:
         if failures:
             more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
             raise RunError(failures[0] + more, summary)
+        errors = [p.sink.error for p in self.products if getattr(p.sink, "error", None)]
+        if errors:
+            raise RunError(errors[0], summary)
         return summary
 
     def _stop(self, finished):
@@ -802,6 +1031,8 @@ class Job:
                 signal.signal(s, handler)
 
     def _written(self, product):
+        if self.mode == "x":
+            return int(product.sink.integrations_written()) if product.sink.files() else 0
         if self.options.format == "raw":
             return int(product.sink.blocks_written())
         return int(product.sink.spectra_written())

@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: MIT
 """
 UVH5 round trip through pyuvdata: the synthesized point source (correlator_synthetic.py)
-correlated by the C core and written by tools/uvh5_writer.py in GNU Radio's Python,
+correlated by the C core and written by gnuradio.blade.formats.uvh5 in GNU Radio's Python,
 then read by pyuvdata in its own venv ($BLADE_READER_VENVS/pyuvdata, made by
 tools/make-reader-venvs), where:
 
 * UVData.check() must pass with the strict uvw check (uvw within 1 m of what pyuvdata
   computes from the antenna positions) and with the autocorrelation check;
-* the visibilities (the conjugates of the correlator's, see tools/uvh5_writer.py),
+* the visibilities (the conjugates of the correlator's, see python/blade/formats/uvh5.py),
   uvw, times, frequencies, baselines, polarization numbers and integration time must
   come back as written (bit for bit), and the uvw within 5 mm of pyuvdata's own
   recomputation from the antenna positions (DUT1 from its IERS tables is the

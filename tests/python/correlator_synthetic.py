@@ -17,16 +17,12 @@ V_ij = sum x_i conj(x_j) has the phase 2 pi nu (tau_i - tau_j).
 import importlib.util
 import math
 import os
-import sys
 
 import numpy
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-
 import libblade_correlator  # noqa: E402
-import uvh5_writer  # noqa: E402
 
 SPEED_OF_LIGHT = 299792458.0
 
@@ -41,6 +37,18 @@ def _load_synth():
 
 
 synth = _load_synth()
+
+
+def _load_uvh5():
+    """python/blade/formats/uvh5.py from the source tree (numpy, h5py and ERFA only)."""
+    path = os.path.join(ROOT, "python", "blade", "formats", "uvh5.py")
+    spec = importlib.util.spec_from_file_location("blade_uvh5", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+uvh5_writer = _load_uvh5()
 
 
 def enu_to_itrs(site, enu):

@@ -24,7 +24,7 @@
  * - **UVH5 / pyuvdata** phases data as V = exp(+2πi b·s/λ) with
  *   b = uvw = xyz(ant2) − xyz(ant1), i.e. conj(x_ant1)·x_ant2 for such voltages.
  *   A UVH5 file therefore holds ant_1 = i, ant_2 = j, uvw = position(j) −
- *   position(i) and the data **conj(V_ij)**: tools/uvh5_writer.py conjugates when it
+ *   position(i) and the data **conj(V_ij)**: gnuradio.blade.formats.uvh5 conjugates when it
  *   writes (no product moves: conj of XY_ij is pyuvdata's XY of (i, j)), and
  *   tests/python/check_correlator_uvh5.py shows that pyuvdata then rephases a
  *   synthesized source to zero phase. (pyuvdata names its convention

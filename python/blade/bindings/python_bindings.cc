@@ -48,6 +48,8 @@ void bind_tensor_to_stream(py::module& m);
 void bind_channel_split(py::module& m);
 void bind_channel_merge(py::module& m);
 void bind_chunk_time_from_tags(py::module& m);
+void bind_correlator(py::module& m);
+void bind_mode_x(py::module& m);
 void bind_observation(py::module& m);
 void bind_bundle(py::module& m);
 void bind_tensor_block(py::module& m);
@@ -113,5 +115,7 @@ PYBIND11_MODULE(blade_python, m)
     bind_chunk_time_from_tags(m);
     bind_dedoppler_search(m);
     bind_dedoppler(m);
+    bind_correlator(m);
+    bind_mode_x(m);
     // ) END BINDING_FUNCTION_CALLS
 }

@@ -7,6 +7,7 @@ blade-cli: the gr-blade command line.
     blade-cli mode-b  --input REC --recipe R.bfr5 --output DIR    beams -> filterbank files
     blade-cli mode-h  --input REC --output DIR                    high-resolution spectra per antenna
     blade-cli mode-bh --input REC --recipe R.bfr5 --output DIR    high-resolution spectra per beam
+    blade-cli mode-x  --input REC [--recipe R.bfr5] --output DIR  visibilities of every baseline -> UVH5
     blade-cli demo [--output DIR]       a synthetic observation through Mode B and Mode H
     blade-cli rawspec [rawspec's options] STEM...                 rawspec's products and files (= blade-rawspec)
     blade-cli search FILE.fil|FILE.h5... [--max-drift 4 --snr 10]  drifting-signal search -> .dat/.csv hit tables
@@ -212,19 +213,35 @@ def _add_bundle_arguments(parser, mode):
         metavar="RECORDING",
         help="GUPPI RAW recording: a .raw file, a stem, or any member of stem.NNNN.raw",
     )
-    if mode != "h":
+    if mode == "x":
+        io.add_argument(
+            "-r",
+            "--recipe",
+            metavar="FILE.bfr5",
+            help="BFR5 recipe giving the antenna positions (default: STEM.bfr5 beside the recording)",
+        )
+    elif mode != "h":
         io.add_argument("-r", "--recipe", required=True, metavar="FILE.bfr5", help="BFR5 beamforming recipe")
     io.add_argument("-o", "--output", default=".", metavar="DIR", help="folder for the files (default: %(default)s)")
     io.add_argument("--name", metavar="STEM", help=f"file stem in DIR (default: the recording's, plus .mode_{mode})")
-    formats = ["fil", "h5", "raw"] if mode == "b" else ["fil", "h5"]
-    io.add_argument(
-        "--format",
-        choices=formats,
-        default="fil",
-        help="SIGPROC filterbank (fil), filterbank HDF5 (h5)"
-        + (", or beamformed voltages as GUPPI RAW (raw)" if mode == "b" else "")
-        + " (default: fil)",
-    )
+    if mode == "x":
+        io.add_argument(
+            "--format",
+            choices=["uvh5", "h5", "npz"],
+            default="uvh5",
+            help="one file of every integration: UVH5 (pyuvdata, CASA via pyuvdata), or the plain visibilities "
+            "as HDF5 (h5) or numpy (npz) (default: uvh5)",
+        )
+    else:
+        formats = ["fil", "h5", "raw"] if mode == "b" else ["fil", "h5"]
+        io.add_argument(
+            "--format",
+            choices=formats,
+            default="fil",
+            help="SIGPROC filterbank (fil), filterbank HDF5 (h5)"
+            + (", or beamformed voltages as GUPPI RAW (raw)" if mode == "b" else "")
+            + " (default: fil)",
+        )
     if mode == "b":
         io.add_argument(
             "--raw-type",
@@ -303,9 +320,14 @@ def _add_bundle_arguments(parser, mode):
         choices=["rectangular", "hamming", "hann", "blackman", "blackman-harris"],
         help="polyphase prototype window (default: hamming)",
     )
-    dsp.add_argument("--circular", action="store_true", help="convert linear X, Y to circular L, R first")
+    if mode == "x":
+        _add_correlator_arguments(dsp)
+    else:
+        dsp.add_argument("--circular", action="store_true", help="convert linear X, Y to circular L, R first")
     stokes = ["I", "XXYY", "cross", "IQUV"] + (["none"] if mode == "b" else [])
-    if mode == "h":
+    if mode == "x":
+        pass
+    elif mode == "h":
         dsp.add_argument(
             "--stokes",
             type=_list_of(_stokes),
@@ -321,15 +343,10 @@ def _add_bundle_arguments(parser, mode):
             + ("; none with --format raw" if mode == "b" else "")
             + " (default: I)",
         )
-    dsp.add_argument(
-        "--integration",
-        type=_list_of(_at_least_one) if mode == "h" else _at_least_one,
-        default=1,
-        metavar="I[,I...]" if mode == "h" else "I",
-        help="spectra summed per output spectrum; may span chunks"
-        + (", one per product" if mode == "h" else "")
-        + " (default: 1)",
-    )
+    if mode == "x":
+        pass
+    else:
+        _add_integration_argument(dsp, mode)
     if mode == "bh":
         dsp.add_argument(
             "--gather",
@@ -338,7 +355,7 @@ def _add_bundle_arguments(parser, mode):
             metavar="M",
             help="chunks joined along time before the channelizer (default: 8)",
         )
-    if mode != "h":
+    if mode in ("b", "bh"):
         beams = parser.add_argument_group("beams")
         beams.add_argument(
             "--beams", type=_beam_list, metavar="LIST", help="recipe beams to form, by index: 0,2,3 (default: all)"
@@ -390,6 +407,52 @@ def _add_bundle_arguments(parser, mode):
     shown.add_argument("-q", "--quiet", action="store_true", help="print only errors and the final summary")
 
 
+def _add_integration_argument(dsp, mode):
+    dsp.add_argument(
+        "--integration",
+        type=_list_of(_at_least_one) if mode == "h" else _at_least_one,
+        default=1,
+        metavar="I[,I...]" if mode == "h" else "I",
+        help="spectra summed per output spectrum; may span chunks"
+        + (", one per product" if mode == "h" else "")
+        + " (default: 1)",
+    )
+
+
+def _add_correlator_arguments(dsp):
+    """Mode X: how the correlator sums and computes."""
+    dsp.add_argument(
+        "--integration",
+        type=_at_least_one,
+        metavar="I",
+        help="fine time samples summed per visibility: a divisor of the chunk's fine samples, or a multiple of "
+        "them to integrate across chunks (default: one integration per chunk)",
+    )
+    dsp.add_argument(
+        "--channel-integration",
+        type=_at_least_one,
+        default=1,
+        metavar="FC",
+        help="adjacent fine channels summed per visibility, a divisor of the channel count (default: 1)",
+    )
+    dsp.add_argument(
+        "--precision",
+        choices=["auto", "fp32", "fp16", "fp64"],
+        default="auto",
+        help="GPU arithmetic: fp32 (CUDA cores), fp16 (tensor cores, fp16 operands and float32 sums; exact "
+        "operands for 8-bit recordings); the CPU always computes the fp64 reference (default: auto = fp32 on "
+        "a GPU)",
+    )
+    dsp.add_argument(
+        "--operand-scale",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="fp16 with float voltages (a channelizer's output): multiply them by S before rounding to fp16, "
+        "so that they stay within its range (default: 0 = 1)",
+    )
+
+
 def options_from_args(mode, args):
     """pipeline.Options from parsed command-line arguments."""
     from ..pipeline import Options
@@ -406,9 +469,9 @@ def options_from_args(mode, args):
         channelizer_rate=args.channelizer_rate,
         pfb_taps=args.pfb_taps,
         window=args.window,
-        circular=args.circular,
+        circular=getattr(args, "circular", False),
         incoherent=getattr(args, "incoherent", None),
-        stokes=args.stokes,
+        stokes=getattr(args, "stokes", None),
         integration=args.integration,
         beams=getattr(args, "beams", None),
         delays=getattr(args, "delays", "geometry"),
@@ -428,6 +491,9 @@ def options_from_args(mode, args):
         min_drift=getattr(args, "min_drift", 0.0),
         max_drift=getattr(args, "max_drift", 4.0),
         snr=getattr(args, "snr", 10.0),
+        channel_integration=getattr(args, "channel_integration", 1),
+        precision=getattr(args, "precision", "auto"),
+        operand_scale=getattr(args, "operand_scale", 0.0),
     )
 
 
@@ -499,6 +565,13 @@ def build_parser():
         "h": (
             "high-resolution spectra of every antenna (a spectrometer)",
             "Mode H: voltages -> channelizer -> [polarizer] -> detector -> one filterbank file per antenna.",
+        ),
+        "x": (
+            "correlate every pair of antennas (an FX correlator) into a UVH5 file",
+            "Mode X: voltages -> [channelizer] -> correlator (every baseline, autocorrelations included, and "
+            "every polarization product, summed over --integration fine samples and --channel-integration "
+            "channels) -> one UVH5 file of every integration (or a plain HDF5/numpy dump). The antenna "
+            "positions come from a BFR5 recipe (--recipe, or STEM.bfr5 beside the recording).",
         ),
         "bh": (
             "high-resolution spectra of beams",
