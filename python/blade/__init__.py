@@ -17,12 +17,20 @@ warm_up.start()
 try:
     # this might fail if the module is python-only
     from .blade_python import *
+
+    _bindings = True
 except ModuleNotFoundError:
-    pass
+    # e.g. another Python than GNU Radio's (the GPU machine's, with CuPy and PyTorch):
+    # gnuradio.blade.array (ctypes over libblade) and tensor still import
+    _bindings = False
 
 # import any pure python here
 from .tensor import pack, unpack, numpy_dtype, DTYPES, CHUNK_TIME_DTYPE
-from .formats import bfr5, filterbank, guppi
+
+from .formats import bfr5, filterbank
 from .formats.bfr5 import write_bfr5
 from . import synth
-from .recording import Recording
+
+if _bindings:  # these read files through the bindings
+    from .formats import guppi
+    from .recording import Recording
