@@ -21,9 +21,12 @@ from ._core import BladeError, BladeUnsupportedError, BladeValueError, gpu_count
 from ._plan import clear_cache
 from .beamformer import Beamformer, beamform
 from .cast import Cast, cast
+from .correlator import Correlator, baseline_index, correlate
+from .dedoppler import HIT_DTYPE, Dedoppler, dedoppler
 from .channelizer import Channelizer, channelize, prototype
 from .detector import Detector, detect
 from .layout import Duplicate, Gather, Permutation, duplicate, gather, permute
+from .phasor import Phasors
 from .polarizer import Polarizer, polarize
 
 __all__ = [
@@ -33,6 +36,13 @@ __all__ = [
     "Beamformer",
     "Cast",
     "Channelizer",
+    "Correlator",
+    "Dedoppler",
+    "HIT_DTYPE",
+    "Phasors",
+    "baseline_index",
+    "correlate",
+    "dedoppler",
     "Detector",
     "Duplicate",
     "Gather",

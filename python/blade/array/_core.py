@@ -154,7 +154,7 @@ def check(status, context=None):
         return
     name = STATUS_NAMES[status] if 0 <= status < len(STATUS_NAMES) else f"status {status}"
     message = last_error() or name
-    if context:
+    if context and not message.startswith(context):
         message = f"{context}: {message}"
     if status == 1:
         raise BladeValueError(name, message)

@@ -54,8 +54,21 @@ class Detector(Plan):
 
     def reset(self):
         """Start a new group: the next call is step 0."""
+        self._pending = None
         if self.planned:
             function("blade_detector_reset", None, [ctypes.c_void_p])(self._handle)
+
+    _pending = None
+
+    def _run_bound(self, v, stream):
+        last = self.position == self.steps - 1
+        self._input.accept(v, self._where, self.module)
+        _core.check(self._process(self._handle, self._input.ref, self._output.ref, self._stream(stream, v)),
+                    self.module)
+        if not last:
+            return None
+        result, self._pending = self._pending, None
+        return result
 
     def __call__(self, x, out=None, stream=None):
         """Detect chunk `x`; returns the output, or None on a step that ends no group."""
@@ -63,15 +76,12 @@ class Detector(Plan):
         self._ensure(v)
         if self.steps == 1:
             return self._run1(v, out, stream)
-        last = self.position == self.steps - 1
-        if not last and out is None:  # the core leaves the output untouched: give it any valid pointer
-            self._input.accept(v, self._where, self.module)
-            self._output.tensor.data = v.ptr
-            status = self._process(self._handle, self._input.ref, self._output.ref, self._stream(stream, v))
-            _core.check(status, self.module)
-            return None
-        result = self._run1(v, out, stream)
-        return result if last else None
+        # the group's output is bound on its first step (the core writes it on the last)
+        if out is not None or self._pending is None:
+            self._pending = self._output.output(out, v, self._where, self.module)
+        else:
+            self._output.bind(self._pending, self._where, self.module)
+        return self._run_bound(v, stream)
 
 
 def detect(x, mode="I", integration=1, lower_sideband=False, out=None, stream=None):
