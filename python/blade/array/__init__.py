@@ -17,13 +17,13 @@ The C core (libblade) is called through ctypes; importing this package needs num
 and libblade only (no GNU Radio). See docs/array-api.md.
 """
 
-from ._core import BladeError, BladeUnsupportedError, BladeValueError, gpu_count, has_cuda
+from ._core import BladeError, BladeUnsupportedError, BladeValueError, copy_stats, gpu_count, has_cuda
 from ._plan import clear_cache
 from .beamformer import Beamformer, beamform
 from .cast import Cast, cast
+from .channelizer import Channelizer, channelize, prototype
 from .correlator import Correlator, baseline_index, correlate
 from .dedoppler import HIT_DTYPE, Dedoppler, dedoppler
-from .channelizer import Channelizer, channelize, prototype
 from .detector import Detector, detect
 from .layout import Duplicate, Gather, Permutation, duplicate, gather, permute
 from .phasor import Phasors
@@ -52,6 +52,7 @@ __all__ = [
     "cast",
     "channelize",
     "clear_cache",
+    "copy_stats",
     "detect",
     "duplicate",
     "gather",

@@ -141,6 +141,8 @@ def _declare(lib):
     fn("blade_gpu_count", INT)
     fn("blade_shape_format", ctypes.c_char_p, P(Shape), ctypes.c_char_p, ctypes.c_size_t)
     fn("blade_stream_synchronize", INT, Device, VOIDP)
+    fn("blade_copy_stats_get", None, VOIDP)
+    fn("blade_copy_stats_reset", None)
 
 
 def last_error():
@@ -163,6 +165,26 @@ def check(status, context=None):
     if status == 3:
         raise MemoryError(message)
     raise BladeError(name, message)
+
+
+class _CopyStats(ctypes.Structure):
+    _fields_ = [("count", ctypes.c_uint64 * 4), ("bytes", ctypes.c_uint64 * 4)]
+
+
+COPY_KINDS = ("host_to_host", "host_to_device", "device_to_host", "device_to_device")
+
+
+def copy_stats(reset=False):
+    """The core's process-wide copy counters (every host/device transfer it makes goes
+    through blade_memcpy and is counted): {kind: (copies, bytes)}; `reset` zeroes them
+    afterwards. The modules' own work (kernels) is not counted: a GPU call on caller's
+    arrays that made no transfer leaves host_to_device and device_to_host unchanged."""
+    lib = library()
+    stats = _CopyStats()
+    lib.blade_copy_stats_get(ctypes.byref(stats))
+    if reset:
+        lib.blade_copy_stats_reset()
+    return {name: (stats.count[i], stats.bytes[i]) for i, name in enumerate(COPY_KINDS)}
 
 
 def has_cuda():
