@@ -13,7 +13,11 @@ the same shape, type and device (a clear error says what differs).
 import ctypes
 import threading
 
+import numpy
+
 from . import _arrays, _core
+
+_CPU = (_arrays.CPU, 0)
 
 _declared = {}
 
@@ -83,10 +87,25 @@ class Operand:
             raise ValueError(f"{module}: {self.name} is on {v.where()}, the plan on {device_name(where)}")
         self.tensor.data = v.ptr
 
+    def bind_numpy(self, array):
+        """The fast path of bind() for a numpy array on a CPU plan: True when it fits
+        (False: let bind() say what is wrong)."""
+        dtype = array.dtype
+        if (dtype is self.dtype or dtype == self.dtype) and array.shape == self.shape and array.flags.c_contiguous:
+            self.tensor.data = _arrays.numpy_pointer(array)
+            return True
+        return False
+
     def output(self, out, like, where, module):
         """The caller's `out` checked and bound, or a new array like `like`."""
         if out is None:
+            if like.family == "numpy":  # made here as planned: no checks needed
+                out = numpy.empty(self.shape, self.dtype)
+                self.tensor.data = _arrays.numpy_pointer(out)
+                return out
             out = _arrays.empty_like(like, self.shape, self.dtype)
+        elif type(out) is numpy.ndarray and where == _CPU and self.bind_numpy(out):
+            return out
         self.bind(out, where, module)
         return out
 
@@ -130,6 +149,24 @@ class Plan:
             with self._lock:
                 if not self._handle:
                     self._plan(v)
+
+    def _call1(self, x, out, stream):
+        """__call__ of the one-input, one-output modules; numpy arrays on a planned
+        CPU plan take the short path (no View objects)."""
+        numpy_array = numpy.ndarray
+        if type(x) is numpy_array and self._where == _CPU and stream is None and self._input.bind_numpy(x):
+            if out is None:
+                out = numpy.empty(self._output.shape, self._output.dtype)
+                self._output.tensor.data = _arrays.numpy_pointer(out)
+            elif not (type(out) is numpy_array and self._output.bind_numpy(out)):
+                self._output.bind(out, self._where, self.module)
+            status = self._process(self._handle, self._input.ref, self._output.ref, None)
+            if status:
+                _core.check(status, self.module)
+            return out
+        v = _arrays.view(x, f"{self.module}: input")
+        self._ensure(v)
+        return self._run1(v, out, stream)
 
     def _run1(self, v, out, stream):
         """One input, one output: the common process(plan, &in, &out, stream) call."""

@@ -57,9 +57,7 @@ class Cast(Plan):
         self._plan_for(input_type, shape, where_of(v))
 
     def __call__(self, x, out=None, stream=None):
-        v = _arrays.view(x, "cast: input")
-        self._ensure(v)
-        return self._run1(v, out, stream)
+        return self._call1(x, out, stream)
 
 
 def cast(x, output_type, input_type=None, out=None, stream=None):

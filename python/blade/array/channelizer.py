@@ -64,9 +64,7 @@ class Channelizer(Plan):
 
     def __call__(self, x, out=None, stream=None):
         """Channelize the next chunk `x` (cf32 [A, F, T, P]) into `out` or a new array."""
-        v = _arrays.view(x, "channelizer: input")
-        self._ensure(v)
-        return self._run1(v, out, stream)
+        return self._call1(x, out, stream)
 
     def reset(self, stream=None):
         """Forget the polyphase history (zeros, as before the first chunk)."""

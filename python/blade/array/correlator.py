@@ -92,6 +92,8 @@ class Correlator(Plan):
 
     def __call__(self, x, out=None, stream=None):
         """Correlate chunk `x`; returns the visibilities, or None on a step that ends no group."""
+        if self._handle and self.steps == 1:
+            return self._call1(x, out, stream)
         v = _arrays.view(x, "correlator: voltages")
         self._ensure(v)
         if self.steps == 1:

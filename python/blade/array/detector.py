@@ -72,6 +72,8 @@ class Detector(Plan):
 
     def __call__(self, x, out=None, stream=None):
         """Detect chunk `x`; returns the output, or None on a step that ends no group."""
+        if self._handle and self.steps == 1:
+            return self._call1(x, out, stream)
         v = _arrays.view(x, "detector: input")
         self._ensure(v)
         if self.steps == 1:

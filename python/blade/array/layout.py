@@ -65,9 +65,7 @@ class Permutation(Plan):
         self._plan_for(dtype, shape, where_of(v))
 
     def __call__(self, x, out=None, stream=None):
-        v = _arrays.view(x, "permutation: input")
-        self._ensure(v)
-        return self._run1(v, out, stream)
+        return self._call1(x, out, stream)
 
 
 def permute(x, axes, dtype=None, out=None, stream=None):

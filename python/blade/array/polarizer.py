@@ -43,9 +43,7 @@ class Polarizer(Plan):
         self._plan_for(_arrays.blade_type(v.dtype, v.shape, "cf32", "polarizer: input")[1], where_of(v))
 
     def __call__(self, x, out=None, stream=None):
-        v = _arrays.view(x, "polarizer: input")
-        self._ensure(v)
-        return self._run1(v, out, stream)
+        return self._call1(x, out, stream)
 
 
 def polarize(x, basis="circular", out=None, stream=None):
