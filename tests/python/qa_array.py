@@ -94,8 +94,11 @@ class qa_array(unittest.TestCase):
             plan = ba.Channelizer(rate, taps, window)
             for i in range(3):
                 got = plan(chunks[i])
-                self.assertLess(relative_error(got, expected[i]), channelizer_tolerance(rate, taps),
-                                f"N={rate} M={taps} {window} chunk {i}")
+                self.assertLess(
+                    relative_error(got, expected[i]),
+                    channelizer_tolerance(rate, taps),
+                    f"N={rate} M={taps} {window} chunk {i}",
+                )
             plan.reset()  # as before the first chunk
             self.assertLess(relative_error(plan(chunks[0]), expected[0]), channelizer_tolerance(rate, taps))
             # the function starts from zero history every call
@@ -105,8 +108,9 @@ class qa_array(unittest.TestCase):
 
     def test_channelizer_prototype_is_the_reference_filter(self):
         for window in ("hamming", "hann", "blackman", "blackman-harris", "rectangular"):
-            numpy.testing.assert_allclose(ba.prototype(16, 4, window),
-                                          channelizer_reference.prototype(16, 4, window), rtol=1e-9, atol=1e-12)
+            numpy.testing.assert_allclose(
+                ba.prototype(16, 4, window), channelizer_reference.prototype(16, 4, window), rtol=1e-9, atol=1e-12
+            )
 
     # --- detector -----------------------------------------------------------------
 
@@ -180,8 +184,11 @@ class qa_array(unittest.TestCase):
                 for axes in itertools.permutations(range(rank)):
                     got = ba.permute(x, axes)
                     expected = numpy.transpose(x, axes + ((rank,) if x.ndim > rank else ()))
-                    numpy.testing.assert_array_equal(got.view(numpy.uint8), numpy.ascontiguousarray(expected).view(
-                        numpy.uint8), f"{dtype} {shape} {axes}")
+                    numpy.testing.assert_array_equal(
+                        got.view(numpy.uint8),
+                        numpy.ascontiguousarray(expected).view(numpy.uint8),
+                        f"{dtype} {shape} {axes}",
+                    )
 
     def test_gather_is_concatenate(self):
         for axis in range(4):
@@ -210,12 +217,21 @@ class qa_array(unittest.TestCase):
         times = numpy.array([100.0, 110.0, 130.0])
         delays = self.rng.uniform(-1e-6, 1e-6, (3, beams, antennas))
         calibration = bt.random_complex(self.rng, (antennas, 2, pols)).astype(numpy.complex128)
-        plan = ba.Phasors(freq_first=1.4e9, chan_bw=-0.5e6, nchan=nchan, nfpc=4, coarse_first=10,
-                          polarizations=pols, delay_table=(times, delays), calibration=calibration,
-                          calibration_first_channel=10)
+        plan = ba.Phasors(
+            freq_first=1.4e9,
+            chan_bw=-0.5e6,
+            nchan=nchan,
+            nfpc=4,
+            coarse_first=10,
+            polarizations=pols,
+            delay_table=(times, delays),
+            calibration=calibration,
+            calibration_first_channel=10,
+        )
         when = 117.5
-        expected_delays = numpy.stack([numpy.interp(when, times, delays[:, b, a]) for b in range(beams)
-                                       for a in range(antennas)]).reshape(beams, antennas)
+        expected_delays = numpy.stack(
+            [numpy.interp(when, times, delays[:, b, a]) for b in range(beams) for a in range(antennas)]
+        ).reshape(beams, antennas)
         numpy.testing.assert_allclose(plan.delays(when), expected_delays, rtol=1e-12, atol=1e-20)
         got = plan(when)
         self.assertEqual(got.shape, (beams, antennas, nchan, 1, pols))
@@ -228,9 +244,16 @@ class qa_array(unittest.TestCase):
     def test_phasors_from_geometry(self):
         positions = bt.geodetic_to_ecef(-2.14, 0.71, 1000.0) + self.rng.uniform(-300, 300, (4, 3))
         boresight = (1.0, 0.6)
-        plan = ba.Phasors(freq_first=1e9, chan_bw=1e6, nchan=3, polarizations=2, reference=(-2.14, 0.71, 1000.0),
-                          antenna_positions=positions, boresight=boresight,
-                          beam_directions=[boresight, (1.001, 0.6)])
+        plan = ba.Phasors(
+            freq_first=1e9,
+            chan_bw=1e6,
+            nchan=3,
+            polarizations=2,
+            reference=(-2.14, 0.71, 1000.0),
+            antenna_positions=positions,
+            boresight=boresight,
+            beam_directions=[boresight, (1.001, 0.6)],
+        )
         delays = plan.delays(1.7e9)
         numpy.testing.assert_array_equal(delays[0], 0)  # the boresight's beam
         numpy.testing.assert_array_equal(delays[:, 0], 0)  # the reference antenna
@@ -246,8 +269,9 @@ class qa_array(unittest.TestCase):
         expected = correlator_reference.correlate(x, integration, fc, lower)
         scale = correlator_reference.scale(x, integration, fc)
         self.assertEqual(got.shape, expected.shape[1:] if len(got.shape) < len(expected.shape) else expected.shape)
-        self.assertTrue(numpy.all(numpy.abs(got - expected.reshape(got.shape)) <= 1e-6 * scale.reshape(got.shape)
-                                  + 1e-30), what)
+        self.assertTrue(
+            numpy.all(numpy.abs(got - expected.reshape(got.shape)) <= 1e-6 * scale.reshape(got.shape) + 1e-30), what
+        )
 
     def test_correlator_random_shapes(self):
         for trial in range(6):
@@ -285,15 +309,19 @@ class qa_array(unittest.TestCase):
             self.assertEqual(list(plan.drift_indices()), list(want["grid"].drifts))
             numpy.testing.assert_array_equal(plan.integrate(data), want["plane"])
             keys = ("beam", "channel", "drift_index")
-            self.assertEqual([tuple(int(h[k]) for k in keys) for h in hits],
-                             [tuple(int(h[k]) for k in keys) for h in want["hits"]], f"{shape} {method}")
+            self.assertEqual(
+                [tuple(int(h[k]) for k in keys) for h in hits],
+                [tuple(int(h[k]) for k in keys) for h in want["hits"]],
+                f"{shape} {method}",
+            )
             self.assertGreater(len(hits), 0)
             for h, w in zip(hits, want["hits"]):
                 self.assertLess(abs(h["snr"] - w["snr"]), 1e-5 * abs(w["snr"]))
             centres, spreads, _ = plan.statistics()
             numpy.testing.assert_allclose(centres, want["centres"], rtol=1e-6)
-            numpy.testing.assert_array_equal(ba.dedoppler(data, foff, tsamp, nfpc, 0.2, snr_threshold=8.0,
-                                                          method=method), hits)
+            numpy.testing.assert_array_equal(
+                ba.dedoppler(data, foff, tsamp, nfpc, 0.2, snr_threshold=8.0, method=method), hits
+            )
 
     # --- errors and memory --------------------------------------------------------
 
@@ -339,8 +367,13 @@ class qa_array(unittest.TestCase):
             self.skipTest("this build has CUDA")
 
         class Fake:  # an array on a GPU, as __cuda_array_interface__ describes it
-            __cuda_array_interface__ = {"shape": (2, 3, 16, 2), "typestr": "<c8", "data": (1 << 40, False),
-                                        "version": 3, "strides": None}
+            __cuda_array_interface__ = {
+                "shape": (2, 3, 16, 2),
+                "typestr": "<c8",
+                "data": (1 << 40, False),
+                "version": 3,
+                "strides": None,
+            }
 
         with self.assertRaisesRegex(NotImplementedError, "CUDA|cuda|GPU"):
             ba.channelize(Fake(), 4)

@@ -46,8 +46,10 @@ if cupy is not None:
     except Exception:
         cupy = None
 if not ba.has_cuda() or ba.gpu_count() == 0 or (cupy is None and torch is None):
-    print(f"needs libblade with CUDA ({ba.has_cuda()}), a GPU ({ba.gpu_count()}) and CuPy ({cupy is not None}) "
-          f"or PyTorch ({torch is not None}): skipped")
+    print(
+        f"needs libblade with CUDA ({ba.has_cuda()}), a GPU ({ba.gpu_count()}) and CuPy ({cupy is not None}) "
+        f"or PyTorch ({torch is not None}): skipped"
+    )
     sys.exit(77)
 
 

@@ -131,6 +131,7 @@ def numpy_pointer(array):
         return array.__array_interface__["data"][0]
     return _pointer_at(id(array) + _DATA_OFFSET).value or 0
 
+
 _torch_types = None
 
 
@@ -162,7 +163,9 @@ def _contiguous_strides(shape, itemsize):
 
 
 def _not_contiguous(what):
-    return ValueError(f"{what}: the array is not C-contiguous; the core's tensors are dense and row-major (copy it first)")
+    return ValueError(
+        f"{what}: the array is not C-contiguous; the core's tensors are dense and row-major (copy it first)"
+    )
 
 
 def view(array, what="array"):

@@ -117,7 +117,9 @@ def _open():
         except OSError as error:
             errors.append(f"{path}: {error}")
     else:
-        raise ImportError("libblade (gr-blade's C core) not found; set BLADE_LIBRARY to its path (" + "; ".join(errors) + ")")
+        raise ImportError(
+            "libblade (gr-blade's C core) not found; set BLADE_LIBRARY to its path (" + "; ".join(errors) + ")"
+        )
     _declare(lib)
     return lib
 

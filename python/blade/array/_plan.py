@@ -35,7 +35,7 @@ def function(name, restype=ctypes.c_int, argtypes=None):
 
 
 def parse_device(device):
-    """"cpu", "cuda", "cuda:N" (or a (kind, index) pair) -> (kind, index)."""
+    """ "cpu", "cuda", "cuda:N" (or a (kind, index) pair) -> (kind, index)."""
     if isinstance(device, tuple):
         return device
     text = str(device).lower()

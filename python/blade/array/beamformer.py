@@ -109,8 +109,9 @@ class Beamformer(Plan):
         return result
 
 
-def beamform(x, phasors, incoherent=False, incoherent_sqrt=False, output_type="cf32", path="auto", out=None,
-             stream=None):
+def beamform(
+    x, phasors, incoherent=False, incoherent_sqrt=False, output_type="cf32", path="auto", out=None, stream=None
+):
     """Beams of chunk x (see the module description): y[b, f, t, p] = sum_a x[a, f, t, p] w[b, a, f, 0, p]."""
     v = _arrays.view(x, "beamformer: voltages")
     w = _arrays.view(phasors, "beamformer: phasors")
@@ -118,8 +119,21 @@ def beamform(x, phasors, incoherent=False, incoherent_sqrt=False, output_type="c
     phasor_shape = _arrays.blade_type(w.dtype, w.shape, "cf32", "beamformer: phasors")[1]
     where = where_of(v)
     path_code = parse_name("blade_beamformer_path_parse", path, "beamformer", "path")
-    key = ("beamformer", input_type, shape, phasor_shape, bool(incoherent), bool(incoherent_sqrt),
-           str(output_type).lower(), path_code, where)
-    plan = cached(key, lambda: Beamformer(incoherent, incoherent_sqrt, output_type, path_code, "default", shape,
-                                          phasor_shape, input_type, where))
+    key = (
+        "beamformer",
+        input_type,
+        shape,
+        phasor_shape,
+        bool(incoherent),
+        bool(incoherent_sqrt),
+        str(output_type).lower(),
+        path_code,
+        where,
+    )
+    plan = cached(
+        key,
+        lambda: Beamformer(
+            incoherent, incoherent_sqrt, output_type, path_code, "default", shape, phasor_shape, input_type, where
+        ),
+    )
     return plan(x, phasors, out=out, stream=stream)

@@ -14,9 +14,13 @@ Benchmark of the array API against the C benchmark of the same modules.
    named below (--case LABEL); the same shapes, plans and preallocated outputs run
    through the array API, timed alike (a warm-up call, then the median of --repeat
    calls; on a GPU each call is followed by a stream synchronisation, as the C
-   benchmark's events time a call's work). Reported: both medians and their ratio.
-   The C benchmark runs before and after the Python timing and their mean is used, so
-   that load from elsewhere on a shared machine falls on both sides alike.
+   benchmark's events time a call's work). C and Python take turns for --rounds
+   rounds and the least median of each is reported with their ratio (on a shared
+   machine, load from elsewhere only ever adds time). Also reported, as "layer": the
+   array API call minus the same core call replayed alone (the process function with
+   the descriptors the API call prepared), the two timed in turns 5 x --repeat times (median of their
+   differences' rounds), and that as a fraction of the C time: the Python layer's cost
+   at that shape, free of the noise that separate runs of two programs carry.
 
 blade-module-bench is $BLADE_MODULE_BENCH, else on PATH, else in the build tree.
 """
@@ -95,6 +99,35 @@ class Arrays:
             self.torch.cuda.current_stream().synchronize()
 
 
+def recorded_raw_call(call, plan):
+    """The core call that `call` makes, replayable alone: the plan's process function
+    with the arguments of `call`'s last use (descriptors already pointing at the
+    arrays). Timing it against `call` isolates the Python layer's cost."""
+    original, seen = plan._process, []
+
+    def record(*args):
+        seen[:] = args
+        return original(*args)
+
+    plan._process = record
+    call()
+    plan._process = original
+    args = tuple(seen)
+    return lambda: original(*args)
+
+
+def interleaved_medians(first, second, repeat, sync):
+    """Medians of `first` and `second` timed in turns (load falls on both alike)."""
+    a, b = [], []
+    for _ in range(repeat):
+        for f, times in ((first, a), (second, b)):
+            start = time.perf_counter()
+            f()
+            sync()
+            times.append(time.perf_counter() - start)
+    return statistics.median(a), statistics.median(b)
+
+
 def median_time(call, repeat, sync):
     call()
     sync()
@@ -113,7 +146,7 @@ def median_time(call, repeat, sync):
 def _cast(a, rng, shrink, antennas):
     x = a.random(rng, [antennas, 192, 8192 // shrink, 2], "ci8")
     plan, out = ba.Cast("cf32"), a.empty([antennas, 192, 8192 // shrink, 2], "cf32")
-    return lambda: plan(x, out=out)
+    return (lambda: plan(x, out=out)), plan
 
 
 def _channelizer(a, rng, shrink, antennas, rate, taps, t=8192):
@@ -122,14 +155,14 @@ def _channelizer(a, rng, shrink, antennas, rate, taps, t=8192):
     x = a.random(rng, [antennas, 192, t, 2], "cf32")
     plan = ba.Channelizer(rate, taps, "hamming")
     out = plan(x)
-    return lambda: plan(x, out=out)
+    return (lambda: plan(x, out=out)), plan
 
 
 def _detector(a, rng, shrink, antennas, mode, integration):
     x = a.random(rng, [antennas, 192, 8192 // shrink, 2], "cf32")
     plan = ba.Detector(mode, min(integration, 8192 // shrink))
     out = plan(x)
-    return lambda: plan(x, out=out)
+    return (lambda: plan(x, out=out)), plan
 
 
 def _beamformer(a, rng, shrink, beams, antennas, dtype):
@@ -137,21 +170,21 @@ def _beamformer(a, rng, shrink, beams, antennas, dtype):
     w = a.random(rng, [beams, antennas, 192, 1, 2], "cf32")
     plan = ba.Beamformer(path="fp32")
     out = plan(x, w)
-    return lambda: plan(x, w, out=out)
+    return (lambda: plan(x, w, out=out)), plan
 
 
 def _polarizer(a, rng, shrink, antennas):
     x = a.random(rng, [antennas, 192, 8192 // shrink, 2], "cf32")
     plan = ba.Polarizer("circular")
     out = plan(x)
-    return lambda: plan(x, out=out)
+    return (lambda: plan(x, out=out)), plan
 
 
 def _permutation(a, rng, shrink, antennas, axes):
     x = a.random(rng, [antennas, 192, 8192 // shrink, 2], "cf32")
     plan = ba.Permutation(axes)
     out = plan(x)
-    return lambda: plan(x, out=out)
+    return (lambda: plan(x, out=out)), plan
 
 
 def _gather(a, rng, shrink, antennas, axis, multiplier):
@@ -160,21 +193,21 @@ def _gather(a, rng, shrink, antennas, axis, multiplier):
     shape = [antennas, 192, 8192 // shrink, 2]
     shape[axis] *= multiplier
     out = a.empty(shape, "cf32")
-    return lambda: plan(x, out=out)
+    return (lambda: plan(x, out=out)), plan
 
 
 def _duplicate(a, rng, shrink, antennas, copies):
     x = a.random(rng, [antennas, 192, 8192 // shrink, 2], "cf32")
     plan = ba.Duplicate(copies)
     out = plan(x)
-    return lambda: plan(x, out=out)
+    return (lambda: plan(x, out=out)), plan
 
 
 def _correlator(a, rng, shrink, antennas, dtype):
     x = a.random(rng, [antennas, 192, 8192 // shrink, 2], dtype)
     plan = ba.Correlator(integration=8192 // shrink, path="fp32" if a.gpu else "auto")
     out = plan(x)
-    return lambda: plan(x, out=out)
+    return (lambda: plan(x, out=out)), plan
 
 
 CASES = [
@@ -211,25 +244,41 @@ def c_medians(device, labels, quick, repeat):
     return {case["case"]: case["time_ms"] for case in report["cases"]}
 
 
-def throughput(device, quick, repeat, only=None):
+def throughput(device, quick, repeat, only=None, rounds=3):
     a = Arrays(device)
     rng = numpy.random.default_rng(1)
     shrink = 64 if quick else 1
     cases = [c for c in CASES if not only or c[0] in only]
     labels = [label for _, label, _ in cases]
-    before = c_medians(device, labels, quick, repeat)
-    python = {}
-    for module, label, build in cases:
-        call = build(a, rng, shrink)
-        python[label] = median_time(call, repeat, a.sync) * 1e3
-        del call
-        ba.clear_cache()
-    after = c_medians(device, labels, quick, repeat)
+    c_runs = {label: [] for label in labels}
+    python_runs = {label: [] for label in labels}
+    layer_runs = {label: [] for label in labels}
+    for _ in range(rounds):  # C, then the array API, in turns: load from elsewhere falls on both
+        for label, ms in c_medians(device, labels, quick, repeat).items():
+            c_runs[label].append(ms)
+        for module, label, build in cases:
+            call, plan = build(a, rng, shrink)
+            python_runs[label].append(median_time(call, repeat, a.sync) * 1e3)
+            api, raw = interleaved_medians(call, recorded_raw_call(call, plan), 5 * repeat, a.sync)
+            layer_runs[label].append((api - raw) * 1e3)
+            del call, plan
+            ba.clear_cache()
     rows = []
     for module, label, _ in cases:
-        c_ms = 0.5 * (before[label] + after[label])
-        rows.append({"module": module, "case": label, "c_ms": c_ms, "c_ms_runs": [before[label], after[label]],
-                     "python_ms": python[label], "ratio": python[label] / c_ms})
+        c_ms, python_ms = min(c_runs[label]), min(python_runs[label])
+        rows.append(
+            {
+                "module": module,
+                "case": label,
+                "c_ms": c_ms,
+                "python_ms": python_ms,
+                "ratio": python_ms / c_ms,
+                "layer_ms": statistics.median(layer_runs[label]),
+                "layer_fraction": statistics.median(layer_runs[label]) / c_ms,
+                "c_ms_runs": c_runs[label],
+                "python_ms_runs": python_runs[label],
+            }
+        )
     return rows
 
 
@@ -272,13 +321,15 @@ def overhead(device, repeat_calls=2000, rounds=7):
         out_ref = plan._output.ref
         stream = None if device == "cpu" else ctypes.c_void_p(_arrays.stream_handle(None, _arrays.view(args[0])))
         raw = per_call(lambda: process(handle, *refs, out_ref, stream))
-        rows.append({
-            "case": label,
-            "raw_us": raw,
-            "object_out_us": per_call(lambda: plan(*args, out=out)),
-            "object_us": per_call(lambda: plan(*args)),
-            "function_us": per_call(functional),
-        })
+        rows.append(
+            {
+                "case": label,
+                "raw_us": raw,
+                "object_out_us": per_call(lambda: plan(*args, out=out)),
+                "object_us": per_call(lambda: plan(*args)),
+                "function_us": per_call(functional),
+            }
+        )
     return rows
 
 
@@ -288,6 +339,7 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="T / 64 (as blade-module-bench --quick)")
     parser.add_argument("--repeat", type=int, default=9)
     parser.add_argument("--module", action="append", help="only these modules' throughput cases")
+    parser.add_argument("--rounds", type=int, default=3, help="turns of C and Python timing")
     parser.add_argument("--overhead-only", action="store_true")
     parser.add_argument("--json", help="write the figures here")
     args = parser.parse_args(argv)
@@ -296,15 +348,22 @@ def main(argv=None):
     print(f"{'case':34} {'raw':>7} {'obj+out':>8} {'object':>8} {'function':>9}")
     record["overhead"] = overhead(args.device)
     for r in record["overhead"]:
-        print(f"{r['case']:34} {r['raw_us']:7.2f} {r['object_out_us']:8.2f} {r['object_us']:8.2f} "
-              f"{r['function_us']:9.2f}")
+        print(
+            f"{r['case']:34} {r['raw_us']:7.2f} {r['object_out_us']:8.2f} {r['object_us']:8.2f} "
+            f"{r['function_us']:9.2f}"
+        )
     if not args.overhead_only:
-        print(f"\nthroughput at the module benchmark shapes{' (quick: T/64)' if args.quick else ''}, "
-              f"median of {args.repeat}:")
-        print(f"{'module':12} {'case':42} {'C ms':>9} {'array ms':>9} {'ratio':>6}")
-        record["throughput"] = throughput(args.device, args.quick, args.repeat, args.module)
+        print(
+            f"\nthroughput at the module benchmark shapes{' (quick: T/64)' if args.quick else ''}, "
+            f"median of {args.repeat}:"
+        )
+        print(f"{'module':12} {'case':42} {'C ms':>9} {'array ms':>9} {'ratio':>6} {'layer ms':>9} {'layer':>7}")
+        record["throughput"] = throughput(args.device, args.quick, args.repeat, args.module, args.rounds)
         for r in record["throughput"]:
-            print(f"{r['module']:12} {r['case']:42} {r['c_ms']:9.4f} {r['python_ms']:9.4f} {r['ratio']:6.3f}")
+            print(
+                f"{r['module']:12} {r['case']:42} {r['c_ms']:9.4f} {r['python_ms']:9.4f} {r['ratio']:6.3f} "
+                f"{r['layer_ms']:9.4f} {100 * r['layer_fraction']:6.2f}%"
+            )
     if args.json:
         with open(args.json, "w") as f:
             json.dump(record, f, indent=1)

@@ -66,6 +66,8 @@ def cast(x, output_type, input_type=None, out=None, stream=None):
     v = _arrays.view(x, "cast: input")
     input_type, shape = _arrays.blade_type(v.dtype, v.shape, input_type, "cast: input")
     where = where_of(v)
-    plan = cached(("cast", input_type, str(output_type).lower(), shape, where),
-                  lambda: Cast(output_type, input_type, shape, where))
+    plan = cached(
+        ("cast", input_type, str(output_type).lower(), shape, where),
+        lambda: Cast(output_type, input_type, shape, where),
+    )
     return plan._run1(v, out, stream)

@@ -30,7 +30,12 @@ from ._plan import Operand, Plan, cached, function, parse_device, parse_name, wh
 
 
 class _Config(ctypes.Structure):
-    _fields_ = [("input_type", ctypes.c_int), ("rate", ctypes.c_int64), ("taps", ctypes.c_int), ("window", ctypes.c_int)]
+    _fields_ = [
+        ("input_type", ctypes.c_int),
+        ("rate", ctypes.c_int64),
+        ("taps", ctypes.c_int),
+        ("window", ctypes.c_int),
+    ]
 
 
 class Channelizer(Plan):
@@ -91,7 +96,9 @@ def prototype(rate, taps, window="hamming"):
 
     h = numpy.empty(int(rate) * int(taps))
     window = parse_name("blade_channelizer_window_parse", window, "channelizer", "window")
-    f = function("blade_channelizer_prototype", ctypes.c_int, [ctypes.c_int64, ctypes.c_int, ctypes.c_int, ctypes.c_void_p])
+    f = function(
+        "blade_channelizer_prototype", ctypes.c_int, [ctypes.c_int64, ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
+    )
     _core.check(f(int(rate), int(taps), window, h.ctypes.data), "channelizer")
     return h
 
@@ -103,8 +110,10 @@ def channelize(x, rate, taps=1, window="hamming", out=None, stream=None):
     shape = _arrays.blade_type(v.dtype, v.shape, "cf32", "channelizer: input")[1]
     where = where_of(v)
     window_code = parse_name("blade_channelizer_window_parse", window, "channelizer", "window")
-    plan = cached(("channelizer", int(rate), int(taps), window_code, shape, where),
-                  lambda: Channelizer(rate, taps, window_code, shape, where))
+    plan = cached(
+        ("channelizer", int(rate), int(taps), window_code, shape, where),
+        lambda: Channelizer(rate, taps, window_code, shape, where),
+    )
     if plan.taps > 1:
         plan.reset(_arrays.stream_handle(stream, v))
     return plan._run1(v, out, stream)

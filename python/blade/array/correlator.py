@@ -43,8 +43,17 @@ class Correlator(Plan):
     module = "correlator"
     _destroy_name = "blade_correlator_destroy"
 
-    def __init__(self, integration=1, channel_integration=1, path="auto", operand_scale=0.0, lower_sideband=False,
-                 shape=None, input_type="cf32", device="cpu"):
+    def __init__(
+        self,
+        integration=1,
+        channel_integration=1,
+        path="auto",
+        operand_scale=0.0,
+        lower_sideband=False,
+        shape=None,
+        input_type="cf32",
+        device="cpu",
+    ):
         super().__init__()
         self.integration, self.channel_integration = int(integration), int(channel_integration)
         self.path = parse_name("blade_correlator_path_parse", path, self.module, "path")
@@ -56,8 +65,14 @@ class Correlator(Plan):
     def _plan_for(self, input_type, shape, where):
         if input_type not in ("cf32", "ci8"):
             raise TypeError(f"correlator: voltages must be cf32 (complex64) or ci8 (int8 pairs); got {input_type}")
-        config = _Config(_core.DTYPE_CODES[input_type], self.integration, self.channel_integration, self.path,
-                         self.operand_scale, self.lower_sideband)
+        config = _Config(
+            _core.DTYPE_CODES[input_type],
+            self.integration,
+            self.channel_integration,
+            self.path,
+            self.operand_scale,
+            self.lower_sideband,
+        )
         self._make("blade_correlator_create", config, shape, where)
         self._input = Operand("voltages", input_type, shape, where)
         self._output = Operand("output", "cf32", self._shape_of("blade_correlator_output_shape"), where)
@@ -83,8 +98,9 @@ class Correlator(Plan):
     def _run_bound(self, v, stream):
         last = self.position == self.steps - 1
         self._input.accept(v, self._where, self.module)
-        _core.check(self._process(self._handle, self._input.ref, self._output.ref, self._stream(stream, v)),
-                    self.module)
+        _core.check(
+            self._process(self._handle, self._input.ref, self._output.ref, self._stream(stream, v)), self.module
+        )
         if not last:
             return None
         result, self._pending = self._pending, None
@@ -118,8 +134,18 @@ def correlate(x, integration=1, channel_integration=1, path="auto", lower_sideba
         )
     where = where_of(v)
     path_code = parse_name("blade_correlator_path_parse", path, "correlator", "path")
-    key = ("correlator", input_type, shape, int(integration), int(channel_integration), path_code,
-           bool(lower_sideband), where)
-    plan = cached(key, lambda: Correlator(integration, channel_integration, path_code, 0.0, lower_sideband, shape,
-                                          input_type, where))
+    key = (
+        "correlator",
+        input_type,
+        shape,
+        int(integration),
+        int(channel_integration),
+        path_code,
+        bool(lower_sideband),
+        where,
+    )
+    plan = cached(
+        key,
+        lambda: Correlator(integration, channel_integration, path_code, 0.0, lower_sideband, shape, input_type, where),
+    )
     return plan._run1(v, out, stream)

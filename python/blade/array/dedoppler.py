@@ -105,13 +105,36 @@ class Dedoppler(Plan):
     module = "dedoppler"
     _destroy_name = "blade_dedoppler_destroy"
 
-    def __init__(self, foff, tsamp, nfpc, max_drift=4.0, min_drift=0.0, snr_threshold=10.0, method="taylor",
-                 normalization="MAD", blank_dc=False, sk_shape=0.0, sk_sigmas=0.0, hit_capacity=65536):
+    def __init__(
+        self,
+        foff,
+        tsamp,
+        nfpc,
+        max_drift=4.0,
+        min_drift=0.0,
+        snr_threshold=10.0,
+        method="taylor",
+        normalization="MAD",
+        blank_dc=False,
+        sk_shape=0.0,
+        sk_sigmas=0.0,
+        hit_capacity=65536,
+    ):
         super().__init__()
-        self._config = _Config(float(foff), float(tsamp), int(nfpc), float(min_drift), float(max_drift),
-                               float(snr_threshold), _choice(_METHODS, method, "method"),
-                               _choice(_NORMALIZATIONS, normalization, "normalization"), bool(blank_dc),
-                               float(sk_shape), float(sk_sigmas), int(hit_capacity))
+        self._config = _Config(
+            float(foff),
+            float(tsamp),
+            int(nfpc),
+            float(min_drift),
+            float(max_drift),
+            float(snr_threshold),
+            _choice(_METHODS, method, "method"),
+            _choice(_NORMALIZATIONS, normalization, "normalization"),
+            bool(blank_dc),
+            float(sk_shape),
+            float(sk_sigmas),
+            int(hit_capacity),
+        )
 
     def _plan(self, v):
         shape = _arrays.blade_type(v.dtype, v.shape, "f32", "dedoppler: spectrogram")[1]
@@ -129,8 +152,9 @@ class Dedoppler(Plan):
     def drift_indices(self):
         """The drift indices k searched, increasing (the plane's D axis)."""
         indices = numpy.empty(self.geometry["drift_count"], dtype=numpy.int64)
-        function("blade_dedoppler_drift_indices", None, [ctypes.c_void_p, ctypes.c_void_p])(self._handle,
-                                                                                          indices.ctypes.data)
+        function("blade_dedoppler_drift_indices", None, [ctypes.c_void_p, ctypes.c_void_p])(
+            self._handle, indices.ctypes.data
+        )
         return indices
 
     def drift_rates(self):
@@ -145,8 +169,14 @@ class Dedoppler(Plan):
         self._ensure(v)
         self._input.accept(v, self._where, self.module)
         count, dropped = ctypes.c_int64(), ctypes.c_int64()
-        status = function("blade_dedoppler_process")(self._handle, self._input.ref, self._hits, ctypes.byref(count),
-                                                     ctypes.byref(dropped), self._stream(stream, v))
+        status = function("blade_dedoppler_process")(
+            self._handle,
+            self._input.ref,
+            self._hits,
+            ctypes.byref(count),
+            ctypes.byref(dropped),
+            self._stream(stream, v),
+        )
         _core.check(status, self.module)
         self.last_dropped = dropped.value
         return self._hit_view[: count.value].copy()
@@ -157,8 +187,9 @@ class Dedoppler(Plan):
         self._ensure(v)
         self._input.accept(v, self._where, self.module)
         result = self._plane.output(out, v, self._where, self.module)
-        status = function("blade_dedoppler_integrate")(self._handle, self._input.ref, self._plane.ref,
-                                                       self._stream(stream, v))
+        status = function("blade_dedoppler_integrate")(
+            self._handle, self._input.ref, self._plane.ref, self._stream(stream, v)
+        )
         _core.check(status, self.module)
         return result
 

@@ -63,8 +63,9 @@ class Detector(Plan):
     def _run_bound(self, v, stream):
         last = self.position == self.steps - 1
         self._input.accept(v, self._where, self.module)
-        _core.check(self._process(self._handle, self._input.ref, self._output.ref, self._stream(stream, v)),
-                    self.module)
+        _core.check(
+            self._process(self._handle, self._input.ref, self._output.ref, self._stream(stream, v)), self.module
+        )
         if not last:
             return None
         result, self._pending = self._pending, None
@@ -98,6 +99,8 @@ def detect(x, mode="I", integration=1, lower_sideband=False, out=None, stream=No
         )
     where = where_of(v)
     mode_code = parse_name("blade_detector_mode_parse", mode, "detector", "mode")
-    plan = cached(("detector", mode_code, int(integration), bool(lower_sideband), shape, where),
-                  lambda: Detector(mode_code, integration, lower_sideband, shape, where))
+    plan = cached(
+        ("detector", mode_code, int(integration), bool(lower_sideband), shape, where),
+        lambda: Detector(mode_code, integration, lower_sideband, shape, where),
+    )
     return plan._run1(v, out, stream)

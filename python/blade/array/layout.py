@@ -96,8 +96,9 @@ class Gather(Plan):
             self._plan_for(dtype, tuple(shape), parse_device(device))
 
     def _plan_for(self, dtype, shape, where):
-        self._make("blade_gather_create", _GatherConfig(_core.DTYPE_CODES[dtype], self.axis, self.multiplier), shape,
-                   where)
+        self._make(
+            "blade_gather_create", _GatherConfig(_core.DTYPE_CODES[dtype], self.axis, self.multiplier), shape, where
+        )
         self.dtype = dtype
         self._input = Operand("input", dtype, shape, where)
         self._output = Operand("output", dtype, self._shape_of("blade_gather_output_shape"), where)
@@ -121,8 +122,9 @@ class Gather(Plan):
         else:
             self._output.bind(self._pending, self._where, self.module)
         step = self.position
-        status = self._process(self._handle, self._input.ref, ctypes.c_int64(step), self._output.ref,
-                               self._stream(stream, v))
+        status = self._process(
+            self._handle, self._input.ref, ctypes.c_int64(step), self._output.ref, self._stream(stream, v)
+        )
         _core.check(status, self.module)
         self.position = step + 1
         if self.position < self.multiplier:
@@ -139,8 +141,9 @@ def gather(chunks, axis, dtype=None, out=None, stream=None):
     v = _arrays.view(chunks[0], "gather: input")
     dtype, shape = _typed(v, dtype, "gather: input")
     where = where_of(v)
-    plan = cached(("gather", dtype, int(axis), len(chunks), shape, where),
-                  lambda: Gather(axis, len(chunks), dtype, shape, where))
+    plan = cached(
+        ("gather", dtype, int(axis), len(chunks), shape, where), lambda: Gather(axis, len(chunks), dtype, shape, where)
+    )
     plan.reset()
     result = None
     for chunk in chunks:
@@ -186,8 +189,9 @@ class Duplicate(Plan):
         for i, operand in enumerate(self._outputs):
             results.append(operand.output(None if out is None else out[i], v, self._where, self.module))
             self._array[i] = operand.tensor
-        status = self._process(self._handle, self._input.ref, self._array, ctypes.c_int(self.copies),
-                               self._stream(stream, v))
+        status = self._process(
+            self._handle, self._input.ref, self._array, ctypes.c_int(self.copies), self._stream(stream, v)
+        )
         _core.check(status, self.module)
         return results
 

@@ -111,10 +111,29 @@ class Phasors(Plan):
     module = "phasor"
     _destroy_name = "blade_phasor_destroy"
 
-    def __init__(self, *, freq_first, chan_bw, nchan, nfpc=1, coarse_first=0, polarizations=2, antennas=None,
-                 beams=None, reference=(0.0, 0.0, 0.0), antenna_positions=None, reference_antenna=0,
-                 boresight=(0.0, 0.0), beam_directions=None, absolute_delays=False, delay_table=None,
-                 interpolation="linear", calibration=None, calibration_first_channel=0, device="cpu"):
+    def __init__(
+        self,
+        *,
+        freq_first,
+        chan_bw,
+        nchan,
+        nfpc=1,
+        coarse_first=0,
+        polarizations=2,
+        antennas=None,
+        beams=None,
+        reference=(0.0, 0.0, 0.0),
+        antenna_positions=None,
+        reference_antenna=0,
+        boresight=(0.0, 0.0),
+        beam_directions=None,
+        absolute_delays=False,
+        delay_table=None,
+        interpolation="linear",
+        calibration=None,
+        calibration_first_channel=0,
+        device="cpu",
+    ):
         super().__init__()
         config = _Config()
         config.longitude, config.latitude, config.altitude = (float(v) for v in reference)
@@ -138,8 +157,9 @@ class Phasors(Plan):
             beams, antennas = delays.shape[1], delays.shape[2]
             rates = _doubles(delay_table[2], delays.shape, "table rates") if len(delay_table) > 2 else None
             keep += [times, delays, rates]
-            config.table = _DelayTable(times.size, times.ctypes.data, delays.ctypes.data,
-                                       None if rates is None else rates.ctypes.data)
+            config.table = _DelayTable(
+                times.size, times.ctypes.data, delays.ctypes.data, None if rates is None else rates.ctypes.data
+            )
             modes = {"linear": 1, "rates": 2}
             if interpolation not in modes:
                 raise ValueError(f"phasor: interpolation must be 'linear' or 'rates'; got {interpolation!r}")
@@ -157,7 +177,8 @@ class Phasors(Plan):
             table = numpy.asarray(calibration, dtype=numpy.complex128)
             if table.ndim != 3 or table.shape[0] != antennas or table.shape[2] != polarizations:
                 raise ValueError(
-                    f"phasor: calibration must be complex [A={antennas}, channels, P={polarizations}]; got {table.shape}"
+                    f"phasor: calibration must be complex [A={antennas}, channels, P={polarizations}]; "
+                    f"got {table.shape}"
                 )
             table = numpy.ascontiguousarray(table)
             keep.append(table)
@@ -174,14 +195,21 @@ class Phasors(Plan):
         self._output = Operand("phasors", "cf32", shape, where)
         self._delays = numpy.empty((self.beams, self.antennas))
         self._compute = function("blade_phasor_compute")
-        self._compute.argtypes = [ctypes.c_void_p, ctypes.c_double, ctypes.c_double, ctypes.c_void_p,
-                                  ctypes.POINTER(_core.Tensor), ctypes.c_void_p]
+        self._compute.argtypes = [
+            ctypes.c_void_p,
+            ctypes.c_double,
+            ctypes.c_double,
+            ctypes.c_void_p,
+            ctypes.POINTER(_core.Tensor),
+            ctypes.c_void_p,
+        ]
 
     def delays(self, unix_time, dut1=0.0):
         """Delays [B, A] in seconds at `unix_time` (UTC unix seconds), UT1 - UTC = dut1."""
         delays = numpy.empty((self.beams, self.antennas))
-        f = function("blade_phasor_delays", ctypes.c_int, [ctypes.c_void_p, ctypes.c_double, ctypes.c_double,
-                                                           ctypes.c_void_p])
+        f = function(
+            "blade_phasor_delays", ctypes.c_int, [ctypes.c_void_p, ctypes.c_double, ctypes.c_double, ctypes.c_void_p]
+        )
         _core.check(f(self._handle, float(unix_time), float(dut1), delays.ctypes.data), self.module)
         return delays
 
@@ -197,8 +225,9 @@ class Phasors(Plan):
             place = _Place(self._where)
         result = self._output.output(out, place, self._where, self.module)
         handle = _arrays.stream_handle(stream, _arrays.view(result, "phasor: out"))
-        status = self._compute(self._handle, float(unix_time), float(dut1), self._delays.ctypes.data,
-                               self._output.ref, handle)
+        status = self._compute(
+            self._handle, float(unix_time), float(dut1), self._delays.ctypes.data, self._output.ref, handle
+        )
         _core.check(status, self.module)
         self.last_delays = self._delays.copy()
         return result
@@ -207,8 +236,9 @@ class Phasors(Plan):
         """New beam directions [(ra, dec), ...] (geometry mode; same count)."""
         directions = _doubles(beam_directions, None, "beam_directions").reshape(-1, 2)
         ra, dec = numpy.ascontiguousarray(directions[:, 0]), numpy.ascontiguousarray(directions[:, 1])
-        f = function("blade_phasor_set_beams", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
-                                                              ctypes.c_void_p])
+        f = function(
+            "blade_phasor_set_beams", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
+        )
         _core.check(f(self._handle, directions.shape[0], ra.ctypes.data, dec.ctypes.data), self.module)
 
     def set_boresight(self, ra, dec):
