@@ -213,6 +213,32 @@ class GpuArrayTests:
         with self.assertRaisesRegex(ValueError, "is on cuda"):
             ba.beamform(x, self.to_gpu(numpy.ones((1, 2, 3, 1, 2), numpy.complex64)))
 
+    def test_zz_views_inside_a_buffer(self):
+        # last (alphabetically): a kernel fault here would spoil the tests after it
+        flat = random_complex(self.rng, (2 * 3 * 16 * 2 + 1,), 3.0)
+        x = numpy.ascontiguousarray(flat[1:].reshape(2, 3, 16, 2))
+        gx = self.to_gpu(flat)[1:].reshape(2, 3, 16, 2)  # 8 bytes past a 256-byte boundary
+        for name, call in (
+            ("cast", lambda a: ba.cast(a, "ci16")),
+            ("polarizer", ba.polarize),
+            ("channelizer", lambda a: ba.channelize(a, 4)),
+            ("duplicate", lambda a: ba.duplicate(a, 2)[1]),
+            ("gather", lambda a: ba.gather([a, a], 2)),
+            (
+                "beamformer",
+                lambda a: ba.beamform(
+                    a,
+                    numpy.ones((1, 2), numpy.complex64) if a is x else self.to_gpu(numpy.ones((1, 2), numpy.complex64)),
+                ),
+            ),
+        ):
+            with self.subTest(module=name):
+                got = call(gx)
+                self.sync()
+                numpy.testing.assert_array_equal(self.to_host(got), call(x))
+        with self.assertRaisesRegex(ValueError, "aligned"):
+            ba.detect(gx, "I")
+
 
 class CupyTests(GpuArrayTests, unittest.TestCase):
     def setUp(self):
