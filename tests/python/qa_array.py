@@ -362,6 +362,43 @@ class qa_array(unittest.TestCase):
         expected = channelizer_reference.channelize(x[None], 4)[0]
         self.assertLess(relative_error(out, expected), channelizer_tolerance(4))
 
+    def test_read_only_out_is_refused_and_dlpack_host_arrays_are_read_in_place(self):
+        x = bt.random_complex(self.rng, (2, 3, 16, 2))
+        out = numpy.empty((2, 12, 4, 2), numpy.complex64)
+        out.flags.writeable = False
+        with self.assertRaisesRegex(ValueError, "read-only"):
+            ba.channelize(x, 4, out=out)
+
+        class HostDLPack:  # a host array known only through DLPack
+            def __dlpack__(self, stream=None):
+                return x.__dlpack__()
+
+            def __dlpack_device__(self):
+                return x.__dlpack_device__()
+
+        numpy.testing.assert_array_equal(ba.channelize(HostDLPack(), 4), ba.channelize(x, 4))
+
+    def test_cuda_array_interface_is_read_without_copying(self):
+        from gnuradio.blade.array import _arrays
+
+        class Fake:
+            __cuda_array_interface__ = {
+                "shape": (2, 3, 4, 2, 2),
+                "typestr": "|i1",
+                "data": (123456, False),
+                "version": 3,
+                "strides": None,
+            }
+
+        v = _arrays.view(Fake())
+        self.assertEqual((v.kind, v.ptr, v.shape, v.dtype), (_arrays.CUDA, 123456, (2, 3, 4, 2, 2), numpy.int8))
+        self.assertEqual(_arrays.blade_type(v.dtype, v.shape), ("ci8", (2, 3, 4, 2)))
+        Fake.__cuda_array_interface__["strides"] = (48, 16, 4, 2, 1)  # dense, spelled out
+        self.assertEqual(_arrays.view(Fake()).ptr, 123456)
+        Fake.__cuda_array_interface__["strides"] = (96, 32, 8, 2, 1)
+        with self.assertRaisesRegex(ValueError, "C-contiguous"):
+            _arrays.view(Fake())
+
     def test_gpu_arrays_need_a_cuda_build(self):
         if ba.has_cuda():
             self.skipTest("this build has CUDA")

@@ -51,6 +51,16 @@ LAYOUT = {
 }
 
 
+class Place:
+    """Where arrays live and which library makes them, without an array: a plan's
+    device for allocating outputs and finding the current stream."""
+
+    __slots__ = ("family", "kind", "index", "array")
+
+    def __init__(self, family, kind, index):
+        self.family, self.kind, self.index, self.array = family, kind, index, None
+
+
 class View:
     """One array as the core sees it. `family` says how to allocate alike:
     "numpy", "cupy", "torch" (torch CPU tensors too), or "other"."""
@@ -187,6 +197,8 @@ def view(array, what="array"):
             raise TypeError(f"{what}: torch type {array.dtype} has no gr-blade equivalent")
         if not array.is_contiguous():
             raise _not_contiguous(what)
+        if array.is_conj() or array.is_neg():  # lazy views: the memory holds the unconjugated values
+            raise ValueError(f"{what}: a lazily conjugated or negated tensor; call .resolve_conj() / .resolve_neg()")
         device = array.device
         if device.type == "cuda":
             return View(array, "torch", CUDA, device.index or 0, array.data_ptr(), tuple(array.shape), dtype)
@@ -285,7 +297,10 @@ def empty_like(like, shape, dtype):
     if family == "numpy" or (family == "other" and like.kind == CPU):
         return numpy.empty(shape, dtype)
     if family == "torch":
-        return _torch_empty(shape, dtype, like.array.device)
+        import torch
+
+        device = torch.device("cuda", like.index) if like.kind == CUDA else torch.device("cpu")
+        return _torch_empty(shape, dtype, device)
     if family == "cupy" or "cupy" in sys.modules or _importable("cupy"):
         import cupy
 
@@ -325,7 +340,7 @@ def stream_handle(stream, like):
         if like.family == "torch":
             import torch
 
-            return torch.cuda.current_stream(like.array.device).cuda_stream
+            return torch.cuda.current_stream(like.index).cuda_stream
         return 0
     if isinstance(stream, int):
         return stream

@@ -71,9 +71,11 @@ class Operand:
     def tensor_shape(self):
         return _core.shape_tuple(self.tensor.shape)
 
-    def bind(self, array, where, module):
+    def bind(self, array, where, module, writable=False):
         """Check the caller's array and point the descriptor at it; returns its View."""
         v = _arrays.view(array, f"{module}: {self.name}")
+        if writable and v.family == "numpy" and not array.flags.writeable:
+            raise ValueError(f"{module}: {self.name} is a read-only array")
         self.accept(v, where, module)
         return v
 
@@ -104,9 +106,9 @@ class Operand:
                 self.tensor.data = _arrays.numpy_pointer(out)
                 return out
             out = _arrays.empty_like(like, self.shape, self.dtype)
-        elif type(out) is numpy.ndarray and where == _CPU and self.bind_numpy(out):
+        elif type(out) is numpy.ndarray and where == _CPU and out.flags.writeable and self.bind_numpy(out):
             return out
-        self.bind(out, where, module)
+        self.bind(out, where, module, writable=True)
         return out
 
 
@@ -132,13 +134,14 @@ class Plan:
         """The plan's device ("cpu", "cuda:0"), or None before it is planned."""
         return None if self._where is None else device_name(self._where)
 
-    def _make(self, create_name, config, input_shape, where, *extra_shapes):
+    def _make(self, create_name, config, input_shape, where, *extra_shapes, family="numpy"):
         """Call blade_X_create(&handle, &config, &shape[, &shape2], device)."""
         device = _core.Device(where[0], where[1])
         create = function(create_name)
         shapes = [ctypes.byref(_core.make_shape(s)) for s in (input_shape,) + extra_shapes]
         _core.check(create(ctypes.byref(self._handle), ctypes.byref(config), *shapes, device), self.module)
         self._where = where
+        self._place = _arrays.Place(family if where[0] == _arrays.CUDA else "numpy", where[0], where[1])
 
     def _shape_of(self, name):
         return _core.shape_tuple(function(name, _core.Shape, [ctypes.c_void_p])(self._handle))
@@ -158,8 +161,8 @@ class Plan:
             if out is None:
                 out = numpy.empty(self._output.shape, self._output.dtype)
                 self._output.tensor.data = _arrays.numpy_pointer(out)
-            elif not (type(out) is numpy_array and self._output.bind_numpy(out)):
-                self._output.bind(out, self._where, self.module)
+            elif not (type(out) is numpy_array and out.flags.writeable and self._output.bind_numpy(out)):
+                self._output.bind(out, self._where, self.module, writable=True)
             status = self._process(self._handle, self._input.ref, self._output.ref, None)
             if status:
                 _core.check(status, self.module)

@@ -25,7 +25,7 @@ import ctypes
 
 import numpy
 
-from . import _arrays
+from . import _arrays, _core
 from ._plan import Operand, Plan, cached, function, parse_device, parse_name, where_of
 
 
@@ -53,14 +53,14 @@ class Channelizer(Plan):
         if shape is not None:
             self._plan_for(tuple(shape), parse_device(device))
 
-    def _plan_for(self, shape, where):
+    def _plan_for(self, shape, where, family="numpy"):
         config = _Config(4, self.rate, self.taps, self.window)  # 4 = BLADE_CF32
-        self._make("blade_channelizer_create", config, shape, where)
+        self._make("blade_channelizer_create", config, shape, where, family=family)
         self._input = Operand("input", "cf32", shape, where)
         self._output = Operand("output", "cf32", self._shape_of("blade_channelizer_output_shape"), where)
 
     def _plan(self, v):
-        self._plan_for(_arrays.blade_type(v.dtype, v.shape, "cf32", "channelizer: input")[1], where_of(v))
+        self._plan_for(_arrays.blade_type(v.dtype, v.shape, "cf32", "channelizer: input")[1], where_of(v), v.family)
 
     @property
     def output_shape(self):
@@ -72,28 +72,16 @@ class Channelizer(Plan):
         return self._call1(x, out, stream)
 
     def reset(self, stream=None):
-        """Forget the polyphase history (zeros, as before the first chunk)."""
+        """Forget the polyphase history (zeros, as before the first chunk), on
+        `stream` or the current stream of the library of the plan's first array."""
         if self.planned:
-            handle = None if stream is None else ctypes.c_void_p(_arrays.stream_handle(stream, _GPU))
-            status = function("blade_channelizer_reset")(self._handle, handle)
-            if status:
-                from . import _core
-
-                _core.check(status, self.module)
-
-
-class _GpuLike:
-    kind, family = _arrays.CUDA, "other"
-
-
-_GPU = _GpuLike()
+            handle = self._stream(stream, self._place)
+            _core.check(function("blade_channelizer_reset")(self._handle, handle), self.module)
 
 
 def prototype(rate, taps, window="hamming"):
     """The prototype filter h (taps*rate float64 values, sum h = rate) as the core
     computes it (rate ones for taps = 1)."""
-    from . import _core
-
     h = numpy.empty(int(rate) * int(taps))
     window = parse_name("blade_channelizer_window_parse", window, "channelizer", "window")
     f = function(
@@ -115,5 +103,5 @@ def channelize(x, rate, taps=1, window="hamming", out=None, stream=None):
         lambda: Channelizer(rate, taps, window_code, shape, where),
     )
     if plan.taps > 1:
-        plan.reset(_arrays.stream_handle(stream, v))
+        plan.reset(_arrays.stream_handle(stream, v))  # on the stream the call then uses
     return plan._run1(v, out, stream)

@@ -162,9 +162,9 @@ class Dedoppler(Plan):
         return self.drift_indices() * self.geometry["drift_step_hz_per_s"]
 
     def search(self, spectrogram, stream=None):
-        """Hits of one spectrogram, a numpy structured array (fields channel,
+        """Hits of one spectrogram, a numpy structured array (HIT_DTYPE: channel,
         channel_in_coarse, coarse_channel, beam, drift_index, drift_rate_hz_per_s, snr,
-        path_sum); `.dropped` is not kept: see last_dropped."""
+        path_sum), in host memory; `last_dropped` counts those beyond hit_capacity."""
         v = _arrays.view(spectrogram, "dedoppler: spectrogram")
         self._ensure(v)
         self._input.accept(v, self._where, self.module)

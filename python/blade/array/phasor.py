@@ -89,11 +89,6 @@ def _doubles(values, shape, what):
     return array
 
 
-class _Place:  # where the phasors go when no array says so
-    def __init__(self, where):
-        self.kind, self.index, self.family, self.array = where[0], where[1], "other", None
-
-
 class Phasors(Plan):
     """Delays and phasors over time for B beams and A antennas.
 
@@ -222,7 +217,7 @@ class Phasors(Plan):
         elif like is not None:
             place = _arrays.view(like, "phasor: like")
         else:
-            place = _Place(self._where)
+            place = _arrays.Place("numpy" if self._where[0] == _arrays.CPU else "other", *self._where)
         result = self._output.output(out, place, self._where, self.module)
         handle = _arrays.stream_handle(stream, _arrays.view(result, "phasor: out"))
         status = self._compute(
