@@ -8,8 +8,8 @@ caller's stream, and no host copy (the core's transfer counters stay at zero, `o
 is written in place).
 
 Needs a CUDA build of libblade, a GPU, and CuPy or PyTorch in the Python that runs it
-(on the lent GPU machine: its own python3, not the GNU Radio kit's; see
-docs/array-api.md). Exits 77 (ctest: skipped) otherwise.
+(on the lent GPU machine: its own python3, not the GNU Radio kit's, which this file
+switches to by itself; see docs/array-api.md). Exits 77 (ctest: skipped) otherwise.
 """
 
 import math
@@ -36,6 +36,26 @@ def _optional(name):
 
 cupy = _optional("cupy")
 torch = _optional("torch")
+
+
+def _run_under_the_gpu_python():
+    """GNU Radio's Python (which ctest runs the suites with) may have neither CuPy nor
+    PyTorch while another Python on the machine does (the lent GPU machine: the kit's
+    Python 3.11 and /opt/torch/.venv's 3.12): then run this file under that one,
+    $BLADE_GPU_PYTHON or /opt/torch/.venv/bin/python3, without the kit's PYTHONHOME and
+    its entries of PYTHONPATH (the build's package and these tests' stay)."""
+    python = os.environ.get("BLADE_GPU_PYTHON") or "/opt/torch/.venv/bin/python3"
+    if cupy or torch or os.environ.get("BLADE_GPU_PYTHON_RUN") or not os.path.exists(python):
+        return
+    env = dict(os.environ, BLADE_GPU_PYTHON_RUN="1")
+    env.pop("PYTHONHOME", None)
+    kept = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and not p.startswith("/opt/grkit")]
+    env["PYTHONPATH"] = os.pathsep.join(kept + [os.path.dirname(os.path.abspath(__file__))])
+    print(f"no CuPy or PyTorch in {sys.executable}: running under {python}", flush=True)
+    os.execve(python, [python, "-B", os.path.abspath(__file__)] + sys.argv[1:], env)
+
+
+_run_under_the_gpu_python()
 try:
     from gnuradio.blade import array as ba
 except ImportError as error:  # libblade not found
