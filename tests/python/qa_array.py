@@ -264,6 +264,10 @@ class qa_array(unittest.TestCase):
         turn = numpy.exp(+2j * numpy.pi * expected_delays[:, :, None] * freqs)  # lower sideband: +
         expected = cal[None] * turn[..., None]
         numpy.testing.assert_allclose(got[:, :, :, 0], expected, rtol=2e-6, atol=2e-6 * abs(expected).max())
+        plan.set_calibration(None)
+        numpy.testing.assert_allclose(plan(when)[:, :, :, 0], turn[..., None].repeat(pols, -1), atol=2e-6)
+        with self.assertRaisesRegex(ValueError, "calibration|channel"):
+            plan.set_calibration(calibration[:, :1], 10)  # covers coarse channel 10, not 11
 
     def test_phasors_from_geometry(self):
         positions = bt.geodetic_to_ecef(-2.14, 0.71, 1000.0) + self.rng.uniform(-300, 300, (4, 3))

@@ -236,6 +236,22 @@ class Phasors(Plan):
         )
         _core.check(f(self._handle, directions.shape[0], ra.ctypes.data, dec.ctypes.data), self.module)
 
+    def set_calibration(self, calibration, first_channel=0):
+        """New calibration: complex [A, channels, P] for coarse channels first_channel ...
+        (None: all ones). Refused, the plan unchanged, if it does not cover the band."""
+        f = function(
+            "blade_phasor_set_calibration",
+            ctypes.c_int,
+            [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64],
+        )
+        if calibration is None:
+            _core.check(f(self._handle, None, 0, int(first_channel)), self.module)
+            return
+        table = numpy.ascontiguousarray(calibration, dtype=numpy.complex128)
+        if table.ndim != 3 or table.shape[0] != self.antennas:
+            raise ValueError(f"phasor: calibration must be complex [A={self.antennas}, channels, P]; got {table.shape}")
+        _core.check(f(self._handle, table.ctypes.data, table.shape[1], int(first_channel)), self.module)
+
     def set_boresight(self, ra, dec):
         """New boresight direction (geometry mode)."""
         f = function("blade_phasor_set_boresight", ctypes.c_int, [ctypes.c_void_p, ctypes.c_double, ctypes.c_double])
