@@ -200,6 +200,13 @@ class qa_array(unittest.TestCase):
         plan(chunks[2])
         plan(chunks[1])
         numpy.testing.assert_array_equal(plan(chunks[0]), numpy.concatenate(chunks[::-1], 2))
+        out = numpy.empty((shape[0], shape[1], 3 * shape[2], shape[3]), numpy.complex64)
+        self.assertIsNone(plan(chunks[0], out=out))
+        with self.assertRaisesRegex(ValueError, "out changed"):
+            plan(chunks[1], out=out.copy())
+        plan(chunks[1], out=out)
+        self.assertIs(plan(chunks[2]), out)
+        numpy.testing.assert_array_equal(out, numpy.concatenate(chunks, 2))
 
     def test_duplicate_copies_are_independent(self):
         x = self.rng.integers(-128, 128, (2, 3, 5, 2, 2), dtype=numpy.int8)

@@ -113,11 +113,14 @@ class Gather(Plan):
 
     def __call__(self, x, out=None, stream=None):
         """Place chunk `x` at the next step; returns the output after step M-1. `out`
-        (given on any step of a group) is where the group is written."""
+        (given on the group's first step, and optionally again on the later ones) is
+        where the group is written."""
         v = _arrays.view(x, "gather: input")
         self._ensure(v)
         self._input.accept(v, self._where, self.module)
-        if self._pending is None or out is not None:
+        if out is not None and self._pending is not None and out is not self._pending:
+            raise ValueError(f"gather: out changed at step {self.position} of a group (give it on step 0, or reset())")
+        if self._pending is None:
             self._pending = self._output.output(out, v, self._where, self.module)
         else:
             self._output.bind(self._pending, self._where, self.module)
