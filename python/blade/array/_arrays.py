@@ -205,7 +205,10 @@ def view(array, what="array"):
         if device.type == "cpu":
             return View(array, "torch", CPU, 0, array.data_ptr(), tuple(array.shape), dtype)
         raise TypeError(f"{what}: torch device {device} is neither the CPU nor a CUDA GPU")
-    interface = getattr(array, "__cuda_array_interface__", None)
+    try:  # some producers raise other errors than AttributeError for host arrays
+        interface = getattr(array, "__cuda_array_interface__", None)
+    except Exception:
+        interface = None
     if interface is not None:
         return _from_cuda_interface(array, interface, what)
     if hasattr(array, "__dlpack__"):
