@@ -19,10 +19,20 @@ try:
     from .blade_python import *
 
     _bindings = True
-except ModuleNotFoundError:
-    # e.g. another Python than GNU Radio's (the GPU machine's, with CuPy and PyTorch):
-    # gnuradio.blade.array (ctypes over libblade) and tensor still import
+except ImportError as _error:
+    # e.g. another Python than GNU Radio's (the GPU machine's, with CuPy and PyTorch, or
+    # one whose numpy the bindings were not built for): gnuradio.blade.array (ctypes
+    # over libblade), tensor, bfr5, filterbank and synth still import, and using a
+    # block says why it is missing
     _bindings = False
+    _bindings_error = _error
+
+    def __getattr__(name):  # an AttributeError, so that `from . import submodule` still works
+        raise AttributeError(
+            f"gnuradio.blade has no {name!r}: the bindings (blade_python) did not import in this "
+            f"Python ({_bindings_error}); gnuradio.blade.array works without them"
+        )
+
 
 # import any pure python here
 from .tensor import pack, unpack, numpy_dtype, DTYPES, CHUNK_TIME_DTYPE
