@@ -17,17 +17,35 @@ warm_up.start()
 try:
     # this might fail if the module is python-only
     from .blade_python import *
-except ModuleNotFoundError:
-    pass
+
+    _bindings = True
+except ImportError as _error:
+    # e.g. another Python than GNU Radio's (the GPU machine's, with CuPy and PyTorch, or
+    # one whose numpy the bindings were not built for): gnuradio.blade.array (ctypes
+    # over libblade), tensor, bfr5, filterbank and synth still import, and using a
+    # block says why it is missing
+    _bindings = False
+    _bindings_error = _error
+
+    def __getattr__(name):  # an AttributeError, so that `from . import submodule` still works
+        raise AttributeError(
+            f"gnuradio.blade has no {name!r}: the bindings (blade_python) did not import in this "
+            f"Python ({_bindings_error}); gnuradio.blade.array works without them"
+        )
+
 
 # import any pure python here
 from .tensor import pack, unpack, numpy_dtype, DTYPES, CHUNK_TIME_DTYPE
-from .formats import bfr5, filterbank, guppi
+
+from .formats import bfr5, filterbank
 from .formats.bfr5 import write_bfr5
-from .visibility_sink import visibility_sink
 from . import synth
-from .recording import Recording
 from .formats import hits
-from .hits_sink import hits_sink
-from .search_sink import search_sink
-from .mode_bs import mode_bs
+
+if _bindings:  # these read files through the bindings, or are GNU Radio blocks
+    from .formats import guppi
+    from .recording import Recording
+    from .visibility_sink import visibility_sink
+    from .hits_sink import hits_sink
+    from .search_sink import search_sink
+    from .mode_bs import mode_bs

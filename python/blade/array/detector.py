@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: MIT
+"""
+Detector: voltages to power, summed over I time samples (include/blade/modules/detector.h).
+
+Input cf32 [A, F, T, P] (X at p = 0, Y at p = 1; P = 1 for mode I). Output f32
+[A, F, T/I, Pout], with sums over t = tau*I ... tau*I + I - 1:
+
+    I      Pout 1   sum(|X|^2 + |Y|^2)
+    XXYY   Pout 2   sum |X|^2, sum |Y|^2
+    cross  Pout 4   sum |X|^2, sum |Y|^2, sum Re(X Y*), sum Im(X Y*)
+    IQUV   Pout 4   I = XX + YY, Q = XX - YY, U = 2 Re(X Y*), V = -2 Im(X Y*)
+
+(lower_sideband negates Im(X Y*)). When I is a multiple K of T, K consecutive calls
+of a Detector object make one output [A, F, 1, Pout]: the first K-1 return None.
+"""
+
+import ctypes
+
+from . import _arrays, _core
+from ._plan import Operand, Plan, cached, function, parse_device, parse_name, where_of
+
+
+class _Config(ctypes.Structure):
+    _fields_ = [("mode", ctypes.c_int), ("integration", ctypes.c_int64), ("lower_sideband", ctypes.c_bool)]
+
+
+class Detector(Plan):
+    """A detector plan, stateful when the integration spans chunks."""
+
+    module = "detector"
+    _destroy_name = "blade_detector_destroy"
+
+    def __init__(self, mode="I", integration=1, lower_sideband=False, shape=None, device="cpu"):
+        super().__init__()
+        self.mode = parse_name("blade_detector_mode_parse", mode, self.module, "mode")
+        self.integration, self.lower_sideband = int(integration), bool(lower_sideband)
+        self._process = function("blade_detector_process")
+        if shape is not None:
+            self._plan_for(tuple(shape), parse_device(device))
+
+    def _plan_for(self, shape, where):
+        self._make("blade_detector_create", _Config(self.mode, self.integration, self.lower_sideband), shape, where)
+        self._input = Operand("input", "cf32", shape, where)
+        self._output = Operand("output", "f32", self._shape_of("blade_detector_output_shape"), where)
+        self.steps = int(function("blade_detector_steps", ctypes.c_int64, [ctypes.c_void_p])(self._handle))
+
+    def _plan(self, v):
+        self._plan_for(_arrays.blade_type(v.dtype, v.shape, "cf32", "detector: input")[1], where_of(v))
+
+    @property
+    def position(self):
+        """Step (0 ... K-1) of the next call in its group."""
+        return int(function("blade_detector_position", ctypes.c_int64, [ctypes.c_void_p])(self._handle))
+
+    def reset(self):
+        """Start a new group: the next call is step 0."""
+        self._pending = None
+        if self.planned:
+            function("blade_detector_reset", None, [ctypes.c_void_p])(self._handle)
+
+    _pending = None
+
+    def _run_bound(self, v, stream):
+        last = self.position == self.steps - 1
+        self._input.accept(v, self._where, self.module)
+        _core.check(
+            self._process(self._handle, self._input.ref, self._output.ref, self._stream(stream, v)), self.module
+        )
+        if not last:
+            return None
+        result, self._pending = self._pending, None
+        return result
+
+    def __call__(self, x, out=None, stream=None):
+        """Detect chunk `x`; returns the output, or None on a step that ends no group."""
+        if self._handle and self.steps == 1:
+            return self._call1(x, out, stream)
+        v = _arrays.view(x, "detector: input")
+        self._ensure(v)
+        if self.steps == 1:
+            return self._run1(v, out, stream)
+        # the group's output is bound on its first step (the core writes it on the last)
+        if out is not None or self._pending is None:
+            self._pending = self._output.output(out, v, self._where, self.module)
+        else:
+            self._output.bind(self._pending, self._where, self.module)
+        return self._run_bound(v, stream)
+
+
+def detect(x, mode="I", integration=1, lower_sideband=False, out=None, stream=None):
+    """Power of one chunk (see the module description); the integration must divide T
+    (use a Detector object to integrate across chunks)."""
+    v = _arrays.view(x, "detector: input")
+    shape = _arrays.blade_type(v.dtype, v.shape, "cf32", "detector: input")[1]
+    if len(shape) == 4 and int(integration) > shape[2]:
+        raise ValueError(
+            f"detector: integration {integration} is longer than the chunk's T = {shape[2]}: "
+            "integrate across chunks with a Detector object"
+        )
+    where = where_of(v)
+    mode_code = parse_name("blade_detector_mode_parse", mode, "detector", "mode")
+    plan = cached(
+        ("detector", mode_code, int(integration), bool(lower_sideband), shape, where),
+        lambda: Detector(mode_code, integration, lower_sideband, shape, where),
+    )
+    return plan._run1(v, out, stream)
