@@ -656,6 +656,7 @@ class Job:
         ras, decs = self.recipe.beam_ras, self.recipe.beam_decs
         positions = [(math.degrees(ras[b]) / 15, math.degrees(decs[b])) for b in chosen]
         return positions + [boresight] * (product.output_shape[0] - len(positions))
+
     # --- Mode X: the correlator ------------------------------------------------------
 
     def _check_correlator_options(self):
