@@ -18,6 +18,7 @@
  * alignment the plan was made for).
  */
 #include "channelizer_backend.h"
+#include "cpu_threads_internal.h"
 #include "fftw_planner.h"
 #include "internal.h"
 
@@ -80,11 +81,8 @@ blade_status blade_cpu_channelizer_create(const blade_channelizer_geometry* geom
     if (status == BLADE_OK && g->N > 1) {
         self->block = unit_block(g->S, g->P, g->N);
         self->units_per_row = g->S / self->block;
-#ifdef _OPENMP
-        self->nscratch = omp_get_max_threads();
-#else
-        self->nscratch = 1;
-#endif
+        /* One scratch per thread; a count raised later is held to this one. */
+        self->nscratch = blade_cpu_threads();
         const int64_t values = g->P * self->block * g->N;
         self->scratch = calloc((size_t)self->nscratch, sizeof *self->scratch);
         if (self->scratch == NULL)
@@ -189,7 +187,8 @@ static void update_history(blade_cpu_channelizer* self, const float* input)
     const blade_channelizer_geometry* g = &self->g;
     const int64_t T = g->T, P = g->P, H = g->H;
     const int64_t series = g->rows * P;
-#pragma omp parallel for schedule(static) if (series * H >= PARALLEL_THRESHOLD)
+#pragma omp parallel for num_threads(blade_cpu_threads()) \
+    schedule(static) if (series * H >= PARALLEL_THRESHOLD)
     for (int64_t rp = 0; rp < series; rp++) {
         const int64_t row = rp / P, p = rp % P;
         float* history = self->history + 2 * rp * H;
@@ -217,8 +216,9 @@ void blade_cpu_channelizer_process(blade_cpu_channelizer* self, const float* inp
         return;
     }
     const int64_t units = g->rows * self->units_per_row;
-#pragma omp parallel for schedule(static) \
-    num_threads(self->nscratch) if (g->rows * row_values >= PARALLEL_THRESHOLD)
+    const int threads = blade_cpu_threads() < self->nscratch ? blade_cpu_threads() : self->nscratch;
+#pragma omp parallel for num_threads(threads) \
+    schedule(static) if (g->rows * row_values >= PARALLEL_THRESHOLD)
     for (int64_t u = 0; u < units; u++) {
 #ifdef _OPENMP
         fftwf_complex* work = self->scratch[omp_get_thread_num()];

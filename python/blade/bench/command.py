@@ -2,7 +2,8 @@
 """
 blade-bench: gr-blade benchmarks kept over time.
 
-    blade-bench run [--device cuda:0|cpu] [--suite NAME]... [--quick] [--record] [--history FILE]
+    blade-bench run [--device cuda:0|cpu] [--suite NAME]... [--quick] [--threads N] [--module NAME]...
+                    [--record] [--history FILE]
     blade-bench plot [--history FILE] [--output DIR]
     blade-bench compare [--history FILE] [--threshold 0.10]
 
@@ -117,10 +118,14 @@ def run(args):
     device = blade.resolve_device(args.device)
     record = environment(device)
     record["settings"] = {"quick": args.quick, "repeat": args.repeat, "suites": args.suite}
+    if args.threads:
+        record["settings"]["threads"] = args.threads
+    if args.module:
+        record["settings"]["modules"] = args.module
     record["figures"] = []
     record["limits"] = {}
     if "modules" in args.suite:
-        figures, limits = module_figures(device, args.quick, args.repeat)
+        figures, limits = module_figures(device, args.quick, args.repeat, args.threads, args.module or ())
         record["figures"] += figures
         record["limits"].update(limits)
     for suite in args.suite:
@@ -320,6 +325,15 @@ def build_parser():
         action="append",
         default=None,
         help="modules (default), bundles, overhead, spectrometer, multigpu, numpy or rawspec; repeatable",
+    )
+    run_parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="CPU threads for the modules and the measured CPU limits (default: every core)",
+    )
+    run_parser.add_argument(
+        "--module", action="append", default=None, help="time only this module's cases (modules suite); repeatable"
     )
     run_parser.add_argument("--output", help="write the record to this file")
     run_parser.add_argument("--record", action="store_true", help="append the record to the history")
