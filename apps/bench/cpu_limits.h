@@ -9,9 +9,9 @@
 
 typedef struct cpu_limits {
     int threads;
-    double copy;  /* bytes/s of b[i] = a[i], loop or memcpy (8 bytes counted per float) */
-    double triad; /* bytes/s of a[i] = b[i] + s * c[i] (12 bytes counted per float) */
-    double fp32;  /* FLOP/s of independent FMA chains (2 FLOP per lane per FMA) */
+    double copy;          /* bytes/s of b[i] = a[i], loop or memcpy (8 bytes counted per float) */
+    double triad;         /* bytes/s of a[i] = b[i] + s * c[i] (12 bytes counted per float) */
+    double fp32;          /* FLOP/s of independent FMA chains (2 FLOP per lane per FMA) */
     const char* fma_kind; /* "avx512f", "avx2+fma" or "generic" */
 } cpu_limits;
 

@@ -63,7 +63,8 @@ static void pack_phasors(const blade_beamformer_job* job, int64_t f, float* w)
             }
 }
 
-static void pack_voltages(const blade_beamformer_job* job, int64_t f, int64_t t0, int64_t nt, float* x)
+static void
+pack_voltages(const blade_beamformer_job* job, int64_t f, int64_t t0, int64_t nt, float* x)
 {
     const int64_t A = job->antennas, F = job->channels, T = job->times, P = job->pols;
     for (int64_t a = 0; a < A; a++) {
@@ -91,8 +92,8 @@ static void pack_voltages(const blade_beamformer_job* job, int64_t f, int64_t t0
 }
 
 /* y[b, f, t0 + t, p] from the products [p][b][t]. */
-static void store_beams(
-    const blade_beamformer_job* job, int64_t f, int64_t t0, int64_t nt, const float* y)
+static void
+store_beams(const blade_beamformer_job* job, int64_t f, int64_t t0, int64_t nt, const float* y)
 {
     const int64_t F = job->channels, T = job->times, P = job->pols, B = job->beams;
     for (int64_t b = 0; b < B; b++) {
@@ -160,8 +161,8 @@ static void incoherent_beam(const blade_beamformer_job* job,
         }
 }
 
-static void beamform_block(
-    const blade_beamformer_job* job, int64_t f, int64_t t0, int64_t nt, task_scratch* s)
+static void
+beamform_block(const blade_beamformer_job* job, int64_t f, int64_t t0, int64_t nt, task_scratch* s)
 {
     const int64_t A = job->antennas, P = job->pols, B = job->beams;
     const float one[2] = { 1.0f, 0.0f }, zero[2] = { 0.0f, 0.0f };
@@ -198,7 +199,8 @@ bool blade_cpu_beamformer_blas(const blade_beamformer_job* job)
     if (threads > tasks)
         threads = (int)tasks;
     const size_t x_floats = (size_t)(2 * P * A * TIME_BLOCK), w_floats = (size_t)(2 * P * B * A);
-    const size_t y_floats = (size_t)(2 * P * B * TIME_BLOCK), power_floats = (size_t)((P + 1) * TIME_BLOCK);
+    const size_t y_floats = (size_t)(2 * P * B * TIME_BLOCK),
+                 power_floats = (size_t)((P + 1) * TIME_BLOCK);
     const size_t per_thread = x_floats + w_floats + y_floats + power_floats;
     float* scratch = malloc((size_t)threads * per_thread * sizeof(float));
     if (scratch == NULL)
@@ -210,8 +212,9 @@ bool blade_cpu_beamformer_blas(const blade_beamformer_job* job)
         thread = omp_get_thread_num();
 #endif
         float* base = scratch + (size_t)thread * per_thread;
-        task_scratch s = { base, base + x_floats, base + x_floats + w_floats,
-                           base + x_floats + w_floats + y_floats };
+        task_scratch s = {
+            base, base + x_floats, base + x_floats + w_floats, base + x_floats + w_floats + y_floats
+        };
 #pragma omp for schedule(static)
         for (int64_t task = 0; task < tasks; task++) {
             const int64_t f = task / blocks, t0 = (task % blocks) * TIME_BLOCK;
