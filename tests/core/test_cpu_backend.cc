@@ -50,7 +50,8 @@ blade_shape shape_of(std::initializer_list<int64_t> dims)
 
 // y of a plain channelizer (taps = 1) of x [A, F, T, P]: the N-point DFT of
 // (-1)^n x[s N + n], at y[a, f N + k, s, p], computed in double.
-std::vector<cd> channelize_reference(const std::vector<cf>& x, int64_t A, int64_t F, int64_t T, int64_t P, int64_t N)
+std::vector<cd> channelize_reference(
+    const std::vector<cf>& x, int64_t A, int64_t F, int64_t T, int64_t P, int64_t N)
 {
     const int64_t S = T / N;
     std::vector<cd> y(x.size());
@@ -77,7 +78,8 @@ std::vector<cf> channelize(const std::vector<cf>& x, blade_shape shape, int64_t 
     ok(blade_channelizer_create(&plan, &config, &shape, blade_device_cpu()), "channelizer");
     const blade_shape out_shape = blade_channelizer_output_shape(plan);
     std::vector<cf> y(static_cast<size_t>(blade_shape_count(&out_shape)));
-    blade_tensor in = blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), const_cast<cf*>(x.data()));
+    blade_tensor in =
+        blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), const_cast<cf*>(x.data()));
     blade_tensor out = blade_tensor_make(BLADE_CF32, &out_shape, blade_device_cpu(), y.data());
     ok(blade_channelizer_process(plan, &in, &out, nullptr), "channelize");
     blade_channelizer_destroy(plan);
@@ -85,7 +87,8 @@ std::vector<cf> channelize(const std::vector<cf>& x, blade_shape shape, int64_t 
 }
 
 // `count` elements of `from` cast to `to` by the cast module.
-blade_status cast_host(const void* input, blade_dtype from, void* output, blade_dtype to, int64_t count)
+blade_status
+cast_host(const void* input, blade_dtype from, void* output, blade_dtype to, int64_t count)
 {
     const blade_cast_config config = { from, to };
     const blade_shape shape = shape_of({ count });
@@ -115,9 +118,12 @@ struct beams {
         const blade_shape out = blade_beamformer_output_shape(bf);
         const int64_t count = blade_shape_count(&out);
         std::vector<uint8_t> bytes(blade_bytes(config.output_type, count));
-        blade_tensor xt = blade_tensor_make(BLADE_CF32, &input, blade_device_cpu(), const_cast<cf*>(x.data()));
-        blade_tensor wt = blade_tensor_make(BLADE_CF32, &phasors, blade_device_cpu(), const_cast<cf*>(w.data()));
-        blade_tensor yt = blade_tensor_make(config.output_type, &out, blade_device_cpu(), bytes.data());
+        blade_tensor xt =
+            blade_tensor_make(BLADE_CF32, &input, blade_device_cpu(), const_cast<cf*>(x.data()));
+        blade_tensor wt =
+            blade_tensor_make(BLADE_CF32, &phasors, blade_device_cpu(), const_cast<cf*>(w.data()));
+        blade_tensor yt =
+            blade_tensor_make(config.output_type, &out, blade_device_cpu(), bytes.data());
         ok(blade_beamformer_process(bf, &xt, &wt, &yt, nullptr), "process");
         blade_beamformer_destroy(bf);
         std::vector<cd> y(static_cast<size_t>(count));
@@ -163,7 +169,8 @@ BOOST_AUTO_TEST_CASE(fftw_wisdom_bad_file_is_ignored_then_replaced_by_measured_p
     std::ifstream saved(path);
     std::stringstream text;
     text << saved.rdbuf();
-    BOOST_TEST(text.str().find("fftwf_wisdom") != std::string::npos, "saved: " << text.str().substr(0, 80));
+    BOOST_TEST(text.str().find("fftwf_wisdom") != std::string::npos,
+               "saved: " << text.str().substr(0, 80));
     unsetenv("BLADE_FFTW_PLANNING");
     unsetenv("BLADE_FFTW_WISDOM");
     std::remove(path.c_str());
@@ -221,7 +228,9 @@ BOOST_AUTO_TEST_CASE(blas_beamformer_matches_the_formula_at_edge_shapes)
                         if (std::abs(got - sum) > tolerance * scale + 1e-30)
                             bad++;
                     }
-        BOOST_TEST(bad == 0, "A " << c.A << " T " << c.T << " P " << c.P << " B " << c.B << ": " << bad << " values off");
+        BOOST_TEST(bad == 0,
+                   "A " << c.A << " T " << c.T << " P " << c.P << " B " << c.B << ": " << bad
+                        << " values off");
     }
 }
 
@@ -259,7 +268,8 @@ BOOST_AUTO_TEST_CASE(thread_count_is_set_and_results_do_not_depend_on_it)
         ok(blade_detector_create(&det, &dc, &shape, blade_device_cpu()), "detector");
         const blade_shape dshape = blade_detector_output_shape(det);
         std::vector<float> power(static_cast<size_t>(blade_shape_count(&dshape)));
-        blade_tensor in = blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), const_cast<cf*>(x.data()));
+        blade_tensor in =
+            blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), const_cast<cf*>(x.data()));
         blade_tensor out = blade_tensor_make(BLADE_F32, &dshape, blade_device_cpu(), power.data());
         ok(blade_detector_process(det, &in, &out, nullptr), "detect");
         blade_detector_destroy(det);
