@@ -32,9 +32,9 @@ enum {
 
 /* Below this many complex multiply-accumulates, threads cost more than they save. */
 #define PARALLEL_THRESHOLD (1 << 20)
-/* From this many beams on the BLAS path is faster: 1.8x at (8, 20), 3.8x at (64, 64)
- * on the 2-core CI machine; at B = 1 and 2 both are memory bound and within the
- * noise of each other. */
+/* From this many beams on the BLAS path is faster. Interleaved runs on the 2-core CI
+ * machine (A = 20, F = 24, T = 8192, P = 2; BLAS time / loop time): B = 1 1.6, B = 2
+ * 1.1, B = 4 0.85, B = 8 0.58; (64, 64) 0.26. */
 #define BLAS_MIN_BEAMS 4
 
 /* w[p] of (beam, antenna, channel) as (re, im) pairs, for p < P. */
