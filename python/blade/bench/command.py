@@ -13,6 +13,9 @@ backend against numpy (numpy_suite.py), and writes one JSON record:
 commit, date, host, CPU and GPU models, driver and CUDA versions, settings and
 every figure, each with the fraction of the limit it is bound by. `--record`
 appends it to the history (docs/benchmarks/history.jsonl in the repository);
+On the CPU, `--threads N` runs the modules and measures the CPU's limits (STREAM
+copy and triad, an FMA loop) with N threads and names the figures module-Nt/...,
+for a scaling table (1, 2, ... all cores); `--module NAME` keeps one module's cases.
 `plot` draws one chart per benchmark (figure over commits, one line per device)
 and a markdown summary; `compare` flags any figure more than 10 % worse than the
 previous record of the same device.
