@@ -3,10 +3,10 @@
  * @file cpu_threads.h
  * @brief How many threads the CPU backend uses.
  *
- * The CPU backend parallelises with OpenMP, with a BLAS library (the beamformer's
- * complex matrix products) and with FFTW's threads (the channelizer). One setting
- * drives all three, so that a benchmark can measure the scaling with 1, 2, ... all
- * cores and an application can leave cores to other work.
+ * The CPU backend parallelises with OpenMP: every module's parallel regions (the
+ * beamformer's BLAS calls and the channelizer's FFTs included) run on this many
+ * threads, so that a benchmark can measure the scaling with 1, 2, ... all cores and
+ * an application can leave cores to other work.
  */
 #ifndef BLADE_CPU_THREADS_H
 #define BLADE_CPU_THREADS_H
@@ -18,9 +18,11 @@ extern "C" {
 #endif
 
 /**
- * Use `threads` threads in the CPU backend from now on (0: every core, the default).
- * OpenMP and BLAS follow at once; FFTW plans made from now on (a channelizer created
- * afterwards) use the count. Results do not depend on the count.
+ * Use `threads` threads in the CPU backend from now on (0: every core, the default,
+ * which honours OMP_NUM_THREADS). Every module's next call follows, whichever thread
+ * calls it (BLAS is called single-threaded from each of them). A channelizer keeps
+ * per-thread scratch for the count at its creation and uses at most that many.
+ * Results do not depend on the count.
  */
 BLADE_CORE_API void blade_cpu_threads_set(int threads);
 

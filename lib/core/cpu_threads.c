@@ -4,6 +4,8 @@
  * (omp_set_num_threads) belongs to the calling thread only, and GNU Radio runs each
  * block on a thread of its own, so the count is kept here, process-wide, and every
  * parallel region of the backend asks for it with num_threads(blade_cpu_threads()).
+ * BLAS is not told: the beamformer calls a single-threaded cgemm from each of these
+ * threads (beamformer_cpu_blas.c).
  */
 #include <blade/cpu_threads.h>
 
@@ -29,9 +31,6 @@ void blade_cpu_threads_set(int threads)
     if (threads > BLADE_CPU_MAX_THREADS)
         threads = BLADE_CPU_MAX_THREADS;
     atomic_store_explicit(&chosen_threads, threads, memory_order_relaxed);
-#ifdef BLADE_HAVE_OPENBLAS
-    openblas_set_num_threads(blade_cpu_threads());
-#endif
 }
 
 int blade_cpu_threads(void)
