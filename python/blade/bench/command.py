@@ -100,6 +100,9 @@ def environment(device):
         "cuda": _cuda_version() if gpu else None,
         "gnuradio": gr.version(),
         "gr_blade": blade.version(),
+        # 1, 5 and 15 minute load averages at the start: a CPU record taken while
+        # other work shares the cores says so.
+        "load_average": [round(value, 2) for value in os.getloadavg()],
     }
 
 
