@@ -42,10 +42,11 @@ static pthread_once_t openblas_once = PTHREAD_ONCE_INIT;
 static void openblas_single_thread(void) { openblas_set_num_threads(1); }
 
 typedef struct task_scratch {
-    float* x;     /* [P][A][TIME_BLOCK] complex */
-    float* w;     /* [P][B][A] complex */
-    float* y;     /* [P][B][TIME_BLOCK] complex */
-    float* power; /* [P][TIME_BLOCK] incoherent power, then one row of terms */
+    float* x;               /* [P][A][TIME_BLOCK] complex */
+    float* w;               /* [P][B][A] complex */
+    float* y;               /* [P][B][TIME_BLOCK] complex */
+    float* power;           /* [P][TIME_BLOCK] incoherent power, then one row of terms */
+    int64_t packed_channel; /* the channel whose phasors `w` holds (-1: none) */
 } task_scratch;
 
 static void pack_phasors(const blade_beamformer_job* job, int64_t f, float* w)
@@ -166,7 +167,12 @@ beamform_block(const blade_beamformer_job* job, int64_t f, int64_t t0, int64_t n
 {
     const int64_t A = job->antennas, P = job->pols, B = job->beams;
     const float one[2] = { 1.0f, 0.0f }, zero[2] = { 0.0f, 0.0f };
-    pack_phasors(job, f, s->w);
+    /* A thread's tasks are consecutive (static schedule), so most follow one of the
+     * same channel: its phasors, one cache line each in [B, A, F, P], are packed once. */
+    if (s->packed_channel != f) {
+        pack_phasors(job, f, s->w);
+        s->packed_channel = f;
+    }
     pack_voltages(job, f, t0, nt, s->x);
     for (int64_t p = 0; p < P; p++)
         cblas_cgemm(CblasRowMajor,
@@ -212,9 +218,11 @@ bool blade_cpu_beamformer_blas(const blade_beamformer_job* job)
         thread = omp_get_thread_num();
 #endif
         float* base = scratch + (size_t)thread * per_thread;
-        task_scratch s = {
-            base, base + x_floats, base + x_floats + w_floats, base + x_floats + w_floats + y_floats
-        };
+        task_scratch s = { base,
+                           base + x_floats,
+                           base + x_floats + w_floats,
+                           base + x_floats + w_floats + y_floats,
+                           -1 };
 #pragma omp for schedule(static)
         for (int64_t task = 0; task < tasks; task++) {
             const int64_t f = task / blocks, t0 = (task % blocks) * TIME_BLOCK;
