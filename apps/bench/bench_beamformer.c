@@ -41,6 +41,11 @@ beamformer_setup(bench_case* self, blade_device device, blade_stream stream, int
         return BLADE_ERROR_OUT_OF_MEMORY;
     self->state = state;
     const int64_t B = self->p[0], A = self->p[1];
+    if (device.kind == BLADE_DEVICE_CPU && self->p[5] != BLADE_BEAMFORMER_KERNEL_DEFAULT) {
+        /* Kernels are GPU kernels: on the CPU the case would time the default again. */
+        self->skipped = "a GPU kernel (the CPU has one implementation per shape)";
+        return BLADE_OK;
+    }
     blade_beamformer_config config = blade_beamformer_config_default();
     config.input_type = (blade_dtype)self->p[2];
     config.path = (blade_beamformer_path)self->p[3];

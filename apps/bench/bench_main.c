@@ -3,17 +3,21 @@
  * blade-module-bench: module timings as fractions of the device's limits.
  *
  *   blade-module-bench [--device cuda:0|cpu] [--module NAME]... [--case LABEL]...
- *                      [--repeat N] [--quick] [--json FILE]
+ *                      [--repeat N] [--quick] [--threads N] [--json FILE]
  *
  * --module keeps the cases of the modules named, --case the cases whose label (as
  * --list prints it) is one of those given; both filters apply when both are given.
  *
  * Every case is warmed up, then timed --repeat times with device events (3 times
- * with the host clock on the CPU); the median is reported. The memory-bandwidth
- * limit is a device-to-device copy timed in the same run (bytes read + bytes
- * written), the compute limit the FP32 peak of the GPU.
+ * with the host clock on the CPU); the median is reported. On a GPU the
+ * memory-bandwidth limit is a device-to-device copy timed in the same run (bytes
+ * read + bytes written), the compute limit the GPU's nominal FP32 peak. On the CPU
+ * both are measured in the same run with the threads the modules use (--threads,
+ * default every core): the better of a STREAM copy and triad, and an FMA loop
+ * (cpu_limits.c).
  */
 #include "bench.h"
+#include "cpu_limits.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,7 +219,8 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: blade-module-bench [--device auto|cpu|cuda:N] [--module NAME]... "
-            "[--case LABEL]... [--repeat N] [--quick] [--json FILE] [--list] [--limits]\n");
+            "[--case LABEL]... [--repeat N] [--quick] [--threads N] [--json FILE] [--list] "
+            "[--limits]\n");
 }
 
 int main(int argc, char** argv)
@@ -223,7 +228,7 @@ int main(int argc, char** argv)
     const char* device_name = "auto";
     const char* json_path = NULL;
     char *modules[32], *labels[64];
-    int nmodules = 0, nlabels = 0, repeat = 20, shrink = 1;
+    int nmodules = 0, nlabels = 0, repeat = 20, shrink = 1, threads = 0;
     bool list = false, limits_only = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--device") && i + 1 < argc)
@@ -234,6 +239,8 @@ int main(int argc, char** argv)
             labels[nlabels++] = argv[++i];
         else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
             repeat = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+            threads = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--json") && i + 1 < argc)
             json_path = argv[++i];
         else if (!strcmp(argv[i], "--quick"))
@@ -279,21 +286,46 @@ int main(int argc, char** argv)
     const int runs = device.kind == BLADE_DEVICE_CUDA ? repeat : 3;
     blade_stream stream = NULL;
     double bandwidth = 0, upload = 0;
+    cpu_limits cpu = { 0 };
+    if (device.kind == BLADE_DEVICE_CPU) {
+        /* The modules' threads and the limits' threads are the same. */
+        blade_cpu_threads_set(threads);
+        if (cpu_limits_measure(blade_cpu_threads(), (256LL << 20) / shrink, &cpu) != 0) {
+            fprintf(stderr, "blade-module-bench: no memory for the STREAM arrays\n");
+            return 1;
+        }
+        bandwidth = cpu.copy > cpu.triad ? cpu.copy : cpu.triad;
+        fp32_peak = cpu.fp32;
+    }
     if (blade_stream_create(device, &stream) != BLADE_OK ||
-        measure_copy_bandwidth(device, stream, shrink, &bandwidth) != BLADE_OK ||
+        (device.kind != BLADE_DEVICE_CPU &&
+         measure_copy_bandwidth(device, stream, shrink, &bandwidth) != BLADE_OK) ||
         measure_upload_bandwidth(device, stream, shrink, &upload) != BLADE_OK) {
         fprintf(stderr, "blade-module-bench: %s\n", blade_last_error());
         return 1;
     }
+    /* The CPU's limits as JSON members (empty on a GPU). */
+    char cpu_json[512] = "";
+    if (device.kind == BLADE_DEVICE_CPU)
+        snprintf(cpu_json,
+                 sizeof cpu_json,
+                 ", \"threads\": %d, \"stream_copy\": %.6g, \"stream_triad\": %.6g, "
+                 "\"fma_kind\": \"%s\", \"blas\": \"%s\"",
+                 cpu.threads,
+                 cpu.copy,
+                 cpu.triad,
+                 cpu.fma_kind,
+                 blade_cpu_blas());
     if (limits_only) {
         /* The limits alone, as JSON, for blade-bench's flowgraph suites. */
         printf("{\"device\": \"%s\", \"device_name\": \"%s\", \"copy_bandwidth\": %.6g, "
-               "\"upload_bandwidth\": %.6g, \"fp32_peak\": %.6g}\n",
+               "\"upload_bandwidth\": %.6g, \"fp32_peak\": %.6g%s}\n",
                device_text,
                gpu_name,
                bandwidth,
                upload,
-               fp32_peak);
+               fp32_peak,
+               cpu_json);
         return 0;
     }
     printf("gr-blade %s (%s) on %s (%s)%s\n",
@@ -302,12 +334,25 @@ int main(int argc, char** argv)
            device_text,
            gpu_name,
            shrink > 1 ? ", quick shapes (T / 64)" : "");
-    printf("copy bandwidth (read + write): %.1f GB/s", bandwidth / 1e9);
-    if (upload > 0)
-        printf("; pinned upload: %.1f GB/s", upload / 1e9);
-    if (fp32_peak > 0)
-        printf("; FP32 peak: %.1f TFLOP/s", fp32_peak / 1e12);
-    printf("; median of %d runs after warm-up\n\n", runs);
+    if (device.kind == BLADE_DEVICE_CPU) {
+        printf("%d thread(s); memory bound (read + write): %.1f GB/s (STREAM copy %.1f, triad "
+               "%.1f); FP32 peak: %.1f GFLOP/s (%s FMA loop); BLAS: %s\n",
+               cpu.threads,
+               bandwidth / 1e9,
+               cpu.copy / 1e9,
+               cpu.triad / 1e9,
+               fp32_peak / 1e9,
+               cpu.fma_kind,
+               blade_cpu_blas());
+        printf("median of %d runs after warm-up\n\n", runs);
+    } else {
+        printf("copy bandwidth (read + write): %.1f GB/s", bandwidth / 1e9);
+        if (upload > 0)
+            printf("; pinned upload: %.1f GB/s", upload / 1e9);
+        if (fp32_peak > 0)
+            printf("; FP32 peak: %.1f TFLOP/s", fp32_peak / 1e12);
+        printf("; median of %d runs after warm-up\n\n", runs);
+    }
     printf("%-12s %-40s %10s %11s %10s %8s %10s %10s\n",
            "module",
            "case",
@@ -329,7 +374,7 @@ int main(int argc, char** argv)
                 "\"%s\", "
                 "\"copy_bandwidth\": %.6g, \"upload_bandwidth\": %.6g, \"fp32_peak\": %.6g, "
                 "\"quick\": %s, "
-                "\"repeat\": %d, \"cases\": [",
+                "\"repeat\": %d%s, \"cases\": [",
                 device_text,
                 gpu_name,
                 blade_version(),
@@ -338,7 +383,8 @@ int main(int argc, char** argv)
                 upload,
                 fp32_peak,
                 shrink > 1 ? "true" : "false",
-                runs);
+                runs,
+                cpu_json);
 
     int failures = 0, written = 0;
     for (int i = 0; i < ncases; i++) {
@@ -364,6 +410,12 @@ int main(int argc, char** argv)
         const bool h200_reference = device.kind == BLADE_DEVICE_CUDA && shrink == 1;
         const double seconds = ms * 1e-3;
         const double rate = one->bytes / seconds;
+        /* On the CPU the bound is whichever measured limit the case would take longer
+         * under (its roofline); the cases' own choice is made at the H200's rates,
+         * whose ratio of FLOP/s to bytes/s is twice a CPU's. */
+        if (device.kind == BLADE_DEVICE_CPU && one->flops > 0 && fp32_peak > 0)
+            one->bound =
+                one->flops / fp32_peak > one->bytes / bandwidth ? BENCH_FP32 : BENCH_MEMORY;
         double fraction = 0;
         if (one->bound == BENCH_MEMORY)
             fraction = rate / bandwidth;

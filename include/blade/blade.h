@@ -13,6 +13,7 @@
 #define BLADE_BLADE_H
 
 #include <blade/astrometry.h>
+#include <blade/cpu_threads.h>
 #include <blade/device.h>
 #include <blade/dtype.h>
 #include <blade/io/bfr5.h>

@@ -38,8 +38,13 @@ typedef struct blade_beamformer_job {
     size_t workspace_bytes;
 } blade_beamformer_job;
 
-/* The float32 reference: sums over antennas in increasing order. */
+/* The float32 reference on the CPU: BLAS cgemm where it is faster than the hand
+ * loop, else the hand loop (sums over antennas in increasing order). */
 void blade_cpu_beamformer(const blade_beamformer_job* job);
+
+/* The job through cblas_cgemm (beamformer_cpu_blas.c); false, with nothing written,
+ * when the library was built without OpenBLAS or working memory is short. */
+bool blade_cpu_beamformer_blas(const blade_beamformer_job* job);
 
 #ifdef BLADE_HAVE_CUDA
 /* Bytes of device workspace the CUDA backend needs for `job`'s shapes and path

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Beamformer on the CPU: the float32 reference.
+ * Beamformer on the CPU: the float32 reference. From BLAS_MIN_BEAMS beams on it is
+ * computed by cgemm (beamformer_cpu_blas.c); below, and without OpenBLAS, by the hand
+ * loop of this file.
  *
  * For each channel f and polarization p the beams are a complex matrix product
  * Y = W X with W [B, A] and X [A, T] (X has element stride P along t, which is why
@@ -15,6 +17,7 @@
  * gives the same bits as a cast to cf32 followed by this beamformer.
  */
 #include "beamformer_backend.h"
+#include "cpu_threads_internal.h"
 #include "half.h"
 
 #include <math.h>
@@ -29,6 +32,10 @@ enum {
 
 /* Below this many complex multiply-accumulates, threads cost more than they save. */
 #define PARALLEL_THRESHOLD (1 << 20)
+/* From this many beams on the BLAS path is faster. Interleaved runs on the 2-core CI
+ * machine (A = 20, F = 24, T = 8192, P = 2; BLAS time / loop time): B = 1 1.6, B = 2
+ * 1.1, B = 4 0.85, B = 8 0.58; (64, 64) 0.26. */
+#define BLAS_MIN_BEAMS 4
 
 /* w[p] of (beam, antenna, channel) as (re, im) pairs, for p < P. */
 static inline void load_phasors(
@@ -154,8 +161,15 @@ static void beamform_task(const blade_beamformer_job* job, int64_t f, int64_t t0
     }
 }
 
+/* Whether cgemm beats the hand loop for this shape (measured: docs/performance.md).
+ * By shape alone, so that equivalent inputs (ci8 or cf32, [B, A] or full phasors)
+ * take the same path and give the same bits. */
+static bool blas_wins(const blade_beamformer_job* job) { return job->beams >= BLAS_MIN_BEAMS; }
+
 void blade_cpu_beamformer(const blade_beamformer_job* job)
 {
+    if (blas_wins(job) && blade_cpu_beamformer_blas(job))
+        return;
     const int64_t F = job->channels, T = job->times;
     const int64_t blocks = (T + TIME_BLOCK - 1) / TIME_BLOCK;
     const int64_t tasks = F * blocks;
@@ -164,7 +178,8 @@ void blade_cpu_beamformer(const blade_beamformer_job* job)
     (void)macs; /* read only by the OpenMP pragma */
     /* Static scheduling of independent tasks: the result is the same for any number
      * of threads. */
-#pragma omp parallel for schedule(static) if (macs >= PARALLEL_THRESHOLD)
+#pragma omp parallel for num_threads(blade_cpu_threads()) \
+    schedule(static) if (macs >= PARALLEL_THRESHOLD)
     for (int64_t task = 0; task < tasks; task++) {
         const int64_t f = task / blocks;
         const int64_t t0 = (task % blocks) * TIME_BLOCK;

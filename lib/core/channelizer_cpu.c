@@ -11,13 +11,17 @@
  *   3. scatters the spectra to y[a, f*N + k, s, p], whose runs over (s, p) are
  *      contiguous in memory.
  * So main memory sees one read of x and one write of y. The plan is made once, at
- * creation, with FFTW_ESTIMATE: the same algorithm every run, so results do not
- * depend on timing (FFTW_MEASURE may pick different algorithms run to run) nor on
- * the thread count (units are fixed by the shape). Units are shared among OpenMP
+ * creation (fftw_planner.h): from the wisdom file when it holds a measured plan for
+ * the problem, else estimated. Either way the algorithm is fixed before the first
+ * run, so results do not depend on timing (measuring at each creation could pick
+ * different algorithms run to run) nor on the thread count (units are fixed by the
+ * shape). FFTW's own threads are not used: the units already keep every core busy
+ * with transforms that stay in each core's cache. Units are shared among OpenMP
  * threads, each with its own scratch (all from fftwf_malloc, so they have the
  * alignment the plan was made for).
  */
 #include "channelizer_backend.h"
+#include "cpu_threads_internal.h"
 #include "fftw_planner.h"
 #include "internal.h"
 
@@ -75,16 +79,14 @@ blade_status blade_cpu_channelizer_create(const blade_channelizer_geometry* geom
                                 "channelizer: no memory for the filter history (%lld bytes)",
                                 (long long)(g->rows * g->P * g->H * 8));
         else
-            memcpy(self->filter, filter, (size_t)(g->M * g->N) * sizeof(float));
+            for (int64_t i = 0; i < g->M * g->N; i++) /* (-1)^n folded in: see gather() */
+                self->filter[i] = (i % g->N) & 1 ? -filter[i] : filter[i];
     }
     if (status == BLADE_OK && g->N > 1) {
         self->block = unit_block(g->S, g->P, g->N);
         self->units_per_row = g->S / self->block;
-#ifdef _OPENMP
-        self->nscratch = omp_get_max_threads();
-#else
-        self->nscratch = 1;
-#endif
+        /* One scratch per thread; a count raised later is held to this one. */
+        self->nscratch = blade_cpu_threads();
         const int64_t values = g->P * self->block * g->N;
         self->scratch = calloc((size_t)self->nscratch, sizeof *self->scratch);
         if (self->scratch == NULL)
@@ -97,28 +99,14 @@ blade_status blade_cpu_channelizer_create(const blade_channelizer_geometry* geom
                                     (long long)values * 8);
         }
         if (status == BLADE_OK) {
-            const int n = (int)g->N;
-            blade_fftw_planner_lock();
-            self->plan = fftwf_plan_many_dft(1,
-                                             &n,
-                                             (int)(g->P * self->block),
-                                             self->scratch[0],
-                                             NULL,
-                                             1,
-                                             n,
-                                             self->scratch[0],
-                                             NULL,
-                                             1,
-                                             n,
-                                             FFTW_FORWARD,
-                                             FFTW_ESTIMATE);
-            blade_fftw_planner_unlock();
+            self->plan = blade_fftw_plan_forward_batch(
+                (int)g->N, (int)(g->P * self->block), self->scratch[0]);
             if (self->plan == NULL)
                 status = blade_fail(BLADE_ERROR_UNSUPPORTED,
                                     "channelizer: FFTW could not plan %lld transforms of "
                                     "length %d",
                                     (long long)(g->P * self->block),
-                                    n);
+                                    (int)g->N);
         }
     }
     if (status != BLADE_OK) {
@@ -129,8 +117,37 @@ blade_status blade_cpu_channelizer_create(const blade_channelizer_geometry* geom
     return BLADE_OK;
 }
 
+/* out[n] += h[n] * x[n * stride] over N complex values; `stride` is constant in each
+ * call site below, so each loop is vectorised for its stride. */
+static inline void multiply_add_taps(float* restrict out,
+                                     const float* restrict h,
+                                     const float* restrict x,
+                                     int64_t stride,
+                                     int64_t N)
+{
+    for (int64_t n = 0; n < N; n++) {
+        out[2 * n] += h[n] * x[2 * n * stride];
+        out[2 * n + 1] += h[n] * x[2 * n * stride + 1];
+    }
+}
+
+/* out[n] = sign(n) * x[n * stride] over N complex values, sign(n) = (-1)^n. */
+static inline void
+copy_alternating(float* restrict out, const float* restrict x, int64_t stride, int64_t N)
+{
+    for (int64_t n = 0; n < N; n++) {
+        const float sign = (n & 1) ? -1.0f : 1.0f;
+        out[2 * n] = sign * x[2 * n * stride];
+        out[2 * n + 1] = sign * x[2 * n * stride + 1];
+    }
+}
+
 /* Step 1 of a unit: work[p][sl][n] = (-1)^n * (x or the filtered x) at t = (s0+sl)*N + n.
- */
+ * The filter taps carry the (-1)^n already (set at creation: a sign flip is exact, so
+ * the sums are those of filtering first and flipping after). Tap m of spectrum s
+ * weighs block s - (M-1-m), which lies wholly in this chunk or wholly in the history:
+ * so each tap is one contiguous multiply-add over the block's N samples, taps in
+ * increasing order, each output starting from 0 (the sums of the plain formula). */
 static void gather(const blade_cpu_channelizer* self,
                    const float* row_in,
                    const float* row_history,
@@ -139,30 +156,36 @@ static void gather(const blade_cpu_channelizer* self,
 {
     const blade_channelizer_geometry* g = &self->g;
     const int64_t N = g->N, P = g->P, H = g->H, block = self->block;
-    for (int64_t sl = 0; sl < block; sl++)
-        for (int64_t n = 0; n < N; n++) {
-            const int64_t t = (s0 + sl) * N + n;
-            const float sign = (n & 1) ? -1.0f : 1.0f;
-            for (int64_t p = 0; p < P; p++) {
-                float re, im;
-                if (self->filter == NULL) {
-                    re = row_in[2 * (t * P + p)];
-                    im = row_in[2 * (t * P + p) + 1];
+    for (int64_t p = 0; p < P; p++)
+        for (int64_t sl = 0; sl < block; sl++) {
+            float* out = work + 2 * (p * block + sl) * N;
+            const int64_t s = s0 + sl;
+            if (self->filter == NULL) {
+                const float* x = row_in + 2 * (s * N * P + p);
+                if (P == 2)
+                    copy_alternating(out, x, 2, N);
+                else if (P == 1)
+                    copy_alternating(out, x, 1, N);
+                else
+                    copy_alternating(out, x, P, N);
+                continue;
+            }
+            memset(out, 0, (size_t)N * 2 * sizeof(float));
+            for (int m = 0; m < g->M; m++) {
+                const int64_t from = s - (int64_t)(g->M - 1 - m); /* the block tap m weighs */
+                const float* h = self->filter + m * N;
+                if (from >= 0) {
+                    const float* x = row_in + 2 * (from * N * P + p);
+                    if (P == 2)
+                        multiply_add_taps(out, h, x, 2, N);
+                    else if (P == 1)
+                        multiply_add_taps(out, h, x, 1, N);
+                    else
+                        multiply_add_taps(out, h, x, P, N);
                 } else {
-                    /* tap m weighs the sample (M-1-m) blocks before t */
-                    re = im = 0.0f;
-                    for (int m = 0; m < g->M; m++) {
-                        const int64_t tau = t - (int64_t)(g->M - 1 - m) * N;
-                        const float* x = tau >= 0 ? row_in + 2 * (tau * P + p)
-                                                  : row_history + 2 * (p * H + H + tau);
-                        const float h = self->filter[m * N + n];
-                        re += h * x[0];
-                        im += h * x[1];
-                    }
+                    /* history[p][j] holds t = j - H, before this chunk */
+                    multiply_add_taps(out, h, row_history + 2 * (p * H + H + from * N), 1, N);
                 }
-                float* out = work + 2 * ((p * block + sl) * N + n);
-                out[0] = sign * re;
-                out[1] = sign * im;
             }
         }
 }
@@ -189,7 +212,8 @@ static void update_history(blade_cpu_channelizer* self, const float* input)
     const blade_channelizer_geometry* g = &self->g;
     const int64_t T = g->T, P = g->P, H = g->H;
     const int64_t series = g->rows * P;
-#pragma omp parallel for schedule(static) if (series * H >= PARALLEL_THRESHOLD)
+#pragma omp parallel for num_threads(blade_cpu_threads()) \
+    schedule(static) if (series * H >= PARALLEL_THRESHOLD)
     for (int64_t rp = 0; rp < series; rp++) {
         const int64_t row = rp / P, p = rp % P;
         float* history = self->history + 2 * rp * H;
@@ -217,8 +241,9 @@ void blade_cpu_channelizer_process(blade_cpu_channelizer* self, const float* inp
         return;
     }
     const int64_t units = g->rows * self->units_per_row;
-#pragma omp parallel for schedule(static) \
-    num_threads(self->nscratch) if (g->rows * row_values >= PARALLEL_THRESHOLD)
+    const int threads = blade_cpu_threads() < self->nscratch ? blade_cpu_threads() : self->nscratch;
+#pragma omp parallel for num_threads(threads) \
+    schedule(static) if (g->rows * row_values >= PARALLEL_THRESHOLD)
     for (int64_t u = 0; u < units; u++) {
 #ifdef _OPENMP
         fftwf_complex* work = self->scratch[omp_get_thread_num()];

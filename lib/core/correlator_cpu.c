@@ -14,6 +14,7 @@
  * them with no effect on the result.
  */
 #include "correlator_backend.h"
+#include "cpu_threads_internal.h"
 #include "internal.h"
 
 #ifdef _OPENMP
@@ -160,7 +161,7 @@ blade_status blade_cpu_correlate(const blade_correlator_job* job,
     int threads = 1;
 #ifdef _OPENMP
     if (threaded)
-        threads = omp_get_max_threads();
+        threads = blade_cpu_threads();
 #endif
     /* Each thread's sums and sample block, allocated before the threads start so
      * that a failure is reported rather than met inside a parallel region. */

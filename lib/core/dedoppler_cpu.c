@@ -7,6 +7,7 @@
  * so OpenMP threads share them out with no effect on the result. Every sum is the
  * float additions of dedoppler_tree.h in its order: the CUDA kernels make the same.
  */
+#include "cpu_threads_internal.h"
 #include "dedoppler_backend.h"
 #include "internal.h"
 
@@ -34,7 +35,8 @@ void blade_cpu_dedoppler_moments(const float* input,
                                  double* s2)
 {
     const int64_t count = beams * channels;
-#pragma omp parallel for schedule(static) if (count * spectra >= PARALLEL_THRESHOLD)
+#pragma omp parallel for num_threads(blade_cpu_threads()) \
+    schedule(static) if (count * spectra >= PARALLEL_THRESHOLD)
     for (int64_t i = 0; i < count; i++) {
         const float* column = input + (i / channels) * spectra * channels + i % channels;
         double sum = 0, squares = 0;
@@ -62,7 +64,8 @@ void blade_cpu_dedoppler_prepare(const float* input,
                                  bool blank_dc)
 {
     const int64_t coarse = channels / nfpc, rows = beams * spectra;
-#pragma omp parallel for schedule(static) if (rows * channels >= PARALLEL_THRESHOLD)
+#pragma omp parallel for num_threads(blade_cpu_threads()) \
+    schedule(static) if (rows * channels >= PARALLEL_THRESHOLD)
     for (int64_t r = 0; r < rows; r++) {
         const int64_t beam = r / spectra;
         const float* in = input + r * channels;
@@ -236,8 +239,9 @@ blade_status blade_cpu_dedoppler_taylor(
     const int64_t items = grid->beams * tiles;
     const size_t buffer_floats = (size_t)(grid->padded * (width + grid->padded - 1));
     bool failed = false;
-#pragma omp parallel if (items > 1 && \
-                         grid->spectra * grid->channels * grid->beams >= PARALLEL_THRESHOLD)
+#pragma omp parallel num_threads(         \
+    blade_cpu_threads()) if (items > 1 && \
+                             grid->spectra * grid->channels * grid->beams >= PARALLEL_THRESHOLD)
     {
         float* memory = malloc(2 * buffer_floats * sizeof *memory);
         if (memory == NULL) {
@@ -274,7 +278,8 @@ blade_status blade_cpu_dedoppler_brute_force(
     const int64_t channels = grid->channels, spectra = grid->spectra;
     const int64_t count = grid->beams * channels;
     const int64_t drifts = dedoppler_drift_count(grid);
-#pragma omp parallel for schedule(static) if (count * spectra * drifts >= PARALLEL_THRESHOLD)
+#pragma omp parallel for num_threads(blade_cpu_threads()) \
+    schedule(static) if (count * spectra * drifts >= PARALLEL_THRESHOLD)
     for (int64_t i = 0; i < count; i++) {
         const int64_t beam = i / channels, start = i % channels;
         const float* beam_input = input + beam * spectra * channels;

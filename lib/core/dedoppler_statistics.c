@@ -7,6 +7,7 @@
  * full sort): at 2^20 channels per coarse channel a sort would cost more than the
  * GPU's whole tree.
  */
+#include "cpu_threads_internal.h"
 #include "dedoppler_backend.h"
 #include "internal.h"
 
@@ -147,7 +148,8 @@ blade_status blade_dedoppler_statistics(const float* zero_drift,
 {
     const int64_t coarse = channels / nfpc, segments = beams * coarse;
     bool failed = false;
-#pragma omp parallel if (segments > 1 && beams * channels >= (1 << 16))
+#pragma omp parallel num_threads(blade_cpu_threads()) if (segments > 1 && \
+                                                          beams * channels >= (1 << 16))
     {
         double* values = malloc((size_t)(2 * nfpc) * sizeof *values);
         if (values == NULL) {
@@ -186,7 +188,7 @@ void blade_dedoppler_kurtosis_flags(const double* s1,
     const double variance = 2 * n * (n + 1) * m * m / ((m - 1) * (m * n + 2) * (m * n + 3));
     const double limit = sigmas * sqrt(variance);
     const double scale = (m * n + 1) / (m - 1);
-#pragma omp parallel for schedule(static) if (count >= (1 << 16))
+#pragma omp parallel for num_threads(blade_cpu_threads()) schedule(static) if (count >= (1 << 16))
     for (int64_t i = 0; i < count; i++) {
         const double sum = s1[i];
         const double kurtosis = scale * (m * s2[i] / (sum * sum) - 1);

@@ -5,6 +5,7 @@
  * input once however many copies are made. Large tensors are split across OpenMP
  * threads (copy bandwidth of one core is a fraction of the socket's).
  */
+#include "cpu_threads_internal.h"
 #include "duplicate_backend.h"
 
 #include <stdint.h>
@@ -17,7 +18,7 @@ void blade_cpu_duplicate(const void* input, void* const* outputs, int count, siz
 {
     const char* in = input;
     const int64_t pieces = (int64_t)((bytes + PIECE_BYTES - 1) / PIECE_BYTES);
-#pragma omp parallel for schedule(static) if (pieces > 4)
+#pragma omp parallel for num_threads(blade_cpu_threads()) schedule(static) if (pieces > 4)
     for (int64_t piece = 0; piece < pieces; piece++) {
         const size_t begin = (size_t)piece * PIECE_BYTES;
         const size_t length = bytes - begin < PIECE_BYTES ? bytes - begin : PIECE_BYTES;

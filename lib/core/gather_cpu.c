@@ -4,6 +4,7 @@
  * PIECE bytes that OpenMP threads share, so one huge row (gathering along axis 0)
  * and many small rows both use every core.
  */
+#include "cpu_threads_internal.h"
 #include "gather_backend.h"
 
 #include <string.h>
@@ -22,7 +23,7 @@ void blade_cpu_place_rows(
     }
     const int64_t pieces_per_row = (row_bytes + PIECE - 1) / PIECE;
     const int64_t piece = (row_bytes + pieces_per_row - 1) / pieces_per_row;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for num_threads(blade_cpu_threads()) schedule(static)
     for (int64_t p = 0; p < rows * pieces_per_row; p++) {
         const int64_t r = p / pieces_per_row;
         const int64_t begin = (p % pieces_per_row) * piece;

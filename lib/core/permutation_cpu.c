@@ -10,6 +10,7 @@
  * output byte is written by exactly one thread, so the result does not depend on
  * the thread count.
  */
+#include "cpu_threads_internal.h"
 #include "permutation_backend.h"
 
 #include <string.h>
@@ -82,7 +83,8 @@ static void tiled(const blade_permutation_layout* layout,
     const int64_t tiles_a = (extent_a + TILE - 1) / TILE;
     const int64_t tiles_b = (extent_b + TILE - 1) / TILE;
     const int64_t tiles = batches * tiles_b * tiles_a;
-#pragma omp parallel for schedule(static) if (layout->bytes >= PARALLEL_BYTES)
+#pragma omp parallel for num_threads(blade_cpu_threads()) \
+    schedule(static) if (layout->bytes >= PARALLEL_BYTES)
     for (int64_t tile = 0; tile < tiles; tile++) {
         const int64_t a0 = (tile % tiles_a) * TILE;
         const int64_t b0 = (tile / tiles_a % tiles_b) * TILE;
@@ -108,7 +110,8 @@ static void rows(const blade_permutation_layout* layout,
 {
     const size_t row_bytes = (size_t)layout->dims[layout->rank - 1] * (size_t)layout->element_bytes;
     const size_t element = (size_t)layout->element_bytes;
-#pragma omp parallel for schedule(static) if (layout->bytes >= PARALLEL_BYTES)
+#pragma omp parallel for num_threads(blade_cpu_threads()) \
+    schedule(static) if (layout->bytes >= PARALLEL_BYTES)
     for (int64_t row = 0; row < batches; row++) {
         int64_t in_offset, out_offset;
         batch_offsets(batch, row, &in_offset, &out_offset);

@@ -3,6 +3,7 @@
  * Phasor plan: validation, geometry and table delays, phasor synthesis, upload.
  * The formulas are those of astrometry.md; see include/blade/modules/phasor.h.
  */
+#include "cpu_threads_internal.h"
 #include "internal.h"
 
 #include <blade/astrometry.h>
@@ -509,7 +510,8 @@ static void synthesize(const blade_phasor* plan, float* out)
      * calibration was measured on the voltages as recorded: it stays as it is.) */
     const double sense = plan->observation.chan_bw < 0 ? -1.0 : 1.0;
 
-#pragma omp parallel for schedule(static) if (B * A * F * P > 65536)
+#pragma omp parallel for num_threads(blade_cpu_threads()) \
+    schedule(static) if (B * A * F * P > 65536)
     for (int64_t pair = 0; pair < B * A; pair++) {
         const int64_t a = pair % A;
         const double delay = sense * plan->delays[pair];

@@ -4,6 +4,7 @@
  * loop body is additions only, so the result is exact and identical to the GPU's).
  * Large tensors are split across OpenMP threads in fixed chunks.
  */
+#include "cpu_threads_internal.h"
 #include "polarizer_backend.h"
 
 /* Below this many pairs threads cost more than they save. */
@@ -30,7 +31,7 @@ void blade_cpu_polarize(const float* input, float* output, int64_t pairs)
     }
     const int64_t chunk = 1 << 15;
     const int64_t chunks = (pairs + chunk - 1) / chunk;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for num_threads(blade_cpu_threads()) schedule(static)
     for (int64_t c = 0; c < chunks; c++) {
         const int64_t begin = c * chunk;
         polarize_range(input, output, begin, begin + chunk < pairs ? begin + chunk : pairs);

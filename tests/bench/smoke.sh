@@ -19,6 +19,18 @@ for f in figures:
     assert f["time_ms"] > 0 and f["numpy_ms"] > 0, f
     assert abs(f["speedup_vs_numpy"] - f["numpy_ms"] / f["time_ms"]) < 1e-9 * f["speedup_vs_numpy"], f
 EOF
+# One thread, one module: the figures are named module-quick-1t/..., the CPU limits
+# measured with that thread are in the record.
+$bench run --device cpu --quick --repeat 2 --threads 1 --module cast --output "$work/threads.json" >"$work/threads.log" 2>&1 ||
+    { cat "$work/threads.log"; exit 1; }
+/usr/bin/python3 - "$work/threads.json" <<'EOF'
+import json, sys
+record = json.load(open(sys.argv[1]))
+limits = record["limits"]
+assert limits["threads"] == 1 and limits["stream_copy"] > 0 and limits["stream_triad"] > 0, limits
+assert limits["fp32_peak"] > 0 and limits["copy_bandwidth"] == max(limits["stream_copy"], limits["stream_triad"]), limits
+assert record["figures"] and all(f["benchmark"].startswith("module-quick-1t/cast/") for f in record["figures"]), record
+EOF
 $bench plot --history "$work/history.jsonl" --output "$work/charts"
 test -s "$work/charts/README.md"
 ls "$work/charts"/*.png >/dev/null

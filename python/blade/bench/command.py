@@ -2,7 +2,8 @@
 """
 blade-bench: gr-blade benchmarks kept over time.
 
-    blade-bench run [--device cuda:0|cpu] [--suite NAME]... [--quick] [--record] [--history FILE]
+    blade-bench run [--device cuda:0|cpu] [--suite NAME]... [--quick] [--threads N] [--module NAME]...
+                    [--record] [--history FILE]
     blade-bench plot [--history FILE] [--output DIR]
     blade-bench compare [--history FILE] [--threshold 0.10]
 
@@ -12,6 +13,9 @@ backend against numpy (numpy_suite.py), and writes one JSON record:
 commit, date, host, CPU and GPU models, driver and CUDA versions, settings and
 every figure, each with the fraction of the limit it is bound by. `--record`
 appends it to the history (docs/benchmarks/history.jsonl in the repository);
+On the CPU, `--threads N` runs the modules and measures the CPU's limits (STREAM
+copy and triad, an FMA loop) with N threads and names the figures module-Nt/...,
+for a scaling table (1, 2, ... all cores); `--module NAME` keeps one module's cases.
 `plot` draws one chart per benchmark (figure over commits, one line per device)
 and a markdown summary; `compare` flags any figure more than 10 % worse than the
 previous record of the same device.
@@ -97,6 +101,9 @@ def environment(device):
         "cuda": _cuda_version() if gpu else None,
         "gnuradio": gr.version(),
         "gr_blade": blade.version(),
+        # 1, 5 and 15 minute load averages at the start: a CPU record taken while
+        # other work shares the cores says so.
+        "load_average": [round(value, 2) for value in os.getloadavg()],
     }
 
 
@@ -118,10 +125,14 @@ def run(args):
     device = blade.resolve_device(args.device)
     record = environment(device)
     record["settings"] = {"quick": args.quick, "repeat": args.repeat, "suites": args.suite}
+    if args.threads:
+        record["settings"]["threads"] = args.threads
+    if args.module:
+        record["settings"]["modules"] = args.module
     record["figures"] = []
     record["limits"] = {}
     if "modules" in args.suite:
-        figures, limits = module_figures(device, args.quick, args.repeat)
+        figures, limits = module_figures(device, args.quick, args.repeat, args.threads, args.module or ())
         record["figures"] += figures
         record["limits"].update(limits)
     for suite in args.suite:
@@ -321,6 +332,15 @@ def build_parser():
         action="append",
         default=None,
         help="modules (default), bundles, overhead, spectrometer, multigpu, numpy or rawspec; repeatable",
+    )
+    run_parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="CPU threads for the modules and the measured CPU limits (default: every core)",
+    )
+    run_parser.add_argument(
+        "--module", action="append", default=None, help="time only this module's cases (modules suite); repeatable"
     )
     run_parser.add_argument("--output", help="write the record to this file")
     run_parser.add_argument("--record", action="store_true", help="append the record to the history")

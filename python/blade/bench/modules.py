@@ -36,15 +36,28 @@ def module_bench_report(device, *options):
             return json.load(data)
 
 
-def module_figures(device, quick, repeat):
-    """Run blade-module-bench and turn its JSON into figures."""
-    report = module_bench_report(device, "--repeat", str(repeat), *(["--quick"] if quick else []))
+def module_figures(device, quick, repeat, threads=None, modules=()):
+    """Run blade-module-bench and turn its JSON into figures. `threads` (CPU only) runs
+    the modules and measures the CPU's limits with that many threads, and names the
+    figures module-<N>t/..., apart from the all-core figures; `modules` keeps only the
+    cases of the modules named."""
+    options = ["--repeat", str(repeat), *(["--quick"] if quick else [])]
+    if threads:
+        options += ["--threads", str(threads)]
+    for name in modules:
+        options += ["--module", name]
+    report = module_bench_report(device, *options)
     limits = {"copy_bandwidth": report["copy_bandwidth"], "fp32_peak": report["fp32_peak"]}
+    # The CPU's own limits: STREAM copy and triad, the FMA loop's kind, the BLAS used.
+    for key in ("threads", "stream_copy", "stream_triad", "fma_kind", "blas"):
+        if key in report:
+            limits[key] = report[key]
+    prefix = f"module{'-quick' if quick else ''}{f'-{threads}t' if threads else ''}"
     figures = []
     for case in report["cases"]:
         figures.append(
             {
-                "benchmark": f"module{'-quick' if quick else ''}/{case['module']}/{case['case']}",
+                "benchmark": f"{prefix}/{case['module']}/{case['case']}",
                 "time_ms": case["time_ms"],
                 "samples_per_s": case["samples_per_s"],
                 "bytes_per_s": case["bytes_per_s"],

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CPU limits for blade-module-bench (cpu_limits.h).
+ *
+ * Memory: the two STREAM kernels that bound what the modules do. Copy is what cast,
+ * gather, duplicate and permutation approach (one read, one write per element),
+ * timed both as a loop and as memcpy (the better counts);
+ * triad adds a second read stream, like the detector or a calibration product.
+ * Bytes are counted as STREAM counts them (the write-allocate read of the
+ * destination is not counted), the same convention as the modules' figures (bytes
+ * read + bytes written). The arrays are first touched by the threads that use
+ * them, with the same static schedule, so pages are local to their thread. The
+ * best of several passes is the limit, as in STREAM.
+ *
+ * FP32 peak: each thread runs 16 (AVX-512) or 12 (AVX2) independent chains of
+ * fused multiply-adds on vector registers: enough chains to cover the FMA latency
+ * on every x86 core with two FMA pipes, so the loop runs at the issue rate. The
+ * widest instruction set the CPU reports is used (the compiler is told per
+ * function, so the build needs no -march flag).
+ */
+#include "cpu_limits.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define HAVE_X86 1
+#endif
+
+#define PASSES 12
+
+static double best_of(double a, double b) { return a > b ? a : b; }
+
+/* Seconds on a monotonic clock (without OpenMP the loops run on one thread). */
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int measure_memory(int threads, long long array_bytes, cpu_limits* limits)
+{
+    const long long n = array_bytes / (long long)sizeof(float);
+    float* a = malloc((size_t)n * sizeof(float));
+    float* b = malloc((size_t)n * sizeof(float));
+    float* c = malloc((size_t)n * sizeof(float));
+    if (a == NULL || b == NULL || c == NULL) {
+        free(a);
+        free(b);
+        free(c);
+        return -1;
+    }
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (long long i = 0; i < n; i++) {
+        a[i] = 1.0f;
+        b[i] = 2.0f;
+        c[i] = 0.5f;
+    }
+    const float scalar = 3.0f;
+    double copy = 0, triad = 0;
+    for (int pass = 0; pass < PASSES; pass++) {
+        double start = now();
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (long long i = 0; i < n; i++)
+            b[i] = a[i];
+        double seconds = now() - start;
+        copy = best_of(copy, 2.0 * (double)n * sizeof(float) / seconds);
+        /* The C library's memcpy, which streams past the cache on large copies (no
+         * write-allocate read): the gather and duplicate modules use it. */
+        start = now();
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (int part = 0; part < threads; part++) {
+            const long long begin = n * part / threads, end = n * (part + 1) / threads;
+            memcpy(b + begin, a + begin, (size_t)(end - begin) * sizeof(float));
+        }
+        seconds = now() - start;
+        copy = best_of(copy, 2.0 * (double)n * sizeof(float) / seconds);
+        start = now();
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (long long i = 0; i < n; i++)
+            a[i] = b[i] + scalar * c[i];
+        seconds = now() - start;
+        triad = best_of(triad, 3.0 * (double)n * sizeof(float) / seconds);
+    }
+    /* Keep the results alive so the loops are not removed. */
+    volatile float sink = a[n / 2] + b[n / 3];
+    (void)sink;
+    free(a);
+    free(b);
+    free(c);
+    limits->copy = copy;
+    limits->triad = triad;
+    return 0;
+}
+
+/* Each function returns a value made from every chain, so none is removed; FLOPs
+ * per iteration are chains x lanes x 2. */
+#ifdef HAVE_X86
+__attribute__((target("avx512f"))) static float fma_avx512(long long iterations)
+{
+    const __m512 m = _mm512_set1_ps(0.999999f), c = _mm512_set1_ps(1e-7f);
+    __m512 x[16];
+    for (int k = 0; k < 16; k++)
+        x[k] = _mm512_set1_ps(1.0f + (float)k * 1e-3f);
+    for (long long i = 0; i < iterations; i++)
+        for (int k = 0; k < 16; k++)
+            x[k] = _mm512_fmadd_ps(x[k], m, c);
+    __m512 sum = x[0];
+    for (int k = 1; k < 16; k++)
+        sum = _mm512_add_ps(sum, x[k]);
+    return _mm512_reduce_add_ps(sum);
+}
+
+__attribute__((target("avx2,fma"))) static float fma_avx2(long long iterations)
+{
+    const __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-7f);
+    __m256 x[12];
+    for (int k = 0; k < 12; k++)
+        x[k] = _mm256_set1_ps(1.0f + (float)k * 1e-3f);
+    for (long long i = 0; i < iterations; i++)
+        for (int k = 0; k < 12; k++)
+            x[k] = _mm256_fmadd_ps(x[k], m, c);
+    __m256 sum = x[0];
+    for (int k = 1; k < 12; k++)
+        sum = _mm256_add_ps(sum, x[k]);
+    float lanes[8];
+    _mm256_storeu_ps(lanes, sum);
+    return lanes[0] + lanes[1] + lanes[2] + lanes[3] + lanes[4] + lanes[5] + lanes[6] + lanes[7];
+}
+#endif
+
+/* Any CPU: 8 chains of 8 scalars, which the compiler may vectorise (a multiply and an
+ * add each, counted as 2 FLOP). */
+static float fma_generic(long long iterations)
+{
+    float x[64];
+    for (int k = 0; k < 64; k++)
+        x[k] = 1.0f + (float)k * 1e-3f;
+    for (long long i = 0; i < iterations; i++)
+        for (int k = 0; k < 64; k++)
+            x[k] = x[k] * 0.999999f + 1e-7f;
+    float sum = 0;
+    for (int k = 0; k < 64; k++)
+        sum += x[k];
+    return sum;
+}
+
+typedef float (*fma_loop)(long long iterations);
+
+static void measure_fp32(int threads, cpu_limits* limits)
+{
+    fma_loop loop = fma_generic;
+    double flops_per_iteration = 64 * 2;
+    limits->fma_kind = "generic";
+#ifdef HAVE_X86
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) {
+        loop = fma_avx512;
+        flops_per_iteration = 16 * 16 * 2;
+        limits->fma_kind = "avx512f";
+    } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        loop = fma_avx2;
+        flops_per_iteration = 12 * 8 * 2;
+        limits->fma_kind = "avx2+fma";
+    }
+#endif
+    /* About 5 ms per pass at 100 GFLOP/s per thread, and many passes: on a machine
+     * shared with other work the best pass is the one that had the cores to itself
+     * (what a limit is), and short passes are likelier to find such a moment. */
+    const long long iterations = (long long)(5e8 / flops_per_iteration);
+    double best = 0;
+    volatile float sink = 0;
+    for (int pass = 0; pass < 100; pass++) {
+        const double start = now();
+        float total = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : total)
+        total += loop(iterations);
+        const double seconds = now() - start;
+        sink += total;
+        best = best_of(best, (double)threads * (double)iterations * flops_per_iteration / seconds);
+    }
+    (void)sink;
+    limits->fp32 = best;
+}
+
+int cpu_limits_measure(int threads, long long array_bytes, cpu_limits* limits)
+{
+    memset(limits, 0, sizeof *limits);
+#ifndef _OPENMP
+    threads = 1;
+#endif
+    limits->threads = threads;
+    if (measure_memory(threads, array_bytes, limits) != 0)
+        return -1;
+    measure_fp32(threads, limits);
+    return 0;
+}
