@@ -434,6 +434,35 @@ class qa_array(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "C-contiguous"):
             _arrays.view(Fake())
 
+    def test_producers_finish_before_the_core_reads(self):
+        # JAX dispatches asynchronously (block_until_ready), and version 3 of the CUDA
+        # array interface names the producer's stream, which the consumer waits for.
+        from gnuradio.blade.array import _arrays, _core
+
+        waited = []
+
+        class Library:
+            def blade_stream_synchronize(self, device, stream):
+                waited.append((device.kind, device.index, stream))
+                return 0
+
+        class Producer:
+            __cuda_array_interface__ = {"shape": (2, 8, 2), "typestr": "<c8", "data": (4096, False), "version": 3}
+
+            def block_until_ready(self):
+                waited.append("ready")
+
+        opened = _core.library
+        _core.library = Library
+        try:
+            _arrays.view(Producer())
+            self.assertEqual(waited, ["ready"])  # no stream given: nothing else to wait for
+            Producer.__cuda_array_interface__["stream"] = 7
+            _arrays.view(Producer())
+            self.assertEqual(waited, ["ready", "ready", (_arrays.CUDA, 0, 7)])
+        finally:
+            _core.library = opened
+
     def test_gpu_arrays_need_a_cuda_build(self):
         if ba.has_cuda():
             self.skipTest("this build has CUDA")

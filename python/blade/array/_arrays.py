@@ -205,6 +205,11 @@ def view(array, what="array"):
         if device.type == "cpu":
             return View(array, "torch", CPU, 0, array.data_ptr(), tuple(array.shape), dtype)
         raise TypeError(f"{what}: torch device {device} is neither the CPU nor a CUDA GPU")
+    # A producer that computes asynchronously (JAX dispatches device_put and every
+    # operation without waiting) must have finished writing before the core reads.
+    ready = getattr(array, "block_until_ready", None)
+    if callable(ready):
+        ready()
     try:  # some producers raise other errors than AttributeError for host arrays
         interface = getattr(array, "__cuda_array_interface__", None)
     except Exception:
@@ -231,6 +236,14 @@ def _device_index(array):
 
 
 def _from_cuda_interface(array, interface, what):
+    # Version 3 of the interface: "stream" is the producer's stream, on which the data
+    # may still be being written; the consumer waits for it (None: nothing to wait for).
+    stream = interface.get("stream")
+    if stream:
+        _core.check(
+            _core.library().blade_stream_synchronize(_core.Device(CUDA, _device_index(array)), stream),
+            f"{what}: waiting for the producer's stream",
+        )
     shape = tuple(interface["shape"])
     dtype = numpy.dtype(interface["typestr"])
     strides = interface.get("strides")
