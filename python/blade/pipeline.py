@@ -21,6 +21,7 @@ file):
 """
 
 import dataclasses
+import importlib
 import math
 import os
 import re
@@ -38,6 +39,13 @@ MODES = {"b": "Mode B", "h": "Mode H", "bh": "Mode BH", "x": "Mode X"}
 CHUNK_BYTES = 32 * 2**20  # Mode H reads large blocks in parts of at most this (see Job._chunk_samples)
 FORMATS = ("fil", "h5", "raw")
 VISIBILITY_FORMATS = {"uvh5": "uvh5", "h5": "vis.h5", "npz": "vis.npz"}  # Mode X: format -> extension
+# The Python modules each visibility writer needs (formats/uvh5.py: uvw and apparent
+# coordinates from ERFA; formats/visibilities.py) and the Debian package of each.
+VISIBILITY_MODULES = {
+    "uvh5": (("h5py", "python3-h5py"), ("erfa", "python3-erfa")),
+    "h5": (("h5py", "python3-h5py"),),
+    "npz": (),
+}
 DETECTORS = ("I", "XXYY", "cross", "IQUV", "none")
 
 
@@ -666,6 +674,16 @@ class Job:
             o.format = "uvh5"
         if o.format not in VISIBILITY_FORMATS:
             raise ValueError(f"format {o.format!r}: Mode X writes visibilities as uvh5, h5 (a plain HDF5 dump) or npz")
+        # The writers' Python modules, checked before any chunk is read rather than
+        # when the first file is opened, after the whole recording was correlated.
+        for module, package in VISIBILITY_MODULES[o.format]:
+            try:
+                importlib.import_module(module)
+            except ImportError:
+                raise ValueError(
+                    f"--format {o.format} needs the Python module {module} (Debian: {package}), which this Python "
+                    "cannot import: install it, or write --format npz (numpy only)"
+                ) from None
         for name, value in (("channelizer-rate", o.channelizer_rate), ("integration", o.integration)):
             if isinstance(value, (list, tuple)):
                 raise ValueError(f"--{name} takes one value in Mode X (lists make several Mode H products)")

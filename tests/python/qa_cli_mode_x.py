@@ -26,6 +26,7 @@ Also: --format npz holds the same visibilities unconjugated; the refusals.
 import math
 import os
 import shutil
+import sys
 import tempfile
 
 import numpy
@@ -240,6 +241,18 @@ class qa_cli_mode_x(gr_unittest.TestCase):
         for argv in (["--format", "fil"], ["--stokes", "I"], ["--precision", "fp8"]):
             code, out, err = run_cli("mode-x", "--input", stem, *argv)
             self.assertEqual(code, 2, err)
+        # a writer's module missing (the GPU machine's kit has no erfa): refused before
+        # any chunk is read, with the package to install and the format that needs none
+        saved = sys.modules.get("erfa")
+        sys.modules["erfa"] = None  # `import erfa` raises ImportError
+        try:
+            code, out, err = run_cli("mode-x", "--input", stem, "--output", self.out("x"))
+        finally:
+            if saved is None:
+                del sys.modules["erfa"]
+            else:
+                sys.modules["erfa"] = saved
+        self.assert_one_line_error(code, err, 1, "--format uvh5 needs the Python module erfa", "python3-erfa", "npz")
         self.assertFalse(os.path.exists(self.out("x/demo.mode_x.uvh5")))
 
 
