@@ -515,6 +515,11 @@ class CupyFamily(Family):
     def current_stream(self, index):
         return self._current_stream(index).ptr
 
+    def stream(self, stream, where):  # Family.stream written out: CuPy arrays are on a GPU
+        handle = self._current_stream(where[1]).ptr if stream is None else given_stream(stream)
+        argument = _stream_arguments.get(handle)
+        return stream_argument(handle) if argument is None else argument
+
 
 class TorchFamily(Family):
     name = "torch"

@@ -99,12 +99,14 @@ class Beamformer(Plan):
                     return self._fast2(family, got[0], x, phasors, out, stream)
         return self._full(x, phasors, out, stream)
 
-    def _fast2(self, family, pointer, x, phasors, out, stream):
+    def _fast2(self, family, pointer, x, phasors, out, stream, got=None):
         """The call on voltages already checked (at `pointer`, of `family`): the
-        phasors and output through their fast readers, else the full path."""
+        phasors (`got`: as their fast reader gave them) and output through their
+        fast readers, else the full path."""
         where = self._where
-        kind = _arrays.FAMILIES[type(phasors)]
-        got = None if kind is None else kind.read(phasors)
+        if got is None:
+            kind = _arrays.FAMILIES[type(phasors)]
+            got = None if kind is None else kind.read(phasors)
         operand = self._phasors
         if got is None or got[1:] != operand.signature:
             return self._full(x, phasors, out, stream)
@@ -155,7 +157,7 @@ def beamform(
         if plan is None:
             plan = _plan_for(x, phasors, incoherent, incoherent_sqrt, output_type, path)
             remember(key, plan)
-        return plan._fast2(family, got[0], x, phasors, out, stream)
+        return plan._fast2(family, got[0], x, phasors, out, stream, weights)
     plan = _plan_for(x, phasors, incoherent, incoherent_sqrt, output_type, path)
     return plan._full(x, phasors, out, stream)
 
