@@ -488,8 +488,10 @@ class CupyFamily(Family):
         self._device = cupy.cuda.Device
         self._current_device = cupy.cuda.runtime.getDevice
         self._current_stream = cupy.cuda.get_current_stream
-        if not hasattr(cupy.ndarray, "_c_contiguous"):  # older or newer CuPy: the public flag
-            self.read = self._read_flags
+        # CuPy 9 to 13 have both attributes (a CuPy without them: the public ones)
+        pointer = getattr(cupy.cuda, "MemoryPointer", None)
+        if not (hasattr(cupy.ndarray, "_c_contiguous") and hasattr(pointer, "device_id")):
+            self.read = self._read_public
 
     def read(self, array):
         if array._c_contiguous:  # what .flags.c_contiguous reports, without making a flags object
@@ -497,10 +499,9 @@ class CupyFamily(Family):
             return (memory.ptr, array.shape, array.dtype, (CUDA, memory.device_id))
         return None
 
-    def _read_flags(self, array):
+    def _read_public(self, array):
         if array.flags.c_contiguous:
-            memory = array.data
-            return (memory.ptr, array.shape, array.dtype, (CUDA, memory.device_id))
+            return (array.data.ptr, array.shape, array.dtype, (CUDA, array.device.id))
         return None
 
     def empty(self, shape, dtype, where):

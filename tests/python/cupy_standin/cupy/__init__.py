@@ -69,6 +69,7 @@ class _Runtime:
 
 
 class cuda:
+    MemoryPointer = _Memory
     runtime = _Runtime()
     _stream = _Stream(0)
 
