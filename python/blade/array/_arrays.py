@@ -492,6 +492,7 @@ class CupyFamily(Family):
         pointer = getattr(cupy.cuda, "MemoryPointer", None)
         if not (hasattr(cupy.ndarray, "_c_contiguous") and hasattr(pointer, "device_id")):
             self.read = self._read_public
+        self.read_out = self.read  # CuPy arrays are writable
 
     def read(self, array):
         if array._c_contiguous:  # what .flags.c_contiguous reports, without making a flags object
@@ -532,6 +533,7 @@ class TorchFamily(Family):
         # the raw cudaStream_t of the current stream, without making a Stream object
         # (several us in torch.cuda.current_stream); the public call where it is absent
         self._raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        self.read_out = self.read  # tensors are writable
 
     def read(self, array):
         dtype = self._to_numpy.get(array.dtype)
