@@ -434,12 +434,25 @@ class Family:
 class NumpyFamily(Family):
     name = "numpy"
 
-    if _DATA_OFFSET is not None:
+    def stream(self, stream, where):
+        return None
+
+    if _DATA_OFFSET is not None:  # the data pointer read from the array object (numpy_pointer), inlined
 
         def read(self, array, _offset=_DATA_OFFSET, _at=_pointer_at, _cpu=_CPU_WHERE):
             if array.flags.c_contiguous:
                 return (_at(id(array) + _offset).value or 0, array.shape, array.dtype, _cpu)
             return None
+
+        def read_out(self, array, _offset=_DATA_OFFSET, _at=_pointer_at, _cpu=_CPU_WHERE):
+            flags = array.flags
+            if flags.c_contiguous and flags.writeable:
+                return (_at(id(array) + _offset).value or 0, array.shape, array.dtype, _cpu)
+            return None
+
+        def empty(self, shape, dtype, where, _empty=numpy.empty, _offset=_DATA_OFFSET, _at=_pointer_at):
+            array = _empty(shape, dtype)
+            return array, _at(id(array) + _offset).value or 0
 
     else:
 
@@ -448,36 +461,15 @@ class NumpyFamily(Family):
                 return (numpy_pointer(array), array.shape, array.dtype, _CPU_WHERE)
             return None
 
-    if _DATA_OFFSET is not None:
-
-        def empty(self, shape, dtype, where, _empty=numpy.empty, _offset=_DATA_OFFSET, _at=_pointer_at):
-            array = _empty(shape, dtype)
-            return array, _at(id(array) + _offset).value or 0
-
-    else:
-
-        def empty(self, shape, dtype, where):
-            array = numpy.empty(shape, dtype)
-            return array, numpy_pointer(array)
-
-    if _DATA_OFFSET is not None:
-
-        def read_out(self, array, _offset=_DATA_OFFSET, _at=_pointer_at, _cpu=_CPU_WHERE):
-            flags = array.flags
-            if flags.c_contiguous and flags.writeable:
-                return (_at(id(array) + _offset).value or 0, array.shape, array.dtype, _cpu)
-            return None
-
-    else:
-
         def read_out(self, array):
             flags = array.flags
             if flags.c_contiguous and flags.writeable:
                 return (numpy_pointer(array), array.shape, array.dtype, _CPU_WHERE)
             return None
 
-    def stream(self, stream, where):
-        return None
+        def empty(self, shape, dtype, where):
+            array = numpy.empty(shape, dtype)
+            return array, numpy_pointer(array)
 
 
 class CupyFamily(Family):
