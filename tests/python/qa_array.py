@@ -564,8 +564,8 @@ class qa_array(unittest.TestCase):
         emulated = _core.DEVICE_EMULATED
 
         class DeviceArray:
-            def __init__(self, host, index=0):
-                self.host, self.index = host, index
+            def __init__(self, host, index=0, lost=False):
+                self.host, self.index, self.lost = host, index, lost  # lost: its pointer reads as NULL
 
         class Library(_arrays.Family):
             name = "emulated library"
@@ -574,7 +574,7 @@ class qa_array(unittest.TestCase):
             def read(self, a):
                 host = a.host
                 if host.flags.c_contiguous:
-                    return (host.ctypes.data, host.shape, host.dtype, (emulated, a.index))
+                    return (0 if a.lost else host.ctypes.data, host.shape, host.dtype, (emulated, a.index))
                 return None
 
             def empty(self, shape, dtype, where):
@@ -634,6 +634,8 @@ class qa_array(unittest.TestCase):
                         call(x, stream="fast")
                     with self.assertRaisesRegex(ValueError, "output is on cpu"):
                         call(x, out=numpy.empty_like(host))
+                    with self.assertRaisesRegex(ba.BladeValueError, "polarizer: input tensor has no data"):
+                        call(DeviceArray(host, lost=True))  # the core's own refusal, at process time
             # another device: the object refuses it, the function plans for it
             elsewhere = DeviceArray(host.copy(), index=1)
             with self.assertRaisesRegex(ValueError, "input is on cuda:1, the plan on cuda:0"):
