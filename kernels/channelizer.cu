@@ -35,6 +35,8 @@
 #include "cuda_check.h"
 #include "cufft_loader.h"
 
+#include <blade/modules/channelizer.h>
+
 #include <cstdint>
 #include <new>
 #include <vector>
@@ -75,6 +77,60 @@ __global__ void __launch_bounds__(blade_tile::kThreads, 2) channelize_tiles(blad
     block_exec exec{ smem, blade_tile::tile_rows(p), p.twiddles };
     blade_tile::fft_passes<LOG2N>::run(exec); // ends with a barrier
     blade_tile::store<LOG2N>(p, o, smem, threadIdx.x);
+}
+
+// The direct tile's steps on the threads of a block (blade_tile::direct_passes).
+struct direct_exec {
+    const blade_tile::params& p;
+    const blade_tile::origin& o;
+    float2* smem;
+
+    template <typename Pass>
+    __device__ __forceinline__ void first()
+    {
+        float2 v[blade_tile::kPerThread];
+        Pass::read(p, o, threadIdx.x, v);
+        Pass::write(smem, p, threadIdx.x, v); // fresh shared memory: no barrier before
+        __syncthreads();
+    }
+
+    template <typename Pass>
+    __device__ __forceinline__ void pass()
+    {
+        float2 v[blade_tile::kPerThread];
+        Pass::read(smem, blade_tile::tile_rows(p), p.twiddles, threadIdx.x, v);
+        __syncthreads();
+        Pass::write(smem, blade_tile::tile_rows(p), threadIdx.x, v);
+        __syncthreads();
+    }
+
+    template <typename Pass>
+    __device__ __forceinline__ void last()
+    {
+        float2 v[blade_tile::kPerThread];
+        Pass::read(smem, p, p.twiddles, threadIdx.x, v);
+        Pass::store(p, o, threadIdx.x, v);
+    }
+
+    template <typename Pass>
+    __device__ __forceinline__ void only()
+    {
+        float2 v[blade_tile::kPerThread];
+        Pass::read(p, o, threadIdx.x, v);
+        Pass::store(p, o, threadIdx.x, v);
+    }
+};
+
+// One direct tile per block: 1024 threads and up to 136 KB of shared memory, so one
+// block per SM; 64 registers per thread at most.
+template <int LOG2N, bool FILTER>
+__global__ void __launch_bounds__(blade_tile::kDirectThreads, 1)
+    channelize_direct(blade_tile::params p)
+{
+    extern __shared__ float2 smem[];
+    const blade_tile::origin o = blade_tile::tile_origin(p, blockIdx.x);
+    direct_exec exec{ p, o, smem };
+    blade_tile::direct_passes<LOG2N, FILTER>::run(exec);
 }
 
 using tile_kernel = void (*)(blade_tile::params);
@@ -119,6 +175,49 @@ tile_kernel select_tile_kernel(int log2n, bool filter)
     }
 }
 static_assert(blade_tile::kMaxLog2N == 13, "select_tile_kernel lists every size");
+
+template <int LOG2N>
+tile_kernel direct_kernel_for(bool filter)
+{
+    return filter ? channelize_direct<LOG2N, true> : channelize_direct<LOG2N, false>;
+}
+
+tile_kernel select_direct_kernel(int log2n, bool filter)
+{
+    switch (log2n) {
+    case 1:
+        return direct_kernel_for<1>(filter);
+    case 2:
+        return direct_kernel_for<2>(filter);
+    case 3:
+        return direct_kernel_for<3>(filter);
+    case 4:
+        return direct_kernel_for<4>(filter);
+    case 5:
+        return direct_kernel_for<5>(filter);
+    case 6:
+        return direct_kernel_for<6>(filter);
+    case 7:
+        return direct_kernel_for<7>(filter);
+    case 8:
+        return direct_kernel_for<8>(filter);
+    case 9:
+        return direct_kernel_for<9>(filter);
+    case 10:
+        return direct_kernel_for<10>(filter);
+    case 11:
+        return direct_kernel_for<11>(filter);
+    case 12:
+        return direct_kernel_for<12>(filter);
+    case 13:
+        return direct_kernel_for<13>(filter);
+    case 14:
+        return direct_kernel_for<14>(filter);
+    default:
+        return nullptr;
+    }
+}
+static_assert(blade_tile::kDirectMaxLog2N == 14, "select_direct_kernel lists every size");
 
 // --- general path --------------------------------------------------------------
 
@@ -240,9 +339,10 @@ unsigned grid_for(int64_t count) { return blade_grid_size(count, kThreads, 65535
 struct blade_cuda_channelizer {
     blade_channelizer_geometry g{};
     int device = 0;
-    bool single_pass = false;
+    bool single_pass = false; // the shared or the direct tile kernel
     blade_tile::tiling tiling{};
     tile_kernel kernel = nullptr;
+    int threads = 0; // per block of the tile kernel
     size_t shared_bytes = 0;
     float2* twiddles = nullptr;                // single pass: N values
     float* filter = nullptr;                   // M*N taps, when M > 1
@@ -304,29 +404,69 @@ blade_status create(blade_cuda_channelizer* self, const float* filter)
         }
     }
 
-    // The single pass needs up to ~98 KB of shared memory per block (sm_80 and newer
-    // offer 163-227 KB; Turing's 64 KB takes the general path), and one block per tile
-    // (more tiles than a grid holds would be a tensor of over 100 TB).
+    // The tile kernels need up to 98 KB (shared) or 136 KB (direct) of shared memory
+    // per block (sm_80 and newer offer 163-227 KB; Turing's 64 KB takes the general
+    // path), and one block per tile (more tiles than a grid holds would be a tensor of
+    // over 100 TB).
     int shared_limit = 0;
     BLADE_CUDA_TRY(cudaDeviceGetAttribute(
         &shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, self->device));
-    self->single_pass =
-        blade_tile::plan_tiling(g.rows, g.T, g.P, g.N, &self->tiling) &&
-        self->tiling.tiles <= 0x7fffffff &&
-        blade_tile::shared_bytes(self->tiling.log2n, blade_tile::kCapacity >> self->tiling.log2n) <=
-            static_cast<size_t>(shared_limit);
+    const size_t limit = static_cast<size_t>(shared_limit);
+    blade_tile::tiling shared_tiling{}, direct_tiling{};
+    const bool shared_fits =
+        blade_tile::plan_tiling(g.rows, g.T, g.P, g.N, &shared_tiling) &&
+        shared_tiling.tiles <= 0x7fffffff &&
+        blade_tile::shared_bytes(shared_tiling.log2n,
+                                 blade_tile::kCapacity >> shared_tiling.log2n) <= limit;
+    const bool direct_fits =
+        blade_tile::plan_tiling(
+            g.rows, g.T, g.P, g.N, &direct_tiling, blade_tile::kDirectCapacity) &&
+        direct_tiling.tiles <= 0x7fffffff &&
+        blade_tile::direct_shared_bytes(
+            direct_tiling.log2n, blade_tile::kDirectCapacity >> direct_tiling.log2n) <= limit;
+    // Auto: the direct tile where it keeps polarizations together that the shared
+    // tile splits (N*P > 8192) or where only it serves (N = 16384); else the shared.
+    int kernel = g.kernel;
+    if (kernel == BLADE_CHANNELIZER_KERNEL_AUTO)
+        kernel = direct_fits && g.N * g.P > blade_tile::kCapacity ? BLADE_CHANNELIZER_KERNEL_DIRECT
+                 : shared_fits                                    ? BLADE_CHANNELIZER_KERNEL_SHARED
+                               : BLADE_CHANNELIZER_KERNEL_GENERAL;
+    if ((kernel == BLADE_CHANNELIZER_KERNEL_SHARED && !shared_fits) ||
+        (kernel == BLADE_CHANNELIZER_KERNEL_DIRECT && !direct_fits))
+        return blade_fail(BLADE_ERROR_UNSUPPORTED,
+                          "channelizer: the %s kernel does not serve N = %lld, P = %lld on this "
+                          "GPU (it takes power-of-two N up to %d and P, and %d KB of shared "
+                          "memory per block; the GPU offers %d KB): ask for auto",
+                          kernel == BLADE_CHANNELIZER_KERNEL_SHARED ? "shared" : "direct",
+                          static_cast<long long>(g.N),
+                          static_cast<long long>(g.P),
+                          kernel == BLADE_CHANNELIZER_KERNEL_SHARED ? blade_tile::kCapacity
+                                                                    : blade_tile::kDirectCapacity,
+                          kernel == BLADE_CHANNELIZER_KERNEL_SHARED ? 98 : 136,
+                          shared_limit / 1024);
+    self->single_pass = kernel != BLADE_CHANNELIZER_KERNEL_GENERAL;
     if (self->single_pass) {
+        const bool direct = kernel == BLADE_CHANNELIZER_KERNEL_DIRECT;
+        self->tiling = direct ? direct_tiling : shared_tiling;
+        const blade_tile::tiling& t = self->tiling;
         std::vector<float2> twiddles(static_cast<size_t>(g.N));
         blade_tile::make_twiddles(g.N, twiddles.data());
         const size_t bytes = twiddles.size() * sizeof(float2);
         BLADE_TRY(allocate(bytes, reinterpret_cast<void**>(&self->twiddles), "twiddles"));
         BLADE_CUDA_TRY(cudaMemcpy(self->twiddles, twiddles.data(), bytes, cudaMemcpyHostToDevice));
-        self->kernel = select_tile_kernel(self->tiling.log2n, g.M > 1);
-        self->shared_bytes = blade_tile::shared_bytes(
-            self->tiling.log2n, 1 << (self->tiling.log2pb + self->tiling.log2sb));
-        // The limit is per kernel, shared by every plan of this N: allow a full tile.
-        const size_t full = blade_tile::shared_bytes(self->tiling.log2n,
-                                                     blade_tile::kCapacity >> self->tiling.log2n);
+        const int rows = 1 << (t.log2pb + t.log2sb);
+        size_t full; // the limit is per kernel, shared by every plan of this N: a full tile
+        if (direct) {
+            self->kernel = select_direct_kernel(t.log2n, g.M > 1);
+            self->threads = blade_tile::kDirectThreads;
+            self->shared_bytes = blade_tile::direct_shared_bytes(t.log2n, rows);
+            full = blade_tile::direct_shared_bytes(t.log2n, blade_tile::kDirectCapacity >> t.log2n);
+        } else {
+            self->kernel = select_tile_kernel(t.log2n, g.M > 1);
+            self->threads = blade_tile::kThreads;
+            self->shared_bytes = blade_tile::shared_bytes(t.log2n, rows);
+            full = blade_tile::shared_bytes(t.log2n, blade_tile::kCapacity >> t.log2n);
+        }
         BLADE_CUDA_TRY(cudaFuncSetAttribute(reinterpret_cast<const void*>(self->kernel),
                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(full)));
@@ -417,10 +557,8 @@ extern "C" blade_status blade_cuda_channelizer_process(blade_cuda_channelizer* s
         p.log2sb = t.log2sb;
         p.pgroups = t.pgroups;
         p.sgroups = t.sgroups;
-        self->kernel<<<static_cast<unsigned>(t.tiles),
-                       blade_tile::kThreads,
-                       self->shared_bytes,
-                       stream>>>(p);
+        self->kernel<<<static_cast<unsigned>(t.tiles), self->threads, self->shared_bytes, stream>>>(
+            p);
         BLADE_CUDA_CHECK_LAUNCH("channelize_tiles");
     } else {
         general_params p{};
