@@ -23,12 +23,19 @@
 //   reordering kernel (tiled transpose) writes y[row][k][s][p]. About 3x the
 //   single-pass time.
 //
+// cf16 input or output (either, both): converted to float as loaded, rounded to the
+// nearest half as stored (blade_tile::load_sample / store_sample), in every kernel
+// that touches the tensors; the transforms, the filter sums and the history are
+// float32.
+//
 // cuFFT is opened at run time (cufft_loader.h) and only by plans that need it.
 
 #include "channelizer_backend.h"
 #include "channelizer_tile.h"
 #include "cuda_check.h"
 #include "cufft_loader.h"
+
+#include <blade/modules/channelizer.h>
 
 #include <cstdint>
 #include <new>
@@ -70,6 +77,60 @@ __global__ void __launch_bounds__(blade_tile::kThreads, 2) channelize_tiles(blad
     block_exec exec{ smem, blade_tile::tile_rows(p), p.twiddles };
     blade_tile::fft_passes<LOG2N>::run(exec); // ends with a barrier
     blade_tile::store<LOG2N>(p, o, smem, threadIdx.x);
+}
+
+// The direct tile's steps on the threads of a block (blade_tile::direct_passes).
+struct direct_exec {
+    const blade_tile::params& p;
+    const blade_tile::origin& o;
+    float2* smem;
+
+    template <typename Pass>
+    __device__ __forceinline__ void first()
+    {
+        float2 v[blade_tile::kPerThread];
+        Pass::read(p, o, threadIdx.x, v);
+        Pass::write(smem, p, threadIdx.x, v); // fresh shared memory: no barrier before
+        __syncthreads();
+    }
+
+    template <typename Pass>
+    __device__ __forceinline__ void pass()
+    {
+        float2 v[blade_tile::kPerThread];
+        Pass::read(smem, blade_tile::tile_rows(p), p.twiddles, threadIdx.x, v);
+        __syncthreads();
+        Pass::write(smem, blade_tile::tile_rows(p), threadIdx.x, v);
+        __syncthreads();
+    }
+
+    template <typename Pass>
+    __device__ __forceinline__ void last()
+    {
+        float2 v[blade_tile::kPerThread];
+        Pass::read(smem, p, p.twiddles, threadIdx.x, v);
+        Pass::store(p, o, threadIdx.x, v);
+    }
+
+    template <typename Pass>
+    __device__ __forceinline__ void only()
+    {
+        float2 v[blade_tile::kPerThread];
+        Pass::read(p, o, threadIdx.x, v);
+        Pass::store(p, o, threadIdx.x, v);
+    }
+};
+
+// One direct tile per block: 1024 threads and up to 136 KB of shared memory, so one
+// block per SM; 64 registers per thread at most.
+template <int LOG2N, bool FILTER>
+__global__ void __launch_bounds__(blade_tile::kDirectThreads, 1)
+    channelize_direct(blade_tile::params p)
+{
+    extern __shared__ float2 smem[];
+    const blade_tile::origin o = blade_tile::tile_origin(p, blockIdx.x);
+    direct_exec exec{ p, o, smem };
+    blade_tile::direct_passes<LOG2N, FILTER>::run(exec);
 }
 
 using tile_kernel = void (*)(blade_tile::params);
@@ -115,12 +176,56 @@ tile_kernel select_tile_kernel(int log2n, bool filter)
 }
 static_assert(blade_tile::kMaxLog2N == 13, "select_tile_kernel lists every size");
 
+template <int LOG2N>
+tile_kernel direct_kernel_for(bool filter)
+{
+    return filter ? channelize_direct<LOG2N, true> : channelize_direct<LOG2N, false>;
+}
+
+tile_kernel select_direct_kernel(int log2n, bool filter)
+{
+    switch (log2n) {
+    case 1:
+        return direct_kernel_for<1>(filter);
+    case 2:
+        return direct_kernel_for<2>(filter);
+    case 3:
+        return direct_kernel_for<3>(filter);
+    case 4:
+        return direct_kernel_for<4>(filter);
+    case 5:
+        return direct_kernel_for<5>(filter);
+    case 6:
+        return direct_kernel_for<6>(filter);
+    case 7:
+        return direct_kernel_for<7>(filter);
+    case 8:
+        return direct_kernel_for<8>(filter);
+    case 9:
+        return direct_kernel_for<9>(filter);
+    case 10:
+        return direct_kernel_for<10>(filter);
+    case 11:
+        return direct_kernel_for<11>(filter);
+    case 12:
+        return direct_kernel_for<12>(filter);
+    case 13:
+        return direct_kernel_for<13>(filter);
+    case 14:
+        return direct_kernel_for<14>(filter);
+    default:
+        return nullptr;
+    }
+}
+static_assert(blade_tile::kDirectMaxLog2N == 14, "select_direct_kernel lists every size");
+
 // --- general path --------------------------------------------------------------
 
 struct general_params {
-    const float2* input;   // [rows, T, P]
-    float2* work;          // [rows, P, S, N]
-    float2* output;        // [rows, N, S, P]
+    const void* input; // [rows, T, P], cf32 or cf16
+    float2* work;      // [rows, P, S, N]
+    void* output;      // [rows, N, S, P], cf32 or cf16
+    bool input_half, output_half;
     const float* filter;   // M*N or nullptr
     const float2* history; // [rows, P, H] or nullptr
     int64_t rows, T, P, N, S, H;
@@ -139,15 +244,17 @@ __global__ void planarize(general_params g)
         const int64_t series = i / g.T; // row * P + p
         const int64_t t = i - series * g.T;
         const int64_t row = series / g.P, pol = series - row * g.P;
-        const float2* x = g.input + row * g.T * g.P + pol;
+        const int64_t x = row * g.T * g.P + pol; // sample index of (row, t = 0, pol)
         float2 v;
         if constexpr (!FILTER) {
-            v = x[t * g.P];
+            v = blade_tile::load_sample(g.input, g.input_half, x + t * g.P);
         } else {
             v = make_float2(0.0f, 0.0f);
             for (int m = 0; m < g.M; m++) {
                 const int64_t tau = t - static_cast<int64_t>(g.M - 1 - m) * g.N;
-                const float2 s = tau >= 0 ? x[tau * g.P] : g.history[series * g.H + g.H + tau];
+                const float2 s = tau >= 0
+                                     ? blade_tile::load_sample(g.input, g.input_half, x + tau * g.P)
+                                     : g.history[series * g.H + g.H + tau];
                 const float h = g.filter[m * g.N + n];
                 v.x += h * s.x;
                 v.y += h * s.y;
@@ -173,7 +280,7 @@ __global__ void reorder(general_params g)
         for (int64_t k0 = static_cast<int64_t>(blockIdx.y) * kTile; k0 < g.N;
              k0 += static_cast<int64_t>(gridDim.y) * kTile) {
             const float2* work = g.work + row * g.T * g.P;
-            float2* out = g.output + row * g.T * g.P;
+            const int64_t out = row * g.T * g.P; // sample index of the output row
             for (int i = threadIdx.y; i < kTile; i += kTileRows) {
                 const int64_t c = c0 + i, k = k0 + threadIdx.x;
                 if (c < columns && k < g.N) {
@@ -185,7 +292,8 @@ __global__ void reorder(general_params g)
             for (int i = threadIdx.y; i < kTile; i += kTileRows) {
                 const int64_t k = k0 + i, c = c0 + threadIdx.x;
                 if (c < columns && k < g.N)
-                    out[k * columns + c] = tile[threadIdx.x][i];
+                    blade_tile::store_sample(
+                        g.output, g.output_half, out + k * columns + c, tile[threadIdx.x][i]);
             }
             __syncthreads();
         }
@@ -193,7 +301,8 @@ __global__ void reorder(general_params g)
 
 // next[row][p][j] = xs[T - H + j]: from the chunk, or from the previous history
 // when the chunk is shorter than H.
-__global__ void carry_history(const float2* input,
+__global__ void carry_history(const void* input,
+                              bool input_half,
                               const float2* previous,
                               float2* next,
                               int64_t series_count,
@@ -208,8 +317,19 @@ __global__ void carry_history(const float2* input,
         const int64_t series = i / H, j = i - series * H;
         const int64_t row = series / P, pol = series - row * P;
         const int64_t t = T - H + j;
-        next[i] = t >= 0 ? input[(row * T + t) * P + pol] : previous[i + T];
+        next[i] = t >= 0 ? blade_tile::load_sample(input, input_half, (row * T + t) * P + pol)
+                         : previous[i + T];
     }
+}
+
+// N = 1 between different types: y = x converted (cf32 <-> cf16).
+__global__ void convert(const void* input, bool input_half, void* output, int64_t count)
+{
+    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+         i += stride)
+        blade_tile::store_sample(
+            output, !input_half, i, blade_tile::load_sample(input, input_half, i));
 }
 
 unsigned grid_for(int64_t count) { return blade_grid_size(count, kThreads, 65535u * 16u); }
@@ -219,9 +339,10 @@ unsigned grid_for(int64_t count) { return blade_grid_size(count, kThreads, 65535
 struct blade_cuda_channelizer {
     blade_channelizer_geometry g{};
     int device = 0;
-    bool single_pass = false;
+    bool single_pass = false; // the shared or the direct tile kernel
     blade_tile::tiling tiling{};
     tile_kernel kernel = nullptr;
+    int threads = 0; // per block of the tile kernel
     size_t shared_bytes = 0;
     float2* twiddles = nullptr;                // single pass: N values
     float* filter = nullptr;                   // M*N taps, when M > 1
@@ -283,29 +404,69 @@ blade_status create(blade_cuda_channelizer* self, const float* filter)
         }
     }
 
-    // The single pass needs up to ~98 KB of shared memory per block (sm_80 and newer
-    // offer 163-227 KB; Turing's 64 KB takes the general path), and one block per tile
-    // (more tiles than a grid holds would be a tensor of over 100 TB).
+    // The tile kernels need up to 98 KB (shared) or 136 KB (direct) of shared memory
+    // per block (sm_80 and newer offer 163-227 KB; Turing's 64 KB takes the general
+    // path), and one block per tile (more tiles than a grid holds would be a tensor of
+    // over 100 TB).
     int shared_limit = 0;
     BLADE_CUDA_TRY(cudaDeviceGetAttribute(
         &shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, self->device));
-    self->single_pass =
-        blade_tile::plan_tiling(g.rows, g.T, g.P, g.N, &self->tiling) &&
-        self->tiling.tiles <= 0x7fffffff &&
-        blade_tile::shared_bytes(self->tiling.log2n, blade_tile::kCapacity >> self->tiling.log2n) <=
-            static_cast<size_t>(shared_limit);
+    const size_t limit = static_cast<size_t>(shared_limit);
+    blade_tile::tiling shared_tiling{}, direct_tiling{};
+    const bool shared_fits =
+        blade_tile::plan_tiling(g.rows, g.T, g.P, g.N, &shared_tiling) &&
+        shared_tiling.tiles <= 0x7fffffff &&
+        blade_tile::shared_bytes(shared_tiling.log2n,
+                                 blade_tile::kCapacity >> shared_tiling.log2n) <= limit;
+    const bool direct_fits =
+        blade_tile::plan_tiling(
+            g.rows, g.T, g.P, g.N, &direct_tiling, blade_tile::kDirectCapacity) &&
+        direct_tiling.tiles <= 0x7fffffff &&
+        blade_tile::direct_shared_bytes(
+            direct_tiling.log2n, blade_tile::kDirectCapacity >> direct_tiling.log2n) <= limit;
+    // Auto: the direct tile where it keeps polarizations together that the shared
+    // tile splits (N*P > 8192) or where only it serves (N = 16384); else the shared.
+    int kernel = g.kernel;
+    if (kernel == BLADE_CHANNELIZER_KERNEL_AUTO)
+        kernel = direct_fits && g.N * g.P > blade_tile::kCapacity ? BLADE_CHANNELIZER_KERNEL_DIRECT
+                 : shared_fits                                    ? BLADE_CHANNELIZER_KERNEL_SHARED
+                               : BLADE_CHANNELIZER_KERNEL_GENERAL;
+    if ((kernel == BLADE_CHANNELIZER_KERNEL_SHARED && !shared_fits) ||
+        (kernel == BLADE_CHANNELIZER_KERNEL_DIRECT && !direct_fits))
+        return blade_fail(BLADE_ERROR_UNSUPPORTED,
+                          "channelizer: the %s kernel does not serve N = %lld, P = %lld on this "
+                          "GPU (it takes power-of-two N up to %d and P, and %d KB of shared "
+                          "memory per block; the GPU offers %d KB): ask for auto",
+                          kernel == BLADE_CHANNELIZER_KERNEL_SHARED ? "shared" : "direct",
+                          static_cast<long long>(g.N),
+                          static_cast<long long>(g.P),
+                          kernel == BLADE_CHANNELIZER_KERNEL_SHARED ? blade_tile::kCapacity
+                                                                    : blade_tile::kDirectCapacity,
+                          kernel == BLADE_CHANNELIZER_KERNEL_SHARED ? 98 : 136,
+                          shared_limit / 1024);
+    self->single_pass = kernel != BLADE_CHANNELIZER_KERNEL_GENERAL;
     if (self->single_pass) {
+        const bool direct = kernel == BLADE_CHANNELIZER_KERNEL_DIRECT;
+        self->tiling = direct ? direct_tiling : shared_tiling;
+        const blade_tile::tiling& t = self->tiling;
         std::vector<float2> twiddles(static_cast<size_t>(g.N));
         blade_tile::make_twiddles(g.N, twiddles.data());
         const size_t bytes = twiddles.size() * sizeof(float2);
         BLADE_TRY(allocate(bytes, reinterpret_cast<void**>(&self->twiddles), "twiddles"));
         BLADE_CUDA_TRY(cudaMemcpy(self->twiddles, twiddles.data(), bytes, cudaMemcpyHostToDevice));
-        self->kernel = select_tile_kernel(self->tiling.log2n, g.M > 1);
-        self->shared_bytes = blade_tile::shared_bytes(
-            self->tiling.log2n, 1 << (self->tiling.log2pb + self->tiling.log2sb));
-        // The limit is per kernel, shared by every plan of this N: allow a full tile.
-        const size_t full = blade_tile::shared_bytes(self->tiling.log2n,
-                                                     blade_tile::kCapacity >> self->tiling.log2n);
+        const int rows = 1 << (t.log2pb + t.log2sb);
+        size_t full; // the limit is per kernel, shared by every plan of this N: a full tile
+        if (direct) {
+            self->kernel = select_direct_kernel(t.log2n, g.M > 1);
+            self->threads = blade_tile::kDirectThreads;
+            self->shared_bytes = blade_tile::direct_shared_bytes(t.log2n, rows);
+            full = blade_tile::direct_shared_bytes(t.log2n, blade_tile::kDirectCapacity >> t.log2n);
+        } else {
+            self->kernel = select_tile_kernel(t.log2n, g.M > 1);
+            self->threads = blade_tile::kThreads;
+            self->shared_bytes = blade_tile::shared_bytes(t.log2n, rows);
+            full = blade_tile::shared_bytes(t.log2n, blade_tile::kCapacity >> t.log2n);
+        }
         BLADE_CUDA_TRY(cudaFuncSetAttribute(reinterpret_cast<const void*>(self->kernel),
                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(full)));
@@ -366,12 +527,13 @@ extern "C" blade_status blade_cuda_channelizer_process(blade_cuda_channelizer* s
     cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
     const int64_t count = g.rows * g.T * g.P;
     if (g.N == 1) {
-        if (input != output)
-            BLADE_CUDA_TRY(cudaMemcpyAsync(output,
-                                           input,
-                                           static_cast<size_t>(count) * sizeof(float2),
-                                           cudaMemcpyDeviceToDevice,
-                                           stream));
+        if (g.input_half != g.output_half) {
+            convert<<<grid_for(count), kThreads, 0, stream>>>(input, g.input_half, output, count);
+            BLADE_CUDA_CHECK_LAUNCH("convert");
+        } else if (input != output) {
+            const size_t bytes = static_cast<size_t>(count) * (g.input_half ? 4 : 8);
+            BLADE_CUDA_TRY(cudaMemcpyAsync(output, input, bytes, cudaMemcpyDeviceToDevice, stream));
+        }
         return BLADE_OK;
     }
     const float2* history = g.M > 1 ? self->history[self->current] : nullptr;
@@ -379,8 +541,10 @@ extern "C" blade_status blade_cuda_channelizer_process(blade_cuda_channelizer* s
     if (self->single_pass) {
         const blade_tile::tiling& t = self->tiling;
         blade_tile::params p{};
-        p.input = static_cast<const float2*>(input);
-        p.output = static_cast<float2*>(output);
+        p.input = input;
+        p.output = output;
+        p.input_half = g.input_half != 0;
+        p.output_half = g.output_half != 0;
         p.twiddles = self->twiddles;
         p.filter = self->filter;
         p.history = history;
@@ -393,16 +557,16 @@ extern "C" blade_status blade_cuda_channelizer_process(blade_cuda_channelizer* s
         p.log2sb = t.log2sb;
         p.pgroups = t.pgroups;
         p.sgroups = t.sgroups;
-        self->kernel<<<static_cast<unsigned>(t.tiles),
-                       blade_tile::kThreads,
-                       self->shared_bytes,
-                       stream>>>(p);
+        self->kernel<<<static_cast<unsigned>(t.tiles), self->threads, self->shared_bytes, stream>>>(
+            p);
         BLADE_CUDA_CHECK_LAUNCH("channelize_tiles");
     } else {
         general_params p{};
-        p.input = static_cast<const float2*>(input);
+        p.input = input;
+        p.input_half = g.input_half != 0;
         p.work = self->work;
-        p.output = static_cast<float2*>(output);
+        p.output = output;
+        p.output_half = g.output_half != 0;
         p.filter = self->filter;
         p.history = history;
         p.rows = g.rows;
@@ -441,7 +605,8 @@ extern "C" blade_status blade_cuda_channelizer_process(blade_cuda_channelizer* s
         // the other buffer; the next call reads the one written here.
         const int next = 1 - self->current;
         const int64_t values = g.rows * g.P * g.H;
-        carry_history<<<grid_for(values), kThreads, 0, stream>>>(static_cast<const float2*>(input),
+        carry_history<<<grid_for(values), kThreads, 0, stream>>>(input,
+                                                                 g.input_half != 0,
                                                                  self->history[self->current],
                                                                  self->history[next],
                                                                  g.rows * g.P,

@@ -19,7 +19,7 @@ channelizer::sptr channelizer::make(const std::vector<int64_t>& shape,
                                     const std::string& window)
 {
     const tensor_spec input(BLADE_CF32, parse_shape(shape, "blade.channelizer shape"));
-    blade_channelizer_config config = { BLADE_CF32, rate, taps, BLADE_WINDOW_HAMMING };
+    blade_channelizer_config config = { BLADE_CF32, BLADE_CF32, rate, taps, BLADE_WINDOW_HAMMING };
     throw_on_error(blade_channelizer_window_parse(window.c_str(), &config.window),
                    "blade.channelizer window");
     return gnuradio::make_block_sptr<channelizer_impl>(

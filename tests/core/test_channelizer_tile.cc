@@ -11,6 +11,7 @@
 
 #include "channelizer_support.h"
 #include "channelizer_tile.h"
+#include "half.h"
 #include "test_support.h"
 
 #include <cmath>
@@ -30,6 +31,7 @@ struct staged {
 };
 
 // Runs one pass on every emulated thread: all read, (barrier), all write.
+template <int THREADS>
 struct host_exec {
     float2* smem;
     int rows;
@@ -38,17 +40,63 @@ struct host_exec {
     template <typename Pass>
     void pass()
     {
-        std::vector<staged> registers(bt::kThreads);
-        for (int thread = 0; thread < bt::kThreads; thread++)
+        std::vector<staged> registers(THREADS);
+        for (int thread = 0; thread < THREADS; thread++)
             Pass::read(smem, rows, twiddles, thread, registers[thread].values);
-        for (int thread = 0; thread < bt::kThreads; thread++)
+        for (int thread = 0; thread < THREADS; thread++)
             Pass::write(smem, rows, thread, registers[thread].values);
     }
 };
 
+// The direct tile's steps (blade_tile::direct_passes) on every emulated thread, in
+// the order the kernel's barriers allow: the threads' halves of a step run one
+// thread after the other, all of one half before any of the next.
+struct host_direct_exec : host_exec<bt::kDirectThreads> {
+    const bt::params& p;
+    const bt::origin& o;
+    std::vector<staged> registers = std::vector<staged>(bt::kDirectThreads);
+
+    host_direct_exec(const bt::params& params, const bt::origin& origin, float2* shared)
+        : host_exec<bt::kDirectThreads>{ shared, bt::tile_rows(params), params.twiddles },
+          p(params),
+          o(origin)
+    {
+    }
+
+    template <typename Pass>
+    void first()
+    {
+        for (int thread = 0; thread < bt::kDirectThreads; thread++)
+            Pass::read(p, o, thread, registers[thread].values);
+        for (int thread = 0; thread < bt::kDirectThreads; thread++)
+            Pass::write(smem, p, thread, registers[thread].values);
+    }
+
+    template <typename Pass>
+    void last()
+    {
+        for (int thread = 0; thread < bt::kDirectThreads; thread++)
+            Pass::read(smem, p, p.twiddles, thread, registers[thread].values);
+        for (int thread = 0; thread < bt::kDirectThreads; thread++)
+            Pass::store(p, o, thread, registers[thread].values);
+    }
+
+    template <typename Pass>
+    void only()
+    {
+        for (int thread = 0; thread < bt::kDirectThreads; thread++)
+            Pass::read(p, o, thread, registers[thread].values);
+        for (int thread = 0; thread < bt::kDirectThreads; thread++)
+            Pass::store(p, o, thread, registers[thread].values);
+    }
+};
+
+enum class kernel_kind { shared, direct };
+
 // NaN guard values around every buffer the kernel touches: a read outside makes the
 // output NaN (caught by the comparison), a write outside breaks a guard.
 constexpr size_t kGuard = 64;
+constexpr uint16_t kHalfNaN = 0x7e00;
 
 bool guards_intact(const std::vector<float2>& buffer)
 {
@@ -59,61 +107,69 @@ bool guards_intact(const std::vector<float2>& buffer)
 }
 
 template <int LOG2N, bool FILTER>
-void run_block(const bt::params& p, int64_t tile, std::vector<float2>& smem)
+void run_block(kernel_kind kind, const bt::params& p, int64_t tile, std::vector<float2>& smem)
 {
     const float nan = std::numeric_limits<float>::quiet_NaN();
     std::fill(smem.begin(), smem.end(), make_float2(nan, nan)); // unwritten reads show up as NaN
     float2* shared = smem.data() + kGuard;
     const bt::origin o = bt::tile_origin(p, tile);
-    for (int thread = 0; thread < bt::kThreads; thread++)
-        bt::load<LOG2N, FILTER>(p, o, shared, thread);
-    host_exec exec{ shared, bt::tile_rows(p), p.twiddles };
-    bt::fft_passes<LOG2N>::run(exec);
-    for (int thread = 0; thread < bt::kThreads; thread++)
-        bt::store<LOG2N>(p, o, shared, thread);
+    if (kind == kernel_kind::direct) {
+        host_direct_exec exec(p, o, shared);
+        bt::direct_passes<LOG2N, FILTER>::run(exec);
+    } else if constexpr (LOG2N <= bt::kMaxLog2N) {
+        for (int thread = 0; thread < bt::kThreads; thread++)
+            bt::load<LOG2N, FILTER>(p, o, shared, thread);
+        host_exec<bt::kThreads> exec{ shared, bt::tile_rows(p), p.twiddles };
+        bt::fft_passes<LOG2N>::run(exec);
+        for (int thread = 0; thread < bt::kThreads; thread++)
+            bt::store<LOG2N>(p, o, shared, thread);
+    }
     BOOST_REQUIRE(guards_intact(smem));
 }
 
 template <int LOG2N>
-void run_grid(const bt::params& p, int64_t tiles, std::vector<float2>& smem)
+void run_grid(kernel_kind kind, const bt::params& p, int64_t tiles, std::vector<float2>& smem)
 {
     for (int64_t tile = 0; tile < tiles; tile++) {
         if (p.filter != nullptr)
-            run_block<LOG2N, true>(p, tile, smem);
+            run_block<LOG2N, true>(kind, p, tile, smem);
         else
-            run_block<LOG2N, false>(p, tile, smem);
+            run_block<LOG2N, false>(kind, p, tile, smem);
     }
 }
 
-void dispatch(int log2n, const bt::params& p, int64_t tiles, std::vector<float2>& smem)
+void dispatch(
+    int log2n, kernel_kind kind, const bt::params& p, int64_t tiles, std::vector<float2>& smem)
 {
     switch (log2n) {
     case 1:
-        return run_grid<1>(p, tiles, smem);
+        return run_grid<1>(kind, p, tiles, smem);
     case 2:
-        return run_grid<2>(p, tiles, smem);
+        return run_grid<2>(kind, p, tiles, smem);
     case 3:
-        return run_grid<3>(p, tiles, smem);
+        return run_grid<3>(kind, p, tiles, smem);
     case 4:
-        return run_grid<4>(p, tiles, smem);
+        return run_grid<4>(kind, p, tiles, smem);
     case 5:
-        return run_grid<5>(p, tiles, smem);
+        return run_grid<5>(kind, p, tiles, smem);
     case 6:
-        return run_grid<6>(p, tiles, smem);
+        return run_grid<6>(kind, p, tiles, smem);
     case 7:
-        return run_grid<7>(p, tiles, smem);
+        return run_grid<7>(kind, p, tiles, smem);
     case 8:
-        return run_grid<8>(p, tiles, smem);
+        return run_grid<8>(kind, p, tiles, smem);
     case 9:
-        return run_grid<9>(p, tiles, smem);
+        return run_grid<9>(kind, p, tiles, smem);
     case 10:
-        return run_grid<10>(p, tiles, smem);
+        return run_grid<10>(kind, p, tiles, smem);
     case 11:
-        return run_grid<11>(p, tiles, smem);
+        return run_grid<11>(kind, p, tiles, smem);
     case 12:
-        return run_grid<12>(p, tiles, smem);
+        return run_grid<12>(kind, p, tiles, smem);
     case 13:
-        return run_grid<13>(p, tiles, smem);
+        return run_grid<13>(kind, p, tiles, smem);
+    case 14:
+        return run_grid<14>(kind, p, tiles, smem);
     default:
         throw std::logic_error("no tile kernel for this size");
     }
@@ -123,19 +179,27 @@ void dispatch(int log2n, const bt::params& p, int64_t tiles, std::vector<float2>
 // keeps it ([rows][P][H], the H samples before the chunk).
 struct emulated_plan {
     int64_t rows, T, P, N, M, H;
+    kernel_kind kind;
     bt::tiling tiling;
     std::vector<float2> twiddles, history;
     std::vector<float> filter;
+    bool input_half = false, output_half = false; // cf16 tensors (values exact in half)
 
-    emulated_plan(const blade_shape& shape, int64_t rate, int taps, blade_channelizer_window window)
+    emulated_plan(const blade_shape& shape,
+                  int64_t rate,
+                  int taps,
+                  blade_channelizer_window window,
+                  kernel_kind k = kernel_kind::shared)
         : rows(shape.dims[0] * shape.dims[1]),
           T(shape.dims[2]),
           P(shape.dims[3]),
           N(rate),
           M(taps),
-          H((taps - 1) * rate)
+          H((taps - 1) * rate),
+          kind(k)
     {
-        if (!bt::plan_tiling(rows, T, P, N, &tiling))
+        const int capacity = kind == kernel_kind::direct ? bt::kDirectCapacity : bt::kCapacity;
+        if (!bt::plan_tiling(rows, T, P, N, &tiling, capacity))
             throw std::logic_error("the single-pass kernel does not serve this geometry");
         twiddles.resize(static_cast<size_t>(N));
         bt::make_twiddles(N, twiddles.data());
@@ -156,6 +220,13 @@ struct emulated_plan {
         std::vector<float2> guarded_input(input.size() + 2 * kGuard, make_float2(nan, nan));
         for (size_t i = 0; i < input.size(); i++)
             guarded_input[kGuard + i] = make_float2(input[i].real(), input[i].imag());
+        // cf16 copies: pairs of half bits, NaN (0x7E00) guards
+        std::vector<uint16_t> half_output(2 * (input.size() + 2 * kGuard), kHalfNaN);
+        std::vector<uint16_t> half_input(2 * (input.size() + 2 * kGuard), kHalfNaN);
+        for (size_t i = 0; i < input.size(); i++) {
+            half_input[2 * (kGuard + i)] = blade_half_from_float(input[i].real());
+            half_input[2 * (kGuard + i) + 1] = blade_half_from_float(input[i].imag());
+        }
         std::vector<float2> guarded_twiddles(twiddles.size() + 2 * kGuard, make_float2(nan, nan));
         std::copy(twiddles.begin(), twiddles.end(), guarded_twiddles.begin() + kGuard);
         std::vector<float2> guarded_history(history.size() + 2 * kGuard, make_float2(nan, nan));
@@ -163,8 +234,12 @@ struct emulated_plan {
         std::vector<float> guarded_filter(filter.size() + 2 * kGuard, nan);
         std::copy(filter.begin(), filter.end(), guarded_filter.begin() + kGuard);
         bt::params p{};
-        p.input = guarded_input.data() + kGuard;
-        p.output = output.data() + kGuard;
+        p.input = input_half ? static_cast<const void*>(half_input.data() + 2 * kGuard)
+                             : guarded_input.data() + kGuard;
+        p.output = output_half ? static_cast<void*>(half_output.data() + 2 * kGuard)
+                               : output.data() + kGuard;
+        p.input_half = input_half;
+        p.output_half = output_half;
         p.twiddles = guarded_twiddles.data() + kGuard;
         p.filter = M > 1 ? guarded_filter.data() + kGuard : nullptr;
         p.history = M > 1 ? guarded_history.data() + kGuard : nullptr;
@@ -177,12 +252,16 @@ struct emulated_plan {
         p.log2sb = tiling.log2sb;
         p.pgroups = tiling.pgroups;
         p.sgroups = tiling.sgroups;
-        const size_t rows_per_tile = size_t(1) << (tiling.log2pb + tiling.log2sb);
-        std::vector<float2> smem(bt::shared_bytes(tiling.log2n, static_cast<int>(rows_per_tile)) /
-                                     sizeof(float2) +
-                                 2 * kGuard);
-        dispatch(tiling.log2n, p, tiling.tiles, smem);
+        const int rows_per_tile = 1 << (tiling.log2pb + tiling.log2sb);
+        const size_t shared_bytes = kind == kernel_kind::direct
+                                        ? bt::direct_shared_bytes(tiling.log2n, rows_per_tile)
+                                        : bt::shared_bytes(tiling.log2n, rows_per_tile);
+        std::vector<float2> smem(shared_bytes / sizeof(float2) + 2 * kGuard);
+        dispatch(tiling.log2n, kind, p, tiling.tiles, smem);
         BOOST_REQUIRE(guards_intact(output));
+        for (size_t i = 0; i < 2 * kGuard; i++)
+            BOOST_REQUIRE((half_output[i] == kHalfNaN &&
+                           half_output[half_output.size() - 1 - i] == kHalfNaN));
         if (M > 1) // the next chunk's history: the last H samples of the stream
             for (int64_t series = 0; series < rows * P; series++)
                 for (int64_t j = 0; j < H; j++) {
@@ -195,7 +274,9 @@ struct emulated_plan {
                 }
         std::vector<cf> result(input.size());
         for (size_t i = 0; i < result.size(); i++)
-            result[i] = cf(output[kGuard + i].x, output[kGuard + i].y);
+            result[i] = output_half ? cf(blade_half_to_float(half_output[2 * (kGuard + i)]),
+                                         blade_half_to_float(half_output[2 * (kGuard + i) + 1]))
+                                    : cf(output[kGuard + i].x, output[kGuard + i].y);
         return result;
     }
 };
@@ -215,31 +296,75 @@ cpu_run(blade_channelizer* plan, const blade_shape& shape, const std::vector<cf>
 // max |a - b| / RMS(b); NaN anywhere fails.
 
 
+// The values rounded to half and back: what a cf16 tensor can hold.
+std::vector<cf> rounded_to_half(const std::vector<cf>& values)
+{
+    std::vector<cf> rounded(values.size());
+    for (size_t i = 0; i < values.size(); i++)
+        rounded[i] = cf(blade_half_to_float(blade_half_from_float(values[i].real())),
+                        blade_half_to_float(blade_half_from_float(values[i].imag())));
+    return rounded;
+}
+
+// Parts of got further from expected than the float32 tolerance plus one rounding
+// to half (2^-10 of the value: each side rounds by at most half a step).
+size_t
+beyond_a_half_step(const std::vector<cf>& got, const std::vector<cf>& expected, double tolerance)
+{
+    double power = 0.0;
+    for (const auto& e : expected)
+        power += std::norm(std::complex<double>(e));
+    const double rms = std::sqrt(power / static_cast<double>(expected.size()));
+    size_t outside = 0;
+    for (size_t i = 0; i < got.size(); i++) {
+        const double parts[2][2] = { { got[i].real(), expected[i].real() },
+                                     { got[i].imag(), expected[i].imag() } };
+        for (const auto& part : parts)
+            if (!(std::abs(part[0] - part[1]) <=
+                  tolerance * rms + std::ldexp(std::abs(part[1]), -10)))
+                outside++;
+    }
+    return outside;
+}
+
+// The emulated kernel against the CPU backend over `chunks` chunks, cf32 or cf16 in
+// and out: cf16 input is compared on the values it holds; cf16 output against the
+// CPU's float32 output within a rounding step.
 void check_against_cpu(const blade_shape& shape,
                        int64_t rate,
                        int taps,
                        blade_channelizer_window window,
                        int chunks,
-                       uint32_t seed)
+                       uint32_t seed,
+                       bool input_half = false,
+                       bool output_half = false,
+                       kernel_kind kind = kernel_kind::shared)
 {
-    const blade_channelizer_config config = { BLADE_CF32, rate, taps, window };
+    const blade_channelizer_config config = { BLADE_CF32, BLADE_CF32, rate, taps, window };
     blade_channelizer* cpu = nullptr;
     ok(blade_channelizer_create(&cpu, &config, &shape, blade_device_cpu()), "create");
-    emulated_plan emulated(shape, rate, taps, window);
+    emulated_plan emulated(shape, rate, taps, window, kind);
+    emulated.input_half = input_half;
+    emulated.output_half = output_half;
     // float32 transforms differ by ~1e-7 log2(N) of the RMS between two FFT algorithms
     const double tolerance = 1e-6 * std::max(1.0, std::log2(static_cast<double>(rate)));
     char text[64];
     for (int chunk = 0; chunk < chunks; chunk++) {
-        const auto input =
-            random_voltages(static_cast<size_t>(blade_shape_count(&shape)), seed + chunk);
+        auto input = random_voltages(static_cast<size_t>(blade_shape_count(&shape)), seed + chunk);
+        if (input_half)
+            input = rounded_to_half(input);
         const auto expected = cpu_run(cpu, shape, input);
         const auto got = emulated.run(input);
         const double difference = relative_difference(got, expected);
-        BOOST_TEST(difference < tolerance,
+        const size_t outside = output_half ? beyond_a_half_step(got, expected, tolerance) : 0;
+        BOOST_TEST((output_half ? outside == 0 : difference < tolerance),
                    blade_shape_format(&shape, text, sizeof text)
-                       << " N " << rate << " M " << taps << " chunk " << chunk << " tiling pb 2^"
-                       << emulated.tiling.log2pb << " sb 2^" << emulated.tiling.log2sb << ": "
-                       << difference);
+                       << (kind == kernel_kind::direct ? " direct" : " shared")
+                       << (input_half ? " cf16" : " cf32") << " -> "
+                       << (output_half ? "cf16" : "cf32") << " N " << rate << " M " << taps
+                       << " chunk " << chunk << " tiling pb 2^" << emulated.tiling.log2pb
+                       << " sb 2^" << emulated.tiling.log2sb << ": " << difference << ", "
+                       << outside << " parts beyond a half step");
     }
     blade_channelizer_destroy(cpu);
 }
@@ -307,4 +432,176 @@ BOOST_AUTO_TEST_CASE(polyphase_filter_across_chunks)
                       seed += 10); // M N > T
     check_against_cpu(blade_shape_aftp(1, 1, 8192, 2), 8192, 2, BLADE_WINDOW_HANN, 2, seed += 10);
     check_against_cpu(blade_shape_aftp(1, 3, 96, 1), 2, 3, BLADE_WINDOW_BLACKMAN, 3, seed += 10);
+}
+
+BOOST_AUTO_TEST_CASE(cf16_input_and_output)
+{
+    // cf16 loads (plain and through the filter, history across chunks) and stores,
+    // on the pols-split, many-rows and filtered tilings.
+    uint32_t seed = 1300;
+    for (int types = 1; types < 4; types++) {
+        const bool in = types & 1, out = types & 2;
+        check_against_cpu(
+            blade_shape_aftp(1, 2, 8192, 2), 8192, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++, in, out);
+        check_against_cpu(
+            blade_shape_aftp(2, 3, 1024, 2), 64, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++, in, out);
+        check_against_cpu(
+            blade_shape_aftp(2, 2, 256, 2), 16, 4, BLADE_WINDOW_HAMMING, 3, seed++, in, out);
+    }
+}
+
+// --- the direct tile ---------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(direct_tiling_keeps_both_polarizations_of_8192)
+{
+    bt::tiling t;
+    BOOST_TEST(bt::plan_tiling(3072, 8192, 2, 8192, &t, bt::kDirectCapacity)); // the benchmark
+    BOOST_TEST(t.log2pb == 1);
+    BOOST_TEST(t.log2sb == 0);
+    BOOST_TEST(t.tiles == 3072);
+    BOOST_TEST(bt::plan_tiling(1, 16384, 2, 16384, &t, bt::kDirectCapacity)); // pols split
+    BOOST_TEST(t.log2pb == 0);
+    BOOST_TEST(t.tiles == 2);
+    BOOST_TEST(!bt::plan_tiling(1, 32768, 1, 32768, &t, bt::kDirectCapacity));
+    BOOST_TEST(bt::direct_shared_bytes(13, 2) <= size_t(140) * 1024);
+    BOOST_TEST(bt::direct_shared_bytes(4, 1024) == 0); // N <= 16: registers only
+    // lanes: 16 values of one polarization, then the same of the next
+    int pl, u;
+    bt::lane_split(17, 1, 12, pl, u);
+    BOOST_TEST(pl == 1);
+    BOOST_TEST(u == 1);
+    bt::lane_split(32, 1, 12, pl, u);
+    BOOST_TEST(pl == 0);
+    BOOST_TEST(u == 16);
+    bt::lane_split(5, 1, 2, pl, u); // 4 values per polarization
+    BOOST_TEST(pl == 1);
+    BOOST_TEST(u == 5 - 4);
+}
+
+BOOST_AUTO_TEST_CASE(direct_every_power_of_two_matches_fftw)
+{
+    // every pass structure: one pass (N <= 16), first + last (32 ... 128), with the
+    // radix-2/4/8 pass and radix-16 passes between (256 ... 16384)
+    uint32_t seed = 2000;
+    for (int log2n = 1; log2n <= bt::kDirectMaxLog2N; log2n++) {
+        const int64_t n = int64_t(1) << log2n;
+        check_against_cpu(blade_shape_aftp(1, 2, 2 * n, 2),
+                          n,
+                          1,
+                          BLADE_WINDOW_RECTANGULAR,
+                          1,
+                          seed += 10,
+                          false,
+                          false,
+                          kernel_kind::direct);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(direct_tilings_and_the_filter)
+{
+    uint32_t seed = 2500;
+    const auto direct = kernel_kind::direct;
+    // many transforms per tile (pb = 2, sb = 128), partial tiles (S = 3, 6), P = 1, 4
+    check_against_cpu(blade_shape_aftp(2, 3, 8192, 2),
+                      64,
+                      1,
+                      BLADE_WINDOW_RECTANGULAR,
+                      1,
+                      seed++,
+                      false,
+                      false,
+                      direct);
+    check_against_cpu(blade_shape_aftp(1, 3, 48, 4),
+                      16,
+                      1,
+                      BLADE_WINDOW_RECTANGULAR,
+                      1,
+                      seed++,
+                      false,
+                      false,
+                      direct);
+    check_against_cpu(blade_shape_aftp(1, 2, 6 * 512, 2),
+                      512,
+                      1,
+                      BLADE_WINDOW_RECTANGULAR,
+                      1,
+                      seed++,
+                      false,
+                      false,
+                      direct);
+    check_against_cpu(blade_shape_aftp(3, 1, 96, 1),
+                      32,
+                      1,
+                      BLADE_WINDOW_RECTANGULAR,
+                      1,
+                      seed++,
+                      false,
+                      false,
+                      direct);
+    check_against_cpu(blade_shape_aftp(1, 1, 2 * 8192, 4),
+                      8192,
+                      1,
+                      BLADE_WINDOW_RECTANGULAR,
+                      1,
+                      seed++,
+                      false,
+                      false,
+                      direct); // N * P above a tile: pols split
+    check_against_cpu(blade_shape_aftp(2, 2, 4 * 8, 2),
+                      8,
+                      1,
+                      BLADE_WINDOW_RECTANGULAR,
+                      1,
+                      seed++,
+                      false,
+                      false,
+                      direct);
+    // the polyphase filter over chunks: in the first pass from global memory
+    check_against_cpu(blade_shape_aftp(2, 2, 256, 2),
+                      16,
+                      4,
+                      BLADE_WINDOW_HAMMING,
+                      3,
+                      seed++,
+                      false,
+                      false,
+                      direct);
+    check_against_cpu(blade_shape_aftp(1, 2, 64, 2),
+                      64,
+                      8,
+                      BLADE_WINDOW_BLACKMAN_HARRIS,
+                      4,
+                      seed++,
+                      false,
+                      false,
+                      direct); // M N > T
+    check_against_cpu(blade_shape_aftp(1, 1, 8192, 2),
+                      8192,
+                      4,
+                      BLADE_WINDOW_HANN,
+                      2,
+                      seed++,
+                      false,
+                      false,
+                      direct);
+    check_against_cpu(blade_shape_aftp(1, 3, 96, 1),
+                      2,
+                      3,
+                      BLADE_WINDOW_BLACKMAN,
+                      3,
+                      seed++,
+                      false,
+                      false,
+                      direct);
+    // cf16 in and out
+    for (int types = 1; types < 4; types++)
+        check_against_cpu(blade_shape_aftp(1, 1, 8192, 2),
+                          8192,
+                          4,
+                          BLADE_WINDOW_HAMMING,
+                          2,
+                          seed++,
+                          types & 1,
+                          types & 2,
+                          direct);
 }

@@ -4,8 +4,8 @@
  * @brief Channelizer: split every coarse channel into N fine channels, with an
  *        optional polyphase filterbank (PFB) front end.
  *
- * Input x is cf32 [A, F, T, P]; the rate N must divide T. Output y is cf32
- * [A, F*N, T/N, P]. With taps M = 1 (the plain FFT, as upstream BLADE):
+ * Input x is cf32 or cf16 [A, F, T, P]; the rate N must divide T. Output y is cf32
+ * or cf16 [A, F*N, T/N, P]. With taps M = 1 (the plain FFT, as upstream BLADE):
  *
  *     y[a, f*N + k, s, p] = sum_{n=0}^{N-1} x[a, f, s*N + n, p] * (-1)^n
  *                                             * exp(-2 pi i k n / N)
@@ -25,6 +25,15 @@
  * (because (-1)^n restarts every block while N is odd). Every N gives the linear
  * axis freq(f*N + k) = freq_coarse(0) - chan_bw/2 + (f*N + k) * chan_bw/N, except
  * N = 1, which is the identity (the one "fine" channel is the coarse channel).
+ *
+ * **Half precision (cf16).** Input and output types are chosen independently
+ * (::blade_channelizer_config). The maths is float32 either way: cf16 input is
+ * converted to float on load (exactly), cf16 output is the float32 result rounded
+ * to the nearest half (ties to even; beyond 65504 it becomes infinity, a NaN becomes
+ * the canonical quiet NaN). The polyphase history keeps the input's values as
+ * float32 (exact for cf16). Both backends give the same bits for cf16 output as for
+ * cf32 output rounded (the CPU exactly so; CUDA differs from the CPU in float32 by
+ * the FFT's rounding, so by at most one half-precision step).
  *
  * **Polyphase filterbank (taps M >= 2).** A prototype low-pass filter h of L = M*N
  * taps,
@@ -66,7 +75,8 @@
  * Usage:
  * @code
  *   blade_channelizer* channelizer;
- *   blade_channelizer_config config = { BLADE_CF32, 8192, 1, BLADE_WINDOW_RECTANGULAR };
+ *   blade_channelizer_config config = { BLADE_CF32, BLADE_CF32, 8192, 1,
+ *                                       BLADE_WINDOW_RECTANGULAR };
  *   blade_shape shape = blade_shape_aftp(16, 192, 8192, 2);
  *   if (blade_channelizer_create(&channelizer, &config, &shape, device) != BLADE_OK)
  *       fprintf(stderr, "%s\n", blade_last_error());
@@ -77,11 +87,16 @@
  *
  * Backends: the CPU (and the emulated device) use FFTW (planned once at creation,
  * FFTW_ESTIMATE so results are deterministic) with OpenMP threads over batches of
- * transforms. CUDA uses a single-pass shared-memory FFT kernel for power-of-two
- * N <= 8192 with a power-of-two P (on GPUs of compute capability 8.0 and newer,
- * which have the ~100 KB of shared memory per block it needs), and otherwise a
- * planarizing kernel, cuFFT (loaded at run time) and a reordering kernel. Both agree to
- * float32 FFT accuracy: differences stay below 1e-6 * log2(N) of the output RMS.
+ * transforms. CUDA has three implementations (::blade_channelizer_kernel), for
+ * power-of-two N and P: single-pass kernels that keep a tile of the chunk in shared
+ * memory (GPUs of compute capability 8.0 and newer, which have the 70-140 KB of
+ * shared memory per block they need): "shared" (N <= 8192) loads the tile into shared
+ * memory, transforms it there and stores it; "direct" (N <= 16384, tiles of all
+ * polarizations up to 16384 values) does the first FFT pass on values read straight
+ * from global memory and the last one straight into y. Any other N or P, or an
+ * older GPU, takes the general path: a planarizing kernel, cuFFT (loaded at run
+ * time) and a reordering kernel. All agree to float32 FFT accuracy: differences stay
+ * below 1e-6 * log2(N) of the output RMS.
  */
 #ifndef BLADE_CHANNELIZER_H
 #define BLADE_CHANNELIZER_H
@@ -114,12 +129,28 @@ typedef enum blade_channelizer_window {
 /** Range searched for the prototype's bandwidth factor beta. */
 #define BLADE_CHANNELIZER_BETA_MAX 2.0
 
+/**
+ * Which CUDA implementation a plan uses (the CPU backend has one; it ignores this).
+ * See the backends in the file description; ::BLADE_CHANNELIZER_KERNEL_AUTO picks the
+ * one expected fastest, the others are for comparing them.
+ */
+typedef enum blade_channelizer_kernel {
+    BLADE_CHANNELIZER_KERNEL_AUTO = 0, /**< the fastest that serves the shape */
+    BLADE_CHANNELIZER_KERNEL_SHARED,   /**< one pass, tile in shared memory (N <= 8192) */
+    BLADE_CHANNELIZER_KERNEL_DIRECT,   /**< one pass, first and last FFT pass on global memory
+                                            (N <= 16384) */
+    BLADE_CHANNELIZER_KERNEL_GENERAL,  /**< planarize, cuFFT, reorder (any N, P) */
+    BLADE_CHANNELIZER_KERNEL_COUNT
+} blade_channelizer_kernel;
+
 /** Configuration of a channelizer. */
 typedef struct blade_channelizer_config {
-    blade_dtype input_type;          /**< must be ::BLADE_CF32 (cast integer voltages first) */
-    int64_t rate;                    /**< N: fine channels per coarse channel; divides T */
-    int taps;                        /**< M: 1 = plain FFT, 2..64 = polyphase filterbank */
+    blade_dtype input_type;  /**< ::BLADE_CF32 or ::BLADE_CF16 (cast integer voltages first) */
+    blade_dtype output_type; /**< ::BLADE_CF32 or ::BLADE_CF16 */
+    int64_t rate;            /**< N: fine channels per coarse channel; divides T */
+    int taps;                /**< M: 1 = plain FFT, 2..64 = polyphase filterbank */
     blade_channelizer_window window; /**< prototype window (used when taps >= 2) */
+    blade_channelizer_kernel kernel; /**< CUDA implementation; 0 (auto) unless comparing */
 } blade_channelizer_config;
 
 /** An opaque channelizer plan. */
@@ -153,10 +184,11 @@ BLADE_CORE_API blade_status blade_channelizer_prototype(int64_t rate,
  * Validate the configuration and shape and prepare a channelizer on `device`
  * (FFT plans, twiddles, the filter and its zeroed history).
  * @return ::BLADE_ERROR_INVALID_ARGUMENT for a shape that is not [A, F, T, P], a
- *         type other than cf32, a rate that does not divide T, or taps or window
- *         out of range; ::BLADE_ERROR_NO_DEVICE for a CUDA device in a build or host
- *         without one; ::BLADE_ERROR_UNSUPPORTED when cuFFT is needed but cannot be
- *         loaded.
+ *         type other than cf32 or cf16, a rate that does not divide T, or taps or window
+ *         out of range, or an unknown kernel; ::BLADE_ERROR_NO_DEVICE for a CUDA
+ *         device in a build or host without one; ::BLADE_ERROR_UNSUPPORTED when cuFFT
+ *         is needed but cannot be loaded, or the kernel asked for does not serve the
+ *         shape on this GPU.
  */
 BLADE_CORE_API blade_status blade_channelizer_create(blade_channelizer** channelizer,
                                                      const blade_channelizer_config* config,
@@ -167,8 +199,8 @@ BLADE_CORE_API blade_status blade_channelizer_create(blade_channelizer** channel
 BLADE_CORE_API blade_shape blade_channelizer_output_shape(const blade_channelizer* channelizer);
 
 /**
- * Channelize `input` into `output` (cf32, shapes as created, on the plan's device,
- * not overlapping). With taps >= 2 this also updates the plan's history, so chunks
+ * Channelize `input` into `output` (of the configured types and the shapes as
+ * created, on the plan's device, not overlapping). With taps >= 2 this also updates the plan's history, so chunks
  * must be processed in time order, on one stream (or with the previous call
  * finished). On CUDA the work is queued on `stream` and this returns at once.
  */
