@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the beamformer's CUDA files share: element loads and stores (with the ci8
- * conversion fused into the load) and the launchers of the two kernels, called by the
+ * What the beamformer's CUDA files share: element loads and stores (with the cf16 and
+ * ci8 conversions fused into the load) and the launchers of the two kernels, called by the
  * dispatcher in beamformer.cu. Not installed.
  */
 #ifndef BLADE_KERNELS_BEAMFORMER_KERNELS_H
@@ -38,6 +38,12 @@ __device__ __forceinline__ float2 ci8_to_float2(uint16_t packed)
 {
     const float4 v = ci8x2_to_float4(packed);
     return make_float2(v.x, v.y);
+}
+
+// cf16 (one complex half, re in the low 16 bits) -> float2, exact.
+__device__ __forceinline__ float2 cf16_to_float2(uint32_t packed)
+{
+    return __half22float2(*reinterpret_cast<const __half2*>(&packed));
 }
 
 // ---------------------------------------------------------------------------------
@@ -113,6 +119,12 @@ blade_status launch_staged(const blade_beamformer_job& job,
 size_t tensor_workspace_bytes(const blade_beamformer_job& job);
 bool tensor_output_aligned(const blade_beamformer_job& job);
 blade_status launch_tensor(const blade_beamformer_job& job, bool split, cudaStream_t stream);
+
+// The fp16 tensor-core kernel (beamformer_fp16.cu, sm_80 and newer): bytes of packed
+// half phasors it needs, and the launch (phasor packing, then the matrix products).
+// Any output alignment (unaligned outputs are stored element by element).
+size_t fp16_workspace_bytes(const blade_beamformer_job& job);
+blade_status launch_fp16(const blade_beamformer_job& job, cudaStream_t stream);
 
 } // namespace beamformer_cuda
 

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
-// Beamformer on CUDA against the CPU reference, for every path (fp32, tf32, tf32x3),
-// at edge shapes and benchmark shapes. Errors are measured per output element as
+// Beamformer on CUDA against the CPU reference, for every path (fp32, tf32, tf32x3,
+// fp16), at edge shapes and benchmark shapes. Errors are measured per output element as
 // |gpu - cpu| / sum_a |x_a||w_a| (the scale of rounding errors; a plain relative error
 // is meaningless where the coherent sum cancels) and must stay below each path's
 // documented bound:
 //   fp32, tf32x3: 1e-5 (float32 sums of at most ~100 terms)
 //   tf32:         2^-10 + A 2^-23 (TF32 operands, 2^-11 each, float32 sums)
+//   fp16:         1e-5 against the CPU's emulation of the path (the same operands
+//                 rounded to half, float32 sums: only the accumulation order differs),
+//                 and the RMS error below 1e-5 of the RMS beam
 // The measured maxima and RMS values are printed for docs/blocks/beamformer.md.
 // Every kernel of a path is checked (direct, staged1, staged2 for fp32; tensor for
 // tf32 and tf32x3), and the CUDA-core kernels must give the direct kernel's bits.
@@ -70,6 +73,21 @@ struct data {
     std::vector<cf> w;
 };
 
+// `count` elements converted by a CPU cast between cf32 and cf16 (exact to cf32).
+std::vector<uint8_t> cpu_cast(blade_dtype from, blade_dtype to, const void* values, int64_t count)
+{
+    std::vector<uint8_t> out(blade_bytes(to, count));
+    const blade_shape shape = blade_test::make_shape({ count });
+    blade_cast* cast = nullptr;
+    const blade_cast_config config = { from, to };
+    ok(blade_cast_create(&cast, &config, &shape, blade_device_cpu()), "cast");
+    blade_tensor a = blade_tensor_make(from, &shape, blade_device_cpu(), const_cast<void*>(values));
+    blade_tensor b = blade_tensor_make(to, &shape, blade_device_cpu(), out.data());
+    ok(blade_cast_process(cast, &a, &b, nullptr), "cast");
+    blade_cast_destroy(cast);
+    return out;
+}
+
 data make_data(const problem& pr, uint32_t seed)
 {
     data d;
@@ -84,6 +102,8 @@ data make_data(const problem& pr, uint32_t seed)
         auto* values = reinterpret_cast<cf*>(d.x.data());
         for (int64_t i = 0; i < nx; i++)
             values[i] = cf(normal(rng), normal(rng));
+        if (pr.input_type == BLADE_CF16) // the same values rounded to half
+            d.x = cpu_cast(BLADE_CF32, BLADE_CF16, d.x.data(), nx);
     }
     std::mt19937 rng(seed + 1000);
     std::normal_distribution<float> normal(0.0f, 0.7f);
@@ -185,8 +205,13 @@ std::vector<double> error_scale(const problem& pr, const data& d, const std::vec
     const int64_t A = pr.A, F = pr.F, T = pr.T, P = pr.P, B = pr.B;
     std::vector<double> scale(cpu.size());
     std::vector<double> ax(A * F * T * P);
+    const std::vector<uint8_t> widened =
+        pr.input_type == BLADE_CF16 ? cpu_cast(BLADE_CF16, BLADE_CF32, d.x.data(), A * F * T * P)
+                                    : std::vector<uint8_t>();
     for (int64_t i = 0; i < A * F * T * P; i++) {
-        if (pr.input_type == BLADE_CI8)
+        if (pr.input_type == BLADE_CF16)
+            ax[i] = std::abs(reinterpret_cast<const cf*>(widened.data())[i]);
+        else if (pr.input_type == BLADE_CI8)
             ax[i] = std::hypot(double(int8_t(d.x[2 * i])), double(int8_t(d.x[2 * i + 1])));
         else
             ax[i] = std::abs(reinterpret_cast<const cf*>(d.x.data())[i]);
@@ -252,6 +277,7 @@ error_stats compare(const problem& pr,
 }
 
 const variant cpu_reference{ BLADE_BEAMFORMER_FP32, BLADE_BEAMFORMER_KERNEL_DEFAULT };
+const variant cpu_fp16{ BLADE_BEAMFORMER_FP16, BLADE_BEAMFORMER_KERNEL_DEFAULT };
 const variant direct{ BLADE_BEAMFORMER_FP32, BLADE_BEAMFORMER_KERNEL_DIRECT };
 
 // Every kernel of every path; the direct kernel first (the others are compared with it).
@@ -261,7 +287,24 @@ const variant all_variants[] = {
     { BLADE_BEAMFORMER_FP32, BLADE_BEAMFORMER_KERNEL_STAGED2 },
     { BLADE_BEAMFORMER_TF32, BLADE_BEAMFORMER_KERNEL_TENSOR },
     { BLADE_BEAMFORMER_TF32X3, BLADE_BEAMFORMER_KERNEL_TENSOR },
+    { BLADE_BEAMFORMER_FP16, BLADE_BEAMFORMER_KERNEL_TENSOR },
 };
+
+// The fp16 path against the CPU emulation: RMS of |gpu - cpu| over RMS of the coherent
+// beams (the brief's "1e-5 of the beam RMS"; float32 accumulation of A products).
+double
+rms_error_of_beams(const problem& pr, const std::vector<cf>& cpu, const std::vector<cf>& cuda)
+{
+    const size_t coherent = static_cast<size_t>(pr.B * pr.F * pr.T * pr.P);
+    double error = 0, power = 0;
+    for (size_t i = 0; i < coherent; i++) {
+        if (!std::isfinite(std::abs(cpu[i])))
+            continue; // (cf16 output overflow on both sides)
+        error += std::norm(std::complex<double>(cuda[i]) - std::complex<double>(cpu[i]));
+        power += std::norm(std::complex<double>(cpu[i]));
+    }
+    return power > 0 ? std::sqrt(error / power) : std::sqrt(error);
+}
 
 // Values that differ between two runs that must give the same bits.
 size_t count_differences(const std::vector<cf>& a, const std::vector<cf>& b)
@@ -276,6 +319,7 @@ void check_all_paths(const problem& pr, uint32_t seed)
 {
     const data d = make_data(pr, seed);
     const auto cpu = beamform(blade_device_cpu(), pr, d, cpu_reference);
+    const auto cpu16 = beamform(blade_device_cpu(), pr, d, cpu_fp16);
     const auto scale = error_scale(pr, d, cpu);
     std::vector<cf> from_direct;
     for (const variant& how : all_variants) {
@@ -283,7 +327,17 @@ void check_all_paths(const problem& pr, uint32_t seed)
         const auto cuda = beamform(gpu(), pr, d, how, 0, &used);
         BOOST_TEST(used.path == how.path);
         BOOST_TEST(used.kernel == how.kernel);
-        const error_stats stats = compare(pr, scale, cpu, cuda, how.path);
+        const bool half = how.path == BLADE_BEAMFORMER_FP16;
+        const error_stats stats = compare(pr, scale, half ? cpu16 : cpu, cuda, how.path);
+        if (half) {
+            const double relative = rms_error_of_beams(pr, cpu16, cuda);
+            BOOST_TEST(relative < 1e-5,
+                       pr.text() << " fp16: RMS error " << relative << " of the RMS beam");
+            std::printf("%-70s %-14s RMS error %.3g of the RMS beam (vs the CPU emulation)\n",
+                        pr.text().c_str(),
+                        how.text().c_str(),
+                        relative);
+        }
         if (how.kernel == BLADE_BEAMFORMER_KERNEL_DIRECT)
             from_direct = cuda;
         else if (how.path == BLADE_BEAMFORMER_FP32)
@@ -334,6 +388,29 @@ BOOST_AUTO_TEST_CASE(edge_shapes_on_every_path)
         check_all_paths(pr, seed++);
         pr.input_type = BLADE_CI8;
         check_all_paths(pr, seed++);
+        pr.input_type = BLADE_CF16;
+        check_all_paths(pr, seed++);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(cf16_voltages_equal_cast_then_beamform_on_every_path)
+{
+    // cf16 values are exact in float32 and in TF32: every path gives the bits of the
+    // cf32 beamformer on the widened voltages.
+    problem pr{ 28, 6, 512, 2, 70 };
+    pr.incoherent = true;
+    pr.input_type = BLADE_CF16;
+    const data d16 = make_data(pr, 78);
+    problem pr32 = pr;
+    pr32.input_type = BLADE_CF32;
+    data d32;
+    d32.w = d16.w;
+    d32.x = cpu_cast(BLADE_CF16, BLADE_CF32, d16.x.data(), d16.x.size() / 4);
+    for (const variant& how : all_variants) {
+        const auto fused = beamform(gpu(), pr, d16, how);
+        const auto cast_first = beamform(gpu(), pr32, d32, how);
+        const size_t differ = count_differences(fused, cast_first);
+        BOOST_TEST(differ == 0u, how.text() << ": " << differ << " values differ");
     }
 }
 
@@ -368,11 +445,13 @@ BOOST_AUTO_TEST_CASE(misaligned_tensors_take_the_general_kernels)
     const data d = make_data(pr, 5);
     const auto cpu = beamform(blade_device_cpu(), pr, d, cpu_reference);
     const auto scale = error_scale(pr, d, cpu);
+    const auto cpu16 = beamform(blade_device_cpu(), pr, d, cpu_fp16);
     for (const variant& how : all_variants) {
         const auto cuda = beamform(gpu(), pr, d, how, 8);
-        // a misaligned output makes the tensor paths fall back to fp32 (and the staged
-        // kernels to the direct kernel)
-        compare(pr, scale, cpu, cuda, BLADE_BEAMFORMER_FP32);
+        // a misaligned output makes the TF32 paths fall back to fp32 (and the staged
+        // kernels to the direct kernel); the fp16 kernel stores element by element
+        const bool half = how.path == BLADE_BEAMFORMER_FP16;
+        compare(pr, scale, half ? cpu16 : cpu, cuda, BLADE_BEAMFORMER_FP32);
     }
 }
 
@@ -440,6 +519,9 @@ BOOST_AUTO_TEST_CASE(benchmark_shapes)
     problem ci8_large{ 64, 12, 8192, 2, 64 };
     ci8_large.input_type = BLADE_CI8;
     check_all_paths(ci8_large, 14);
+    problem cf16_large{ 64, 12, 8192, 2, 64 };
+    cf16_large.input_type = BLADE_CF16;
+    check_all_paths(cf16_large, 17);
     check_all_paths(problem{ 64, 4, 2048, 2, 256 }, 15);
     // enough time spans that a block of the staged kernels computes several in a row
     // (its voltage prefetch runs on across spans)

@@ -2,7 +2,8 @@
 """
 Beamformer: weighted sums of antenna voltages (include/blade/modules/beamformer.h).
 
-For voltages x [A, F, T, P] (cf32, or ci8 as int8 [A, F, T, P, 2]) and phasors
+For voltages x [A, F, T, P] (cf32; cf16 as float16 [A, F, T, P, 2]; ci8 as int8
+[A, F, T, P, 2]) and phasors
 w [B, A, F, 1, P] (cf32; or [B, A]: one weight per beam and antenna):
 
     y[b, f, t, p] = sum_a x[a, f, t, p] w[b, a, f, 0, p]          (no conjugation)
@@ -11,10 +12,14 @@ summed over a in increasing order in float32, into y [B, F, T, P] (cf32, or cf16
 float16 [..., 2]). With incoherent=True a beam B is appended:
 sum_a |w[0, a, f, 0, p]|^2 |x[a, f, t, p]|^2 in the real part (its square root with
 incoherent_sqrt=True). On a GPU `path` picks fp32 CUDA cores, tf32 or tf32x3 tensor
-cores ("auto": tf32x3 for A, B >= 32 and T >= 64, else fp32); the CPU computes fp32.
+cores, or fp16 tensor cores (operands rounded to half, float32 sums; ~2^-11 of
+sum |x||w|) ("auto": tf32x3 for A, B >= 32 and T >= 64, else fp32; never fp16); the
+CPU computes fp32, and emulates fp16 (operands rounded to half) when asked.
 """
 
 import ctypes
+
+import numpy
 
 from . import _arrays, _core
 from ._plan import Operand, Plan, cached, function, parse_device, parse_name, remember, remembered, where_of
@@ -29,6 +34,12 @@ class _Config(ctypes.Structure):
         ("path", ctypes.c_int),
         ("kernel", ctypes.c_int),
     ]
+
+
+def _voltage_type(v):
+    """Blade type and shape of a voltage array: float16 pairs are cf16 (voltages are never real)."""
+    asked = "cf16" if v.dtype == numpy.float16 else None
+    return _arrays.blade_type(v.dtype, v.shape, asked, "beamformer: voltages")
 
 
 class Beamformer(Plan):
@@ -63,8 +74,11 @@ class Beamformer(Plan):
             self._plan_for(str(input_type).lower(), tuple(shape), tuple(phasor_shape), parse_device(device))
 
     def _plan_for(self, input_type, shape, phasor_shape, where):
-        if input_type not in ("cf32", "ci8"):
-            raise TypeError(f"beamformer: voltages must be cf32 (complex64) or ci8 (int8 pairs); got {input_type}")
+        if input_type not in ("cf32", "cf16", "ci8"):
+            raise TypeError(
+                "beamformer: voltages must be cf32 (complex64), cf16 (float16 pairs) or ci8 (int8 pairs); "
+                f"got {input_type}"
+            )
         config = _Config(
             _core.DTYPE_CODES[input_type],
             _core.DTYPE_CODES[self.output_type],
@@ -84,7 +98,7 @@ class Beamformer(Plan):
 
     @property
     def path_used(self):
-        """The path the plan computes with ("fp32" on the CPU)."""
+        """The path the plan computes with ("fp32" on the CPU, or "fp16" emulated)."""
         code = function("blade_beamformer_path_used", ctypes.c_int, [ctypes.c_void_p])(self._handle)
         return function("blade_beamformer_path_name", ctypes.c_char_p, [ctypes.c_int])(code).decode()
 
@@ -128,7 +142,7 @@ class Beamformer(Plan):
         if not self._handle:
             with self._lock:
                 if not self._handle:
-                    input_type, shape = _arrays.blade_type(v.dtype, v.shape, None, "beamformer: voltages")
+                    input_type, shape = _voltage_type(v)
                     phasor_shape = _arrays.blade_type(w.dtype, w.shape, "cf32", "beamformer: phasors")[1]
                     self._plan_for(input_type, shape, phasor_shape, where_of(v))
         self._phasors.accept(w, self._where, self.module)
@@ -165,7 +179,7 @@ def beamform(
 def _plan_for(x, phasors, incoherent, incoherent_sqrt, output_type, path):
     v = _arrays.view(x, "beamformer: voltages")
     w = _arrays.view(phasors, "beamformer: phasors")
-    input_type, shape = _arrays.blade_type(v.dtype, v.shape, None, "beamformer: voltages")
+    input_type, shape = _voltage_type(v)
     phasor_shape = _arrays.blade_type(w.dtype, w.shape, "cf32", "beamformer: phasors")[1]
     where = where_of(v)
     path_code = parse_name("blade_beamformer_path_parse", path, "beamformer", "path")
