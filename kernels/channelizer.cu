@@ -23,6 +23,11 @@
 //   reordering kernel (tiled transpose) writes y[row][k][s][p]. About 3x the
 //   single-pass time.
 //
+// cf16 input or output (either, both): converted to float as loaded, rounded to the
+// nearest half as stored (blade_tile::load_sample / store_sample), in every kernel
+// that touches the tensors; the transforms, the filter sums and the history are
+// float32.
+//
 // cuFFT is opened at run time (cufft_loader.h) and only by plans that need it.
 
 #include "channelizer_backend.h"
@@ -118,9 +123,10 @@ static_assert(blade_tile::kMaxLog2N == 13, "select_tile_kernel lists every size"
 // --- general path --------------------------------------------------------------
 
 struct general_params {
-    const float2* input;   // [rows, T, P]
-    float2* work;          // [rows, P, S, N]
-    float2* output;        // [rows, N, S, P]
+    const void* input; // [rows, T, P], cf32 or cf16
+    float2* work;      // [rows, P, S, N]
+    void* output;      // [rows, N, S, P], cf32 or cf16
+    bool input_half, output_half;
     const float* filter;   // M*N or nullptr
     const float2* history; // [rows, P, H] or nullptr
     int64_t rows, T, P, N, S, H;
@@ -139,15 +145,17 @@ __global__ void planarize(general_params g)
         const int64_t series = i / g.T; // row * P + p
         const int64_t t = i - series * g.T;
         const int64_t row = series / g.P, pol = series - row * g.P;
-        const float2* x = g.input + row * g.T * g.P + pol;
+        const int64_t x = row * g.T * g.P + pol; // sample index of (row, t = 0, pol)
         float2 v;
         if constexpr (!FILTER) {
-            v = x[t * g.P];
+            v = blade_tile::load_sample(g.input, g.input_half, x + t * g.P);
         } else {
             v = make_float2(0.0f, 0.0f);
             for (int m = 0; m < g.M; m++) {
                 const int64_t tau = t - static_cast<int64_t>(g.M - 1 - m) * g.N;
-                const float2 s = tau >= 0 ? x[tau * g.P] : g.history[series * g.H + g.H + tau];
+                const float2 s = tau >= 0
+                                     ? blade_tile::load_sample(g.input, g.input_half, x + tau * g.P)
+                                     : g.history[series * g.H + g.H + tau];
                 const float h = g.filter[m * g.N + n];
                 v.x += h * s.x;
                 v.y += h * s.y;
@@ -173,7 +181,7 @@ __global__ void reorder(general_params g)
         for (int64_t k0 = static_cast<int64_t>(blockIdx.y) * kTile; k0 < g.N;
              k0 += static_cast<int64_t>(gridDim.y) * kTile) {
             const float2* work = g.work + row * g.T * g.P;
-            float2* out = g.output + row * g.T * g.P;
+            const int64_t out = row * g.T * g.P; // sample index of the output row
             for (int i = threadIdx.y; i < kTile; i += kTileRows) {
                 const int64_t c = c0 + i, k = k0 + threadIdx.x;
                 if (c < columns && k < g.N) {
@@ -185,7 +193,8 @@ __global__ void reorder(general_params g)
             for (int i = threadIdx.y; i < kTile; i += kTileRows) {
                 const int64_t k = k0 + i, c = c0 + threadIdx.x;
                 if (c < columns && k < g.N)
-                    out[k * columns + c] = tile[threadIdx.x][i];
+                    blade_tile::store_sample(
+                        g.output, g.output_half, out + k * columns + c, tile[threadIdx.x][i]);
             }
             __syncthreads();
         }
@@ -193,7 +202,8 @@ __global__ void reorder(general_params g)
 
 // next[row][p][j] = xs[T - H + j]: from the chunk, or from the previous history
 // when the chunk is shorter than H.
-__global__ void carry_history(const float2* input,
+__global__ void carry_history(const void* input,
+                              bool input_half,
                               const float2* previous,
                               float2* next,
                               int64_t series_count,
@@ -208,8 +218,19 @@ __global__ void carry_history(const float2* input,
         const int64_t series = i / H, j = i - series * H;
         const int64_t row = series / P, pol = series - row * P;
         const int64_t t = T - H + j;
-        next[i] = t >= 0 ? input[(row * T + t) * P + pol] : previous[i + T];
+        next[i] = t >= 0 ? blade_tile::load_sample(input, input_half, (row * T + t) * P + pol)
+                         : previous[i + T];
     }
+}
+
+// N = 1 between different types: y = x converted (cf32 <-> cf16).
+__global__ void convert(const void* input, bool input_half, void* output, int64_t count)
+{
+    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+         i += stride)
+        blade_tile::store_sample(
+            output, !input_half, i, blade_tile::load_sample(input, input_half, i));
 }
 
 unsigned grid_for(int64_t count) { return blade_grid_size(count, kThreads, 65535u * 16u); }
@@ -366,12 +387,13 @@ extern "C" blade_status blade_cuda_channelizer_process(blade_cuda_channelizer* s
     cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
     const int64_t count = g.rows * g.T * g.P;
     if (g.N == 1) {
-        if (input != output)
-            BLADE_CUDA_TRY(cudaMemcpyAsync(output,
-                                           input,
-                                           static_cast<size_t>(count) * sizeof(float2),
-                                           cudaMemcpyDeviceToDevice,
-                                           stream));
+        if (g.input_half != g.output_half) {
+            convert<<<grid_for(count), kThreads, 0, stream>>>(input, g.input_half, output, count);
+            BLADE_CUDA_CHECK_LAUNCH("convert");
+        } else if (input != output) {
+            const size_t bytes = static_cast<size_t>(count) * (g.input_half ? 4 : 8);
+            BLADE_CUDA_TRY(cudaMemcpyAsync(output, input, bytes, cudaMemcpyDeviceToDevice, stream));
+        }
         return BLADE_OK;
     }
     const float2* history = g.M > 1 ? self->history[self->current] : nullptr;
@@ -379,8 +401,10 @@ extern "C" blade_status blade_cuda_channelizer_process(blade_cuda_channelizer* s
     if (self->single_pass) {
         const blade_tile::tiling& t = self->tiling;
         blade_tile::params p{};
-        p.input = static_cast<const float2*>(input);
-        p.output = static_cast<float2*>(output);
+        p.input = input;
+        p.output = output;
+        p.input_half = g.input_half != 0;
+        p.output_half = g.output_half != 0;
         p.twiddles = self->twiddles;
         p.filter = self->filter;
         p.history = history;
@@ -400,9 +424,11 @@ extern "C" blade_status blade_cuda_channelizer_process(blade_cuda_channelizer* s
         BLADE_CUDA_CHECK_LAUNCH("channelize_tiles");
     } else {
         general_params p{};
-        p.input = static_cast<const float2*>(input);
+        p.input = input;
+        p.input_half = g.input_half != 0;
         p.work = self->work;
-        p.output = static_cast<float2*>(output);
+        p.output = output;
+        p.output_half = g.output_half != 0;
         p.filter = self->filter;
         p.history = history;
         p.rows = g.rows;
@@ -441,7 +467,8 @@ extern "C" blade_status blade_cuda_channelizer_process(blade_cuda_channelizer* s
         // the other buffer; the next call reads the one written here.
         const int next = 1 - self->current;
         const int64_t values = g.rows * g.P * g.H;
-        carry_history<<<grid_for(values), kThreads, 0, stream>>>(static_cast<const float2*>(input),
+        carry_history<<<grid_for(values), kThreads, 0, stream>>>(input,
+                                                                 g.input_half != 0,
                                                                  self->history[self->current],
                                                                  self->history[next],
                                                                  g.rows * g.P,

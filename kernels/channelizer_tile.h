@@ -16,6 +16,9 @@
  *      formula is, for even N, exactly this circular shift of the output index, so
  *      it costs nothing. Runs over (s, p) are contiguous in global memory.
  * Global memory therefore sees one read of x and one write of y: one pass.
+ * Either may be cf16 (params::input_half, output_half): converted to float as it is
+ * loaded, rounded to the nearest half as it is stored (sample_io below); the FFT and
+ * the polyphase sums are float32.
  *
  * Shared-memory layout: element i of FFT row r sits at r*row_stride(N) + pad(i),
  * pad(i) = i + i/16. The padding breaks the 16-way bank conflicts of the strided
@@ -35,6 +38,11 @@
 
 #include <vector_functions.h>
 #include <vector_types.h>
+
+#if defined(__CUDACC__)
+#include <cuda_fp16.h>
+#endif
+#include "half.h" // the CPU's conversions, which the emulation uses (bit-exact with CUDA's)
 
 #if defined(__CUDACC__)
 #define BLADE_TILE_FN __host__ __device__ __forceinline__
@@ -72,10 +80,49 @@ inline void make_twiddles(int64_t n, float2* twiddles)
     }
 }
 
+/* --- cf32 / cf16 samples in global memory ---------------------------------- */
+
+/* Complex sample i of a cf32 (half = false) or cf16 array, as float2. */
+BLADE_TILE_FN float2 load_sample(const void* data, bool half, int64_t i)
+{
+    if (!half)
+        return static_cast<const float2*>(data)[i];
+#if defined(__CUDA_ARCH__)
+    return __half22float2(static_cast<const __half2*>(data)[i]);
+#else
+    const uint16_t* parts = static_cast<const uint16_t*>(data) + 2 * i;
+    return make_float2(blade_half_to_float(parts[0]), blade_half_to_float(parts[1]));
+#endif
+}
+
+/* Store v as complex sample i of a cf32 or cf16 array; to half: round to nearest
+ * even, NaN as the canonical 0x7E00 (as the CPU backend). */
+BLADE_TILE_FN void store_sample(void* data, bool half, int64_t i, float2 v)
+{
+    if (!half) {
+        static_cast<float2*>(data)[i] = v;
+        return;
+    }
+#if defined(__CUDA_ARCH__)
+    __half re = __float2half_rn(v.x), im = __float2half_rn(v.y);
+    if (__hisnan(re))
+        re = __ushort_as_half(0x7e00);
+    if (__hisnan(im))
+        im = __ushort_as_half(0x7e00);
+    static_cast<__half2*>(data)[i] = __halves2half2(re, im);
+#else
+    uint16_t* parts = static_cast<uint16_t*>(data) + 2 * i;
+    parts[0] = blade_half_from_float(v.x);
+    parts[1] = blade_half_from_float(v.y);
+#endif
+}
+
 /* What a launch needs: the tensors, the geometry and the tiling. */
 struct params {
-    const float2* input;    // [rows, T, P]
-    float2* output;         // [rows, N, S, P]
+    const void* input;      // [rows, T, P], cf32 or cf16
+    void* output;           // [rows, N, S, P], cf32 or cf16
+    bool input_half;        // the input is cf16
+    bool output_half;       // the output is cf16
     const float2* twiddles; // twiddles[m] = exp(-2 pi i m / N), m < N
     const float* filter;    // M*N taps, or nullptr
     const float2* history;  // [rows, P, H]: the H samples before the chunk, or nullptr
@@ -240,15 +287,16 @@ BLADE_TILE_FN void load(const params& p, const origin& o, float2* smem, int thre
         const int pol = o.p0 + pl;
         float2 v;
         if constexpr (!FILTER) {
-            v = p.input[row_base + (t << p.log2P) + pol];
+            v = load_sample(p.input, p.input_half, row_base + (t << p.log2P) + pol);
         } else {
             // tap m weighs the sample (M-1-m) blocks before t
             v = make_float2(0.0f, 0.0f);
             const int64_t series = ((o.row << p.log2P) + pol) * p.H;
             for (int m = 0; m < p.M; m++) {
                 const int64_t tau = t - static_cast<int64_t>(p.M - 1 - m) * N;
-                const float2 x = tau >= 0 ? p.input[row_base + (tau << p.log2P) + pol]
-                                          : p.history[series + p.H + tau];
+                const float2 x =
+                    tau >= 0 ? load_sample(p.input, p.input_half, row_base + (tau << p.log2P) + pol)
+                             : p.history[series + p.H + tau];
                 const float h = p.filter[m * N + n];
                 v.x += h * x.x;
                 v.y += h * x.y;
@@ -349,8 +397,11 @@ BLADE_TILE_FN void store(const params& p, const origin& o, const float2* smem, i
         const int sl = q & sb_mask;
         const int k = q >> p.log2sb;
         const float2 v = smem[((pl << p.log2sb) + sl) * RS + pad((k + N / 2) & (N - 1))];
-        p.output[row_base + ((static_cast<int64_t>(k) * p.S + o.s0 + sl) << p.log2P) + o.p0 + pl] =
-            v;
+        store_sample(p.output,
+                     p.output_half,
+                     row_base + ((static_cast<int64_t>(k) * p.S + o.s0 + sl) << p.log2P) + o.p0 +
+                         pl,
+                     v);
     }
 }
 

@@ -24,7 +24,9 @@ channelizer::sptr channelizer::make(const std::vector<int64_t>& shape,
                                     "' (the channelizer reads and writes cf32 or cf16)");
     const tensor_spec input(parse_dtype(dtype, "blade.channelizer dtype"),
                             parse_shape(shape, "blade.channelizer shape"));
-    blade_channelizer_config config = { input.dtype, rate, taps, BLADE_WINDOW_HAMMING };
+    blade_channelizer_config config = {
+        input.dtype, input.dtype, rate, taps, BLADE_WINDOW_HAMMING
+    };
     throw_on_error(blade_channelizer_window_parse(window.c_str(), &config.window),
                    "blade.channelizer window");
     return gnuradio::make_block_sptr<channelizer_impl>(

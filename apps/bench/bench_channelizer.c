@@ -29,7 +29,7 @@ channelizer_setup(bench_case* self, blade_device device, blade_stream stream, in
     const int64_t n = self->p[2] <= t ? self->p[2] : t; /* quick runs shorten T */
     const blade_shape shape = blade_shape_aftp(self->p[0], 192, t, 2);
     const blade_channelizer_config config = {
-        BLADE_CF32, n, (int)self->p[3], (blade_channelizer_window)self->p[4]
+        BLADE_CF32, BLADE_CF32, n, (int)self->p[3], (blade_channelizer_window)self->p[4]
     };
     const int64_t count = blade_shape_count(&shape);
     self->samples = (double)count;

@@ -209,11 +209,15 @@ static blade_status validate(const blade_channelizer_config* config, const blade
                           "voltages [A, F, T, P] (rank 4)",
                           blade_shape_format(shape, text, sizeof text),
                           shape->rank);
-    if (config->input_type != BLADE_CF32)
+    if (config->input_type != BLADE_CF32 && config->input_type != BLADE_CF16)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "channelizer: input type %s; the channelizer takes cf32 (put a cast "
-                          "before it)",
+                          "channelizer: input type %s; the channelizer takes cf32 or cf16 (put "
+                          "a cast before it)",
                           blade_dtype_name(config->input_type));
+    if (config->output_type != BLADE_CF32 && config->output_type != BLADE_CF16)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "channelizer: output type %s; the channelizer writes cf32 or cf16",
+                          blade_dtype_name(config->output_type));
     BLADE_TRY(check_filter_arguments(config->rate, config->taps, config->window));
     const int64_t n = config->rate, t = shape->dims[2];
     if (n > t || t % n != 0) {
@@ -276,6 +280,8 @@ blade_status blade_channelizer_create(blade_channelizer** channelizer,
     g->S = t / n;
     g->M = config->taps;
     g->H = (int64_t)(config->taps - 1) * n;
+    g->input_half = config->input_type == BLADE_CF16;
+    g->output_half = config->output_type == BLADE_CF16;
 
     /* The filter in float, shared by both backends (NULL: plain FFT). */
     float* filter = NULL;
@@ -324,11 +330,14 @@ blade_status blade_channelizer_process(blade_channelizer* channelizer,
                                        blade_tensor* output,
                                        blade_stream stream)
 {
-    BLADE_TRY(
-        blade_check_tensor("channelizer", "input", input, BLADE_CF32, &channelizer->input_shape));
+    const blade_channelizer_config* config = &channelizer->config;
     BLADE_TRY(blade_check_tensor(
-        "channelizer", "output", output, BLADE_CF32, &channelizer->output_shape));
-    if (input->data == output->data && channelizer->geometry.N > 1)
+        "channelizer", "input", input, config->input_type, &channelizer->input_shape));
+    BLADE_TRY(blade_check_tensor(
+        "channelizer", "output", output, config->output_type, &channelizer->output_shape));
+    /* a pass-through of one type may run in place; anything else reads what it writes */
+    if (input->data == output->data &&
+        (channelizer->geometry.N > 1 || config->input_type != config->output_type))
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "channelizer: input and output are the same memory; the "
                           "channelizer needs separate buffers");

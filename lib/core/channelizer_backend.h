@@ -14,7 +14,9 @@ extern "C" {
 
 /* The validated problem: rows = A*F independent (a, f) time series of T samples
  * with P interleaved polarizations, N-point transforms, S = T/N output samples,
- * M taps per branch (1: no filter) and H = (M-1)*N samples of history per (row, p). */
+ * M taps per branch (1: no filter) and H = (M-1)*N samples of history per (row, p).
+ * input_half / output_half: the input / output is cf16 (else cf32); the maths and
+ * the history are float32 either way. */
 typedef struct blade_channelizer_geometry {
     int64_t rows;
     int64_t T;
@@ -23,6 +25,8 @@ typedef struct blade_channelizer_geometry {
     int64_t S;
     int M;
     int64_t H;
+    int input_half;
+    int output_half;
 } blade_channelizer_geometry;
 
 /* CPU backend (FFTW + OpenMP). `filter` (M*N floats, copied) is NULL when M = 1. */
@@ -30,10 +34,8 @@ typedef struct blade_cpu_channelizer blade_cpu_channelizer;
 blade_status blade_cpu_channelizer_create(const blade_channelizer_geometry* geometry,
                                           const float* filter,
                                           blade_cpu_channelizer** backend);
-/* input and output: cf32 (interleaved re, im) [rows, T, P] and [rows, N, S, P]. */
-void blade_cpu_channelizer_process(blade_cpu_channelizer* backend,
-                                   const float* input,
-                                   float* output);
+/* input and output: cf32 or cf16 (interleaved re, im) [rows, T, P] and [rows, N, S, P]. */
+void blade_cpu_channelizer_process(blade_cpu_channelizer* backend, const void* input, void* output);
 void blade_cpu_channelizer_reset(blade_cpu_channelizer* backend);
 void blade_cpu_channelizer_destroy(blade_cpu_channelizer* backend);
 

@@ -19,10 +19,15 @@
  * with transforms that stay in each core's cache. Units are shared among OpenMP
  * threads, each with its own scratch (all from fftwf_malloc, so they have the
  * alignment the plan was made for).
+ *
+ * cf16 input is converted to float as the gather reads it (exactly), cf16 output
+ * rounded to half (nearest, ties to even: half.h) as the scatter writes it; the
+ * history is float32 either way.
  */
 #include "channelizer_backend.h"
 #include "cpu_threads_internal.h"
 #include "fftw_planner.h"
+#include "half.h"
 #include "internal.h"
 
 #include <fftw3.h>
@@ -142,6 +147,29 @@ copy_alternating(float* restrict out, const float* restrict x, int64_t stride, i
     }
 }
 
+/* The two loops above for cf16 x (converted to float as read). */
+static void multiply_add_taps_half(float* restrict out,
+                                   const float* restrict h,
+                                   const uint16_t* restrict x,
+                                   int64_t stride,
+                                   int64_t N)
+{
+    for (int64_t n = 0; n < N; n++) {
+        out[2 * n] += h[n] * blade_half_to_float(x[2 * n * stride]);
+        out[2 * n + 1] += h[n] * blade_half_to_float(x[2 * n * stride + 1]);
+    }
+}
+
+static void
+copy_alternating_half(float* restrict out, const uint16_t* restrict x, int64_t stride, int64_t N)
+{
+    for (int64_t n = 0; n < N; n++) {
+        const float sign = (n & 1) ? -1.0f : 1.0f;
+        out[2 * n] = sign * blade_half_to_float(x[2 * n * stride]);
+        out[2 * n + 1] = sign * blade_half_to_float(x[2 * n * stride + 1]);
+    }
+}
+
 /* Step 1 of a unit: work[p][sl][n] = (-1)^n * (x or the filtered x) at t = (s0+sl)*N + n.
  * The filter taps carry the (-1)^n already (set at creation: a sign flip is exact, so
  * the sums are those of filtering first and flipping after). Tap m of spectrum s
@@ -149,20 +177,25 @@ copy_alternating(float* restrict out, const float* restrict x, int64_t stride, i
  * so each tap is one contiguous multiply-add over the block's N samples, taps in
  * increasing order, each output starting from 0 (the sums of the plain formula). */
 static void gather(const blade_cpu_channelizer* self,
-                   const float* row_in,
+                   const void* row_input,
                    const float* row_history,
                    int64_t s0,
                    float* work)
 {
     const blade_channelizer_geometry* g = &self->g;
     const int64_t N = g->N, P = g->P, H = g->H, block = self->block;
+    const float* row_in = row_input;
+    const uint16_t* row_in_half = row_input;
     for (int64_t p = 0; p < P; p++)
         for (int64_t sl = 0; sl < block; sl++) {
             float* out = work + 2 * (p * block + sl) * N;
             const int64_t s = s0 + sl;
             if (self->filter == NULL) {
-                const float* x = row_in + 2 * (s * N * P + p);
-                if (P == 2)
+                const int64_t first = 2 * (s * N * P + p); /* part index of (s*N, p) */
+                const float* x = g->input_half ? NULL : row_in + first;
+                if (g->input_half)
+                    copy_alternating_half(out, row_in_half + first, P, N);
+                else if (P == 2)
                     copy_alternating(out, x, 2, N);
                 else if (P == 1)
                     copy_alternating(out, x, 1, N);
@@ -175,8 +208,11 @@ static void gather(const blade_cpu_channelizer* self,
                 const int64_t from = s - (int64_t)(g->M - 1 - m); /* the block tap m weighs */
                 const float* h = self->filter + m * N;
                 if (from >= 0) {
-                    const float* x = row_in + 2 * (from * N * P + p);
-                    if (P == 2)
+                    const int64_t first = 2 * (from * N * P + p);
+                    const float* x = g->input_half ? NULL : row_in + first;
+                    if (g->input_half)
+                        multiply_add_taps_half(out, h, row_in_half + first, P, N);
+                    else if (P == 2)
                         multiply_add_taps(out, h, x, 2, N);
                     else if (P == 1)
                         multiply_add_taps(out, h, x, 1, N);
@@ -190,9 +226,9 @@ static void gather(const blade_cpu_channelizer* self,
         }
 }
 
-/* Step 3 of a unit: y[row][k][s0+sl][p] = work[p][sl][k]. */
+/* Step 3 of a unit: y[row][k][s0+sl][p] = work[p][sl][k] (rounded to half for cf16). */
 static void
-scatter(const blade_cpu_channelizer* self, const float* work, int64_t s0, float* row_out)
+scatter(const blade_cpu_channelizer* self, const float* work, int64_t s0, void* row_output)
 {
     const blade_channelizer_geometry* g = &self->g;
     const int64_t N = g->N, P = g->P, S = g->S, block = self->block;
@@ -200,14 +236,25 @@ scatter(const blade_cpu_channelizer* self, const float* work, int64_t s0, float*
         for (int64_t sl = 0; sl < block; sl++)
             for (int64_t p = 0; p < P; p++) {
                 const float* from = work + 2 * ((p * block + sl) * N + k);
-                float* to = row_out + 2 * ((k * S + s0 + sl) * P + p);
-                to[0] = from[0];
-                to[1] = from[1];
+                const int64_t to = 2 * ((k * S + s0 + sl) * P + p);
+                if (g->output_half) {
+                    ((uint16_t*)row_output)[to] = blade_half_from_float(from[0]);
+                    ((uint16_t*)row_output)[to + 1] = blade_half_from_float(from[1]);
+                } else {
+                    ((float*)row_output)[to] = from[0];
+                    ((float*)row_output)[to + 1] = from[1];
+                }
             }
 }
 
+/* Part (re or im) i of a cf32 or cf16 array, as float. */
+static inline float part(const void* data, int half, int64_t i)
+{
+    return half ? blade_half_to_float(((const uint16_t*)data)[i]) : ((const float*)data)[i];
+}
+
 /* After a chunk: history[row][p][j] = xs[T - H + j], the last H samples of the stream. */
-static void update_history(blade_cpu_channelizer* self, const float* input)
+static void update_history(blade_cpu_channelizer* self, const void* input)
 {
     const blade_channelizer_geometry* g = &self->g;
     const int64_t T = g->T, P = g->P, H = g->H;
@@ -217,7 +264,7 @@ static void update_history(blade_cpu_channelizer* self, const float* input)
     for (int64_t rp = 0; rp < series; rp++) {
         const int64_t row = rp / P, p = rp % P;
         float* history = self->history + 2 * rp * H;
-        const float* row_in = input + 2 * row * T * P;
+        const int64_t row_in = 2 * row * T * P; /* part index of the row's first sample */
         int64_t kept = 0; /* history samples that stay history (chunk shorter than H) */
         if (T < H) {
             kept = H - T;
@@ -225,21 +272,37 @@ static void update_history(blade_cpu_channelizer* self, const float* input)
         }
         for (int64_t j = kept; j < H; j++) {
             const int64_t t = T - H + j;
-            history[2 * j] = row_in[2 * (t * P + p)];
-            history[2 * j + 1] = row_in[2 * (t * P + p) + 1];
+            history[2 * j] = part(input, g->input_half, row_in + 2 * (t * P + p));
+            history[2 * j + 1] = part(input, g->input_half, row_in + 2 * (t * P + p) + 1);
         }
     }
 }
 
-void blade_cpu_channelizer_process(blade_cpu_channelizer* self, const float* input, float* output)
+/* N = 1: y = x, converted when the types differ. */
+static void pass_through(const blade_channelizer_geometry* g, const void* input, void* output)
+{
+    const int64_t parts = 2 * g->rows * g->T * g->P;
+    if (g->input_half == g->output_half) {
+        if (input != output)
+            memcpy(output, input, (size_t)parts * (g->input_half ? 2 : 4));
+    } else if (g->output_half) {
+        for (int64_t i = 0; i < parts; i++)
+            ((uint16_t*)output)[i] = blade_half_from_float(((const float*)input)[i]);
+    } else {
+        for (int64_t i = 0; i < parts; i++)
+            ((float*)output)[i] = blade_half_to_float(((const uint16_t*)input)[i]);
+    }
+}
+
+void blade_cpu_channelizer_process(blade_cpu_channelizer* self, const void* input, void* output)
 {
     const blade_channelizer_geometry* g = &self->g;
     const int64_t row_values = g->T * g->P; /* complex values per row, in and out */
     if (g->N == 1) {
-        if (input != output)
-            memcpy(output, input, (size_t)(g->rows * row_values) * 2 * sizeof(float));
+        pass_through(g, input, output);
         return;
     }
+    const int64_t in_bytes = g->input_half ? 4 : 8, out_bytes = g->output_half ? 4 : 8;
     const int64_t units = g->rows * self->units_per_row;
     const int threads = blade_cpu_threads() < self->nscratch ? blade_cpu_threads() : self->nscratch;
 #pragma omp parallel for num_threads(threads) \
@@ -253,9 +316,9 @@ void blade_cpu_channelizer_process(blade_cpu_channelizer* self, const float* inp
         const int64_t row = u / self->units_per_row;
         const int64_t s0 = (u % self->units_per_row) * self->block;
         const float* history = self->history ? self->history + 2 * row * g->P * g->H : NULL;
-        gather(self, input + 2 * row * row_values, history, s0, (float*)work);
+        gather(self, (const char*)input + row * row_values * in_bytes, history, s0, (float*)work);
         fftwf_execute_dft(self->plan, work, work);
-        scatter(self, (const float*)work, s0, output + 2 * row * row_values);
+        scatter(self, (const float*)work, s0, (char*)output + row * row_values * out_bytes);
     }
     if (self->history != NULL)
         update_history(self, input);

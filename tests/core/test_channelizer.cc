@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <limits>
 
 using blade_test::ok;
@@ -23,7 +24,7 @@ const double pi = 3.14159265358979323846;
 
 blade_channelizer_config plain(int64_t rate)
 {
-    return blade_channelizer_config{ BLADE_CF32, rate, 1, BLADE_WINDOW_RECTANGULAR };
+    return blade_channelizer_config{ BLADE_CF32, BLADE_CF32, rate, 1, BLADE_WINDOW_RECTANGULAR };
 }
 
 struct plan {
@@ -316,7 +317,7 @@ BOOST_AUTO_TEST_CASE(polyphase_impulses_worked_by_hand_across_chunks)
     //  chunk 1, s = 0: block -1 is chunk 0's block 1, from the history: branches
     //                  h[0] x2 = 0 and h[1] x3 = 2 -> y[k] = -e^{-i pi k} 2 = -2, +2
     //  everything else: 0.
-    const blade_channelizer_config config = { BLADE_CF32, 2, 2, BLADE_WINDOW_HANN };
+    const blade_channelizer_config config = { BLADE_CF32, BLADE_CF32, 2, 2, BLADE_WINDOW_HANN };
     const blade_shape shape = blade_shape_aftp(1, 1, 4, 1);
     plan p(config, shape);
     std::vector<cf> impulses(4), zeros(4);
@@ -361,7 +362,9 @@ BOOST_AUTO_TEST_CASE(polyphase_history_spans_chunks_like_one_long_chunk)
     };
     uint32_t seed = 100;
     for (const auto& c : cases) {
-        const blade_channelizer_config config = { BLADE_CF32, c.rate, c.taps, c.window };
+        const blade_channelizer_config config = {
+            BLADE_CF32, BLADE_CF32, c.rate, c.taps, c.window
+        };
         plan p(config, c.shape);
         std::vector<std::vector<cf>> chunks;
         for (int i = 0; i < 4; i++) {
@@ -393,7 +396,7 @@ BOOST_AUTO_TEST_CASE(bad_configurations_are_refused_with_reasons)
     blade_channelizer_config ci8 = plain(4);
     ci8.input_type = BLADE_CI8;
     BOOST_TEST(contains(failure_of(BLADE_ERROR_INVALID_ARGUMENT, ci8, shape),
-                        "input type ci8; the channelizer takes cf32"));
+                        "input type ci8; the channelizer takes cf32 or cf16"));
 
     blade_shape rank3;
     const int64_t dims[3] = { 4, 12, 2 };
@@ -413,7 +416,13 @@ BOOST_AUTO_TEST_CASE(bad_configurations_are_refused_with_reasons)
     taps.window = static_cast<blade_channelizer_window>(9);
     BOOST_TEST(
         contains(failure_of(BLADE_ERROR_INVALID_ARGUMENT, taps, shape), "unknown window code 9"));
-    const blade_channelizer_config pfb_rate1 = { BLADE_CF32, 1, 4, BLADE_WINDOW_HAMMING };
+    blade_channelizer_config ci8_out = plain(4);
+    ci8_out.output_type = BLADE_CI8;
+    BOOST_TEST(contains(failure_of(BLADE_ERROR_INVALID_ARGUMENT, ci8_out, shape),
+                        "output type ci8; the channelizer writes cf32 or cf16"));
+    const blade_channelizer_config pfb_rate1 = {
+        BLADE_CF32, BLADE_CF32, 1, 4, BLADE_WINDOW_HAMMING
+    };
     BOOST_TEST(
         contains(failure_of(BLADE_ERROR_INVALID_ARGUMENT, pfb_rate1, shape), "rate of at least 2"));
 
@@ -504,4 +513,247 @@ BOOST_AUTO_TEST_CASE(fine_frequency_axis)
     BOOST_TEST(fine.freq_first == 1400.0);
     BOOST_TEST(fine.chan_bw == -2.0);
     BOOST_TEST(fine.nfpc == 1);
+}
+
+// --- cf16 input and output ---------------------------------------------------------
+// The maths is float32 whatever the types: cf16 in is the exact float of each half,
+// cf16 out the float32 result rounded to the nearest half. So a cf16-input plan gives
+// the same bits as a cf32 plan fed the same values as floats, and a cf16-output plan
+// the cf32 plan's bits rounded; the rounding is checked against the compiler's
+// IEEE _Float16 (independent of the library's half.h).
+
+namespace {
+
+uint16_t to_half(float value)
+{
+    const _Float16 half = static_cast<_Float16>(value); // round to nearest even
+    uint16_t bits;
+    std::memcpy(&bits, &half, sizeof bits);
+    if (std::isnan(value))
+        bits = 0x7e00; // the library's canonical NaN
+    return bits;
+}
+
+float from_half(uint16_t bits)
+{
+    _Float16 half;
+    std::memcpy(&half, &bits, sizeof half);
+    return static_cast<float>(half);
+}
+
+// cf as interleaved half bits, and back.
+std::vector<uint16_t> halves_of(const std::vector<cf>& values)
+{
+    std::vector<uint16_t> bits(2 * values.size());
+    for (size_t i = 0; i < values.size(); i++) {
+        bits[2 * i] = to_half(values[i].real());
+        bits[2 * i + 1] = to_half(values[i].imag());
+    }
+    return bits;
+}
+
+std::vector<cf> floats_of(const std::vector<uint16_t>& bits)
+{
+    std::vector<cf> values(bits.size() / 2);
+    for (size_t i = 0; i < values.size(); i++)
+        values[i] = cf(from_half(bits[2 * i]), from_half(bits[2 * i + 1]));
+    return values;
+}
+
+blade_channelizer_config typed(blade_dtype in,
+                               blade_dtype out,
+                               int64_t rate,
+                               int taps = 1,
+                               blade_channelizer_window window = BLADE_WINDOW_RECTANGULAR)
+{
+    return blade_channelizer_config{ in, out, rate, taps, window };
+}
+
+// A plan of any types, on raw arrays (cf16 as pairs of half bits); the output is
+// poisoned first so an unwritten value shows (0xFFFF halves, NaN floats).
+struct typed_plan {
+    blade_channelizer* channelizer = nullptr;
+    blade_channelizer_config config;
+    blade_shape in_shape, out_shape;
+    typed_plan(const blade_channelizer_config& c, blade_shape shape) : config(c), in_shape(shape)
+    {
+        ok(blade_channelizer_create(&channelizer, &config, &in_shape, blade_device_cpu()),
+           "create");
+        out_shape = blade_channelizer_output_shape(channelizer);
+    }
+    ~typed_plan() { blade_channelizer_destroy(channelizer); }
+    void run(const void* in, void* out)
+    {
+        const size_t count = static_cast<size_t>(blade_shape_count(&out_shape));
+        std::memset(out, 0xff, count * blade_dtype_size(config.output_type));
+        blade_tensor input = blade_tensor_make(
+            config.input_type, &in_shape, blade_device_cpu(), const_cast<void*>(in));
+        blade_tensor output =
+            blade_tensor_make(config.output_type, &out_shape, blade_device_cpu(), out);
+        ok(blade_channelizer_process(channelizer, &input, &output, nullptr), "process");
+    }
+};
+
+struct typed_case {
+    blade_shape shape;
+    int64_t rate;
+    int taps;
+    blade_channelizer_window window;
+};
+
+// plain FFTs (power of two, prime, T itself, threads over [2, 9, 8192, 2]) and
+// polyphase filters (history within and across several chunks)
+const typed_case typed_cases[] = {
+    { blade_shape_aftp(2, 3, 32, 2), 8, 1, BLADE_WINDOW_RECTANGULAR },
+    { blade_shape_aftp(1, 5, 21, 2), 7, 1, BLADE_WINDOW_RECTANGULAR },
+    { blade_shape_aftp(1, 3, 96, 3), 96, 1, BLADE_WINDOW_RECTANGULAR },
+    { blade_shape_aftp(2, 9, 8192, 2), 64, 1, BLADE_WINDOW_RECTANGULAR },
+    { blade_shape_aftp(2, 3, 32, 2), 8, 4, BLADE_WINDOW_HAMMING },
+    { blade_shape_aftp(1, 1, 16, 2), 16, 8, BLADE_WINDOW_BLACKMAN_HARRIS }, // M N = 8 T
+    { blade_shape_aftp(1, 2, 30, 1), 5, 3, BLADE_WINDOW_HANN },
+};
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(cf16_input_is_its_exact_float_value)
+{
+    // cf16 in, cf32 out: the same bits as the cf32 plan on the halves as floats, over
+    // three chunks (the history too), and the direct DFT of those values.
+    uint32_t seed = 300;
+    for (const auto& c : typed_cases) {
+        typed_plan half_in(typed(BLADE_CF16, BLADE_CF32, c.rate, c.taps, c.window), c.shape);
+        typed_plan full(typed(BLADE_CF32, BLADE_CF32, c.rate, c.taps, c.window), c.shape);
+        const size_t count = static_cast<size_t>(blade_shape_count(&c.shape));
+        std::vector<std::vector<cf>> chunks;
+        for (int chunk = 0; chunk < 3; chunk++) {
+            const auto bits = halves_of(blade_test::random_voltages(count, seed++, 10.0f));
+            chunks.push_back(floats_of(bits));
+            std::vector<cf> got(count), expected(count);
+            half_in.run(bits.data(), got.data());
+            full.run(chunks.back().data(), expected.data());
+            BOOST_TEST(std::memcmp(got.data(), expected.data(), count * sizeof(cf)) == 0,
+                       "N " << c.rate << " M " << c.taps << " chunk " << chunk);
+            if (count <= 4096) { // the direct DFT of the large case would take seconds
+                const double error = relative_difference(
+                    got, reference(chunks, c.shape, c.rate, c.taps, c.window, chunks.size() - 1));
+                BOOST_TEST(error < 2e-6 * std::max(1.0, std::log2(static_cast<double>(c.rate))),
+                           "N " << c.rate << " M " << c.taps << " chunk " << chunk << ": "
+                                << error);
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(cf16_output_is_the_float32_result_rounded_to_nearest_even)
+{
+    // cf32 -> cf16 and cf16 -> cf16 against the cf32 plan's output rounded by the
+    // compiler's _Float16: every bit equal, over three chunks.
+    uint32_t seed = 400;
+    for (const auto& c : typed_cases) {
+        typed_plan to_half_plan(typed(BLADE_CF32, BLADE_CF16, c.rate, c.taps, c.window), c.shape);
+        typed_plan both_half(typed(BLADE_CF16, BLADE_CF16, c.rate, c.taps, c.window), c.shape);
+        typed_plan full(typed(BLADE_CF32, BLADE_CF32, c.rate, c.taps, c.window), c.shape);
+        typed_plan full_of_halves(typed(BLADE_CF32, BLADE_CF32, c.rate, c.taps, c.window), c.shape);
+        const size_t count = static_cast<size_t>(blade_shape_count(&c.shape));
+        for (int chunk = 0; chunk < 3; chunk++) {
+            const auto x = blade_test::random_voltages(count, seed++, 10.0f);
+            const auto x_bits = halves_of(x);
+            const auto x_rounded = floats_of(x_bits);
+            std::vector<uint16_t> got(2 * count), got_both(2 * count);
+            std::vector<cf> expected(count), expected_both(count);
+            to_half_plan.run(x.data(), got.data());
+            full.run(x.data(), expected.data());
+            both_half.run(x_bits.data(), got_both.data());
+            full_of_halves.run(x_rounded.data(), expected_both.data());
+            BOOST_TEST((got == halves_of(expected)),
+                       "cf32 -> cf16 N " << c.rate << " M " << c.taps << " chunk " << chunk);
+            BOOST_TEST((got_both == halves_of(expected_both)),
+                       "cf16 -> cf16 N " << c.rate << " M " << c.taps << " chunk " << chunk);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(cf16_output_rounding_overflow_and_nan)
+{
+    // N = 2, one (a, f, p): y[0] = x0 - x1, y[1] = x0 + x1 (both exact in float).
+    // 1 + 2^-11 is a tie between 1 and 1 + 2^-10: it rounds to even, 1 (0x3C00);
+    // 1 + 3 * 2^-11 rounds up to 1 + 2^-9 (0x3C02); 70000 overflows to infinity.
+    const blade_shape shape = blade_shape_aftp(1, 1, 2, 1);
+    typed_plan p(typed(BLADE_CF32, BLADE_CF16, 2), shape);
+    const float tie = 1.0f + std::ldexp(1.0f, -11);
+    const cf x[2] = { cf(tie, 35000.0f), cf(0.0f, 35000.0f) };
+    uint16_t y[4];
+    p.run(x, y);
+    BOOST_TEST(y[0] == 0x3C00); // re(x0 - x1) = 1 + 2^-11
+    BOOST_TEST(y[1] == 0x0000); // im(x0 - x1) = 0
+    BOOST_TEST(y[2] == 0x3C00); // re(x0 + x1)
+    BOOST_TEST(y[3] == 0x7C00); // im(x0 + x1) = 70000: +infinity
+    const float up = 1.0f + 3.0f * std::ldexp(1.0f, -11);
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const cf z[2] = { cf(up, nan), cf(0.0f, 0.0f) };
+    p.run(z, y);
+    BOOST_TEST(y[0] == 0x3C02);
+    BOOST_TEST(y[1] == 0x7E00); // the canonical NaN
+}
+
+BOOST_AUTO_TEST_CASE(rate_one_converts_between_types)
+{
+    // N = 1 is the identity: cf32 -> cf16 rounds, cf16 -> cf32 is exact, cf16 ->
+    // cf16 copies every bit (NaN payloads, infinities, subnormals too), also in place.
+    const blade_shape shape = blade_shape_aftp(2, 3, 5, 2);
+    const size_t count = static_cast<size_t>(blade_shape_count(&shape));
+    const auto x = blade_test::random_voltages(count, 500, 1000.0f);
+    typed_plan down(typed(BLADE_CF32, BLADE_CF16, 1), shape);
+    std::vector<uint16_t> bits(2 * count);
+    down.run(x.data(), bits.data());
+    BOOST_TEST((bits == halves_of(x)));
+
+    std::vector<uint16_t> every(2 * count);
+    for (size_t i = 0; i < every.size(); i++)
+        every[i] = static_cast<uint16_t>(i * 2654435761u >> 7); // all kinds of halves
+    typed_plan up(typed(BLADE_CF16, BLADE_CF32, 1), shape);
+    std::vector<cf> floats(count);
+    up.run(every.data(), floats.data());
+    for (size_t i = 0; i < count; i++) {
+        const float re = from_half(every[2 * i]), im = from_half(every[2 * i + 1]);
+        BOOST_TEST(((floats[i].real() == re) || (std::isnan(re) && std::isnan(floats[i].real()))));
+        BOOST_TEST(((floats[i].imag() == im) || (std::isnan(im) && std::isnan(floats[i].imag()))));
+    }
+
+    typed_plan same(typed(BLADE_CF16, BLADE_CF16, 1), shape);
+    std::vector<uint16_t> copy(2 * count);
+    same.run(every.data(), copy.data());
+    BOOST_TEST((copy == every));
+    std::vector<uint16_t> in_place = every;
+    blade_tensor input =
+        blade_tensor_make(BLADE_CF16, &same.in_shape, blade_device_cpu(), in_place.data());
+    blade_tensor output =
+        blade_tensor_make(BLADE_CF16, &same.out_shape, blade_device_cpu(), in_place.data());
+    ok(blade_channelizer_process(same.channelizer, &input, &output, nullptr), "in place");
+    BOOST_TEST((in_place == every));
+}
+
+BOOST_AUTO_TEST_CASE(cf16_plans_refuse_cf32_tensors)
+{
+    typed_plan p(typed(BLADE_CF16, BLADE_CF16, 4), blade_shape_aftp(1, 2, 8, 2));
+    std::vector<cf> in(32), out(32);
+    blade_tensor input = blade_tensor_make(BLADE_CF32, &p.in_shape, blade_device_cpu(), in.data());
+    blade_tensor output =
+        blade_tensor_make(BLADE_CF16, &p.out_shape, blade_device_cpu(), out.data());
+    BOOST_TEST(blade_channelizer_process(p.channelizer, &input, &output, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(contains(blade_last_error(), "input tensor is cf32 but the plan was made for cf16"));
+    input = blade_tensor_make(BLADE_CF16, &p.in_shape, blade_device_cpu(), in.data());
+    output = blade_tensor_make(BLADE_CF32, &p.out_shape, blade_device_cpu(), out.data());
+    BOOST_TEST(blade_channelizer_process(p.channelizer, &input, &output, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(
+        contains(blade_last_error(), "output tensor is cf32 but the plan was made for cf16"));
+    // cf32 -> cf16 with N = 1 may not run in place (the types differ in size)
+    typed_plan convert(typed(BLADE_CF32, BLADE_CF16, 1), blade_shape_aftp(1, 2, 8, 2));
+    input = blade_tensor_make(BLADE_CF32, &convert.in_shape, blade_device_cpu(), in.data());
+    output = blade_tensor_make(BLADE_CF16, &convert.out_shape, blade_device_cpu(), in.data());
+    BOOST_TEST(blade_channelizer_process(convert.channelizer, &input, &output, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(contains(blade_last_error(), "same memory"));
 }

@@ -11,6 +11,7 @@
 
 #include "channelizer_support.h"
 #include "channelizer_tile.h"
+#include "half.h"
 #include "test_support.h"
 
 #include <cmath>
@@ -49,6 +50,7 @@ struct host_exec {
 // NaN guard values around every buffer the kernel touches: a read outside makes the
 // output NaN (caught by the comparison), a write outside breaks a guard.
 constexpr size_t kGuard = 64;
+constexpr uint16_t kHalfNaN = 0x7e00;
 
 bool guards_intact(const std::vector<float2>& buffer)
 {
@@ -126,6 +128,7 @@ struct emulated_plan {
     bt::tiling tiling;
     std::vector<float2> twiddles, history;
     std::vector<float> filter;
+    bool input_half = false, output_half = false; // cf16 tensors (values exact in half)
 
     emulated_plan(const blade_shape& shape, int64_t rate, int taps, blade_channelizer_window window)
         : rows(shape.dims[0] * shape.dims[1]),
@@ -156,6 +159,13 @@ struct emulated_plan {
         std::vector<float2> guarded_input(input.size() + 2 * kGuard, make_float2(nan, nan));
         for (size_t i = 0; i < input.size(); i++)
             guarded_input[kGuard + i] = make_float2(input[i].real(), input[i].imag());
+        // cf16 copies: pairs of half bits, NaN (0x7E00) guards
+        std::vector<uint16_t> half_output(2 * (input.size() + 2 * kGuard), kHalfNaN);
+        std::vector<uint16_t> half_input(2 * (input.size() + 2 * kGuard), kHalfNaN);
+        for (size_t i = 0; i < input.size(); i++) {
+            half_input[2 * (kGuard + i)] = blade_half_from_float(input[i].real());
+            half_input[2 * (kGuard + i) + 1] = blade_half_from_float(input[i].imag());
+        }
         std::vector<float2> guarded_twiddles(twiddles.size() + 2 * kGuard, make_float2(nan, nan));
         std::copy(twiddles.begin(), twiddles.end(), guarded_twiddles.begin() + kGuard);
         std::vector<float2> guarded_history(history.size() + 2 * kGuard, make_float2(nan, nan));
@@ -163,8 +173,12 @@ struct emulated_plan {
         std::vector<float> guarded_filter(filter.size() + 2 * kGuard, nan);
         std::copy(filter.begin(), filter.end(), guarded_filter.begin() + kGuard);
         bt::params p{};
-        p.input = guarded_input.data() + kGuard;
-        p.output = output.data() + kGuard;
+        p.input = input_half ? static_cast<const void*>(half_input.data() + 2 * kGuard)
+                             : guarded_input.data() + kGuard;
+        p.output = output_half ? static_cast<void*>(half_output.data() + 2 * kGuard)
+                               : output.data() + kGuard;
+        p.input_half = input_half;
+        p.output_half = output_half;
         p.twiddles = guarded_twiddles.data() + kGuard;
         p.filter = M > 1 ? guarded_filter.data() + kGuard : nullptr;
         p.history = M > 1 ? guarded_history.data() + kGuard : nullptr;
@@ -183,6 +197,9 @@ struct emulated_plan {
                                  2 * kGuard);
         dispatch(tiling.log2n, p, tiling.tiles, smem);
         BOOST_REQUIRE(guards_intact(output));
+        for (size_t i = 0; i < 2 * kGuard; i++)
+            BOOST_REQUIRE((half_output[i] == kHalfNaN &&
+                           half_output[half_output.size() - 1 - i] == kHalfNaN));
         if (M > 1) // the next chunk's history: the last H samples of the stream
             for (int64_t series = 0; series < rows * P; series++)
                 for (int64_t j = 0; j < H; j++) {
@@ -195,7 +212,9 @@ struct emulated_plan {
                 }
         std::vector<cf> result(input.size());
         for (size_t i = 0; i < result.size(); i++)
-            result[i] = cf(output[kGuard + i].x, output[kGuard + i].y);
+            result[i] = output_half ? cf(blade_half_to_float(half_output[2 * (kGuard + i)]),
+                                         blade_half_to_float(half_output[2 * (kGuard + i) + 1]))
+                                    : cf(output[kGuard + i].x, output[kGuard + i].y);
         return result;
     }
 };
@@ -215,31 +234,73 @@ cpu_run(blade_channelizer* plan, const blade_shape& shape, const std::vector<cf>
 // max |a - b| / RMS(b); NaN anywhere fails.
 
 
+// The values rounded to half and back: what a cf16 tensor can hold.
+std::vector<cf> rounded_to_half(const std::vector<cf>& values)
+{
+    std::vector<cf> rounded(values.size());
+    for (size_t i = 0; i < values.size(); i++)
+        rounded[i] = cf(blade_half_to_float(blade_half_from_float(values[i].real())),
+                        blade_half_to_float(blade_half_from_float(values[i].imag())));
+    return rounded;
+}
+
+// Parts of got further from expected than the float32 tolerance plus one rounding
+// to half (2^-10 of the value: each side rounds by at most half a step).
+size_t
+beyond_a_half_step(const std::vector<cf>& got, const std::vector<cf>& expected, double tolerance)
+{
+    double power = 0.0;
+    for (const auto& e : expected)
+        power += std::norm(std::complex<double>(e));
+    const double rms = std::sqrt(power / static_cast<double>(expected.size()));
+    size_t outside = 0;
+    for (size_t i = 0; i < got.size(); i++) {
+        const double parts[2][2] = { { got[i].real(), expected[i].real() },
+                                     { got[i].imag(), expected[i].imag() } };
+        for (const auto& part : parts)
+            if (!(std::abs(part[0] - part[1]) <=
+                  tolerance * rms + std::ldexp(std::abs(part[1]), -10)))
+                outside++;
+    }
+    return outside;
+}
+
+// The emulated kernel against the CPU backend over `chunks` chunks, cf32 or cf16 in
+// and out: cf16 input is compared on the values it holds; cf16 output against the
+// CPU's float32 output within a rounding step.
 void check_against_cpu(const blade_shape& shape,
                        int64_t rate,
                        int taps,
                        blade_channelizer_window window,
                        int chunks,
-                       uint32_t seed)
+                       uint32_t seed,
+                       bool input_half = false,
+                       bool output_half = false)
 {
-    const blade_channelizer_config config = { BLADE_CF32, rate, taps, window };
+    const blade_channelizer_config config = { BLADE_CF32, BLADE_CF32, rate, taps, window };
     blade_channelizer* cpu = nullptr;
     ok(blade_channelizer_create(&cpu, &config, &shape, blade_device_cpu()), "create");
     emulated_plan emulated(shape, rate, taps, window);
+    emulated.input_half = input_half;
+    emulated.output_half = output_half;
     // float32 transforms differ by ~1e-7 log2(N) of the RMS between two FFT algorithms
     const double tolerance = 1e-6 * std::max(1.0, std::log2(static_cast<double>(rate)));
     char text[64];
     for (int chunk = 0; chunk < chunks; chunk++) {
-        const auto input =
-            random_voltages(static_cast<size_t>(blade_shape_count(&shape)), seed + chunk);
+        auto input = random_voltages(static_cast<size_t>(blade_shape_count(&shape)), seed + chunk);
+        if (input_half)
+            input = rounded_to_half(input);
         const auto expected = cpu_run(cpu, shape, input);
         const auto got = emulated.run(input);
         const double difference = relative_difference(got, expected);
-        BOOST_TEST(difference < tolerance,
+        const size_t outside = output_half ? beyond_a_half_step(got, expected, tolerance) : 0;
+        BOOST_TEST((output_half ? outside == 0 : difference < tolerance),
                    blade_shape_format(&shape, text, sizeof text)
-                       << " N " << rate << " M " << taps << " chunk " << chunk << " tiling pb 2^"
-                       << emulated.tiling.log2pb << " sb 2^" << emulated.tiling.log2sb << ": "
-                       << difference);
+                       << (input_half ? " cf16" : " cf32") << " -> "
+                       << (output_half ? "cf16" : "cf32") << " N " << rate << " M " << taps
+                       << " chunk " << chunk << " tiling pb 2^" << emulated.tiling.log2pb
+                       << " sb 2^" << emulated.tiling.log2sb << ": " << difference << ", "
+                       << outside << " parts beyond a half step");
     }
     blade_channelizer_destroy(cpu);
 }
@@ -307,4 +368,20 @@ BOOST_AUTO_TEST_CASE(polyphase_filter_across_chunks)
                       seed += 10); // M N > T
     check_against_cpu(blade_shape_aftp(1, 1, 8192, 2), 8192, 2, BLADE_WINDOW_HANN, 2, seed += 10);
     check_against_cpu(blade_shape_aftp(1, 3, 96, 1), 2, 3, BLADE_WINDOW_BLACKMAN, 3, seed += 10);
+}
+
+BOOST_AUTO_TEST_CASE(cf16_input_and_output)
+{
+    // cf16 loads (plain and through the filter, history across chunks) and stores,
+    // on the pols-split, many-rows and filtered tilings.
+    uint32_t seed = 1300;
+    for (int types = 1; types < 4; types++) {
+        const bool in = types & 1, out = types & 2;
+        check_against_cpu(
+            blade_shape_aftp(1, 2, 8192, 2), 8192, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++, in, out);
+        check_against_cpu(
+            blade_shape_aftp(2, 3, 1024, 2), 64, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++, in, out);
+        check_against_cpu(
+            blade_shape_aftp(2, 2, 256, 2), 16, 4, BLADE_WINDOW_HAMMING, 3, seed++, in, out);
+    }
 }

@@ -73,7 +73,9 @@ std::vector<cd> channelize_reference(
 
 std::vector<cf> channelize(const std::vector<cf>& x, blade_shape shape, int64_t N, int taps)
 {
-    const blade_channelizer_config config = { BLADE_CF32, N, taps, BLADE_WINDOW_HAMMING };
+    const blade_channelizer_config config = {
+        BLADE_CF32, BLADE_CF32, N, taps, BLADE_WINDOW_HAMMING
+    };
     blade_channelizer* plan = nullptr;
     ok(blade_channelizer_create(&plan, &config, &shape, blade_device_cpu()), "channelizer");
     const blade_shape out_shape = blade_channelizer_output_shape(plan);

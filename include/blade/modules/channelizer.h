@@ -4,8 +4,8 @@
  * @brief Channelizer: split every coarse channel into N fine channels, with an
  *        optional polyphase filterbank (PFB) front end.
  *
- * Input x is cf32 [A, F, T, P]; the rate N must divide T. Output y is cf32
- * [A, F*N, T/N, P]. With taps M = 1 (the plain FFT, as upstream BLADE):
+ * Input x is cf32 or cf16 [A, F, T, P]; the rate N must divide T. Output y is cf32
+ * or cf16 [A, F*N, T/N, P]. With taps M = 1 (the plain FFT, as upstream BLADE):
  *
  *     y[a, f*N + k, s, p] = sum_{n=0}^{N-1} x[a, f, s*N + n, p] * (-1)^n
  *                                             * exp(-2 pi i k n / N)
@@ -25,6 +25,15 @@
  * (because (-1)^n restarts every block while N is odd). Every N gives the linear
  * axis freq(f*N + k) = freq_coarse(0) - chan_bw/2 + (f*N + k) * chan_bw/N, except
  * N = 1, which is the identity (the one "fine" channel is the coarse channel).
+ *
+ * **Half precision (cf16).** Input and output types are chosen independently
+ * (::blade_channelizer_config). The maths is float32 either way: cf16 input is
+ * converted to float on load (exactly), cf16 output is the float32 result rounded
+ * to the nearest half (ties to even; beyond 65504 it becomes infinity, a NaN becomes
+ * the canonical quiet NaN). The polyphase history keeps the input's values as
+ * float32 (exact for cf16). Both backends give the same bits for cf16 output as for
+ * cf32 output rounded (the CPU exactly so; CUDA differs from the CPU in float32 by
+ * the FFT's rounding, so by at most one half-precision step).
  *
  * **Polyphase filterbank (taps M >= 2).** A prototype low-pass filter h of L = M*N
  * taps,
@@ -66,7 +75,8 @@
  * Usage:
  * @code
  *   blade_channelizer* channelizer;
- *   blade_channelizer_config config = { BLADE_CF32, 8192, 1, BLADE_WINDOW_RECTANGULAR };
+ *   blade_channelizer_config config = { BLADE_CF32, BLADE_CF32, 8192, 1,
+ *                                       BLADE_WINDOW_RECTANGULAR };
  *   blade_shape shape = blade_shape_aftp(16, 192, 8192, 2);
  *   if (blade_channelizer_create(&channelizer, &config, &shape, device) != BLADE_OK)
  *       fprintf(stderr, "%s\n", blade_last_error());
@@ -116,9 +126,10 @@ typedef enum blade_channelizer_window {
 
 /** Configuration of a channelizer. */
 typedef struct blade_channelizer_config {
-    blade_dtype input_type;          /**< must be ::BLADE_CF32 (cast integer voltages first) */
-    int64_t rate;                    /**< N: fine channels per coarse channel; divides T */
-    int taps;                        /**< M: 1 = plain FFT, 2..64 = polyphase filterbank */
+    blade_dtype input_type;  /**< ::BLADE_CF32 or ::BLADE_CF16 (cast integer voltages first) */
+    blade_dtype output_type; /**< ::BLADE_CF32 or ::BLADE_CF16 */
+    int64_t rate;            /**< N: fine channels per coarse channel; divides T */
+    int taps;                /**< M: 1 = plain FFT, 2..64 = polyphase filterbank */
     blade_channelizer_window window; /**< prototype window (used when taps >= 2) */
 } blade_channelizer_config;
 
@@ -153,7 +164,7 @@ BLADE_CORE_API blade_status blade_channelizer_prototype(int64_t rate,
  * Validate the configuration and shape and prepare a channelizer on `device`
  * (FFT plans, twiddles, the filter and its zeroed history).
  * @return ::BLADE_ERROR_INVALID_ARGUMENT for a shape that is not [A, F, T, P], a
- *         type other than cf32, a rate that does not divide T, or taps or window
+ *         type other than cf32 or cf16, a rate that does not divide T, or taps or window
  *         out of range; ::BLADE_ERROR_NO_DEVICE for a CUDA device in a build or host
  *         without one; ::BLADE_ERROR_UNSUPPORTED when cuFFT is needed but cannot be
  *         loaded.
@@ -167,8 +178,8 @@ BLADE_CORE_API blade_status blade_channelizer_create(blade_channelizer** channel
 BLADE_CORE_API blade_shape blade_channelizer_output_shape(const blade_channelizer* channelizer);
 
 /**
- * Channelize `input` into `output` (cf32, shapes as created, on the plan's device,
- * not overlapping). With taps >= 2 this also updates the plan's history, so chunks
+ * Channelize `input` into `output` (of the configured types and the shapes as
+ * created, on the plan's device, not overlapping). With taps >= 2 this also updates the plan's history, so chunks
  * must be processed in time order, on one stream (or with the previous call
  * finished). On CUDA the work is queued on `stream` and this returns at once.
  */
