@@ -5,7 +5,7 @@
 // Each thread owns G consecutive complex elements of the flattened (f, t, p) axis
 // (length F*T*P, the same for every antenna and every beam row) and the accumulators
 // of a tile of BT beams for them. It streams over the antennas: one coalesced load of
-// its G voltages (cf32, or ci8 converted in registers), then for each beam of the tile
+// its G voltages (cf32, or cf16 and ci8 converted in registers), then for each beam of the tile
 // one phasor load and G complex multiply-adds (4 FMA each).
 //
 // Bytes and flops per input sample (one antenna, one (f, t, p)): the voltage is read
@@ -66,9 +66,9 @@ struct DirectArgs {
     bool incoherent_sqrt;
 };
 
-// G consecutive voltages as they lie in memory (cf32: G/2 float4; ci8: 4 or 8 bytes),
-// so that loads for many antennas can be in flight in few registers; converted to
-// complex floats only when used.
+// G consecutive voltages as they lie in memory (cf32: G/2 float4; cf16: 8 or 16 bytes;
+// ci8: 4 or 8 bytes), so that loads for many antennas can be in flight in few
+// registers; converted to complex floats only when used.
 template <blade_dtype In, int G>
 struct RawGroup;
 
@@ -87,6 +87,16 @@ struct RawGroup<BLADE_CI8, 2> {
     uint32_t q;
 };
 
+template <>
+struct RawGroup<BLADE_CF16, 4> {
+    uint4 q;
+};
+
+template <>
+struct RawGroup<BLADE_CF16, 2> {
+    uint2 q;
+};
+
 // The group starting at element i (a multiple of G, pointer aligned).
 template <blade_dtype In, int G>
 __device__ __forceinline__ RawGroup<In, G> load_group(const void* x, int64_t i)
@@ -98,6 +108,11 @@ __device__ __forceinline__ RawGroup<In, G> load_group(const void* x, int64_t i)
 #pragma unroll
         for (int k = 0; k < G / 2; k++)
             raw.q[k] = __ldg(p + k);
+    } else if constexpr (In == BLADE_CF16) {
+        if constexpr (G == 4)
+            raw.q = __ldg(reinterpret_cast<const uint4*>(static_cast<const uint32_t*>(x) + i));
+        else
+            raw.q = __ldg(reinterpret_cast<const uint2*>(static_cast<const uint32_t*>(x) + i));
     } else if constexpr (G == 4) {
         raw.q = __ldg(reinterpret_cast<const uint2*>(static_cast<const char2*>(x) + i));
     } else {
@@ -123,6 +138,13 @@ __device__ __forceinline__ void convert_group(const RawGroup<In, G>& raw, float2
             v[2 * k] = make_float2(raw.q[k].x, raw.q[k].y);
             v[2 * k + 1] = make_float2(raw.q[k].z, raw.q[k].w);
         }
+    } else if constexpr (In == BLADE_CF16) {
+        v[0] = cf16_to_float2(raw.q.x);
+        v[1] = cf16_to_float2(raw.q.y);
+        if constexpr (G == 4) {
+            v[2] = cf16_to_float2(raw.q.z);
+            v[3] = cf16_to_float2(raw.q.w);
+        }
     } else if constexpr (G == 4) {
         const float4 lo = ci8x2_to_float4(raw.q.x), hi = ci8x2_to_float4(raw.q.y);
         v[0] = make_float2(lo.x, lo.y);
@@ -141,6 +163,8 @@ __device__ __forceinline__ float2 load_one(const void* x, int64_t i)
 {
     if constexpr (In == BLADE_CF32)
         return __ldg(static_cast<const float2*>(x) + i);
+    else if constexpr (In == BLADE_CF16)
+        return cf16_to_float2(__ldg(static_cast<const unsigned int*>(x) + i));
     else
         return ci8_to_float2(__ldg(reinterpret_cast<const unsigned short*>(x) + i));
 }
@@ -189,8 +213,8 @@ __global__ void __launch_bounds__(kThreads) direct_vector_kernel(const DirectArg
 
     // Loads of U antennas are issued before their arithmetic, to keep enough bytes in
     // flight (about 64 per thread) when there is little arithmetic per byte: few beams,
-    // or ci8 voltages, whose raw groups are 4 times smaller than cf32 ones.
-    constexpr int U = In == BLADE_CI8 ? 8 : (BT <= 2 ? 4 : 2);
+    // or ci8 (cf16) voltages, whose raw groups are 4 (2) times smaller than cf32 ones.
+    constexpr int U = In == BLADE_CI8 ? 8 : In == BLADE_CF16 ? 4 : (BT <= 2 ? 4 : 2);
     for (int a0 = 0; a0 < args.antennas; a0 += U) {
         RawGroup<In, G> raw[U];
 #pragma unroll
@@ -418,7 +442,9 @@ blade_status launch_direct(const blade_beamformer_job& job,
 
     // The vector kernel needs whole groups within a channel and aligned pointers.
     const int G = group_elements(tile);
-    const uintptr_t x_align = job.input_type == BLADE_CF32 ? 16 : 2 * G;
+    const uintptr_t x_align = job.input_type == BLADE_CF32   ? 16
+                              : job.input_type == BLADE_CF16 ? 4 * G
+                                                             : 2 * G;
     const uintptr_t y_align = job.output_type == BLADE_CF32 ? 16 : 8;
     PhasorLoad load = PhasorLoad::Shared;
     bool phasors_fit = true;
@@ -435,6 +461,10 @@ blade_status launch_direct(const blade_beamformer_job& job,
         return launch_typed<BLADE_CF32, BLADE_CF32>(args, tile, vector, load, stream);
     if (job.input_type == BLADE_CF32 && job.output_type == BLADE_CF16)
         return launch_typed<BLADE_CF32, BLADE_CF16>(args, tile, vector, load, stream);
+    if (job.input_type == BLADE_CF16 && job.output_type == BLADE_CF32)
+        return launch_typed<BLADE_CF16, BLADE_CF32>(args, tile, vector, load, stream);
+    if (job.input_type == BLADE_CF16 && job.output_type == BLADE_CF16)
+        return launch_typed<BLADE_CF16, BLADE_CF16>(args, tile, vector, load, stream);
     if (job.input_type == BLADE_CI8 && job.output_type == BLADE_CF32)
         return launch_typed<BLADE_CI8, BLADE_CF32>(args, tile, vector, load, stream);
     if (job.input_type == BLADE_CI8 && job.output_type == BLADE_CF16)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the beamformer's CUDA files share: element loads and stores (with the ci8
- * conversion fused into the load) and the launchers of the two kernels, called by the
+ * What the beamformer's CUDA files share: element loads and stores (with the cf16 and
+ * ci8 conversions fused into the load) and the launchers of the two kernels, called by the
  * dispatcher in beamformer.cu. Not installed.
  */
 #ifndef BLADE_KERNELS_BEAMFORMER_KERNELS_H
@@ -38,6 +38,12 @@ __device__ __forceinline__ float2 ci8_to_float2(uint16_t packed)
 {
     const float4 v = ci8x2_to_float4(packed);
     return make_float2(v.x, v.y);
+}
+
+// cf16 (one complex half, re in the low 16 bits) -> float2, exact.
+__device__ __forceinline__ float2 cf16_to_float2(uint32_t packed)
+{
+    return __half22float2(*reinterpret_cast<const __half2*>(&packed));
 }
 
 // ---------------------------------------------------------------------------------

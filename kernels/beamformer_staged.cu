@@ -16,7 +16,7 @@
 //
 // Work split. A *slot* is two complex elements that share one phasor pair: (t, pol 0)
 // and (t, pol 1) for P = 2, samples (2s, 2s + 1) for P = 1 (T even). Its voltages are
-// one 16-byte load (cf32) or one 4-byte load (ci8), its phasor pair one 16-byte shared
+// one 16-byte load (cf32), 8-byte (cf16) or 4-byte load (ci8), its phasor pair one 16-byte shared
 // load [w(p0), w(p1)] (staged as [w, w] for P = 1 and for [B, A] phasors), which serves
 // both elements: 8 FMAs per beam and slot. A thread owns NT slots (the two variants,
 // staged1 and staged2) s = lane + 32 k of its warp's span, so that every load and
@@ -28,7 +28,8 @@
 // register ring (D groups of NT slots in flight per thread); the pipeline flows over
 // antennas and on across the block's consecutive spans of time, so a block never
 // drains it. D (prefetch_depth) is 4 for cf32 with NT = 1 (6 with 8 beams), 2 for cf32
-// with NT = 2, 8 for ci8 with NT = 1 and 6 for ci8 with NT = 2.
+// with NT = 2, 8 for ci8 with NT = 1 and 6 for ci8 with NT = 2; cf16 (half the bytes
+// of cf32) 8 with NT = 1 and 4 with NT = 2.
 //
 // The benchmark cases the variants were sized for (H200: 132 SMs, 4.2 TB/s copy, 67
 // TFLOP/s FP32 = 33.4 T FMA/s, 4 schedulers per SM each issuing one warp instruction
@@ -62,7 +63,7 @@
 //   5-5.6 T complex MAC/s (2.3-2.6 ms), against 0.68 T direct.
 //
 // Requirements (else the dispatcher runs the direct kernel): T * P even, voltages
-// aligned to a slot (16 B cf32, 4 B ci8), beams to 16 B (cf32) or 8 B (cf16).
+// aligned to a slot (16 B cf32, 8 B cf16, 4 B ci8), beams to 16 B (cf32) or 8 B (cf16).
 
 #include "beamformer_kernels.h"
 #include "cuda_check.h"
@@ -90,6 +91,10 @@ template <>
 struct SlotRaw<BLADE_CI8> {
     using type = uint32_t; // re0, im0, re1, im1 as int8
 };
+template <>
+struct SlotRaw<BLADE_CF16> {
+    using type = uint2; // (re, im) of two elements as half
+};
 
 template <blade_dtype In>
 using Raw = typename SlotRaw<In>::type;
@@ -100,6 +105,8 @@ constexpr int prefetch_depth()
 {
     if (In == BLADE_CF32)
         return NT == 2 ? 2 : BT == 8 ? 6 : 4;
+    if (In == BLADE_CF16) // half the bytes of cf32 per slot: twice the depth, same registers
+        return NT == 2 ? 4 : 8;
     return NT == 2 ? 6 : 8;
 }
 
@@ -139,6 +146,12 @@ __device__ __forceinline__ void convert_slot(float4 raw, float2 (&v)[2])
 {
     v[0] = make_float2(raw.x, raw.y);
     v[1] = make_float2(raw.z, raw.w);
+}
+
+__device__ __forceinline__ void convert_slot(uint2 raw, float2 (&v)[2])
+{
+    v[0] = cf16_to_float2(raw.x);
+    v[1] = cf16_to_float2(raw.y);
 }
 
 __device__ __forceinline__ void convert_slot(uint32_t raw, float2 (&v)[2])
@@ -457,9 +470,11 @@ blade_status launch_staged(const blade_beamformer_job& job,
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "beamformer: the staged kernel takes 1 or 2 slots per thread, given %d",
                           slots_per_thread);
-    // Slots (T*P even), aligned 16-byte (cf32) or 4-byte (ci8) slot loads and 16-byte
+    // Slots (T*P even), aligned 16-byte (cf32), 8-byte (cf16) or 4-byte (ci8) slot loads and 16-byte
     // (cf32) or 8-byte (cf16) slot stores, and 32-bit slot counters.
-    const uintptr_t x_align = job.input_type == BLADE_CF32 ? 16 : 4;
+    const uintptr_t x_align = job.input_type == BLADE_CF32   ? 16
+                              : job.input_type == BLADE_CF16 ? 8
+                                                             : 4;
     const uintptr_t y_align = job.output_type == BLADE_CF32 ? 16 : 8;
     const int64_t row_slots = job.channels * job.times * job.pols / 2;
     if ((job.times * job.pols) % 2 != 0 || job.beams < 1 || row_slots > INT32_MAX - 4096 ||
@@ -515,6 +530,12 @@ blade_status launch_staged(const blade_beamformer_job& job,
             args, tile, slots_per_thread, F, shared_bytes, stream);
     if (job.input_type == BLADE_CF32 && job.output_type == BLADE_CF16)
         return launch_typed<BLADE_CF32, BLADE_CF16>(
+            args, tile, slots_per_thread, F, shared_bytes, stream);
+    if (job.input_type == BLADE_CF16 && job.output_type == BLADE_CF32)
+        return launch_typed<BLADE_CF16, BLADE_CF32>(
+            args, tile, slots_per_thread, F, shared_bytes, stream);
+    if (job.input_type == BLADE_CF16 && job.output_type == BLADE_CF16)
+        return launch_typed<BLADE_CF16, BLADE_CF16>(
             args, tile, slots_per_thread, F, shared_bytes, stream);
     if (job.input_type == BLADE_CI8 && job.output_type == BLADE_CF32)
         return launch_typed<BLADE_CI8, BLADE_CF32>(

@@ -45,10 +45,10 @@
 //
 // Precision. TF32 keeps 10 mantissa bits: each operand is rounded (cvt.rna) with a
 // relative error below 2^-11, so |error| <= (2^-10 + A 2^-24) sum_a |w_a||x_a| for
-// one output. ci8 voltages are exact in TF32. The split mode (tf32x3) writes each
+// one output. ci8 and cf16 voltages are exact in TF32. The split mode (tf32x3) writes each
 // operand as big + small, both TF32, and adds small*big + big*small + big*big (the
-// small*small term is below float32 resolution; for ci8 input big*small vanishes and
-// is skipped): float32-class accuracy for 3 (or 2) tensor-core products.
+// small*small term is below float32 resolution; for ci8 and cf16 input big*small
+// vanishes and is skipped): float32-class accuracy for 3 (or 2) tensor-core products.
 
 #include "beamformer_kernels.h"
 #include "cuda_check.h"
@@ -68,7 +68,7 @@ constexpr int kPad = 32;      // bytes added to every shared-memory row
 template <blade_dtype In>
 constexpr int element_bytes()
 {
-    return In == BLADE_CF32 ? 8 : 2;
+    return In == BLADE_CF32 ? 8 : In == BLADE_CF16 ? 4 : 2;
 }
 
 template <blade_dtype In, int P>
@@ -175,6 +175,14 @@ __device__ __forceinline__ void load_voltage(const char* row, int time, float2 (
         } else {
             v[0] = *reinterpret_cast<const float2*>(row + time * 8);
         }
+    } else if constexpr (In == BLADE_CF16) {
+        if constexpr (P == 2) {
+            const uint2 q = *reinterpret_cast<const uint2*>(row + time * 8);
+            v[0] = cf16_to_float2(q.x);
+            v[1] = cf16_to_float2(q.y);
+        } else {
+            v[0] = cf16_to_float2(*reinterpret_cast<const uint32_t*>(row + time * 4));
+        }
     } else {
         if constexpr (P == 2) {
             const float4 q = ci8x2_to_float4(*reinterpret_cast<const uint32_t*>(row + time * 4));
@@ -224,6 +232,9 @@ load_stage(const TensorArgs& args, char* stage, int64_t channel, int group, int6
             if constexpr (In == BLADE_CF32)
                 *reinterpret_cast<float2*>(target) =
                     valid ? __ldg(static_cast<const float2*>(args.x) + i) : make_float2(0.0f, 0.0f);
+            else if constexpr (In == BLADE_CF16)
+                *reinterpret_cast<uint32_t*>(target) =
+                    valid ? __ldg(static_cast<const unsigned int*>(args.x) + i) : 0u;
             else
                 *reinterpret_cast<uint16_t*>(target) =
                     valid ? __ldg(static_cast<const unsigned short*>(args.x) + i)
@@ -344,7 +355,8 @@ __global__ void __launch_bounds__(kThreads, 2) tensor_kernel(const TensorArgs ar
                 load_voltage<In, P>(x_row, warp_time + o * 8 + g, v);
 #pragma unroll
                 for (int p = 0; p < P; p++) {
-                    // ci8 voltages are integers below 2^8: exact in TF32, no remainder.
+                    // ci8 voltages (integers below 2^8) and cf16 voltages (11-bit
+                    // significands) are exact in TF32: no remainder.
                     constexpr bool split_voltages = SplitMode && In == BLADE_CF32;
                     const Split re = split<split_voltages>(v[p].x),
                                 im = split<split_voltages>(v[p].y);
@@ -565,7 +577,9 @@ blade_status launch_tensor(const blade_beamformer_job& job, bool split, cudaStre
     const int64_t all_tiles = job.channels * groups * args.tiles;
     args.segment = std::min<int64_t>(args.tiles, std::max<int64_t>(1, all_tiles / target_blocks));
     args.segments = (args.tiles + args.segment - 1) / args.segment;
-    const int64_t element_bytes = job.input_type == BLADE_CF32 ? 8 : 2;
+    const int64_t element_bytes = job.input_type == BLADE_CF32   ? 8
+                                  : job.input_type == BLADE_CF16 ? 4
+                                                                 : 2;
     args.async_voltages = (job.times * job.pols * element_bytes) % 16 == 0 &&
                           reinterpret_cast<uintptr_t>(job.input) % 16 == 0;
     const int64_t blocks = job.channels * args.segments * groups;
@@ -586,6 +600,12 @@ blade_status launch_tensor(const blade_beamformer_job& job, bool split, cudaStre
             args, static_cast<int>(job.pols), split, grid, stream);
     if (job.input_type == BLADE_CF32 && job.output_type == BLADE_CF16)
         return launch_pols<BLADE_CF32, BLADE_CF16>(
+            args, static_cast<int>(job.pols), split, grid, stream);
+    if (job.input_type == BLADE_CF16 && job.output_type == BLADE_CF32)
+        return launch_pols<BLADE_CF16, BLADE_CF32>(
+            args, static_cast<int>(job.pols), split, grid, stream);
+    if (job.input_type == BLADE_CF16 && job.output_type == BLADE_CF16)
+        return launch_pols<BLADE_CF16, BLADE_CF16>(
             args, static_cast<int>(job.pols), split, grid, stream);
     if (job.input_type == BLADE_CI8 && job.output_type == BLADE_CF32)
         return launch_pols<BLADE_CI8, BLADE_CF32>(

@@ -136,10 +136,11 @@ static blade_status check_kernel(const blade_beamformer_config* config)
 
 static blade_status check_types(const blade_beamformer_config* config)
 {
-    if (config->input_type != BLADE_CF32 && config->input_type != BLADE_CI8)
+    if (config->input_type != BLADE_CF32 && config->input_type != BLADE_CF16 &&
+        config->input_type != BLADE_CI8)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "beamformer: voltages must be cf32 or ci8 (ci8 is converted while "
-                          "loading), given %s; cast other types to cf32 first",
+                          "beamformer: voltages must be cf32, cf16 or ci8 (cf16 and ci8 are "
+                          "converted while loading), given %s; cast other types to cf32 first",
                           blade_dtype_name(config->input_type));
     if (config->output_type != BLADE_CF32 && config->output_type != BLADE_CF16)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,

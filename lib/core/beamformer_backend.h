@@ -24,7 +24,7 @@ extern "C" {
  * layout [B, A] has (A, 1, 0, 0).
  */
 typedef struct blade_beamformer_job {
-    const void* input; /* x: cf32 or ci8 */
+    const void* input; /* x: cf32, cf16 or ci8 */
     blade_dtype input_type;
     const float* phasors; /* w: interleaved cf32 */
     void* output;         /* y: cf32 or cf16 */

@@ -13,8 +13,8 @@
  * tile and in memory order; the inner loop over interleaved (time, pol) floats is
  * what the compiler vectorises. Sums run over the antennas in increasing order in
  * float32; tasks are independent, so results do not depend on the number of OpenMP
- * threads. ci8 rows are converted (exactly) into a stack buffer first, so ci8 input
- * gives the same bits as a cast to cf32 followed by this beamformer.
+ * threads. cf16 and ci8 rows are converted (exactly) into a stack buffer first, so
+ * they give the same bits as a cast to cf32 followed by this beamformer.
  */
 #include "beamformer_backend.h"
 #include "cpu_threads_internal.h"
@@ -112,12 +112,18 @@ store_incoherent(const blade_beamformer_job* job, int64_t offset, const float* p
 }
 
 /* Row of antenna `a` for the task as interleaved floats: in place for cf32, converted
- * (exactly) into `scratch` for ci8. */
+ * (exactly) into `scratch` for cf16 and ci8. */
 static const float*
 voltage_row(const blade_beamformer_job* job, int64_t offset, int64_t count, float* scratch)
 {
     if (job->input_type == BLADE_CF32)
         return (const float*)job->input + 2 * offset;
+    if (job->input_type == BLADE_CF16) {
+        const uint16_t* in = (const uint16_t*)job->input + 2 * offset;
+        for (int64_t i = 0; i < 2 * count; i++)
+            scratch[i] = blade_half_to_float(in[i]);
+        return scratch;
+    }
     const int8_t* in = (const int8_t*)job->input + 2 * offset;
     for (int64_t i = 0; i < 2 * count; i++)
         scratch[i] = (float)in[i];

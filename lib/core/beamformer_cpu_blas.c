@@ -5,7 +5,7 @@
  * cblas_cgemm does at most of the FP32 peak. The voltages interleave the
  * polarizations (element stride P along t) and cgemm wants unit strides, so the
  * work is cut into tasks of one channel and TIME_BLOCK samples; a task packs its
- * voltages as [p][a][t] (converting ci8 exactly) and its phasors as [p][b][a],
+ * voltages as [p][a][t] (converting cf16 and ci8 exactly) and its phasors as [p][b][a],
  * calls cgemm once per polarization on those L2-resident blocks, and interleaves
  * the products into y[b, f, t, p]. OpenMP threads share the tasks, each calling a
  * single-threaded cgemm (OpenBLAS's own threads would compete with OpenMP's for the
@@ -77,6 +77,15 @@ pack_voltages(const blade_beamformer_job* job, int64_t f, int64_t t0, int64_t nt
                 for (int64_t t = 0; t < nt; t++) {
                     to[2 * t] = in[2 * (t * P + p)];
                     to[2 * t + 1] = in[2 * (t * P + p) + 1];
+                }
+            }
+        } else if (job->input_type == BLADE_CF16) {
+            const uint16_t* in = (const uint16_t*)job->input + 2 * offset;
+            for (int64_t p = 0; p < P; p++) {
+                float* to = x + 2 * (p * A + a) * TIME_BLOCK;
+                for (int64_t t = 0; t < nt; t++) {
+                    to[2 * t] = blade_half_to_float(in[2 * (t * P + p)]);
+                    to[2 * t + 1] = blade_half_to_float(in[2 * (t * P + p) + 1]);
                 }
             }
         } else {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Beamformer on the CPU: values worked out by hand from the spec, the equivalences the
-// spec promises (ci8 = cast then beamform, [B, A] = broadcast phasors), and every
+// spec promises (ci8 and cf16 = cast then beamform, [B, A] = broadcast phasors), and every
 // refusal with its message.
 #define BOOST_TEST_MODULE beamformer
 #include <boost/test/unit_test.hpp>
@@ -92,6 +92,84 @@ bool contains(const std::string& text, const std::string& part)
     return text.find(part) != std::string::npos;
 }
 
+// Elements of `values` converted by a CPU cast (to cf16 as its raw halves, or back).
+std::vector<uint16_t> cast_to_cf16(const std::vector<cf>& values)
+{
+    std::vector<uint16_t> halves(2 * values.size());
+    const blade_shape shape = shape_of({ static_cast<int64_t>(values.size()) });
+    blade_cast* cast = nullptr;
+    const blade_cast_config config = { BLADE_CF32, BLADE_CF16 };
+    ok(blade_cast_create(&cast, &config, &shape, blade_device_cpu()), "cast");
+    blade_tensor from =
+        blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), const_cast<cf*>(values.data()));
+    blade_tensor to = blade_tensor_make(BLADE_CF16, &shape, blade_device_cpu(), halves.data());
+    ok(blade_cast_process(cast, &from, &to, nullptr), "cast");
+    blade_cast_destroy(cast);
+    return halves;
+}
+
+std::vector<cf> cast_from_cf16(const std::vector<uint16_t>& halves)
+{
+    std::vector<cf> values(halves.size() / 2);
+    const blade_shape shape = shape_of({ static_cast<int64_t>(values.size()) });
+    blade_cast* cast = nullptr;
+    const blade_cast_config config = { BLADE_CF16, BLADE_CF32 };
+    ok(blade_cast_create(&cast, &config, &shape, blade_device_cpu()), "cast");
+    blade_tensor from = blade_tensor_make(
+        BLADE_CF16, &shape, blade_device_cpu(), const_cast<uint16_t*>(halves.data()));
+    blade_tensor to = blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), values.data());
+    ok(blade_cast_process(cast, &from, &to, nullptr), "cast");
+    blade_cast_destroy(cast);
+    return values;
+}
+
+// The spec's sums in float64: beams y [B (+1), F, T, P] for voltages x [A, F, T, P] and
+// phasors w [B, A, F, 1, P], with the incoherent power (beam 0's gains) appended.
+std::vector<std::complex<double>> reference_beams(const std::vector<cf>& x,
+                                                  const std::vector<cf>& w,
+                                                  int64_t A,
+                                                  int64_t F,
+                                                  int64_t T,
+                                                  int64_t P,
+                                                  int64_t B,
+                                                  bool incoherent)
+{
+    std::vector<std::complex<double>> y((B + (incoherent ? 1 : 0)) * F * T * P);
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t a = 0; a < A; a++)
+            for (int64_t f = 0; f < F; f++)
+                for (int64_t t = 0; t < T; t++)
+                    for (int64_t q = 0; q < P; q++) {
+                        const std::complex<double> wv(w[((b * A + a) * F + f) * P + q]);
+                        const std::complex<double> xv(x[((a * F + f) * T + t) * P + q]);
+                        y[((b * F + f) * T + t) * P + q] += wv * xv;
+                        if (incoherent && b == 0)
+                            y[((B * F + f) * T + t) * P + q] += std::norm(wv) * std::norm(xv);
+                    }
+    return y;
+}
+
+// sum_a |w||x| for each coherent output (the scale of float32 rounding errors).
+std::vector<double> error_scale(const std::vector<cf>& x,
+                                const std::vector<cf>& w,
+                                int64_t A,
+                                int64_t F,
+                                int64_t T,
+                                int64_t P,
+                                int64_t B)
+{
+    std::vector<double> scale(B * F * T * P);
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t a = 0; a < A; a++)
+            for (int64_t f = 0; f < F; f++)
+                for (int64_t t = 0; t < T; t++)
+                    for (int64_t q = 0; q < P; q++)
+                        scale[((b * F + f) * T + t) * P + q] +=
+                            std::abs(std::complex<double>(w[((b * A + a) * F + f) * P + q])) *
+                            std::abs(std::complex<double>(x[((a * F + f) * T + t) * P + q]));
+    return scale;
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_CASE(hand_worked_beam_and_incoherent_power)
@@ -166,6 +244,77 @@ BOOST_AUTO_TEST_CASE(ci8_voltages_give_the_bits_of_cast_then_beamform)
     BOOST_TEST(std::memcmp(y1.data(), y2.data(), y1.size() * sizeof(cf)) == 0);
 }
 
+BOOST_AUTO_TEST_CASE(cf16_voltages_give_the_bits_of_cast_then_beamform)
+{
+    // B = 2 takes the hand loop, B = 9 cgemm; both with the incoherent beam.
+    const int64_t A = 7, F = 2, T = 129, P = 2;
+    for (int64_t B : { 2, 9 }) {
+        const auto x16 = cast_to_cf16(random_values(A * F * T * P, 31, 40.0f));
+        const auto x32 = cast_from_cf16(x16);
+        const auto w = random_values(B * A * F * P, 32, 1.0f);
+        plan fused(
+            blade_shape_aftp(A, F, T, P), shape_of({ B, A, F, 1, P }), true, false, BLADE_CF16);
+        plan plain(
+            blade_shape_aftp(A, F, T, P), shape_of({ B, A, F, 1, P }), true, false, BLADE_CF32);
+        std::vector<cf> y1, y2;
+        fused.run(x16, w, y1);
+        plain.run(x32, w, y2);
+        BOOST_TEST(std::memcmp(y1.data(), y2.data(), y1.size() * sizeof(cf)) == 0, "B = " << B);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(cf16_voltages_against_a_float64_reference)
+{
+    // Odd shapes, one polarization and two, both CPU implementations; cf16 output too.
+    struct {
+        int64_t A, F, T, P, B;
+        blade_dtype output_type;
+    } cases[] = {
+        { 1, 1, 1, 1, 1, BLADE_CF32 },    { 5, 3, 17, 1, 3, BLADE_CF32 },
+        { 13, 2, 131, 2, 1, BLADE_CF32 }, { 20, 3, 300, 2, 8, BLADE_CF32 },
+        { 9, 2, 65, 2, 5, BLADE_CF16 },
+    };
+    uint32_t seed = 40;
+    for (const auto& c : cases) {
+        const int64_t A = c.A, F = c.F, T = c.T, P = c.P, B = c.B;
+        // (smaller voltages for cf16 output: the incoherent power must stay below 65504)
+        const float rms = c.output_type == BLADE_CF16 ? 10.0f : 60.0f;
+        const auto x16 = cast_to_cf16(random_values(A * F * T * P, seed++, rms));
+        const auto x = cast_from_cf16(x16); // the exact values the beamformer reads
+        const auto w = random_values(B * A * F * P, seed++, 1.0f);
+        plan p(blade_shape_aftp(A, F, T, P),
+               shape_of({ B, A, F, 1, P }),
+               true,
+               false,
+               BLADE_CF16,
+               c.output_type);
+        std::vector<cf> y;
+        if (c.output_type == BLADE_CF16) {
+            std::vector<uint16_t> h;
+            p.run(x16, w, h);
+            y = cast_from_cf16(h);
+        } else {
+            p.run(x16, w, y);
+        }
+        const auto expected = reference_beams(x, w, A, F, T, P, B, true);
+        const auto scale = error_scale(x, w, A, F, T, P, B);
+        // float32 sums of A terms: 1e-5 of sum |w||x|; a cf16 output adds half an ulp
+        // of half precision (2^-11 of the value).
+        const double half_ulp = c.output_type == BLADE_CF16 ? std::ldexp(1.0, -11) : 0.0;
+        size_t bad = 0;
+        for (size_t i = 0; i < expected.size(); i++) {
+            const bool coherent = i < scale.size();
+            const double bound = coherent ? 1e-5 * scale[i] + half_ulp * std::abs(expected[i])
+                                          : (1e-5 + half_ulp) * std::abs(expected[i]);
+            bad += std::abs(std::complex<double>(y[i]) - expected[i]) > bound;
+        }
+        BOOST_TEST(bad == 0u,
+                   "(A, F, T, P, B) = (" << A << ", " << F << ", " << T << ", " << P << ", " << B
+                                         << "): " << bad << " of " << expected.size()
+                                         << " beyond tolerance");
+    }
+}
+
 BOOST_AUTO_TEST_CASE(output_shapes_and_paths)
 {
     plan p(blade_shape_aftp(4, 3, 8, 2), shape_of({ 6, 4, 3, 1, 2 }), true);
@@ -223,7 +372,7 @@ BOOST_AUTO_TEST_CASE(bad_voltages_types_and_options_are_refused)
                  "P (polarizations, axis 3 of the voltages [4, 3, 8, 4]) must be 1 or 2, given 4"));
     config.input_type = BLADE_CI16;
     BOOST_TEST(contains(create_error(blade_shape_aftp(4, 3, 8, 2), w, config),
-                        "voltages must be cf32 or ci8"));
+                        "voltages must be cf32, cf16 or ci8"));
     config = blade_beamformer_config_default();
     config.output_type = BLADE_F32;
     BOOST_TEST(contains(create_error(blade_shape_aftp(4, 3, 8, 2), w, config),

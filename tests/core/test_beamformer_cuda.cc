@@ -70,6 +70,21 @@ struct data {
     std::vector<cf> w;
 };
 
+// `count` elements converted by a CPU cast between cf32 and cf16 (exact to cf32).
+std::vector<uint8_t> cpu_cast(blade_dtype from, blade_dtype to, const void* values, int64_t count)
+{
+    std::vector<uint8_t> out(blade_bytes(to, count));
+    const blade_shape shape = blade_test::make_shape({ count });
+    blade_cast* cast = nullptr;
+    const blade_cast_config config = { from, to };
+    ok(blade_cast_create(&cast, &config, &shape, blade_device_cpu()), "cast");
+    blade_tensor a = blade_tensor_make(from, &shape, blade_device_cpu(), const_cast<void*>(values));
+    blade_tensor b = blade_tensor_make(to, &shape, blade_device_cpu(), out.data());
+    ok(blade_cast_process(cast, &a, &b, nullptr), "cast");
+    blade_cast_destroy(cast);
+    return out;
+}
+
 data make_data(const problem& pr, uint32_t seed)
 {
     data d;
@@ -84,6 +99,8 @@ data make_data(const problem& pr, uint32_t seed)
         auto* values = reinterpret_cast<cf*>(d.x.data());
         for (int64_t i = 0; i < nx; i++)
             values[i] = cf(normal(rng), normal(rng));
+        if (pr.input_type == BLADE_CF16) // the same values rounded to half
+            d.x = cpu_cast(BLADE_CF32, BLADE_CF16, d.x.data(), nx);
     }
     std::mt19937 rng(seed + 1000);
     std::normal_distribution<float> normal(0.0f, 0.7f);
@@ -185,8 +202,13 @@ std::vector<double> error_scale(const problem& pr, const data& d, const std::vec
     const int64_t A = pr.A, F = pr.F, T = pr.T, P = pr.P, B = pr.B;
     std::vector<double> scale(cpu.size());
     std::vector<double> ax(A * F * T * P);
+    const std::vector<uint8_t> widened =
+        pr.input_type == BLADE_CF16 ? cpu_cast(BLADE_CF16, BLADE_CF32, d.x.data(), A * F * T * P)
+                                    : std::vector<uint8_t>();
     for (int64_t i = 0; i < A * F * T * P; i++) {
-        if (pr.input_type == BLADE_CI8)
+        if (pr.input_type == BLADE_CF16)
+            ax[i] = std::abs(reinterpret_cast<const cf*>(widened.data())[i]);
+        else if (pr.input_type == BLADE_CI8)
             ax[i] = std::hypot(double(int8_t(d.x[2 * i])), double(int8_t(d.x[2 * i + 1])));
         else
             ax[i] = std::abs(reinterpret_cast<const cf*>(d.x.data())[i]);
@@ -334,6 +356,29 @@ BOOST_AUTO_TEST_CASE(edge_shapes_on_every_path)
         check_all_paths(pr, seed++);
         pr.input_type = BLADE_CI8;
         check_all_paths(pr, seed++);
+        pr.input_type = BLADE_CF16;
+        check_all_paths(pr, seed++);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(cf16_voltages_equal_cast_then_beamform_on_every_path)
+{
+    // cf16 values are exact in float32 and in TF32: every path gives the bits of the
+    // cf32 beamformer on the widened voltages.
+    problem pr{ 28, 6, 512, 2, 70 };
+    pr.incoherent = true;
+    pr.input_type = BLADE_CF16;
+    const data d16 = make_data(pr, 78);
+    problem pr32 = pr;
+    pr32.input_type = BLADE_CF32;
+    data d32;
+    d32.w = d16.w;
+    d32.x = cpu_cast(BLADE_CF16, BLADE_CF32, d16.x.data(), d16.x.size() / 4);
+    for (const variant& how : all_variants) {
+        const auto fused = beamform(gpu(), pr, d16, how);
+        const auto cast_first = beamform(gpu(), pr32, d32, how);
+        const size_t differ = count_differences(fused, cast_first);
+        BOOST_TEST(differ == 0u, how.text() << ": " << differ << " values differ");
     }
 }
 
@@ -440,6 +485,9 @@ BOOST_AUTO_TEST_CASE(benchmark_shapes)
     problem ci8_large{ 64, 12, 8192, 2, 64 };
     ci8_large.input_type = BLADE_CI8;
     check_all_paths(ci8_large, 14);
+    problem cf16_large{ 64, 12, 8192, 2, 64 };
+    cf16_large.input_type = BLADE_CF16;
+    check_all_paths(cf16_large, 17);
     check_all_paths(problem{ 64, 4, 2048, 2, 256 }, 15);
     // enough time spans that a block of the staged kernels computes several in a row
     // (its voltage prefetch runs on across spans)

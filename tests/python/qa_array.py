@@ -165,6 +165,15 @@ class qa_array(unittest.TestCase):
         half = ba.beamform(x, w, output_type="cf16")
         self.assertEqual((half.dtype, half.shape), (numpy.float16, (3, 3, 16, 2, 2)))
 
+    def test_beamformer_cf16_voltages_are_float16_pairs(self):
+        x = bt.random_complex(self.rng, (4, 3, 16, 2), 30.0)
+        halves = numpy.stack([x.real, x.imag], axis=-1).astype(numpy.float16)
+        w = bt.random_complex(self.rng, (3, 4, 3, 1, 2))
+        widened = (halves[..., 0].astype(numpy.float32) + 1j * halves[..., 1].astype(numpy.float32)).astype(
+            numpy.complex64
+        )
+        numpy.testing.assert_array_equal(ba.beamform(halves, w), ba.beamform(widened, w))
+
     # --- polarizer, permute, gather, duplicate ------------------------------------
 
     def test_polarizer(self):

@@ -137,6 +137,20 @@ class qa_beamformer(gr_unittest.TestCase):
         error = bt.beamformer_error(direct, bt.to_values(raw, "ci8"), w, True)
         self.assertLess(error.max(), RTOL)
 
+    def test_cf16_voltages_equal_cast_then_beamform(self):
+        A, F, T, P, B = 6, 3, 50, 2, 5
+        x, w = self.chunks(A, F, T, P, B, 3)
+        raw = bt.from_values(x.astype(numpy.complex128), "cf16")
+        fused = blade.beamformer([A, F, T, P], [B, A, F, 1, P], "cf16", "cf32", True, False, "auto", "cpu")
+        direct, _ = bt.run_beamformer(fused, raw, w, input_type="cf16")
+
+        cast = blade.cast([A, F, T, P], "cf16", "cf32", "cpu")
+        plain = blade.beamformer([A, F, T, P], [B, A, F, 1, P], "cf32", "cf32", True, False, "auto", "cpu")
+        cast_first, _ = bt.run_chain_into_beamformer([cast], plain, raw, w, "cf16")
+        self.assertTrue(bt.same_bits(direct, cast_first))
+        error = bt.beamformer_error(direct, bt.to_values(raw, "cf16"), w, True)
+        self.assertLess(error.max(), RTOL)
+
     def test_cf16_output_is_the_rounded_cf32_output(self):
         A, F, T, P, B = 5, 2, 24, 2, 3
         x, w = self.chunks(A, F, T, P, B)
@@ -220,7 +234,7 @@ class qa_beamformer(gr_unittest.TestCase):
 
     def test_bad_configurations_are_refused_with_reasons(self):
         cases = [
-            (([4, 2, 8, 2], [2, 4, 2, 1, 2], "cf16"), "voltages must be cf32 or ci8"),
+            (([4, 2, 8, 2], [2, 4, 2, 1, 2], "ci16"), "voltages must be cf32, cf16 or ci8"),
             (([4, 2, 8, 2], [2, 4, 2, 1, 2], "cf32", "ci8"), "beams are written as cf32 or cf16, given ci8"),
             (([4, 2, 8, 2], [2, 4, 2, 1, 2], "cf32", "cf32", False, True), "incoherent_sqrt"),
             (([4, 2, 8, 2], [2, 4, 2, 1, 2], "cf32", "cf32", False, False, "fp16"), "unknown path 'fp16'"),

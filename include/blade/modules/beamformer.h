@@ -21,9 +21,10 @@
  * formula with the weight broadcast.
  *
  * Any A, B, F and T (T = 1 after full channelization included); P is 1 or 2.
- * Voltages are cf32, or ci8 (the GUPPI 8-bit layout, converted exactly while loading:
- * the result is identical to a cast to cf32 followed by the cf32 beamformer). The
- * output is cf32 or cf16 (rounded to nearest even when stored). Phasors are cf32.
+ * Voltages are cf32, cf16 (half-precision storage, e.g. from a cf16 channelizer) or ci8
+ * (the GUPPI 8-bit layout); cf16 and ci8 are converted exactly while loading, so the
+ * result is identical to a cast to cf32 followed by the cf32 beamformer. The output is
+ * cf32 or cf16 (rounded to nearest even when stored). Phasors are cf32.
  *
  * **Paths** (blade_beamformer_path): on the CPU (and the emulated device) every path
  * computes the float32 sum. On a CUDA GPU:
@@ -103,7 +104,7 @@ typedef enum blade_beamformer_kernel {
 
 /** Configuration of a beamformer. */
 typedef struct blade_beamformer_config {
-    blade_dtype input_type;         /**< voltages: BLADE_CF32 or BLADE_CI8 */
+    blade_dtype input_type;         /**< voltages: BLADE_CF32, BLADE_CF16 or BLADE_CI8 */
     blade_dtype output_type;        /**< beams: BLADE_CF32 or BLADE_CF16 */
     bool incoherent;                /**< append the incoherent beam (aspect index B) */
     bool incoherent_sqrt;           /**< write sqrt of the incoherent power */

@@ -2,7 +2,8 @@
 """
 Beamformer: weighted sums of antenna voltages (include/blade/modules/beamformer.h).
 
-For voltages x [A, F, T, P] (cf32, or ci8 as int8 [A, F, T, P, 2]) and phasors
+For voltages x [A, F, T, P] (cf32; cf16 as float16 [A, F, T, P, 2]; ci8 as int8
+[A, F, T, P, 2]) and phasors
 w [B, A, F, 1, P] (cf32; or [B, A]: one weight per beam and antenna):
 
     y[b, f, t, p] = sum_a x[a, f, t, p] w[b, a, f, 0, p]          (no conjugation)
@@ -15,6 +16,8 @@ cores ("auto": tf32x3 for A, B >= 32 and T >= 64, else fp32); the CPU computes f
 """
 
 import ctypes
+
+import numpy
 
 from . import _arrays, _core
 from ._plan import Operand, Plan, cached, function, parse_device, parse_name, where_of
@@ -29,6 +32,12 @@ class _Config(ctypes.Structure):
         ("path", ctypes.c_int),
         ("kernel", ctypes.c_int),
     ]
+
+
+def _voltage_type(v):
+    """Blade type and shape of a voltage array: float16 pairs are cf16 (voltages are never real)."""
+    asked = "cf16" if v.dtype == numpy.float16 else None
+    return _arrays.blade_type(v.dtype, v.shape, asked, "beamformer: voltages")
 
 
 class Beamformer(Plan):
@@ -63,8 +72,11 @@ class Beamformer(Plan):
             self._plan_for(str(input_type).lower(), tuple(shape), tuple(phasor_shape), parse_device(device))
 
     def _plan_for(self, input_type, shape, phasor_shape, where):
-        if input_type not in ("cf32", "ci8"):
-            raise TypeError(f"beamformer: voltages must be cf32 (complex64) or ci8 (int8 pairs); got {input_type}")
+        if input_type not in ("cf32", "cf16", "ci8"):
+            raise TypeError(
+                "beamformer: voltages must be cf32 (complex64), cf16 (float16 pairs) or ci8 (int8 pairs); "
+                f"got {input_type}"
+            )
         config = _Config(
             _core.DTYPE_CODES[input_type],
             _core.DTYPE_CODES[self.output_type],
@@ -95,7 +107,7 @@ class Beamformer(Plan):
         if not self._handle:
             with self._lock:
                 if not self._handle:
-                    input_type, shape = _arrays.blade_type(v.dtype, v.shape, None, "beamformer: voltages")
+                    input_type, shape = _voltage_type(v)
                     phasor_shape = _arrays.blade_type(w.dtype, w.shape, "cf32", "beamformer: phasors")[1]
                     self._plan_for(input_type, shape, phasor_shape, where_of(v))
         self._phasors.accept(w, self._where, self.module)
@@ -115,7 +127,7 @@ def beamform(
     """Beams of chunk x (see the module description): y[b, f, t, p] = sum_a x[a, f, t, p] w[b, a, f, 0, p]."""
     v = _arrays.view(x, "beamformer: voltages")
     w = _arrays.view(phasors, "beamformer: phasors")
-    input_type, shape = _arrays.blade_type(v.dtype, v.shape, None, "beamformer: voltages")
+    input_type, shape = _voltage_type(v)
     phasor_shape = _arrays.blade_type(w.dtype, w.shape, "cf32", "beamformer: phasors")[1]
     where = where_of(v)
     path_code = parse_name("blade_beamformer_path_parse", path, "beamformer", "path")
