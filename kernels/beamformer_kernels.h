@@ -120,6 +120,12 @@ size_t tensor_workspace_bytes(const blade_beamformer_job& job);
 bool tensor_output_aligned(const blade_beamformer_job& job);
 blade_status launch_tensor(const blade_beamformer_job& job, bool split, cudaStream_t stream);
 
+// The fp16 tensor-core kernel (beamformer_fp16.cu, sm_80 and newer): bytes of packed
+// half phasors it needs, and the launch (phasor packing, then the matrix products).
+// Any output alignment (unaligned outputs are stored element by element).
+size_t fp16_workspace_bytes(const blade_beamformer_job& job);
+blade_status launch_fp16(const blade_beamformer_job& job, cudaStream_t stream);
+
 } // namespace beamformer_cuda
 
 #endif

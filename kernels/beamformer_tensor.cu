@@ -51,6 +51,7 @@
 // vanishes and is skipped): float32-class accuracy for 3 (or 2) tensor-core products.
 
 #include "beamformer_kernels.h"
+#include "cp_async.h"
 #include "cuda_check.h"
 
 #include <algorithm>
@@ -103,26 +104,6 @@ struct TensorArgs {
 #endif
 
 #ifdef BLADE_TENSOR_CORES
-
-__device__ __forceinline__ void cp_async16(void* shared, const void* global, bool valid)
-{
-    const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-    const int bytes = valid ? 16 : 0; // 0: fill with zeros, read nothing
-    asm volatile(
-        "cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(global), "r"(bytes)
-        : "memory");
-}
-
-__device__ __forceinline__ void cp_async_commit()
-{
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-template <int Pending>
-__device__ __forceinline__ void cp_async_wait()
-{
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
-}
 
 __device__ __forceinline__ uint32_t to_tf32(float value)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Beamformer cases: (B, A) in {(1, 20), (2, 20), (8, 20), (1, 42), (8, 28), (32, 28),
- * (64, 64), (256, 64)} at F = 192, T = 8192, P = 2 (performance.md), each with the
+ * (64, 64), (256, 64), (1024, 64)} at F = 192, T = 8192, P = 2 (performance.md), each with the
  * bytes it must move (voltages read, phasors read, beams written), its complex MACs
  * and flops (8 per complex MAC), and the bound that applies: memory where the
  * memory time exceeds the FP32 time at the nominal H200 rates, FP32 otherwise; the
@@ -9,7 +9,9 @@
  *
  * Targets (H200): (1, 20) <= 0.15 ms and (8, 20) <= 0.21 ms with cf32 voltages;
  * (8, 28) with ci8 voltages >= 60 % of its roofline; (64, 64) >= 5 T complex MAC/s on
- * FP32 and >= 10 T on tensor cores; B = 32 ... 256: time per beam not growing.
+ * FP32 and >= 10 T on tensor cores; B = 32 ... 256: time per beam not growing; the fp16
+ * path >= 40 T at (64, 64) and (1024, 64) (ci8 voltages, cf16 beams), its % column a
+ * fraction of the dense fp16 tensor-core peak.
  *
  * The cases without a kernel in their label run the default kernel of their path; the
  * cases labelled [direct], [staged1], [staged2], [tensor] run that kernel, so that one
@@ -26,11 +28,38 @@ enum { CHANNELS = 192, TIMES = 8192, POLS = 2 };
 /* Nominal H200 rates, only to say which limit a case is bound by. */
 #define NOMINAL_BANDWIDTH 4.28e12
 #define NOMINAL_FP32 67e12
+/* Dense fp16 tensor-core peak (FP32 accumulation), what the fp16 path is measured against. */
+#define NOMINAL_FP16_TENSOR 989e12
 
 typedef struct beamformer_state {
     blade_beamformer* plan;
     blade_tensor input, phasors, output;
 } beamformer_state;
+
+/* `count` complex halves on the device: random floats in [-100, 100) through a cast. */
+static blade_status random_halves(blade_device device, int64_t count, unsigned seed, void** out)
+{
+    *out = NULL;
+    void* floats = NULL;
+    blade_cast* cast = NULL;
+    const blade_cast_config config = { BLADE_CF32, BLADE_CF16 };
+    const blade_shape shape = blade_shape_aftp(1, 1, count, 1);
+    blade_status status = bench_random_floats(device, 2 * (size_t)count, 100.0f, seed, &floats);
+    if (status == BLADE_OK)
+        status = blade_device_alloc(device, blade_tensor_bytes(BLADE_CF16, &shape), out);
+    if (status == BLADE_OK)
+        status = blade_cast_create(&cast, &config, &shape, device);
+    if (status == BLADE_OK) {
+        blade_tensor from = blade_tensor_make(BLADE_CF32, &shape, device, floats);
+        blade_tensor to = blade_tensor_make(BLADE_CF16, &shape, device, *out);
+        status = blade_cast_process(cast, &from, &to, NULL);
+    }
+    if (status == BLADE_OK)
+        status = blade_stream_synchronize(device, NULL);
+    blade_cast_destroy(cast);
+    blade_device_free(device, floats);
+    return status;
+}
 
 static blade_status
 beamformer_setup(bench_case* self, blade_device device, blade_stream stream, int shrink)
@@ -51,6 +80,7 @@ beamformer_setup(bench_case* self, blade_device device, blade_stream stream, int
     config.path = (blade_beamformer_path)self->p[3];
     config.incoherent = self->p[4] != 0;
     config.kernel = (blade_beamformer_kernel)self->p[5];
+    config.output_type = (blade_dtype)self->p[6];
     const blade_shape input = blade_shape_aftp(A, CHANNELS, TIMES / shrink, POLS);
     const int64_t dims[5] = { B, A, CHANNELS, 1, POLS };
     blade_shape phasors;
@@ -66,25 +96,32 @@ beamformer_setup(bench_case* self, blade_device device, blade_stream stream, int
     self->flops = 8.0 * self->macs;
     self->bytes = (double)(blade_tensor_bytes(config.input_type, &input) +
                            blade_tensor_bytes(BLADE_CF32, &phasors) +
-                           blade_tensor_bytes(BLADE_CF32, &output));
-    const bool tensor_cores = blade_beamformer_path_used(state->plan) == BLADE_BEAMFORMER_TF32 ||
-                              blade_beamformer_path_used(state->plan) == BLADE_BEAMFORMER_TF32X3;
+                           blade_tensor_bytes(config.output_type, &output));
+    const blade_beamformer_path used = blade_beamformer_path_used(state->plan);
+    const bool tensor_cores = used == BLADE_BEAMFORMER_TF32 || used == BLADE_BEAMFORMER_TF32X3;
     self->bound = !tensor_cores && self->flops / NOMINAL_FP32 > self->bytes / NOMINAL_BANDWIDTH
                       ? BENCH_FP32
                       : BENCH_MEMORY;
+    if (used == BLADE_BEAMFORMER_FP16 && device.kind == BLADE_DEVICE_CUDA) {
+        /* the % column: of the fp16 dense peak (the GB/s column gives the memory side) */
+        self->bound = BENCH_TENSOR;
+        self->tensor_peak = NOMINAL_FP16_TENSOR;
+    }
 
     void *x = NULL, *w = NULL, *y = NULL;
     if (config.input_type == BLADE_CI8)
         status = bench_random_device(device, blade_tensor_bytes(BLADE_CI8, &input), 21, &x);
+    else if (config.input_type == BLADE_CF16)
+        status = random_halves(device, samples, 21, &x);
     else
         status = bench_random_floats(device, 2 * (size_t)samples, 100.0f, 21, &x);
     if (status == BLADE_OK)
         status = bench_random_floats(device, 2 * (size_t)blade_shape_count(&phasors), 1.0f, 22, &w);
     if (status == BLADE_OK)
-        status = blade_device_alloc(device, blade_tensor_bytes(BLADE_CF32, &output), &y);
+        status = blade_device_alloc(device, blade_tensor_bytes(config.output_type, &output), &y);
     state->input = blade_tensor_make(config.input_type, &input, device, x);
     state->phasors = blade_tensor_make(BLADE_CF32, &phasors, device, w);
-    state->output = blade_tensor_make(BLADE_CF32, &output, device, y);
+    state->output = blade_tensor_make(config.output_type, &output, device, y);
     return status;
 }
 
@@ -108,11 +145,12 @@ static void beamformer_teardown(bench_case* self, blade_device device)
     self->state = NULL;
 }
 
-/* Bytes of a full-size case, for targets stated as a fraction of the roofline. */
+/* Bytes of a full-size case (cf32 beams), for targets stated as a fraction of the
+ * roofline. */
 static double full_bytes(int64_t B, int64_t A, blade_dtype input_type, bool incoherent)
 {
     const double samples = (double)A * CHANNELS * TIMES * POLS;
-    const double esize = input_type == BLADE_CI8 ? 2.0 : 8.0;
+    const double esize = input_type == BLADE_CI8 ? 2.0 : input_type == BLADE_CF16 ? 4.0 : 8.0;
     return samples * esize + (double)B * A * CHANNELS * POLS * 8.0 +
            (double)(B + (incoherent ? 1 : 0)) * CHANNELS * TIMES * POLS * 8.0;
 }
@@ -125,8 +163,9 @@ void bench_register_beamformer(bench_case** cases, int* count)
         blade_beamformer_path path;
         bool incoherent;
         double upstream_ms, target_ms;
-        double target_roofline; /* target as a fraction of the memory roofline */
-        double target_macs;     /* target in complex MAC/s */
+        double target_roofline;  /* target as a fraction of the memory roofline */
+        double target_macs;      /* target in complex MAC/s */
+        blade_dtype output_type; /* 0: cf32 */
     } shapes[] = {
         { 1, 20, BLADE_CF32, BLADE_BEAMFORMER_FP32, false, 0.162, 0.15, 0, 0 },
         { 2, 20, BLADE_CF32, BLADE_BEAMFORMER_FP32, false, 0, 0, 0, 0 },
@@ -147,6 +186,17 @@ void bench_register_beamformer(bench_case** cases, int* count)
         { 256, 64, BLADE_CF32, BLADE_BEAMFORMER_FP32, false, 0, 0, 0, 0 },
         { 256, 64, BLADE_CF32, BLADE_BEAMFORMER_TF32, false, 0, 0, 0, 10e12 },
         { 256, 64, BLADE_CF32, BLADE_BEAMFORMER_TF32X3, false, 0, 0, 0, 10e12 },
+        /* fp16 tensor cores (issue 18: >= 40 T complex MAC/s at (64, 64) and (1024, 64)).
+         * Memory bound: only ci8 voltages with cf16 beams (1.2 GB at (64, 64)) leave
+         * room for 40 T; cf32 in and out (3.2 GB) caps (64, 64) at 17 T. */
+        { 64, 64, BLADE_CI8, BLADE_BEAMFORMER_FP16, false, 0, 0, 0, 40e12, BLADE_CF16 },
+        { 64, 64, BLADE_CF16, BLADE_BEAMFORMER_FP16, false, 0, 0, 0, 0, BLADE_CF16 },
+        { 64, 64, BLADE_CF32, BLADE_BEAMFORMER_FP16, false, 0, 0, 0, 0, BLADE_CF32 },
+        { 64, 64, BLADE_CI8, BLADE_BEAMFORMER_FP16, true, 0, 0, 0, 0, BLADE_CF16 },
+        { 1024, 64, BLADE_CI8, BLADE_BEAMFORMER_FP16, false, 0, 0, 0, 40e12, BLADE_CF16 },
+        { 1024, 64, BLADE_CF16, BLADE_BEAMFORMER_FP16, false, 0, 0, 0, 40e12, BLADE_CF16 },
+        { 1024, 64, BLADE_CF32, BLADE_BEAMFORMER_FP16, false, 0, 0, 0, 0, BLADE_CF32 },
+        { 1024, 64, BLADE_CI8, BLADE_BEAMFORMER_TF32, false, 0, 0, 0, 0, BLADE_CF16 },
     };
     /* Every kernel at the shapes that decide the defaults (targets as above). */
     static const struct {
@@ -176,8 +226,11 @@ void bench_register_beamformer(bench_case** cases, int* count)
         blade_beamformer_path path;
         blade_beamformer_kernel kernel = BLADE_BEAMFORMER_KERNEL_DEFAULT;
         bool incoherent = false;
+        blade_dtype output_type = BLADE_CF32;
         double upstream_ms = 0, target_ms, target_roofline, target_macs;
         if (i < listed) {
+            if (shapes[i].output_type != 0)
+                output_type = shapes[i].output_type;
             beams = shapes[i].beams;
             antennas = shapes[i].antennas;
             input_type = shapes[i].input_type;
@@ -219,13 +272,17 @@ void bench_register_beamformer(bench_case** cases, int* count)
         if (kernel != BLADE_BEAMFORMER_KERNEL_DEFAULT)
             snprintf(
                 kernel_text, sizeof kernel_text, " [%s]", blade_beamformer_kernel_name(kernel));
+        char output_text[16] = "";
+        if (output_type != BLADE_CF32)
+            snprintf(output_text, sizeof output_text, " -> %s", blade_dtype_name(output_type));
         snprintf(one.label,
                  sizeof one.label,
-                 "(B, A) = (%d, %d) %s %s%s%s",
+                 "(B, A) = (%d, %d) %s %s%s%s%s",
                  beams,
                  antennas,
                  blade_dtype_name(input_type),
                  blade_beamformer_path_name(path),
+                 output_text,
                  incoherent ? " +inc" : "",
                  kernel_text);
         one.upstream_ms = upstream_ms;
@@ -245,6 +302,7 @@ void bench_register_beamformer(bench_case** cases, int* count)
         one.p[3] = path;
         one.p[4] = incoherent;
         one.p[5] = kernel;
+        one.p[6] = output_type;
         bench_add(cases, count, &one);
     }
 }

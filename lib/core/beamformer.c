@@ -28,7 +28,7 @@ struct blade_beamformer {
 };
 
 static const char* const path_names[BLADE_BEAMFORMER_PATH_COUNT] = {
-    "auto", "fp32", "tf32", "tf32x3"
+    "auto", "fp32", "tf32", "tf32x3", "fp16"
 };
 
 static const char* const kernel_names[BLADE_BEAMFORMER_KERNEL_COUNT] = {
@@ -78,7 +78,7 @@ blade_status blade_beamformer_path_parse(const char* name, blade_beamformer_path
         return BLADE_OK;
     }
     return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                      "beamformer: unknown path '%s' (expected auto, fp32, tf32 or tf32x3)",
+                      "beamformer: unknown path '%s' (expected auto, fp32, tf32, tf32x3 or fp16)",
                       name ? name : "(null)");
 }
 
@@ -104,7 +104,8 @@ blade_status blade_beamformer_kernel_parse(const char* name, blade_beamformer_ke
 
 static bool path_uses_tensor_cores(blade_beamformer_path path)
 {
-    return path == BLADE_BEAMFORMER_TF32 || path == BLADE_BEAMFORMER_TF32X3;
+    return path == BLADE_BEAMFORMER_TF32 || path == BLADE_BEAMFORMER_TF32X3 ||
+           path == BLADE_BEAMFORMER_FP16;
 }
 
 static bool kernel_uses_tensor_cores(blade_beamformer_kernel kernel)
@@ -123,14 +124,15 @@ static blade_status check_kernel(const blade_beamformer_config* config)
     if (config->kernel == BLADE_BEAMFORMER_KERNEL_DEFAULT || config->path == BLADE_BEAMFORMER_AUTO)
         return BLADE_OK;
     if (kernel_uses_tensor_cores(config->kernel) != path_uses_tensor_cores(config->path))
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "beamformer: kernel %s runs on %s, path %s on %s (CUDA-core kernels: "
-                          "direct, staged1, staged2 for fp32; tensor-core kernels: tensor for tf32 "
-                          "and tf32x3)",
-                          blade_beamformer_kernel_name(config->kernel),
-                          kernel_uses_tensor_cores(config->kernel) ? "tensor cores" : "CUDA cores",
-                          blade_beamformer_path_name(config->path),
-                          path_uses_tensor_cores(config->path) ? "tensor cores" : "CUDA cores");
+        return blade_fail(
+            BLADE_ERROR_INVALID_ARGUMENT,
+            "beamformer: kernel %s runs on %s, path %s on %s (CUDA-core kernels: "
+            "direct, staged1, staged2 for fp32; tensor-core kernels: tensor for tf32, "
+            "tf32x3 and fp16)",
+            blade_beamformer_kernel_name(config->kernel),
+            kernel_uses_tensor_cores(config->kernel) ? "tensor cores" : "CUDA cores",
+            blade_beamformer_path_name(config->path),
+            path_uses_tensor_cores(config->path) ? "tensor cores" : "CUDA cores");
     return BLADE_OK;
 }
 
@@ -148,8 +150,8 @@ static blade_status check_types(const blade_beamformer_config* config)
                           blade_dtype_name(config->output_type));
     if ((int)config->path < 0 || config->path >= BLADE_BEAMFORMER_PATH_COUNT)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "beamformer: unknown path code %d (expected auto, fp32, tf32 or "
-                          "tf32x3)",
+                          "beamformer: unknown path code %d (expected auto, fp32, tf32, tf32x3 "
+                          "or fp16)",
                           (int)config->path);
     BLADE_TRY(check_kernel(config));
     if (config->incoherent_sqrt && !config->incoherent)
@@ -230,8 +232,9 @@ static blade_beamformer_path resolve_path(const blade_beamformer_config* config,
                                           int64_t beams,
                                           blade_device device)
 {
-    if (device.kind != BLADE_DEVICE_CUDA)
-        return BLADE_BEAMFORMER_FP32; /* the CPU computes float32 sums for every path */
+    if (device.kind != BLADE_DEVICE_CUDA) /* float32 sums for every path; fp16 emulated */
+        return config->path == BLADE_BEAMFORMER_FP16 ? BLADE_BEAMFORMER_FP16
+                                                     : BLADE_BEAMFORMER_FP32;
     if (config->path != BLADE_BEAMFORMER_AUTO)
         return config->path;
     if (config->kernel != BLADE_BEAMFORMER_KERNEL_DEFAULT) /* auto follows an explicit kernel */
@@ -325,8 +328,9 @@ blade_status blade_beamformer_create(blade_beamformer** plan,
     made->device = device;
     made->path = resolve_path(config, input_shape, beams, device);
     made->kernel = resolve_kernel(config, made->path, device);
-    if (path_uses_tensor_cores(made->path)) {
-        /* mma.sync with TF32 operands and cp.async need Ampere (8.0) or newer. */
+    if (device.kind == BLADE_DEVICE_CUDA && path_uses_tensor_cores(made->path)) {
+        /* mma.sync with TF32 operands (m16n8k8) or f16 operands (m16n8k16) and cp.async
+         * need Ampere (8.0) or newer. */
         blade_gpu_info info;
         const blade_status status = blade_gpu_info_get(device.index, &info);
         if (status != BLADE_OK) {
@@ -338,8 +342,9 @@ blade_status blade_beamformer_create(blade_beamformer** plan,
             char text[32];
             return blade_fail(
                 BLADE_ERROR_UNSUPPORTED,
-                "beamformer: path %s uses tensor cores with TF32 operands, which need "
-                "compute capability 8.0 or newer; %s is %d.%d (use path fp32 or auto)",
+                "beamformer: path %s uses tensor-core instructions (mma.sync with TF32 or "
+                "f16 operands, cp.async) that need compute capability 8.0 or newer; %s is "
+                "%d.%d (use path fp32 or auto)",
                 blade_beamformer_path_name(made->path),
                 blade_device_format(device, text, sizeof text),
                 info.compute_major,

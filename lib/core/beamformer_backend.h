@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "half.h"
+
 #include <blade/dtype.h>
 #include <blade/modules/beamformer.h>
 #include <blade/status.h>
@@ -32,14 +34,32 @@ typedef struct blade_beamformer_job {
     int64_t antennas, channels, times, pols, beams;
     int64_t stride_beam, stride_antenna, stride_channel, stride_pol;
     bool incoherent, incoherent_sqrt;
-    blade_beamformer_path path;     /* resolved: never AUTO */
+    blade_beamformer_path path;     /* resolved: never AUTO (CPU: FP32 or FP16) */
     blade_beamformer_kernel kernel; /* resolved: never DEFAULT on CUDA */
     void* workspace;                /* device memory for the tensor-core paths */
     size_t workspace_bytes;
 } blade_beamformer_job;
 
+/* The fp16 path on the CPU rounds the operands of the coherent sums to half (round to
+ * nearest even, as the GPU's cvt.rn.f16 does) and computes in float32: products of
+ * halves are exact in float32, so only the accumulation order can differ from the
+ * GPU's tensor cores. In place, `count` floats. */
+static inline void blade_beamformer_round_to_half(float* values, int64_t count)
+{
+    for (int64_t i = 0; i < count; i++)
+        values[i] = blade_half_to_float(blade_half_from_float(values[i]));
+}
+
+/* Whether the job's voltages need rounding for the fp16 path (cf16 and ci8 values
+ * are already halves). */
+static inline bool blade_beamformer_rounds_voltages(const blade_beamformer_job* job)
+{
+    return job->path == BLADE_BEAMFORMER_FP16 && job->input_type == BLADE_CF32;
+}
+
 /* The float32 reference on the CPU: BLAS cgemm where it is faster than the hand
- * loop, else the hand loop (sums over antennas in increasing order). */
+ * loop, else the hand loop (sums over antennas in increasing order); the fp16 path
+ * emulated (operands rounded to half; the incoherent beam from the unrounded ones). */
 void blade_cpu_beamformer(const blade_beamformer_job* job);
 
 /* The job through cblas_cgemm (beamformer_cpu_blas.c); false, with nothing written,

@@ -14,7 +14,9 @@
  * what the compiler vectorises. Sums run over the antennas in increasing order in
  * float32; tasks are independent, so results do not depend on the number of OpenMP
  * threads. cf16 and ci8 rows are converted (exactly) into a stack buffer first, so
- * they give the same bits as a cast to cf32 followed by this beamformer.
+ * they give the same bits as a cast to cf32 followed by this beamformer. The fp16 path
+ * rounds each row and phasor to half before its products (the incoherent beam uses
+ * the unrounded values, as the GPU's float32 kernel does).
  */
 #include "beamformer_backend.h"
 #include "cpu_threads_internal.h"
@@ -138,8 +140,10 @@ static void beamform_task(const blade_beamformer_job* job, int64_t f, int64_t t0
     const int64_t count = ntimes * P; /* complex elements of one row */
     float acc[BEAM_TILE][MAX_ROW];
     float power[TIME_BLOCK * 2];
-    float scratch[MAX_ROW];
+    float scratch[MAX_ROW], rounded[MAX_ROW];
     float w[4] = { 0, 0, 0, 0 };
+    const bool half_phasors = job->path == BLADE_BEAMFORMER_FP16;
+    const bool half_voltages = blade_beamformer_rounds_voltages(job);
 
     for (int64_t b0 = 0; b0 < B; b0 += BEAM_TILE) {
         const int64_t nb = B - b0 < BEAM_TILE ? B - b0 : BEAM_TILE;
@@ -150,14 +154,23 @@ static void beamform_task(const blade_beamformer_job* job, int64_t f, int64_t t0
             memset(power, 0, (size_t)count * sizeof(float));
         for (int64_t a = 0; a < A; a++) {
             const float* x = voltage_row(job, (a * F + f) * T * P + t0 * P, count, scratch);
+            /* the coherent operand: x, or x rounded to half on the fp16 path */
+            const float* xc = x;
+            if (half_voltages) {
+                memcpy(rounded, x, (size_t)count * 2 * sizeof(float));
+                blade_beamformer_round_to_half(rounded, 2 * count);
+                xc = rounded;
+            }
             for (int64_t b = 0; b < nb; b++) {
                 load_phasors(job, b0 + b, a, f, w);
-                if (P == 2)
-                    multiply_add_dual(acc[b], x, w, ntimes);
-                else
-                    multiply_add_single(acc[b], x, w, ntimes);
-                if (incoherent && b == 0)
+                if (incoherent && b == 0) /* float32, unrounded operands, on every path */
                     add_incoherent(power, x, w, P, count);
+                if (half_phasors)
+                    blade_beamformer_round_to_half(w, 2 * P);
+                if (P == 2)
+                    multiply_add_dual(acc[b], xc, w, ntimes);
+                else
+                    multiply_add_single(acc[b], xc, w, ntimes);
             }
         }
         for (int64_t b = 0; b < nb; b++)

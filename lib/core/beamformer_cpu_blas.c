@@ -7,7 +7,8 @@
  * work is cut into tasks of one channel and TIME_BLOCK samples; a task packs its
  * voltages as [p][a][t] (converting cf16 and ci8 exactly) and its phasors as [p][b][a],
  * calls cgemm once per polarization on those L2-resident blocks, and interleaves
- * the products into y[b, f, t, p]. OpenMP threads share the tasks, each calling a
+ * the products into y[b, f, t, p] (the fp16 path rounds the packed operands to half
+ * first). OpenMP threads share the tasks, each calling a
  * single-threaded cgemm (OpenBLAS's own threads would compete with OpenMP's for the
  * same cores), so the result does not depend on the thread count. Sums over the
  * antennas are float32, in the order OpenBLAS's kernel takes (not the hand loop's:
@@ -44,6 +45,7 @@ static void openblas_single_thread(void) { openblas_set_num_threads(1); }
 typedef struct task_scratch {
     float* x;               /* [P][A][TIME_BLOCK] complex */
     float* w;               /* [P][B][A] complex */
+    float* w_half;          /* w rounded to half (fp16 path only) */
     float* y;               /* [P][B][TIME_BLOCK] complex */
     float* power;           /* [P][TIME_BLOCK] incoherent power, then one row of terms */
     int64_t packed_channel; /* the channel whose phasors `w` holds (-1: none) */
@@ -178,11 +180,23 @@ beamform_block(const blade_beamformer_job* job, int64_t f, int64_t t0, int64_t n
     const float one[2] = { 1.0f, 0.0f }, zero[2] = { 0.0f, 0.0f };
     /* A thread's tasks are consecutive (static schedule), so most follow one of the
      * same channel: its phasors, one cache line each in [B, A, F, P], are packed once. */
+    const bool half = job->path == BLADE_BEAMFORMER_FP16;
     if (s->packed_channel != f) {
         pack_phasors(job, f, s->w);
+        if (half) {
+            memcpy(s->w_half, s->w, (size_t)(2 * P * B * A) * sizeof(float));
+            blade_beamformer_round_to_half(s->w_half, 2 * P * B * A);
+        }
         s->packed_channel = f;
     }
     pack_voltages(job, f, t0, nt, s->x);
+    /* The incoherent beam first: float32 on the unrounded voltages, on every path. */
+    if (job->incoherent)
+        incoherent_beam(job, f, t0, nt, s->x, s->w, s->power);
+    if (blade_beamformer_rounds_voltages(job))
+        for (int64_t row = 0; row < P * A; row++)
+            blade_beamformer_round_to_half(s->x + 2 * row * TIME_BLOCK, 2 * nt);
+    const float* w = half ? s->w_half : s->w;
     for (int64_t p = 0; p < P; p++)
         cblas_cgemm(CblasRowMajor,
                     CblasNoTrans,
@@ -191,7 +205,7 @@ beamform_block(const blade_beamformer_job* job, int64_t f, int64_t t0, int64_t n
                     (blasint)nt,
                     (blasint)A,
                     one,
-                    s->w + 2 * p * B * A,
+                    w + 2 * p * B * A,
                     (blasint)A,
                     s->x + 2 * p * A * TIME_BLOCK,
                     TIME_BLOCK,
@@ -199,8 +213,6 @@ beamform_block(const blade_beamformer_job* job, int64_t f, int64_t t0, int64_t n
                     s->y + 2 * p * B * TIME_BLOCK,
                     TIME_BLOCK);
     store_beams(job, f, t0, nt, s->y);
-    if (job->incoherent)
-        incoherent_beam(job, f, t0, nt, s->x, s->w, s->power);
 }
 
 bool blade_cpu_beamformer_blas(const blade_beamformer_job* job)
@@ -216,7 +228,8 @@ bool blade_cpu_beamformer_blas(const blade_beamformer_job* job)
     const size_t x_floats = (size_t)(2 * P * A * TIME_BLOCK), w_floats = (size_t)(2 * P * B * A);
     const size_t y_floats = (size_t)(2 * P * B * TIME_BLOCK),
                  power_floats = (size_t)((P + 1) * TIME_BLOCK);
-    const size_t per_thread = x_floats + w_floats + y_floats + power_floats;
+    const size_t w_half_floats = job->path == BLADE_BEAMFORMER_FP16 ? w_floats : 0;
+    const size_t per_thread = x_floats + w_floats + w_half_floats + y_floats + power_floats;
     float* scratch = malloc((size_t)threads * per_thread * sizeof(float));
     if (scratch == NULL)
         return false; /* the hand loop needs no working memory */
@@ -227,11 +240,10 @@ bool blade_cpu_beamformer_blas(const blade_beamformer_job* job)
         thread = omp_get_thread_num();
 #endif
         float* base = scratch + (size_t)thread * per_thread;
-        task_scratch s = { base,
-                           base + x_floats,
-                           base + x_floats + w_floats,
-                           base + x_floats + w_floats + y_floats,
-                           -1 };
+        float* w = base + x_floats;
+        float* w_half = w + w_floats;
+        float* y = w_half + w_half_floats;
+        task_scratch s = { base, w, w_half, y, y + y_floats, -1 };
 #pragma omp for schedule(static)
         for (int64_t task = 0; task < tasks; task++) {
             const int64_t f = task / blocks, t0 = (task % blocks) * TIME_BLOCK;

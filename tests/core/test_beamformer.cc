@@ -7,8 +7,10 @@
 
 #include "test_support.h"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -34,9 +36,11 @@ struct plan {
          bool incoherent = false,
          bool root = false,
          blade_dtype input_type = BLADE_CF32,
-         blade_dtype output_type = BLADE_CF32)
+         blade_dtype output_type = BLADE_CF32,
+         blade_beamformer_path path = BLADE_BEAMFORMER_AUTO)
         : input(in), phasors(w)
     {
+        config.path = path;
         config.input_type = input_type;
         config.output_type = output_type;
         config.incoherent = incoherent;
@@ -315,6 +319,140 @@ BOOST_AUTO_TEST_CASE(cf16_voltages_against_a_float64_reference)
     }
 }
 
+// Round to the nearest half (ties to even; overflow to infinity), written from the
+// IEEE 754 binary16 format (11-bit significand, exponents -14 ... 15) independently of
+// the library's conversion.
+double round_to_half(double v)
+{
+    if (!std::isfinite(v) || v == 0.0)
+        return v;
+    int e = 0;
+    std::frexp(v, &e); // |v| = m 2^e, 0.5 <= m < 1: the leading bit is 2^(e - 1)
+    const double quantum = std::ldexp(1.0, std::max(e - 1, -14) - 10);
+    const double r = std::nearbyint(v / quantum) * quantum; // ties to even
+    return std::abs(r) > 65504.0 ? std::copysign(INFINITY, v) : r;
+}
+
+cf round_to_half(cf v)
+{
+    return cf(static_cast<float>(round_to_half(double(v.real()))),
+              static_cast<float>(round_to_half(double(v.imag()))));
+}
+
+std::vector<cf> rounded_to_half(std::vector<cf> values)
+{
+    for (auto& v : values)
+        v = round_to_half(v);
+    return values;
+}
+
+// Beams of `p` for voltages given as complex floats, converted to the plan's input type.
+std::vector<cf> run_as(plan& p, const std::vector<cf>& x, const std::vector<cf>& w)
+{
+    std::vector<cf> y;
+    if (p.config.input_type == BLADE_CF16) {
+        p.run(cast_to_cf16(x), w, y);
+    } else if (p.config.input_type == BLADE_CI8) {
+        std::vector<int8_t> x8(2 * x.size());
+        for (size_t i = 0; i < x.size(); i++) {
+            x8[2 * i] = static_cast<int8_t>(x[i].real());
+            x8[2 * i + 1] = static_cast<int8_t>(x[i].imag());
+        }
+        p.run(x8, w, y);
+    } else {
+        p.run(x, w, y);
+    }
+    return y;
+}
+
+BOOST_AUTO_TEST_CASE(fp16_path_is_the_float32_sum_of_operands_rounded_to_half)
+{
+    // The CPU emulation of the fp16 path against float64 sums of the operands rounded
+    // to half (by this file's own rounding): float32 accumulation, 1e-5 of
+    // sum |x||w|. Voltages cf32 (rounded), cf16 and ci8 (already halves); the hand
+    // loop (B = 2) and cgemm (B = 9); the incoherent beam stays the fp32 path's bits.
+    const int64_t A = 11, F = 3, T = 133, P = 2;
+    uint32_t seed = 60;
+    for (blade_dtype input_type : { BLADE_CF32, BLADE_CF16, BLADE_CI8 })
+        for (int64_t B : { 2, 9 }) {
+            std::vector<cf> x = random_values(A * F * T * P, seed++, 30.0f);
+            if (input_type == BLADE_CI8)
+                for (auto& v : x)
+                    v = cf(std::clamp(std::nearbyint(v.real()), -128.0f, 127.0f),
+                           std::clamp(std::nearbyint(v.imag()), -128.0f, 127.0f));
+            if (input_type == BLADE_CF16)
+                x = rounded_to_half(x);
+            const auto w = random_values(B * A * F * P, seed++, 1.0f);
+            const blade_shape in = blade_shape_aftp(A, F, T, P), ws = shape_of({ B, A, F, 1, P });
+            plan half(in, ws, true, false, input_type, BLADE_CF32, BLADE_BEAMFORMER_FP16);
+            plan full(in, ws, true, false, input_type, BLADE_CF32, BLADE_BEAMFORMER_FP32);
+            BOOST_TEST(blade_beamformer_path_used(half.bf) == BLADE_BEAMFORMER_FP16);
+            BOOST_TEST(blade_beamformer_path_used(full.bf) == BLADE_BEAMFORMER_FP32);
+            const auto y16 = run_as(half, x, w);
+            const auto y32 = run_as(full, x, w);
+
+            const auto xr = rounded_to_half(x), wr = rounded_to_half(w);
+            const auto expected = reference_beams(xr, wr, A, F, T, P, B, false);
+            const auto scale = error_scale(xr, wr, A, F, T, P, B);
+            size_t bad = 0;
+            double unrounded_difference = 0;
+            for (size_t i = 0; i < expected.size(); i++) {
+                bad += std::abs(std::complex<double>(y16[i]) - expected[i]) > 1e-5 * scale[i];
+                unrounded_difference =
+                    std::max(unrounded_difference, double(std::abs(y16[i] - y32[i])) / scale[i]);
+            }
+            BOOST_TEST(bad == 0u,
+                       blade_dtype_name(input_type)
+                           << " B = " << B << ": " << bad << " beams off the rounded-operand sums");
+            // the rounding happened: ~2^-11 of sum |x||w| away from the fp32 path
+            BOOST_TEST(unrounded_difference > 1e-5, blade_dtype_name(input_type) << " B = " << B);
+            const size_t coherent = static_cast<size_t>(B * F * T * P);
+            BOOST_TEST(std::memcmp(y16.data() + coherent,
+                                   y32.data() + coherent,
+                                   (y16.size() - coherent) * sizeof(cf)) == 0,
+                       "incoherent beam: the fp32 path's bits");
+        }
+}
+
+BOOST_AUTO_TEST_CASE(fp16_error_against_float64_for_the_docs)
+{
+    // The accuracy of the fp16 path (docs/blocks/beamformer.md): relative RMS error
+    // sqrt(sum |y - y64|^2 / sum |y64|^2) of the coherent beams against float64 sums of
+    // the unrounded operands, A = 64, unit-modulus phasors, ci8 voltages (Gaussian,
+    // sigma 30, rounded and clipped) and cf32 voltages (Gaussian, sigma 30).
+    const int64_t A = 64, F = 4, T = 256, P = 2, B = 16;
+    std::mt19937 rng(70);
+    std::uniform_real_distribution<float> phase(-3.14159265f, 3.14159265f);
+    std::vector<cf> w(B * A * F * P);
+    for (auto& v : w)
+        v = std::polar(1.0f, phase(rng));
+    for (blade_dtype input_type : { BLADE_CI8, BLADE_CF32 }) {
+        std::vector<cf> x = random_values(A * F * T * P, 71, 30.0f);
+        if (input_type == BLADE_CI8)
+            for (auto& v : x)
+                v = cf(std::clamp(std::nearbyint(v.real()), -128.0f, 127.0f),
+                       std::clamp(std::nearbyint(v.imag()), -128.0f, 127.0f));
+        const auto exact = reference_beams(x, w, A, F, T, P, B, false);
+        const blade_shape in = blade_shape_aftp(A, F, T, P), ws = shape_of({ B, A, F, 1, P });
+        for (blade_beamformer_path path : { BLADE_BEAMFORMER_FP32, BLADE_BEAMFORMER_FP16 }) {
+            plan p(in, ws, false, false, input_type, BLADE_CF32, path);
+            const auto y = run_as(p, x, w);
+            double error = 0, power = 0;
+            for (size_t i = 0; i < exact.size(); i++) {
+                error += std::norm(std::complex<double>(y[i]) - exact[i]);
+                power += std::norm(exact[i]);
+            }
+            const double relative = std::sqrt(error / power);
+            std::printf("fp16 accuracy: %s voltages, path %s: relative RMS error %.3g\n",
+                        blade_dtype_name(input_type),
+                        blade_beamformer_path_name(path),
+                        relative);
+            // operands rounded to 11 bits: ~2^-11 / sqrt(3) per rounded operand
+            BOOST_TEST(relative < (path == BLADE_BEAMFORMER_FP16 ? 1e-3 : 1e-6));
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(output_shapes_and_paths)
 {
     plan p(blade_shape_aftp(4, 3, 8, 2), shape_of({ 6, 4, 3, 1, 2 }), true);
@@ -329,8 +467,29 @@ BOOST_AUTO_TEST_CASE(output_shapes_and_paths)
     BOOST_TEST(path == BLADE_BEAMFORMER_TF32X3);
     BOOST_TEST(std::string(blade_beamformer_path_name(BLADE_BEAMFORMER_TF32)) == "tf32");
     BOOST_TEST(blade_beamformer_path_parse("fast", &path) == BLADE_ERROR_INVALID_ARGUMENT);
-    BOOST_TEST(
-        contains(blade_last_error(), "unknown path 'fast' (expected auto, fp32, tf32 or tf32x3)"));
+    BOOST_TEST(contains(blade_last_error(),
+                        "unknown path 'fast' (expected auto, fp32, tf32, tf32x3 or fp16)"));
+    ok(blade_beamformer_path_parse("FP16", &path), "parse");
+    BOOST_TEST(path == BLADE_BEAMFORMER_FP16);
+    BOOST_TEST(std::string(blade_beamformer_path_name(BLADE_BEAMFORMER_FP16)) == "fp16");
+    // On the CPU every path but fp16 computes float32 sums; fp16 is emulated.
+    const blade_beamformer_path paths[] = { BLADE_BEAMFORMER_AUTO,
+                                            BLADE_BEAMFORMER_FP32,
+                                            BLADE_BEAMFORMER_TF32,
+                                            BLADE_BEAMFORMER_TF32X3,
+                                            BLADE_BEAMFORMER_FP16 };
+    for (blade_beamformer_path asked : paths) {
+        plan q(blade_shape_aftp(4, 3, 8, 2),
+               shape_of({ 6, 4, 3, 1, 2 }),
+               false,
+               false,
+               BLADE_CF32,
+               BLADE_CF32,
+               asked);
+        BOOST_TEST(
+            blade_beamformer_path_used(q.bf) ==
+            (asked == BLADE_BEAMFORMER_FP16 ? BLADE_BEAMFORMER_FP16 : BLADE_BEAMFORMER_FP32));
+    }
     blade_beamformer_destroy(nullptr);
 }
 

@@ -165,6 +165,15 @@ class qa_array(unittest.TestCase):
         half = ba.beamform(x, w, output_type="cf16")
         self.assertEqual((half.dtype, half.shape), (numpy.float16, (3, 3, 16, 2, 2)))
 
+    def test_beamformer_fp16_path(self):
+        x = bt.random_complex(self.rng, (5, 2, 24, 2), 30.0)
+        w = bt.random_complex(self.rng, (3, 5, 2, 1, 2))
+        got = ba.beamform(x, w, path="fp16")
+        self.assertEqual(ba.Beamformer(path="fp16", shape=x.shape, phasor_shape=w.shape).path_used, "fp16")
+        error = bt.beamformer_error(got[None], x[None], w[None])
+        self.assertLess(error.max(), 2.0**-10)
+        self.assertGreater(error.max(), 1e-5)  # operands rounded to half
+
     def test_beamformer_cf16_voltages_are_float16_pairs(self):
         x = bt.random_complex(self.rng, (4, 3, 16, 2), 30.0)
         halves = numpy.stack([x.real, x.imag], axis=-1).astype(numpy.float16)

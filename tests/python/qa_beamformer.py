@@ -151,6 +151,33 @@ class qa_beamformer(gr_unittest.TestCase):
         error = bt.beamformer_error(direct, bt.to_values(raw, "cf16"), w, True)
         self.assertLess(error.max(), RTOL)
 
+    def test_fp16_path_is_emulated_on_the_cpu(self):
+        # Operands rounded to half (numpy's float16: round to nearest even), then float32
+        # sums: within 1e-5 of sum |x||w| of the rounded-operand reference, and about
+        # 2^-11 of it (bound 2^-10) from the unrounded one. The incoherent beam is the
+        # fp32 path's.
+        A, F, T, P, B = 9, 3, 40, 2, 6
+        x, w = self.chunks(A, F, T, P, B)
+        block = blade.beamformer([A, F, T, P], [B, A, F, 1, P], "cf32", "cf32", True, False, "fp16", "cpu")
+        self.assertEqual(block.path(), "fp16")
+        got, _ = bt.run_beamformer(block, x, w)
+        full, _ = bt.run_beamformer(
+            blade.beamformer([A, F, T, P], [B, A, F, 1, P], "cf32", "cf32", True, False, "fp32", "cpu"), x, w
+        )
+
+        def rounded(values):
+            return values.real.astype(numpy.float16).astype(numpy.float64) + 1j * values.imag.astype(
+                numpy.float16
+            ).astype(numpy.float64)
+
+        coherent = numpy.s_[:, :B]
+        error = bt.beamformer_error(got[coherent], rounded(x), rounded(w))
+        self.assertLess(error.max(), RTOL)
+        error = bt.beamformer_error(got[coherent], x, w)
+        self.assertLess(error.max(), 2.0**-10)
+        self.assertGreater(error.max(), 1e-5)  # the rounding happened
+        self.assertTrue(bt.same_bits(got[:, B], full[:, B]))
+
     def test_cf16_output_is_the_rounded_cf32_output(self):
         A, F, T, P, B = 5, 2, 24, 2, 3
         x, w = self.chunks(A, F, T, P, B)
@@ -237,7 +264,7 @@ class qa_beamformer(gr_unittest.TestCase):
             (([4, 2, 8, 2], [2, 4, 2, 1, 2], "ci16"), "voltages must be cf32, cf16 or ci8"),
             (([4, 2, 8, 2], [2, 4, 2, 1, 2], "cf32", "ci8"), "beams are written as cf32 or cf16, given ci8"),
             (([4, 2, 8, 2], [2, 4, 2, 1, 2], "cf32", "cf32", False, True), "incoherent_sqrt"),
-            (([4, 2, 8, 2], [2, 4, 2, 1, 2], "cf32", "cf32", False, False, "fp16"), "unknown path 'fp16'"),
+            (([4, 2, 8, 2], [2, 4, 2, 1, 2], "cf32", "cf32", False, False, "fp8"), "unknown path 'fp8'"),
             (([4, 2, 8, 3], [2, 4, 2, 1, 3]), "P (polarizations, axis 3 of the voltages [4, 2, 8, 3]) must be 1 or 2"),
             (([4, 2, 8], [2, 4]), "voltages must be [A, F, T, P] (rank 4)"),
             (([4, 0, 8, 2], [2, 4]), "extent 0 on axis 1"),

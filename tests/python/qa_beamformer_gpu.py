@@ -13,7 +13,7 @@ from gnuradio import blade
 import blade_testing as bt
 
 # Errors relative to sum_a |x||w| (docs/blocks/beamformer.md).
-TOLERANCE = {"fp32": 1e-5, "tf32x3": 1e-5, "tf32": 2.0**-10 + 64 * 2.0**-23}
+TOLERANCE = {"fp32": 1e-5, "tf32x3": 1e-5, "tf32": 2.0**-10 + 64 * 2.0**-23, "fp16": 2.0**-10 + 64 * 2.0**-23}
 
 
 class qa_beamformer_gpu(gr_unittest.TestCase):
@@ -49,7 +49,7 @@ class qa_beamformer_gpu(gr_unittest.TestCase):
             (33, 3, 200, 2, 65),
             (70, 2, 129, 1, 70),
         ]
-        for path in ("fp32", "tf32", "tf32x3"):
+        for path in ("fp32", "tf32", "tf32x3", "fp16"):
             for A, F, T, P, B in shapes:
                 with self.subTest(path=path, shape=(A, F, T, P, B)):
                     self.check(A, F, T, P, B, path)
@@ -60,6 +60,8 @@ class qa_beamformer_gpu(gr_unittest.TestCase):
         self.check(64, 4, 1024, 2, 64, "auto", nchunks=1)
         self.assertEqual(blade.beamformer([64, 4, 1024, 2], [64, 64, 4, 1, 2], device="cuda").path(), "tf32x3")
         self.assertEqual(blade.beamformer([28, 4, 1024, 2], [8, 28, 4, 1, 2], device="cuda").path(), "fp32")
+        # auto never takes the lower-precision paths, however large the shape
+        self.assertEqual(blade.beamformer([64, 4, 1024, 2], [1024, 64, 4, 1, 2], device="cuda").path(), "tf32x3")
 
     def test_gpu_chain_copies_only_at_host_edges(self):
         A, F, T, P, B, n = 8, 4, 256, 2, 5, 6

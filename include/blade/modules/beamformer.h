@@ -27,7 +27,9 @@
  * cf32 or cf16 (rounded to nearest even when stored). Phasors are cf32.
  *
  * **Paths** (blade_beamformer_path): on the CPU (and the emulated device) every path
- * computes the float32 sum. On a CUDA GPU:
+ * but `fp16` computes the float32 sum; `fp16` is emulated there (voltages and phasors
+ * rounded to half, then the float32 sum), so that CPU and GPU agree to float32
+ * accumulation order. On a CUDA GPU:
  * - `fp32`: a CUDA-core kernel, exact float32 sums (fused multiply-adds), memory bound
  *   for few beams, FP32 bound beyond; beams are processed in tiles, so time grows
  *   linearly with B.
@@ -37,9 +39,16 @@
  *   exact in TF32, so then only the phasors are rounded.
  * - `tf32x3`: the same with each operand split into two TF32 parts (3 products, 2 for
  *   ci8 input): float32 accuracy at tensor-core speed.
+ * - `fp16`: tensor cores with half operands (mma.sync m16n8k16, sm_80 and newer) and
+ *   float32 accumulation: voltages and phasors are rounded to half (round to nearest
+ *   even; ci8 and cf16 voltages are exact, cf32 voltages must lie within the half range,
+ *   |x| <= 65504, or become infinite), the products of halves are exact in float32.
+ *   Error per output about 2^-11 sum_a |x_a||w_a| from the operand rounding (RMS of
+ *   the docs' measurement). The incoherent beam stays float32 (CUDA cores, operands
+ *   not rounded). The fastest path: 4-8 times tf32.
  * - `auto`: `tf32x3` when A >= 32, B >= 32 and T >= 64 (where the FP32 kernel is
  *   compute bound and the matrix product pays), else `fp32`. `auto` never chooses
- *   the lower-precision `tf32`.
+ *   the lower-precision `tf32` or `fp16`: only an explicit path changes the accuracy.
  *
  * @code
  *   blade_beamformer* bf;
@@ -59,7 +68,7 @@
  * benchmarking and tuning. Every kernel of a path computes the same sums (the
  * CUDA-core kernels give identical bits; see docs/blocks/beamformer.md, "Kernels").
  * `default` lets the library choose; a CUDA-core kernel (direct, staged1, staged2)
- * needs the path fp32 and a tensor-core kernel (tensor) tf32 or tf32x3; with path
+ * needs the path fp32 and a tensor-core kernel (tensor) tf32, tf32x3 or fp16; with path
  * `auto`, a CUDA-core kernel makes the path fp32 and a tensor-core kernel tf32x3.
  * Ignored on the CPU and the emulated device.
  *
@@ -85,6 +94,7 @@ typedef enum blade_beamformer_path {
     BLADE_BEAMFORMER_FP32,     /**< float32 on CUDA cores (the reference precision) */
     BLADE_BEAMFORMER_TF32,     /**< tensor cores, TF32 inputs, float32 accumulation */
     BLADE_BEAMFORMER_TF32X3,   /**< tensor cores, split TF32 operands: float32 accuracy */
+    BLADE_BEAMFORMER_FP16,     /**< tensor cores, operands rounded to half, float32 accumulation */
     BLADE_BEAMFORMER_PATH_COUNT
 } blade_beamformer_path;
 
@@ -98,7 +108,7 @@ typedef enum blade_beamformer_kernel {
     BLADE_BEAMFORMER_KERNEL_DIRECT, /**< fp32: phasors read from global memory before each use */
     BLADE_BEAMFORMER_KERNEL_STAGED1, /**< fp32: phasors staged in shared memory, 2 elements per thread */
     BLADE_BEAMFORMER_KERNEL_STAGED2, /**< fp32: phasors staged in shared memory, 4 elements per thread */
-    BLADE_BEAMFORMER_KERNEL_TENSOR, /**< tf32, tf32x3: 64 beams x 128 columns per block, 3-stage copies */
+    BLADE_BEAMFORMER_KERNEL_TENSOR, /**< tf32, tf32x3, fp16: 64 beams x 128 columns per block */
     BLADE_BEAMFORMER_KERNEL_COUNT
 } blade_beamformer_kernel;
 
@@ -118,7 +128,7 @@ typedef struct blade_beamformer blade_beamformer;
 /** cf32 in, cf32 out, no incoherent beam, automatic path, default kernel. */
 BLADE_CORE_API blade_beamformer_config blade_beamformer_config_default(void);
 
-/** "auto", "fp32", "tf32", "tf32x3" (or "unknown"). */
+/** "auto", "fp32", "tf32", "tf32x3", "fp16" (or "unknown"). */
 BLADE_CORE_API const char* blade_beamformer_path_name(blade_beamformer_path path);
 
 /**
@@ -165,8 +175,9 @@ BLADE_CORE_API blade_shape blade_beamformer_phasor_shape(const blade_beamformer*
 BLADE_CORE_API int64_t blade_beamformer_beams(const blade_beamformer* plan);
 
 /**
- * The path the plan computes with: the resolved `auto`, and always
- * ::BLADE_BEAMFORMER_FP32 on the CPU and the emulated device.
+ * The path the plan computes with: the resolved `auto`; on the CPU and the emulated
+ * device ::BLADE_BEAMFORMER_FP16 for an explicit `fp16` (emulated), else
+ * ::BLADE_BEAMFORMER_FP32.
  */
 BLADE_CORE_API blade_beamformer_path blade_beamformer_path_used(const blade_beamformer* plan);
 

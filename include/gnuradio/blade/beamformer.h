@@ -35,14 +35,16 @@ namespace blade {
  * and antenna, shared by every channel and polarization.
  *
  * Any A, B, F and T (T = 1 after full channelization too); P is 1 or 2. Voltages
- * are cf32 or ci8 (ci8 is converted while loading, exactly as a cast to cf32 would);
- * beams are cf32 or cf16. Phasors are cf32.
+ * are cf32, cf16 or ci8 (cf16 and ci8 are converted while loading, exactly as a cast
+ * to cf32 would); beams are cf32 or cf16. Phasors are cf32.
  *
- * Path (GPU only; the CPU always sums in float32): "fp32" (CUDA cores, float32),
- * "tf32" (tensor cores with TF32 operands: error at most 2^-10 of the sum of
- * |x||w| per output, RMS about 4e-5 of it), "tf32x3" (tensor cores with split TF32
- * operands: float32 accuracy), or "auto" (tf32x3 when A >= 32, B >= 32 and
- * T >= 64, else fp32). path() reports the path in use.
+ * Path (GPU arithmetic; the CPU sums in float32 and emulates fp16): "fp32" (CUDA
+ * cores, float32), "tf32" (tensor cores with TF32 operands: error at most 2^-10 of
+ * the sum of |x||w| per output, RMS about 4e-5 of it), "tf32x3" (tensor cores with
+ * split TF32 operands: float32 accuracy), "fp16" (tensor cores with half operands
+ * and float32 sums, the fastest: error about 2^-11 of the sum of |x||w|; cf32
+ * voltages must stay within the half range), or "auto" (tf32x3 when A >= 32,
+ * B >= 32 and T >= 64, else fp32; never fp16). path() reports the path in use.
  *
  * Items: one item is one chunk, the row-major tensor padded to a multiple of 4096
  * bytes; blade.item_size(shape, type) gives the byte counts, blade.pack and
@@ -65,11 +67,11 @@ public:
      * \param input_shape Voltage chunk shape [A, F, T, P], P in {1, 2}.
      * \param phasor_shape Phasor chunk shape [B, A, F, 1, P], or [B, A] for one
      *        weight per beam and antenna.
-     * \param input_type Voltage element type: cf32 or ci8.
+     * \param input_type Voltage element type: cf32, cf16 or ci8.
      * \param output_type Beam element type: cf32 or cf16.
      * \param incoherent Append the incoherent beam after the B coherent beams.
      * \param incoherent_sqrt Write the square root of the incoherent power.
-     * \param path "auto", "fp32", "tf32" or "tf32x3" (GPU arithmetic).
+     * \param path "auto", "fp32", "tf32", "tf32x3" or "fp16" (GPU arithmetic).
      * \param device "auto", "cpu", "cuda", "cuda:N" or "emulated".
      */
     static sptr make(const std::vector<int64_t>& input_shape,
@@ -81,7 +83,7 @@ public:
                      const std::string& path = "auto",
                      const std::string& device = "auto");
 
-    /*! \brief The arithmetic path in use ("fp32", "tf32" or "tf32x3"). */
+    /*! \brief The arithmetic path in use ("fp32", "tf32", "tf32x3" or "fp16"). */
     virtual std::string path() const = 0;
 
     /*! \brief Number of coherent beams B. */

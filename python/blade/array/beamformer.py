@@ -12,7 +12,9 @@ summed over a in increasing order in float32, into y [B, F, T, P] (cf32, or cf16
 float16 [..., 2]). With incoherent=True a beam B is appended:
 sum_a |w[0, a, f, 0, p]|^2 |x[a, f, t, p]|^2 in the real part (its square root with
 incoherent_sqrt=True). On a GPU `path` picks fp32 CUDA cores, tf32 or tf32x3 tensor
-cores ("auto": tf32x3 for A, B >= 32 and T >= 64, else fp32); the CPU computes fp32.
+cores, or fp16 tensor cores (operands rounded to half, float32 sums; ~2^-11 of
+sum |x||w|) ("auto": tf32x3 for A, B >= 32 and T >= 64, else fp32; never fp16); the
+CPU computes fp32, and emulates fp16 (operands rounded to half) when asked.
 """
 
 import ctypes
@@ -96,7 +98,7 @@ class Beamformer(Plan):
 
     @property
     def path_used(self):
-        """The path the plan computes with ("fp32" on the CPU)."""
+        """The path the plan computes with ("fp32" on the CPU, or "fp16" emulated)."""
         code = function("blade_beamformer_path_used", ctypes.c_int, [ctypes.c_void_p])(self._handle)
         return function("blade_beamformer_path_name", ctypes.c_char_p, [ctypes.c_int])(code).decode()
 

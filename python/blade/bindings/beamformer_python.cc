@@ -7,7 +7,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(beamformer.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(3628137080aa7b8f0abf1bcdd2d775b1)                     */
+/* BINDTOOL_HEADER_FILE_HASH(7355dd521d2293f5508bf82e0c6023e2)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -384,9 +384,10 @@ def _add_bundle_arguments(parser, mode):
         )
         beams.add_argument(
             "--beamformer-path",
-            choices=["auto", "fp32", "tf32", "tf32x3"],
+            choices=["auto", "fp32", "tf32", "tf32x3", "fp16"],
             default="auto",
-            help="GPU beamformer arithmetic (default: auto)",
+            help="GPU beamformer arithmetic (default: auto; fp16: tensor cores with half "
+            "operands, the fastest, ~2e-4 relative error)",
         )
         beams.add_argument(
             "--calibration-convention",

@@ -1,0 +1,659 @@
+// SPDX-License-Identifier: MIT
+//
+// The beamformer's fp16 path: a matrix product on tensor cores with half operands and
+// float32 accumulation (mma.sync m16n8k16, sm_80 and newer).
+//
+// For one channel f and polarization p the beams are Y = W X: W [B, A] phasors, X
+// [A, T] voltages, Y [B, T] (see beamformer_tensor.cu for why this is our own kernel
+// and not cuBLAS: the [A, F, T, P] layout, read as it lies in memory). The tiling and
+// the cp.async pipeline are those of the TF32 kernel; what changes is the operand type
+// and with it the fragment layout.
+//
+// Complex products. Of the two ways to make a complex product from real ones, four
+// real products (Yr = Wr Xr - Wi Xi, Yi = Wr Xi + Wi Xr: four mma per tile, the
+// voltages' real and imaginary parts as separate B operands) or the real block matrix
+//
+//   [Re y]   [ Wr  -Wi ] [Re x]
+//   [Im y] = [ Wi   Wr ] [Im x]
+//
+// (one mma of twice the size), this kernel takes the block matrix, with the k axis
+// interleaving each antenna's real and imaginary parts (k = 2a, 2a + 1). Both do the
+// same 4 real multiply-adds per complex MAC, but with the block matrix every fragment
+// register is one whole complex number: in mma.m16n8k16's layout a 32-bit register
+// holds the k pair (2j, 2j + 1) of one row (A) or one column (B), so
+//   * a B register is one voltage x(antenna, time) as a half2 {Re, Im}: exactly a
+//     cf16 element, so voltages need no shuffling, only the conversion to half;
+//   * an A register of a "real" row (beam g, rows 0-7) is {Wr, -Wi} and of an
+//     "imaginary" row (rows 8-15) {Wi, Wr}: both from the one phasor half2 {Wr, Wi}
+//     with one instruction each (flip the high sign bit; swap the halves);
+//   * the accumulators of lane (g, t) are {Re, Re, Im, Im} of beam g at columns 2t
+//     and 2t + 1: whole complex outputs, stored as in the TF32 kernel.
+// The four-product form would need separate real and imaginary voltage planes (a
+// shuffle per value) and twice the A fragments. No arithmetic is wasted either way:
+// one mma = 8 beams x 8 columns x 8 antennas = 512 complex MACs.
+//
+// Tiles: a block computes 64 beams x 128 (time, pol) columns of one channel with 8
+// warps (4 along beams x 2 along columns, 16 beams x 64 columns each: 16 mma per k-step
+// of 8 antennas, 64 float accumulators per thread), streaming 16 antennas per stage
+// through a 3-stage cp.async pipeline, several consecutive time tiles per block;
+// blocks of the same voltages for different beam groups are adjacent in the grid, so
+// the voltages come from DRAM once and from L2 after. Shared-memory rows are padded by
+// 32 bytes, which puts a warp's fragment loads (4 antenna rows x 8 times or beams) in
+// distinct banks.
+//
+// Phasors: packed once per call into the plan's workspace as half2 [F][group][A][64][P]
+// (rounded to nearest even), and kept resident in shared memory for all the time tiles
+// of a block (A x 64 x P x 4 bytes: 34 KB at A = 64, P = 2, with padding), so that the
+// only traffic per tile is the voltages. Where they do not fit next to the pipeline
+// (more than about 150 antennas at P = 2) each stage copies its 16 antennas' phasors
+// along with the voltages, as the TF32 kernel does.
+//
+// Conversion to half happens on the way from shared memory to the fragment, once per
+// warp that reads the value (each voltage is read by the 4 warps along beams): cf16
+// needs none, cf32 one cvt.rn.f16x2.f32 per complex value, ci8 five integer/half
+// instructions per two complex values (the sign-flipped byte placed in the mantissa
+// of 1024 with a byte permute, 1152 subtracted: exact). Per warp and k-step that is
+// 16 mma against 12 shared loads and 16-40 conversion instructions, well within the
+// issue slots the tensor pipe leaves (about 13 per mma at the 40 T complex MAC/s
+// target, 4 at the dense peak); converting into a second shared-memory buffer instead
+// would cost a pass and a barrier per stage to save those instructions.
+//
+// Bytes and flops at (B, A) = (64, 64), F = 192, T = 8192, P = 2, one complex MAC = 8
+// flops: 12.9 G complex MACs = 103 GFLOP, 0.10 ms at the ~990 TFLOP/s dense fp16 peak.
+// Memory: ci8 voltages 0.40 GB + cf16 beams 0.81 GB = 1.21 GB: 0.29 ms at 4.2 TB/s,
+// 45 T complex MAC/s; cf32 in and out (3.2 GB) caps it at 17 T. At (1024, 64): 206 G
+// complex MACs (1.7 ms at peak), ci8 in and cf16 out 13.3 GB (3.2 ms): 65 T if memory
+// bound. So the path is memory bound at both shapes; the kernel must stream.
+//
+// Precision. Each operand is rounded to half (relative error <= 2^-11); the product of
+// two halves is exact in float32, and the tensor cores accumulate in float32. Error
+// per output about 2^-11 sum_a |x_a||w_a| (bound 2^-10 + A 2^-23); ci8 and cf16
+// voltages are exact in half, so then only the phasors are rounded. cf32 voltages
+// beyond the half range (|x| > 65504) become infinite. The CPU backend computes the
+// same sums (operands rounded to half, float32 sums): results agree to float32
+// accumulation order.
+
+#include "beamformer_kernels.h"
+#include "cp_async.h"
+#include "cuda_check.h"
+
+#include <algorithm>
+
+namespace beamformer_cuda {
+namespace {
+
+constexpr int kBeams = 64;    // beams per block (a beam group)
+constexpr int kAntennas = 16; // antennas per pipeline stage (2 k-steps of 8)
+constexpr int kColumns = 128; // (time, pol) columns per time tile
+constexpr int kStages = 3;
+constexpr int kThreads = 256; // 8 warps: 4 along beams, 2 along columns
+constexpr int kPad = 32;      // bytes added to every shared-memory row
+// Resident phasors while a block stays within this much shared memory: two blocks per
+// SM on sm_80/sm_90 (228 KB per SM, 1 KB reserved per block).
+constexpr int kResidentLimit = 110 * 1024;
+
+template <blade_dtype In>
+constexpr int element_bytes()
+{
+    return In == BLADE_CF32 ? 8 : In == BLADE_CF16 ? 4 : 2;
+}
+
+template <blade_dtype In, int P>
+struct Layout {
+    static constexpr int times = kColumns / P;                          // per time tile
+    static constexpr int x_row = kColumns * element_bytes<In>() + kPad; // one antenna's voltages
+    static constexpr int w_row = kBeams * P * 4 + kPad;                 // one antenna's phasors
+    static constexpr int x_stage = kAntennas * x_row;
+    static constexpr int octets = kColumns / 2 / 8 / P; // 8-time groups per warp
+    // One pipeline stage: voltages, and the phasors when they are not resident.
+    static constexpr int stage(bool resident)
+    {
+        return x_stage + (resident ? 0 : kAntennas * w_row);
+    }
+};
+
+struct Fp16Args {
+    const void* x;
+    const __half2* w_packed; // [Fw][groups][A_pad][64][P]
+    void* y;
+    int64_t channels, times;
+    int64_t beams;
+    int64_t packed_channel_stride; // half2 elements between channels of w_packed (0: MeerKAT)
+    int antennas;
+    int chunks;          // antenna chunks of kAntennas (A_pad / kAntennas)
+    int groups;          // beam groups of kBeams
+    int64_t tiles;       // time tiles per channel
+    int64_t segment;     // time tiles per block
+    int64_t segments;    // blocks per (channel, beam group)
+    bool async_voltages; // rows 16-byte aligned: cp.async; else plain loads
+    bool aligned_output; // 16-byte (cf32) or 8-byte (cf16) aligned: paired stores
+};
+
+#ifdef BLADE_CP_ASYNC
+
+__device__ __forceinline__ void
+mma_f16(float (&c)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+__device__ __forceinline__ uint32_t half2_bits(__half2 v)
+{
+    return *reinterpret_cast<uint32_t*>(&v);
+}
+
+// The A-fragment words of phasor w = {Wr, Wi} (half2, Wr in the low half): the row of
+// Re y takes {Wr, -Wi}, the row of Im y {Wi, Wr}.
+__device__ __forceinline__ uint32_t real_row(uint32_t w) { return w ^ 0x80000000u; }
+__device__ __forceinline__ uint32_t imaginary_row(uint32_t w) { return __byte_perm(w, 0u, 0x1032); }
+
+// Two ci8 complex values (re0, im0, re1, im1 as int8, re0 lowest) -> two half2, exact:
+// each byte, sign-flipped to u = s + 128, becomes the mantissa of 1024 + u (half
+// 0x6400 | u), and 1152 = 1024 + 128 (half 0x6480) is subtracted.
+__device__ __forceinline__ void ci8x2_to_half2(uint32_t packed, uint32_t& first, uint32_t& second)
+{
+    const uint32_t biased = packed ^ 0x80808080u;
+    const __half2 offset = __half2half2(__ushort_as_half(0x6480));
+    const uint32_t lo = __byte_perm(biased, 0x64646464u, 0x4140);
+    const uint32_t hi = __byte_perm(biased, 0x64646464u, 0x4342);
+    first = half2_bits(__hsub2(*reinterpret_cast<const __half2*>(&lo), offset));
+    second = half2_bits(__hsub2(*reinterpret_cast<const __half2*>(&hi), offset));
+}
+
+// Voltage (antenna row, time) of a stage as half2 words, both pols for P = 2.
+template <blade_dtype In, int P>
+__device__ __forceinline__ void load_voltage(const char* row, int time, uint32_t (&v)[2])
+{
+    if constexpr (In == BLADE_CF16) {
+        if constexpr (P == 2) {
+            const uint2 q = *reinterpret_cast<const uint2*>(row + time * 8);
+            v[0] = q.x;
+            v[1] = q.y;
+        } else {
+            v[0] = *reinterpret_cast<const uint32_t*>(row + time * 4);
+        }
+    } else if constexpr (In == BLADE_CF32) {
+        if constexpr (P == 2) {
+            const float4 q = *reinterpret_cast<const float4*>(row + time * 16);
+            v[0] = half2_bits(__floats2half2_rn(q.x, q.y));
+            v[1] = half2_bits(__floats2half2_rn(q.z, q.w));
+        } else {
+            const float2 q = *reinterpret_cast<const float2*>(row + time * 8);
+            v[0] = half2_bits(__floats2half2_rn(q.x, q.y));
+        }
+    } else {
+        if constexpr (P == 2) {
+            ci8x2_to_half2(*reinterpret_cast<const uint32_t*>(row + time * 4), v[0], v[1]);
+        } else {
+            uint32_t unused;
+            ci8x2_to_half2(*reinterpret_cast<const uint16_t*>(row + time * 2), v[0], unused);
+        }
+    }
+}
+
+// Issue the voltage copies of (time tile, antenna chunk) into `stage`, and the chunk's
+// phasors after them when they are not resident.
+template <blade_dtype In, int P, bool Resident>
+__device__ __forceinline__ void
+load_stage(const Fp16Args& args, char* stage, int64_t channel, int group, int64_t tile, int chunk)
+{
+    using L = Layout<In, P>;
+    constexpr int esize = element_bytes<In>();
+    const int64_t t0 = tile * L::times;
+    const int64_t valid_columns = std::min<int64_t>(kColumns, (args.times - t0) * P);
+    const char* x = static_cast<const char*>(args.x);
+
+    // Voltages: kAntennas rows of kColumns elements, contiguous in memory.
+    if (args.async_voltages) {
+        constexpr int per_row = kColumns * esize / 16;
+        for (int c = threadIdx.x; c < kAntennas * per_row; c += kThreads) {
+            const int r = c / per_row, k = c % per_row;
+            const int a = chunk * kAntennas + r;
+            const bool valid = a < args.antennas && k * (16 / esize) < valid_columns;
+            const char* source =
+                valid ? x +
+                            ((static_cast<int64_t>(a) * args.channels + channel) * args.times * P +
+                             t0 * P) *
+                                esize +
+                            k * 16
+                      : x;
+            cp_async16(stage + r * L::x_row + k * 16, source, valid);
+        }
+    } else {
+        for (int e = threadIdx.x; e < kAntennas * kColumns; e += kThreads) {
+            const int r = e / kColumns, k = e % kColumns;
+            const int a = chunk * kAntennas + r;
+            const bool valid = a < args.antennas && k < valid_columns;
+            const int64_t i =
+                (static_cast<int64_t>(a) * args.channels + channel) * args.times * P + t0 * P + k;
+            char* target = stage + r * L::x_row + k * esize;
+            if constexpr (In == BLADE_CF32)
+                *reinterpret_cast<float2*>(target) =
+                    valid ? __ldg(static_cast<const float2*>(args.x) + i) : make_float2(0.0f, 0.0f);
+            else if constexpr (In == BLADE_CF16)
+                *reinterpret_cast<uint32_t*>(target) =
+                    valid ? __ldg(static_cast<const unsigned int*>(args.x) + i) : 0u;
+            else
+                *reinterpret_cast<uint16_t*>(target) =
+                    valid ? __ldg(static_cast<const unsigned short*>(args.x) + i)
+                          : static_cast<unsigned short>(0);
+        }
+    }
+
+    if constexpr (!Resident) {
+        // Phasors: kAntennas rows of kBeams x P half2, packed and zero-padded.
+        constexpr int per_row = kBeams * P * 4 / 16;
+        const char* w = reinterpret_cast<const char*>(
+            args.w_packed + channel * args.packed_channel_stride +
+            (static_cast<int64_t>(group) * args.chunks + chunk) * kAntennas * kBeams * P);
+        char* w_stage = stage + L::x_stage;
+        for (int c = threadIdx.x; c < kAntennas * per_row; c += kThreads) {
+            const int r = c / per_row, k = c % per_row;
+            cp_async16(w_stage + r * L::w_row + k * 16, w + (r * per_row + k) * 16, true);
+        }
+    }
+}
+
+// All antennas' phasors of the block's (channel, group) into `resident` (A_pad rows).
+template <blade_dtype In, int P>
+__device__ __forceinline__ void
+load_resident_phasors(const Fp16Args& args, char* resident, int64_t channel, int group)
+{
+    using L = Layout<In, P>;
+    constexpr int per_row = kBeams * P * 4 / 16;
+    const int rows = args.chunks * kAntennas;
+    const char* w =
+        reinterpret_cast<const char*>(args.w_packed + channel * args.packed_channel_stride +
+                                      static_cast<int64_t>(group) * rows * kBeams * P);
+    for (int c = threadIdx.x; c < rows * per_row; c += kThreads) {
+        const int r = c / per_row, k = c % per_row;
+        cp_async16(resident + r * L::w_row + k * 16,
+                   w + (static_cast<int64_t>(r) * per_row + k) * 16,
+                   true);
+    }
+}
+
+#endif // BLADE_CP_ASYNC
+
+template <blade_dtype Out>
+__device__ __forceinline__ void store_pair(const Fp16Args& args, int64_t i, float2 a, float2 b)
+{
+    if (args.aligned_output) {
+        store_two<Out>(args.y, i, a, b);
+    } else {
+        store_one<Out>(args.y, i, a);
+        store_one<Out>(args.y, i + 1, b);
+    }
+}
+
+template <blade_dtype In, blade_dtype Out, int P, bool Resident>
+__global__ void __launch_bounds__(kThreads, 2) fp16_kernel(const Fp16Args args)
+{
+    using L = Layout<In, P>;
+    static_assert(L::times * P == kColumns && L::octets * 8 * P * 2 == kColumns,
+                  "two warps of 8-sample octets cover the columns of a time tile");
+    static_assert(L::x_row % 16 == 0 && L::w_row % 16 == 0 && L::x_stage % 16 == 0,
+                  "cp.async needs 16-byte aligned shared-memory rows");
+    static_assert(kAntennas % 8 == 0, "a k-step covers 8 antennas");
+#ifdef BLADE_CP_ASYNC
+    constexpr int kOctets = L::octets;
+    constexpr int kStageBytes = L::stage(Resident);
+    extern __shared__ __align__(16) char shared[];
+    char* const resident = shared + kStages * kStageBytes; // Resident: [A_pad][w_row]
+
+    int64_t id = blockIdx.x;
+    const int group = static_cast<int>(id % args.groups);
+    id /= args.groups;
+    const int64_t segment = id % args.segments;
+    const int64_t channel = id / args.segments;
+    const int64_t first_tile = segment * args.segment;
+    const int64_t last_tile = std::min(args.tiles, first_tile + args.segment);
+    if (first_tile >= last_tile)
+        return;
+    const int64_t steps = (last_tile - first_tile) * args.chunks;
+
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int g = lane / 4, t = lane % 4;
+    const int warp_beam = (warp % 4) * 16;                 // within the beam group
+    const int warp_time = (warp / 4) * (kColumns / 2 / P); // within the time tile
+
+    float acc[2][kOctets][P][4];
+#pragma unroll
+    for (int m = 0; m < 2; m++)
+#pragma unroll
+        for (int o = 0; o < kOctets; o++)
+#pragma unroll
+            for (int p = 0; p < P; p++)
+#pragma unroll
+                for (int r = 0; r < 4; r++)
+                    acc[m][o][p][r] = 0.0f;
+
+    // The resident phasors travel with stage 0 (the first commit group).
+    if constexpr (Resident)
+        load_resident_phasors<In, P>(args, resident, channel, group);
+    for (int s = 0; s < kStages - 1; s++) {
+        if (s < steps)
+            load_stage<In, P, Resident>(args,
+                                        shared + s * kStageBytes,
+                                        channel,
+                                        group,
+                                        first_tile + s / args.chunks,
+                                        static_cast<int>(s % args.chunks));
+        cp_async_commit();
+    }
+
+    for (int64_t step = 0; step < steps; step++) {
+        cp_async_wait<kStages - 2>();
+        __syncthreads(); // stage `step` has landed; every warp is done with step - 1
+        const int64_t next = step + kStages - 1;
+        if (next < steps)
+            load_stage<In, P, Resident>(args,
+                                        shared + (next % kStages) * kStageBytes,
+                                        channel,
+                                        group,
+                                        first_tile + next / args.chunks,
+                                        static_cast<int>(next % args.chunks));
+        cp_async_commit();
+
+        const int chunk = static_cast<int>(step % args.chunks);
+        const char* x_stage = shared + (step % kStages) * kStageBytes;
+        const char* w_rows =
+            Resident ? resident + chunk * kAntennas * L::w_row : x_stage + L::x_stage;
+        // Not unrolled: each k-step has 16 independent mma already, and unrolling pushed
+        // ptxas past the 128 registers that let two blocks share an SM (spills).
+#pragma unroll 1
+        for (int k = 0; k < kAntennas / 8; k++) {
+            const int lo = k * 8 + t, hi = lo + 4; // the antennas of k-words t and t + 4
+            // A fragments: phasors (beam g of each m-tile; antennas lo, hi) per pol.
+            uint32_t a[2][P][4];
+#pragma unroll
+            for (int m = 0; m < 2; m++) {
+                const int column = (warp_beam + m * 8 + g) * P * 4;
+                uint32_t w_lo[2], w_hi[2];
+                if constexpr (P == 2) {
+                    const uint2 q_lo =
+                        *reinterpret_cast<const uint2*>(w_rows + lo * L::w_row + column);
+                    const uint2 q_hi =
+                        *reinterpret_cast<const uint2*>(w_rows + hi * L::w_row + column);
+                    w_lo[0] = q_lo.x;
+                    w_lo[1] = q_lo.y;
+                    w_hi[0] = q_hi.x;
+                    w_hi[1] = q_hi.y;
+                } else {
+                    w_lo[0] = *reinterpret_cast<const uint32_t*>(w_rows + lo * L::w_row + column);
+                    w_hi[0] = *reinterpret_cast<const uint32_t*>(w_rows + hi * L::w_row + column);
+                }
+#pragma unroll
+                for (int p = 0; p < P; p++) {
+                    a[m][p][0] = real_row(w_lo[p]);
+                    a[m][p][1] = imaginary_row(w_lo[p]);
+                    a[m][p][2] = real_row(w_hi[p]);
+                    a[m][p][3] = imaginary_row(w_hi[p]);
+                }
+            }
+            // B fragments: voltages (antennas lo, hi; time g of each octet) per pol.
+            const char* x_lo = x_stage + lo * L::x_row;
+            const char* x_hi = x_stage + hi * L::x_row;
+#pragma unroll
+            for (int o = 0; o < kOctets; o++) {
+                uint32_t v_lo[2], v_hi[2];
+                load_voltage<In, P>(x_lo, warp_time + o * 8 + g, v_lo);
+                load_voltage<In, P>(x_hi, warp_time + o * 8 + g, v_hi);
+#pragma unroll
+                for (int p = 0; p < P; p++) {
+                    const uint32_t b[2] = { v_lo[p], v_hi[p] };
+#pragma unroll
+                    for (int m = 0; m < 2; m++)
+                        mma_f16(acc[m][o][p], a[m][p], b);
+                }
+            }
+        }
+
+        if (chunk == args.chunks - 1) {
+            // Tile done: write the beams, reset the accumulators.
+            const int64_t t0 = (first_tile + step / args.chunks) * L::times;
+#pragma unroll
+            for (int m = 0; m < 2; m++) {
+                const int64_t beam = static_cast<int64_t>(group) * kBeams + warp_beam + m * 8 + g;
+#pragma unroll
+                for (int o = 0; o < kOctets; o++) {
+                    const int64_t time = t0 + warp_time + o * 8 + 2 * t;
+                    if (beam < args.beams && time < args.times) {
+                        const int64_t base =
+                            ((beam * args.channels + channel) * args.times + time) * P;
+                        const bool both = time + 1 < args.times;
+                        if constexpr (P == 2) {
+                            // (time, p0) (time, p1) (time+1, p0) (time+1, p1): 4 adjacent elements
+                            store_pair<Out>(args,
+                                            base,
+                                            make_float2(acc[m][o][0][0], acc[m][o][0][2]),
+                                            make_float2(acc[m][o][1][0], acc[m][o][1][2]));
+                            if (both)
+                                store_pair<Out>(args,
+                                                base + 2,
+                                                make_float2(acc[m][o][0][1], acc[m][o][0][3]),
+                                                make_float2(acc[m][o][1][1], acc[m][o][1][3]));
+                        } else {
+                            const float2 first = make_float2(acc[m][o][0][0], acc[m][o][0][2]);
+                            const float2 second = make_float2(acc[m][o][0][1], acc[m][o][0][3]);
+                            if (both && base % 2 == 0) {
+                                store_pair<Out>(args, base, first, second);
+                            } else {
+                                store_one<Out>(args.y, base, first);
+                                if (both)
+                                    store_one<Out>(args.y, base + 1, second);
+                            }
+                        }
+                    }
+#pragma unroll
+                    for (int p = 0; p < P; p++)
+#pragma unroll
+                        for (int r = 0; r < 4; r++)
+                            acc[m][o][p][r] = 0.0f;
+                }
+            }
+        }
+    }
+    cp_async_wait<0>(); // nothing may be in flight when the block exits
+#endif
+}
+
+// Phasors [B, A, F, 1, P] (or [B, A]) -> half2 [Fw][groups][A_pad][64][P], rounded to
+// nearest even and zero-padded, so that a block's phasors are one contiguous block.
+__global__ void pack_phasors_fp16_kernel(const float2* __restrict__ w,
+                                         __half2* __restrict__ packed,
+                                         int64_t total,
+                                         int64_t beams,
+                                         int64_t antennas,
+                                         int64_t padded_antennas,
+                                         int groups,
+                                         int pols,
+                                         int64_t sb,
+                                         int64_t sa,
+                                         int64_t sf,
+                                         int64_t sp)
+{
+    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+         i += stride) {
+        int64_t rest = i;
+        const int p = static_cast<int>(rest % pols);
+        rest /= pols;
+        const int64_t beam_in_group = rest % kBeams;
+        rest /= kBeams;
+        const int64_t antenna = rest % padded_antennas;
+        rest /= padded_antennas;
+        const int64_t group = rest % groups;
+        const int64_t channel = rest / groups;
+        const int64_t beam = group * kBeams + beam_in_group;
+        const float2 value = beam < beams && antenna < antennas
+                                 ? __ldg(w + beam * sb + antenna * sa + channel * sf + p * sp)
+                                 : make_float2(0.0f, 0.0f);
+        packed[i] = __floats2half2_rn(value.x, value.y);
+    }
+}
+
+int64_t padded_antennas(const blade_beamformer_job& job)
+{
+    return (job.antennas + kAntennas - 1) / kAntennas * kAntennas;
+}
+
+int64_t beam_groups(const blade_beamformer_job& job) { return (job.beams + kBeams - 1) / kBeams; }
+
+// Phasors [B, A, F, 1, P] are packed per channel; [B, A] (no channel stride) once.
+int64_t phasor_channels(const blade_beamformer_job& job)
+{
+    return job.stride_channel != 0 ? job.channels : 1;
+}
+
+template <blade_dtype In, int P>
+int resident_bytes(int64_t antennas_padded)
+{
+    return kStages * Layout<In, P>::stage(true) +
+           static_cast<int>(antennas_padded) * Layout<In, P>::w_row;
+}
+
+template <blade_dtype In, blade_dtype Out, int P, bool Resident>
+blade_status launch_products(const Fp16Args& args, unsigned blocks, cudaStream_t stream)
+{
+    const int bytes = Resident
+                          ? resident_bytes<In, P>(static_cast<int64_t>(args.chunks) * kAntennas)
+                          : kStages * Layout<In, P>::stage(false);
+    auto kernel = fp16_kernel<In, Out, P, Resident>;
+    // The kernel body exists only in code compiled for sm_80 or newer; a build for
+    // older architectures only, run through PTX on a newer GPU, would launch an empty
+    // kernel.
+    cudaFuncAttributes attributes{};
+    BLADE_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
+    if (attributes.ptxVersion < 80)
+        return blade_fail(
+            BLADE_ERROR_UNSUPPORTED,
+            "beamformer: this build has no tensor-core code for the GPU (compiled for "
+            "compute capability %d.%d; add 80 or 90 to CMAKE_CUDA_ARCHITECTURES) - use "
+            "path fp32",
+            attributes.ptxVersion / 10,
+            attributes.ptxVersion % 10);
+    BLADE_CUDA_TRY(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    kernel<<<blocks, kThreads, bytes, stream>>>(args);
+    BLADE_CUDA_CHECK_LAUNCH("fp16_kernel");
+    return BLADE_OK;
+}
+
+template <blade_dtype In, blade_dtype Out, int P>
+blade_status launch_resident(const Fp16Args& args, unsigned blocks, cudaStream_t stream)
+{
+    if (resident_bytes<In, P>(static_cast<int64_t>(args.chunks) * kAntennas) <= kResidentLimit)
+        return launch_products<In, Out, P, true>(args, blocks, stream);
+    return launch_products<In, Out, P, false>(args, blocks, stream);
+}
+
+template <blade_dtype In, blade_dtype Out>
+blade_status launch_pols(const Fp16Args& args, int pols, unsigned blocks, cudaStream_t stream)
+{
+    if (pols == 2)
+        return launch_resident<In, Out, 2>(args, blocks, stream);
+    return launch_resident<In, Out, 1>(args, blocks, stream);
+}
+
+} // namespace
+
+size_t fp16_workspace_bytes(const blade_beamformer_job& job)
+{
+    return static_cast<size_t>(phasor_channels(job)) * static_cast<size_t>(beam_groups(job)) *
+           static_cast<size_t>(padded_antennas(job)) * kBeams * static_cast<size_t>(job.pols) *
+           sizeof(__half2);
+}
+
+blade_status launch_fp16(const blade_beamformer_job& job, cudaStream_t stream)
+{
+    const int64_t groups = beam_groups(job);
+    const int64_t antennas_padded = padded_antennas(job);
+    const size_t needed = fp16_workspace_bytes(job);
+    if (job.workspace == nullptr || job.workspace_bytes < needed)
+        return blade_fail(
+            BLADE_ERROR_INVALID_ARGUMENT,
+            "beamformer: the fp16 path needs %zu bytes of workspace, the plan has %zu",
+            needed,
+            job.workspace_bytes);
+    if (groups > INT32_MAX / 2 || antennas_padded / kAntennas > INT32_MAX / 2)
+        return blade_fail(BLADE_ERROR_UNSUPPORTED,
+                          "beamformer: too many beams or antennas for the fp16 path");
+
+    // 1. Pack the phasors as half2 (small: B x A x F x P complex).
+    const int64_t total = static_cast<int64_t>(needed / sizeof(__half2));
+    auto* packed = static_cast<__half2*>(job.workspace);
+    pack_phasors_fp16_kernel<<<blade_grid_size(total, 256, 8u * blade_cuda_multiprocessors()),
+                               256,
+                               0,
+                               stream>>>(reinterpret_cast<const float2*>(job.phasors),
+                                         packed,
+                                         total,
+                                         job.beams,
+                                         job.antennas,
+                                         antennas_padded,
+                                         static_cast<int>(groups),
+                                         static_cast<int>(job.pols),
+                                         job.stride_beam,
+                                         job.stride_antenna,
+                                         job.stride_channel,
+                                         job.stride_pol);
+    BLADE_CUDA_CHECK_LAUNCH("pack_phasors_fp16_kernel");
+
+    // 2. The products. Blocks: (channel, time segment, beam group), beam group fastest.
+    Fp16Args args{};
+    args.x = job.input;
+    args.w_packed = packed;
+    args.y = job.output;
+    args.channels = job.channels;
+    args.times = job.times;
+    args.beams = job.beams;
+    args.packed_channel_stride =
+        job.stride_channel != 0 ? groups * antennas_padded * kBeams * job.pols : 0;
+    args.antennas = static_cast<int>(job.antennas);
+    args.chunks = static_cast<int>(antennas_padded / kAntennas);
+    args.groups = static_cast<int>(groups);
+    const int64_t tile_times = kColumns / job.pols;
+    args.tiles = (job.times + tile_times - 1) / tile_times;
+    // About 16 blocks per SM in all; each block at least one tile, at most a channel.
+    const int64_t target_blocks = 16 * static_cast<int64_t>(blade_cuda_multiprocessors());
+    const int64_t all_tiles = job.channels * groups * args.tiles;
+    args.segment = std::min<int64_t>(args.tiles, std::max<int64_t>(1, all_tiles / target_blocks));
+    args.segments = (args.tiles + args.segment - 1) / args.segment;
+    const int64_t element_bytes = job.input_type == BLADE_CF32   ? 8
+                                  : job.input_type == BLADE_CF16 ? 4
+                                                                 : 2;
+    args.async_voltages = (job.times * job.pols * element_bytes) % 16 == 0 &&
+                          reinterpret_cast<uintptr_t>(job.input) % 16 == 0;
+    args.aligned_output = tensor_output_aligned(job);
+    const int64_t blocks = job.channels * args.segments * groups;
+    if (blocks > INT32_MAX)
+        return blade_fail(
+            BLADE_ERROR_UNSUPPORTED,
+            "beamformer: %lld thread blocks exceed the CUDA grid limit; split the chunk "
+            "along channels",
+            static_cast<long long>(blocks));
+    const unsigned grid = static_cast<unsigned>(blocks);
+    const int pols = static_cast<int>(job.pols);
+    if (job.input_type == BLADE_CF32 && job.output_type == BLADE_CF32)
+        return launch_pols<BLADE_CF32, BLADE_CF32>(args, pols, grid, stream);
+    if (job.input_type == BLADE_CF32 && job.output_type == BLADE_CF16)
+        return launch_pols<BLADE_CF32, BLADE_CF16>(args, pols, grid, stream);
+    if (job.input_type == BLADE_CF16 && job.output_type == BLADE_CF32)
+        return launch_pols<BLADE_CF16, BLADE_CF32>(args, pols, grid, stream);
+    if (job.input_type == BLADE_CF16 && job.output_type == BLADE_CF16)
+        return launch_pols<BLADE_CF16, BLADE_CF16>(args, pols, grid, stream);
+    if (job.input_type == BLADE_CI8 && job.output_type == BLADE_CF32)
+        return launch_pols<BLADE_CI8, BLADE_CF32>(args, pols, grid, stream);
+    if (job.input_type == BLADE_CI8 && job.output_type == BLADE_CF16)
+        return launch_pols<BLADE_CI8, BLADE_CF16>(args, pols, grid, stream);
+    return blade_fail(BLADE_ERROR_UNSUPPORTED,
+                      "beamformer: no fp16 kernel for %s -> %s",
+                      blade_dtype_name(job.input_type),
+                      blade_dtype_name(job.output_type));
+}
+
+} // namespace beamformer_cuda
