@@ -205,8 +205,12 @@ launch(const void* input, void* output, int64_t count, float scale, cudaStream_t
 }
 
 template <blade_dtype In>
-blade_status dispatch_complex_output(
-    blade_dtype out, const void* input, void* output, int64_t count, float scale, cudaStream_t stream)
+blade_status dispatch_complex_output(blade_dtype out,
+                                     const void* input,
+                                     void* output,
+                                     int64_t count,
+                                     float scale,
+                                     cudaStream_t stream)
 {
     switch (out) {
     case BLADE_CI4:
@@ -225,8 +229,12 @@ blade_status dispatch_complex_output(
 }
 
 template <blade_dtype In>
-blade_status dispatch_real_output(
-    blade_dtype out, const void* input, void* output, int64_t count, float scale, cudaStream_t stream)
+blade_status dispatch_real_output(blade_dtype out,
+                                  const void* input,
+                                  void* output,
+                                  int64_t count,
+                                  float scale,
+                                  cudaStream_t stream)
 {
     switch (out) {
     case BLADE_F16:
@@ -314,11 +322,14 @@ extern "C" blade_status blade_cuda_cast(const void* input,
     case BLADE_CI8:
         return dispatch_complex_output<BLADE_CI8>(output_type, input, output, count, scale, stream);
     case BLADE_CI16:
-        return dispatch_complex_output<BLADE_CI16>(output_type, input, output, count, scale, stream);
+        return dispatch_complex_output<BLADE_CI16>(
+            output_type, input, output, count, scale, stream);
     case BLADE_CF16:
-        return dispatch_complex_output<BLADE_CF16>(output_type, input, output, count, scale, stream);
+        return dispatch_complex_output<BLADE_CF16>(
+            output_type, input, output, count, scale, stream);
     case BLADE_CF32:
-        return dispatch_complex_output<BLADE_CF32>(output_type, input, output, count, scale, stream);
+        return dispatch_complex_output<BLADE_CF32>(
+            output_type, input, output, count, scale, stream);
     case BLADE_F16:
         return dispatch_real_output<BLADE_F16>(output_type, input, output, count, scale, stream);
     case BLADE_F32:

@@ -34,9 +34,9 @@
 #include "cuda_check.h"
 #include "detector_backend.h"
 
-#include <cstdint>
 #include <cuda_fp16.h>
 #include <type_traits>
+#include <cstdint>
 
 namespace {
 
@@ -308,7 +308,7 @@ __global__ void __launch_bounds__(kThreads, Mode::kept <= 2 ? 4 : 1)
                              int log2_group,
                              const float* previous,
                              float* destination,
-                                      float scale)
+                             float scale)
 {
     using sample = typename Mode::sample;
     const lane_place at(log2_group);
@@ -353,7 +353,7 @@ __global__ void __launch_bounds__(kThreads)
                             int log2_group,
                             const float* previous,
                             float* destination,
-                                      float scale)
+                            float scale)
 {
     using sample = typename Mode::sample;
     const lane_place at(log2_group);
@@ -404,9 +404,8 @@ blade_status launch(const void* input,
         const int64_t count = rows * integration;
         const unsigned blocks =
             blade_grid_size((count + kFlatUnroll - 1) / kFlatUnroll, kThreads, limit);
-        detect_one_sample_per_lane_kernel<Mode>
-            <<<blocks, kThreads, 0, stream>>>(
-                samples, count, log2_group, previous, destination, scale);
+        detect_one_sample_per_lane_kernel<Mode><<<blocks, kThreads, 0, stream>>>(
+            samples, count, log2_group, previous, destination, scale);
         BLADE_CUDA_CHECK_LAUNCH("detect_one_sample_per_lane_kernel");
     } else if (per_lane < kSamplesInFlight) {
         const int64_t passes =
@@ -470,19 +469,40 @@ extern "C" blade_status blade_cuda_detect(const void* input,
             return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                               "detector: mode %s needs two polarizations",
                               blade_detector_mode_name(mode));
-        return launch_for<total_power_single>(half_input, input, rows, integration, previous, destination, scale, stream);
+        return launch_for<total_power_single>(
+            half_input, input, rows, integration, previous, destination, scale, stream);
     }
     switch (mode) {
     case BLADE_DETECT_I:
-        return launch_for<total_power_dual>(half_input, input, rows, integration, previous, destination, scale, stream);
+        return launch_for<total_power_dual>(
+            half_input, input, rows, integration, previous, destination, scale, stream);
     case BLADE_DETECT_XXYY:
-        return launch_for<dual_powers>(half_input, input, rows, integration, previous, destination, scale, stream);
+        return launch_for<dual_powers>(
+            half_input, input, rows, integration, previous, destination, scale, stream);
     case BLADE_DETECT_CROSS:
-        return lower_sideband ? launch_for<cross_products<true>>(half_input, input, rows, integration, previous, destination, scale, stream)
-                              : launch_for<cross_products<false>>(half_input, input, rows, integration, previous, destination, scale, stream);
+        return lower_sideband
+                   ? launch_for<cross_products<true>>(
+                         half_input, input, rows, integration, previous, destination, scale, stream)
+                   : launch_for<cross_products<false>>(half_input,
+                                                       input,
+                                                       rows,
+                                                       integration,
+                                                       previous,
+                                                       destination,
+                                                       scale,
+                                                       stream);
     case BLADE_DETECT_IQUV:
-        return lower_sideband ? launch_for<stokes_iquv<true>>(half_input, input, rows, integration, previous, destination, scale, stream)
-                              : launch_for<stokes_iquv<false>>(half_input, input, rows, integration, previous, destination, scale, stream);
+        return lower_sideband
+                   ? launch_for<stokes_iquv<true>>(
+                         half_input, input, rows, integration, previous, destination, scale, stream)
+                   : launch_for<stokes_iquv<false>>(half_input,
+                                                    input,
+                                                    rows,
+                                                    integration,
+                                                    previous,
+                                                    destination,
+                                                    scale,
+                                                    stream);
     }
     return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "detector: unknown mode code %d", (int)mode);
 }

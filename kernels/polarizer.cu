@@ -12,8 +12,8 @@
 #include "cuda_check.h"
 #include "polarizer_backend.h"
 
-#include <cstdint>
 #include <cuda_fp16.h>
+#include <cstdint>
 
 namespace {
 
@@ -68,8 +68,8 @@ __device__ inline uint2 linear_to_circular_half(uint2 bits)
     __half2 x, y;
     memcpy(&x, &bits.x, sizeof x);
     memcpy(&y, &bits.y, sizeof y);
-    const float4 w = linear_to_circular(make_float4(
-        __low2float(x), __high2float(x), __low2float(y), __high2float(y)));
+    const float4 w = linear_to_circular(
+        make_float4(__low2float(x), __high2float(x), __low2float(y), __high2float(y)));
     const __half2 l = __floats2half2_rn(w.x, w.y), r = __floats2half2_rn(w.z, w.w);
     uint2 out;
     memcpy(&out.x, &l, sizeof l);
@@ -95,7 +95,8 @@ __global__ void polarize_half_kernel(const uint2* input, uint2* output, int64_t 
 }
 
 // cf16 memory that is not 8-byte aligned: one 4-byte (__half2) access per value pair.
-__global__ void polarize_half_unaligned_kernel(const uint32_t* input, uint32_t* output, int64_t pairs)
+__global__ void
+polarize_half_unaligned_kernel(const uint32_t* input, uint32_t* output, int64_t pairs)
 {
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
     for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < pairs;
@@ -108,8 +109,10 @@ __global__ void polarize_half_unaligned_kernel(const uint32_t* input, uint32_t* 
 
 } // namespace
 
-extern "C" blade_status
-blade_cuda_polarize_half(const uint16_t* input, uint16_t* output, int64_t pairs, void* stream_handle)
+extern "C" blade_status blade_cuda_polarize_half(const uint16_t* input,
+                                                 uint16_t* output,
+                                                 int64_t pairs,
+                                                 void* stream_handle)
 {
     if (pairs <= 0)
         return BLADE_OK;
@@ -117,14 +120,14 @@ blade_cuda_polarize_half(const uint16_t* input, uint16_t* output, int64_t pairs,
     if (reinterpret_cast<uintptr_t>(input) % 4 != 0 || reinterpret_cast<uintptr_t>(output) % 4 != 0)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "polarizer: cf16 memory must be 4-byte aligned (one complex value)");
-    if (reinterpret_cast<uintptr_t>(input) % 8 != 0 || reinterpret_cast<uintptr_t>(output) % 8 != 0) {
+    if (reinterpret_cast<uintptr_t>(input) % 8 != 0 ||
+        reinterpret_cast<uintptr_t>(output) % 8 != 0) {
         polarize_half_unaligned_kernel<<<blade_grid_size(
                                              pairs, kThreads, 8u * blade_cuda_multiprocessors()),
                                          kThreads,
                                          0,
-                                         stream>>>(reinterpret_cast<const uint32_t*>(input),
-                                                   reinterpret_cast<uint32_t*>(output),
-                                                   pairs);
+                                         stream>>>(
+            reinterpret_cast<const uint32_t*>(input), reinterpret_cast<uint32_t*>(output), pairs);
         BLADE_CUDA_CHECK_LAUNCH("polarize_half_unaligned_kernel");
         return BLADE_OK;
     }

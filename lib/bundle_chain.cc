@@ -88,9 +88,8 @@ chain_end bundle_chain::gather_time(const chain_end& in, int64_t multiplier)
         return in;
     auto block = gr::blade::gather::make(in.shape, 2, multiplier, in.dtype, d_device);
     connect(in, block, 0);
-    return chain_end{
-        block, 0, block->output_shape(), in.dtype, in.chunks_per_item * multiplier, in.scale
-    };
+    return chain_end{ block,   0, block->output_shape(), in.dtype, in.chunks_per_item * multiplier,
+                      in.scale };
 }
 
 chain_end build_across_devices(gr::hier_block2& hier,

@@ -59,7 +59,6 @@ public:
     std::string precision() const override { return d_precision; }
 
 protected:
-
     /*! The chain is built: its end is the bundle's output. */
     void finish(const chain_end& end)
     {

@@ -31,10 +31,10 @@ chain_end beamform(bundle_chain& chain,
         // (detector "none") are not scaled: they must fit half's range as they are.
         const std::string work = working_type(o.precision, "blade.mode_b");
         const bool scaled = work == "cf16" && o.detector != "none";
-        voltages = chain.cast(
-            voltages,
-            work,
-            scaled ? half_range_scale(channelizer_gain(rate, o.taps, o.window)) : 1.0);
+        voltages =
+            chain.cast(voltages,
+                       work,
+                       scaled ? half_range_scale(channelizer_gain(rate, o.taps, o.window)) : 1.0);
     }
     voltages = chain.channelize(voltages, rate, o.taps, o.window);
     voltages = chain.polarize(voltages, o.circular);
@@ -48,20 +48,25 @@ chain_end beamform(bundle_chain& chain,
     auto phasors = phasor::make_from_recipe(setup.axis.channelized(rate), setup.recipe, phasing);
     chain.connect(times, phasors, 0);
 
+    // Half precision: the tensor-core path on half operands with float32 sums (its
+    // own "auto" never chooses it: only an explicit path lowers the accuracy).
+    const std::string path =
+        o.precision == "fp16" && o.beamformer_path == "auto" ? "fp16" : o.beamformer_path;
     auto beamformer = gr::blade::beamformer::make(voltages.shape,
                                                   phasors->output_shape(),
                                                   voltages.dtype,
                                                   setup.voltage_type,
                                                   *o.incoherent,
                                                   setup.incoherent_sqrt,
-                                                  o.beamformer_path,
+                                                  path,
                                                   chain.device());
     chain.connect(voltages, beamformer, 0);
     chain.connect(chain_end{ phasors, 0, phasors->output_shape(), "cf32", 1 }, beamformer, 1);
     beams = beamformer->beams();
-    return chain_end{ beamformer,        0,
-                      beamformer->output_shape(), setup.voltage_type,
-                      voltages.chunks_per_item,   voltages.scale };
+    return chain_end{
+        beamformer,    0, beamformer->output_shape(), setup.voltage_type, voltages.chunks_per_item,
+        voltages.scale
+    };
 }
 
 chain_end build_beamforming_bundle(gr::hier_block2& hier,

@@ -31,9 +31,9 @@ mode_h_impl::mode_h_impl(const std::vector<int64_t>& shape,
     const std::string work = working_type(options.precision, "blade.mode_h");
     // Half precision: the voltages scaled by 2^-k ahead of a channelizer of gain up
     // to 2^k, so that its spectra stay within half's range; the detector undoes it.
-    const double scale = work == "cf16"
-                             ? half_range_scale(channelizer_gain(rate, options.taps, options.window))
-                             : 1.0;
+    const double scale =
+        work == "cf16" ? half_range_scale(channelizer_gain(rate, options.taps, options.window))
+                       : 1.0;
     auto spectrometer = [&](bundle_chain& chain, const chain_end& voltages) {
         chain_end end = chain.cast(voltages, work, scale);
         end = chain.channelize(end, rate, options.taps, options.window);

@@ -186,11 +186,8 @@ blade_status blade_detector_process(blade_detector* detector,
                           "detector: input tensor is %s; expected cf32 or cf16 voltages",
                           blade_dtype_name(input->dtype));
     const bool half_input = input != NULL && input->dtype == BLADE_CF16;
-    BLADE_TRY(blade_check_tensor("detector",
-                                 "input",
-                                 input,
-                                 half_input ? BLADE_CF16 : BLADE_CF32,
-                                 &detector->input_shape));
+    BLADE_TRY(blade_check_tensor(
+        "detector", "input", input, half_input ? BLADE_CF16 : BLADE_CF32, &detector->input_shape));
     BLADE_TRY(blade_check_tensor("detector", "output", output, BLADE_F32, &detector->output_shape));
     const bool first = detector->position == 0;
     const bool last = detector->position == detector->steps - 1;

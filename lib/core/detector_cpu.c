@@ -131,7 +131,8 @@ void blade_cpu_detect(const void* input,
     for (int64_t r = 0; r < rows; r++) {
         double sums[4], value[4];
         if (half_input)
-            sum_half_row((const uint16_t*)input + r * row_values, integration, polarizations, mode, sums);
+            sum_half_row(
+                (const uint16_t*)input + r * row_values, integration, polarizations, mode, sums);
         else
             sum_row((const float*)input + r * row_values, integration, polarizations, mode, sums);
         finish_row(sums, mode, value);

@@ -89,8 +89,8 @@ cast_on_cpu(const std::vector<uint8_t>& bytes, blade_dtype from, blade_dtype to,
     const blade_cast_config config = { from, to };
     ok(blade_cast_create(&cast, &config, &shape, blade_device_cpu()), "cast create");
     std::vector<uint8_t> out(static_cast<size_t>(count) * blade_dtype_size(to));
-    blade_tensor in = blade_tensor_make(
-        from, &shape, blade_device_cpu(), const_cast<uint8_t*>(bytes.data()));
+    blade_tensor in =
+        blade_tensor_make(from, &shape, blade_device_cpu(), const_cast<uint8_t*>(bytes.data()));
     blade_tensor converted = blade_tensor_make(to, &shape, blade_device_cpu(), out.data());
     ok(blade_cast_process(cast, &in, &converted, nullptr), "cast");
     blade_cast_destroy(cast);

@@ -196,8 +196,8 @@ std::vector<uint8_t> scaled_cast(blade_dtype from,
     const blade_cast_config config = { from, to, scale };
     ok(blade_cast_create(&cast, &config, &shape, blade_device_cpu()), "create");
     std::vector<uint8_t> out(blade_tensor_bytes(to, &shape));
-    blade_tensor in = blade_tensor_make(
-        from, &shape, blade_device_cpu(), const_cast<uint8_t*>(input.data()));
+    blade_tensor in =
+        blade_tensor_make(from, &shape, blade_device_cpu(), const_cast<uint8_t*>(input.data()));
     blade_tensor o = blade_tensor_make(to, &shape, blade_device_cpu(), out.data());
     ok(blade_cast_process(cast, &in, &o, nullptr), "process");
     blade_cast_destroy(cast);
@@ -239,7 +239,8 @@ BOOST_AUTO_TEST_CASE(a_power_of_two_scale_keeps_8_bit_voltages_exact_in_half)
 BOOST_AUTO_TEST_CASE(bad_scales_are_refused_at_creation)
 {
     const blade_shape shape = blade_shape_aftp(1, 1, 4, 1);
-    for (float bad : { -1.0f, std::numeric_limits<float>::infinity(),
+    for (float bad : { -1.0f,
+                       std::numeric_limits<float>::infinity(),
                        std::numeric_limits<float>::quiet_NaN() }) {
         blade_cast* cast = reinterpret_cast<blade_cast*>(0x1);
         const blade_cast_config config = { BLADE_CI8, BLADE_CF16, bad };

@@ -152,9 +152,9 @@ BOOST_AUTO_TEST_CASE(scaled_casts_match_the_cpu)
     // an odd count for its tail), and general scales on every complex pair and a
     // real one: the CPU multiplies in float (double for reals) as the GPU does.
     for (float scale : { 0x1p-13f, 0x1p-20f, 0.3f, 3.0f }) {
-        for (const blade_shape& shape :
-             { blade_shape_aftp(1, 1, 1, 1), blade_shape_aftp(3, 7, 333, 1),
-               blade_shape_aftp(2, 192, 8192, 2) }) {
+        for (const blade_shape& shape : { blade_shape_aftp(1, 1, 1, 1),
+                                          blade_shape_aftp(3, 7, 333, 1),
+                                          blade_shape_aftp(2, 192, 8192, 2) }) {
             const auto input = blade_test::random_elements(BLADE_CI8, blade_shape_count(&shape), 7);
             BOOST_TEST((cast_on(gpu(), BLADE_CI8, BLADE_CF16, shape, input, scale) ==
                         cast_on(blade_device_cpu(), BLADE_CI8, BLADE_CF16, shape, input, scale)),
@@ -166,7 +166,8 @@ BOOST_AUTO_TEST_CASE(scaled_casts_match_the_cpu)
                 const auto input = blade_test::random_elements(from, blade_shape_count(&shape), 9);
                 BOOST_TEST((cast_on(gpu(), from, to, shape, input, scale) ==
                             cast_on(blade_device_cpu(), from, to, shape, input, scale)),
-                           blade_dtype_name(from) << " -> " << blade_dtype_name(to) << " x " << scale);
+                           blade_dtype_name(from)
+                               << " -> " << blade_dtype_name(to) << " x " << scale);
             }
         const auto reals = blade_test::random_elements(BLADE_F64, 1000, 11);
         const blade_shape line = blade_shape_aftp(1, 1, 1000, 1);

@@ -316,12 +316,11 @@ BOOST_AUTO_TEST_CASE(half_voltages_detect_exactly_as_their_cast_to_cf32)
         blade_shape shape;
         int64_t integration, chunks;
     };
-    const run runs[] = { { blade_shape_aftp(3, 7, 30, 2), 1, 1 },
-                         { blade_shape_aftp(3, 7, 30, 2), 15, 1 },
-                         { blade_shape_aftp(2, 3, 600, 2), 600, 1 },
-                         { blade_shape_aftp(2, 3, 257, 2), 257, 1 },
-                         { blade_shape_aftp(2, 5, 64, 2), 3 * 64, 6 },
-                         { blade_shape_aftp(3, 4, 700, 1), 700, 2 } };
+    const run runs[] = {
+        { blade_shape_aftp(3, 7, 30, 2), 1, 1 },      { blade_shape_aftp(3, 7, 30, 2), 15, 1 },
+        { blade_shape_aftp(2, 3, 600, 2), 600, 1 },   { blade_shape_aftp(2, 3, 257, 2), 257, 1 },
+        { blade_shape_aftp(2, 5, 64, 2), 3 * 64, 6 }, { blade_shape_aftp(3, 4, 700, 1), 700, 2 }
+    };
     uint32_t seed = 31;
     for (const run& r : runs) {
         const int64_t values = blade_shape_count(&r.shape) * r.chunks;
@@ -330,8 +329,10 @@ BOOST_AUTO_TEST_CASE(half_voltages_detect_exactly_as_their_cast_to_cf32)
         const int modes = r.shape.dims[3] == 1 ? 1 : 4;
         for (int mode = 0; mode < modes; mode++) {
             const auto m = static_cast<blade_detector_mode>(mode);
-            const auto from_half = detect_bytes(BLADE_CF16, r.shape, m, r.integration, half, r.chunks);
-            const auto from_cast = detect_bytes(BLADE_CF32, r.shape, m, r.integration, wide, r.chunks);
+            const auto from_half =
+                detect_bytes(BLADE_CF16, r.shape, m, r.integration, half, r.chunks);
+            const auto from_cast =
+                detect_bytes(BLADE_CF32, r.shape, m, r.integration, wide, r.chunks);
             BOOST_TEST((from_half == from_cast),
                        "mode " << mode << " I " << r.integration << " T " << r.shape.dims[2]);
         }

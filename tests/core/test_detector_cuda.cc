@@ -44,8 +44,8 @@ std::vector<float> detect_on(blade_device device,
     device_memory in(device, chunks);
     device_memory out(device, out_bytes * static_cast<size_t>(nchunks / steps));
     for (int64_t c = 0; c < nchunks; c++) {
-        blade_tensor a = blade_tensor_make(
-            type, &shape, device, static_cast<char*>(in.data()) + c * in_bytes);
+        blade_tensor a =
+            blade_tensor_make(type, &shape, device, static_cast<char*>(in.data()) + c * in_bytes);
         blade_tensor b =
             blade_tensor_make(BLADE_F32,
                               &out_shape,
@@ -75,11 +75,10 @@ void check_parity(const blade_shape& shape,
                                            : blade_test::random_cf32(values, seed);
     const auto cpu =
         detect_on(blade_device_cpu(), shape, mode, integration, chunks, lower_sideband, type);
-    const auto gpu =
-        detect_on(first_gpu(), shape, mode, integration, chunks, lower_sideband, type);
+    const auto gpu = detect_on(first_gpu(), shape, mode, integration, chunks, lower_sideband, type);
     // Total power per row (XX + YY), from the CPU, for the tolerance
-    const auto power = detect_on(
-        blade_device_cpu(), shape, BLADE_DETECT_I, integration, chunks, false, type);
+    const auto power =
+        detect_on(blade_device_cpu(), shape, BLADE_DETECT_I, integration, chunks, false, type);
     const int outputs = blade_detector_mode_outputs(mode);
     char text[64];
     BOOST_TEST_REQUIRE(gpu.size() == cpu.size());
@@ -171,13 +170,12 @@ BOOST_AUTO_TEST_CASE(half_voltages_detect_as_their_cast)
         int64_t integration;
         int chunks;
     };
-    const run runs[] = { { blade_shape_aftp(3, 7, 192, 2), 1, 1 },
-                         { blade_shape_aftp(3, 7, 192, 2), 24, 1 },
-                         { blade_shape_aftp(2, 5, 4096, 2), 4096, 1 },
-                         { blade_shape_aftp(1, 3, 13, 2), 13, 1 },
-                         { blade_shape_aftp(2, 5, 64, 2), 3 * 64, 6 },
-                         { blade_shape_aftp(3, 7, 96, 1), 32, 1 },
-                         { blade_shape_aftp(16, 192, 8192, 2), 8, 1 } };
+    const run runs[] = {
+        { blade_shape_aftp(3, 7, 192, 2), 1, 1 },     { blade_shape_aftp(3, 7, 192, 2), 24, 1 },
+        { blade_shape_aftp(2, 5, 4096, 2), 4096, 1 }, { blade_shape_aftp(1, 3, 13, 2), 13, 1 },
+        { blade_shape_aftp(2, 5, 64, 2), 3 * 64, 6 }, { blade_shape_aftp(3, 7, 96, 1), 32, 1 },
+        { blade_shape_aftp(16, 192, 8192, 2), 8, 1 }
+    };
     uint32_t seed = 61;
     for (const run& r : runs) {
         const int64_t values = blade_shape_count(&r.shape) * r.chunks;
@@ -215,8 +213,8 @@ BOOST_AUTO_TEST_CASE(the_scale_multiplies_the_outputs_once)
     const blade_shape shape = blade_shape_aftp(3, 7, 64, 2);
     const auto half = blade_test::random_cf16(blade_shape_count(&shape) * 4, 71, 0.01f);
     for (int64_t integration : { 8, 128 }) {
-        const auto plain = detect_on(
-            first_gpu(), shape, BLADE_DETECT_IQUV, integration, half, false, BLADE_CF16);
+        const auto plain =
+            detect_on(first_gpu(), shape, BLADE_DETECT_IQUV, integration, half, false, BLADE_CF16);
         const auto scaled = detect_on(
             first_gpu(), shape, BLADE_DETECT_IQUV, integration, half, false, BLADE_CF16, 0x1p20f);
         BOOST_TEST_REQUIRE(plain.size() == scaled.size());

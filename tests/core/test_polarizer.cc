@@ -194,14 +194,14 @@ BOOST_AUTO_TEST_CASE(half_pairs_are_combined_in_float_and_rounded_once)
 
     // (X, Y) = (1+2i, 3+4i): L = -3+5i, R = 5-i.  (X, Y) = (2048, -i): L = 2049, a tie
     // between the halves 2048 and 2050, rounds to even 2048; R = 2047 is exact.
-    const std::vector<uint16_t> small = { 0x3C00, 0x4000, 0x4200, 0x4400,  // 1, 2, 3, 4
+    const std::vector<uint16_t> small = { 0x3C00, 0x4000, 0x4200, 0x4400,   // 1, 2, 3, 4
                                           0x6800, 0x0000, 0x0000, 0xBC00 }; // 2048, 0; 0, -1
     std::vector<uint8_t> bytes(16);
     std::memcpy(bytes.data(), small.data(), 16);
     const auto out = polarize_bytes(BLADE_CF16, blade_shape_aftp(1, 1, 2, 2), bytes);
     std::vector<uint16_t> got(8);
     std::memcpy(got.data(), out.data(), 16);
-    const std::vector<uint16_t> want = { 0xC200, 0x4500, 0x4500, 0xBC00,  // -3, 5; 5, -1
+    const std::vector<uint16_t> want = { 0xC200, 0x4500, 0x4500, 0xBC00,   // -3, 5; 5, -1
                                          0x6800, 0x0000, 0x67FF, 0x0000 }; // 2048, 0; 2047, 0
     BOOST_TEST(got == want, boost::test_tools::per_element());
 }

@@ -98,19 +98,23 @@ BOOST_AUTO_TEST_CASE(half_pairs_match_the_cpu_bit_for_bit)
         const auto cpu = polarize_on(
             blade_device_cpu(), shape, input, BLADE_BASIS_CIRCULAR, false, 0, BLADE_CF16);
         char text[64];
-        BOOST_TEST((polarize_on(first_gpu(), shape, input, BLADE_BASIS_CIRCULAR, false, 0,
-                                BLADE_CF16) == cpu),
-                   blade_shape_format(&shape, text, sizeof text));
-        BOOST_TEST((polarize_on(first_gpu(), shape, input, BLADE_BASIS_CIRCULAR, true, 0,
-                                BLADE_CF16) == cpu),
-                   "in place");
+        BOOST_TEST(
+            (polarize_on(first_gpu(), shape, input, BLADE_BASIS_CIRCULAR, false, 0, BLADE_CF16) ==
+             cpu),
+            blade_shape_format(&shape, text, sizeof text));
+        BOOST_TEST(
+            (polarize_on(first_gpu(), shape, input, BLADE_BASIS_CIRCULAR, true, 0, BLADE_CF16) ==
+             cpu),
+            "in place");
         // 4 bytes off an 8-byte boundary: the one-__half2-at-a-time kernel
-        BOOST_TEST((polarize_on(first_gpu(), shape, input, BLADE_BASIS_CIRCULAR, false, 4,
-                                BLADE_CF16) == cpu),
-                   "unaligned");
-        BOOST_TEST((polarize_on(first_gpu(), shape, input, BLADE_BASIS_LINEAR, false, 0,
-                                BLADE_CF16) == input),
-                   "linear");
+        BOOST_TEST(
+            (polarize_on(first_gpu(), shape, input, BLADE_BASIS_CIRCULAR, false, 4, BLADE_CF16) ==
+             cpu),
+            "unaligned");
+        BOOST_TEST(
+            (polarize_on(first_gpu(), shape, input, BLADE_BASIS_LINEAR, false, 0, BLADE_CF16) ==
+             input),
+            "linear");
     }
 }
 

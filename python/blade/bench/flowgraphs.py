@@ -83,8 +83,15 @@ BUNDLE_CASES = [
 # The same bundles with precision="fp16" (cf16 intermediates after the cast): their
 # time and device memory beside the fp32 chain's (issue 18: Mode H fp16 >= 1.6x fp32).
 BUNDLE_CASES += [
-    (name.replace(" -> ", " fp16 -> ", 1) if " -> " in name else name + ", fp16", mode, shape, dtype,
-     dict(options, precision="fp16"), None, None)
+    (
+        name.replace(" -> ", " fp16 -> ", 1) if " -> " in name else name + ", fp16",
+        mode,
+        shape,
+        dtype,
+        dict(options, precision="fp16"),
+        None,
+        None,
+    )
     for name, mode, shape, dtype, options, _, _ in BUNDLE_CASES
     if name.startswith(("Mode B ATA node", "Mode H ci8", "Mode BH"))
 ]
