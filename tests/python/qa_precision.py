@@ -77,8 +77,8 @@ class qa_precision_options(gr_unittest.TestCase):
                 blade.mode_h([2, 2, 16, 2], blade.spectrometer_options(precision=bad, device="cpu"))
         with self.assertRaisesRegex(TypeError, "spectrometer_options field 'precision' takes str, not 16"):
             blade.spectrometer_options(precision=16)
-        with self.assertRaisesRegex(TypeError, "keyword"):
-            blade.spectrometer_options("fp16")
+        with self.assertRaisesRegex(TypeError, "incompatible constructor arguments"):
+            blade.spectrometer_options("fp16")  # keywords only
 
     def test_module_blocks_refuse_other_types(self):
         with self.assertRaisesRegex(ValueError, "blade.polarizer dtype: 'ci8'"):
@@ -100,10 +100,13 @@ class qa_module_blocks(gr_unittest.TestCase):
         rng = numpy.random.default_rng(5)
         shape = [2, 3, 16, 2]
         x = bt.random_complex(rng, (2, *shape), 50.0)
-        halves = x.astype(numpy.complex64)
-        halves = halves.real.astype(numpy.float16) + 1j * halves.imag.astype(numpy.float16)
-        wide = halves.astype(numpy.complex64)
-        got, _ = bt.run_chunks([blade.polarizer(shape, "cpu", "circular", "cf16")], wide, shape, "cf16", shape, "cf16")
+        halves = numpy.stack([x.real, x.imag], axis=-1).astype(numpy.float16)  # cf16 as numpy packs it
+        wide = halves[..., 0].astype(numpy.float32) + 1j * halves[..., 1].astype(numpy.float32)
+        wide = wide.astype(numpy.complex64)
+        out, _ = bt.run_chunks(
+            [blade.polarizer(shape, "cpu", "circular", "cf16")], halves, shape, "cf16", shape, "cf16"
+        )
+        got = out[..., 0].astype(numpy.float32) + 1j * out[..., 1].astype(numpy.float32)
         xr, xi = wide[..., 0].real, wide[..., 0].imag  # float32
         yr, yi = wide[..., 1].real, wide[..., 1].imag
         parts = [xr - yi, xi + yr, xr + yi, xi - yr]  # L = X + iY, R = X - iY, in float32
@@ -114,7 +117,7 @@ class qa_module_blocks(gr_unittest.TestCase):
         detector16 = blade.detector(shape, "IQUV", 4, "cpu", "cf16")
         detector32 = blade.detector(shape, "IQUV", 4, "cpu")
         out_shape = list(detector16.output_shape())
-        p16, _ = bt.run_chunks([detector16], wide, shape, "cf16", out_shape, "f32")
+        p16, _ = bt.run_chunks([detector16], halves, shape, "cf16", out_shape, "f32")
         p32, _ = bt.run_chunks([detector32], wide, shape, "cf32", out_shape, "f32")
         self.assertTrue(numpy.array_equal(p16, p32))
 
@@ -143,8 +146,12 @@ class qa_mode_h_fp16(BundleTestCase):
         return errors
 
     def test_polarizer_and_detector_without_channelizer(self):
-        # k = 1: the polarizer's rounding (the cast of ci8 is exact)
-        self.check([3, 4, 16, 2], 2 * 2 * U, circular=True, detector="IQUV", integration=2)
+        """8-bit voltages: the polarizer's sums are integers below 2048, halves exactly,
+        so the fp16 chain gives the fp32 chain's bits."""
+        shape, options = [3, 4, 16, 2], dict(circular=True, detector="IQUV", integration=2)
+        p32, _ = self.products(shape, "fp32", device=self.device32, **options)
+        p16, _ = self.products(shape, "fp16", device=self.device16, **options)
+        self.assertTrue(numpy.array_equal(p16, p32))
 
     def test_channelized_power_spectra(self):
         self.check([3, 4, 64, 2], 2 * 1 * U, channelizer_rate=16, detector="XXYY", integration=2)
@@ -258,6 +265,7 @@ class qa_mode_b_fp16(BundleTestCase):
         p32, *_ = self.products("fp32", device=self.device32, **options)
         p16, bundle, voltages, mids = self.products("fp16", device=self.device16, **options)
         self.assertEqual(bundle.output_type(), "cf16")
+        p16, p32 = (p[..., 0].astype(numpy.float64) + 1j * p[..., 1] for p in (p16, p32))  # cf16 unpacks as pairs
         y, e = self.beam_error_bound(voltages, mids, 2, False, False)
         # e bounds fp16 - exact; the fp32 chain's beams are within u|y| of exact
         self.assertLessEqual((numpy.abs(p16 - p32) - (e + U * numpy.abs(y)) * (1 + 1e-5)).max(), 0)
@@ -308,7 +316,9 @@ class qa_mode_bh_fp16(BundleTestCase):
         gathered = gather_time(y)
         beam_error = gather_time(2 * magnitude)
         spectra = channelize(gathered, gather * shape[2])
-        e = U * (beam_error.sum(axis=3, keepdims=True) + numpy.abs(spectra))
+        # each coarse channel's window sum reaches its N fine channels
+        window = numpy.repeat(beam_error.sum(axis=3, keepdims=True), gather * shape[2], axis=2)
+        e = U * (window + numpy.abs(spectra))
         bound = detected_bound(spectra, e, 1) / 2  # mode I: no doubled cross products
         p16, p32 = products["fp16"], products["fp32"]
         self.assertLessEqual((numpy.abs(p16 - p32) - bound - 1e-5 * p32).max(), 0)
@@ -321,11 +331,11 @@ class qa_pipeline_precision(gr_unittest.TestCase):
 
         parser = build_parser()
         for mode in ("mode-b", "mode-h", "mode-bh"):
-            args = parser.parse_args([mode, "in.0000.raw", "--precision", "fp16"])
-            self.assertEqual(args.precision, "fp16")
-            self.assertEqual(parser.parse_args([mode, "in.0000.raw"]).precision, "fp32")
-            with self.assertRaises(SystemExit):
-                parser.parse_args([mode, "in.0000.raw", "--precision", "fp64"])
+            given = [mode, "-i", "in"] + (["-r", "in.bfr5"] if mode != "mode-h" else [])
+            self.assertEqual(parser.parse_args(given + ["--precision", "fp16"]).precision, "fp16")
+            self.assertEqual(parser.parse_args(given).precision, "fp32")
+            with self.assertRaises(SystemExit):  # argparse names the choices
+                parser.parse_args(given + ["--precision", "fp64"])
 
 
 if __name__ == "__main__":
