@@ -4,7 +4,10 @@
 // converting through float (complex family: exact for ci4..cf32) or double (real
 // family: exact for f16..f64) and rounding once into the destination type, exactly
 // as the CPU backend does. The ingest path ci8 -> cf32 has its own kernel with
-// coalesced 4-byte loads and 16-byte stores, which is what keeps it memory bound.
+// coalesced 4-byte loads and 16-byte stores, which is what keeps it memory bound;
+// ci8 -> cf16, the half-precision chain's ingest, likewise (4-byte loads, 8-byte
+// stores). A scale other than 1 multiplies each value first (in float for the
+// complex family, in double for the real one), as the CPU does.
 
 #include "cast_backend.h"
 #include "cuda_check.h"
@@ -113,16 +116,56 @@ __device__ inline void store_real(void* data, int64_t i, double v)
 
 template <blade_dtype In, blade_dtype Out>
 __global__ void
-cast_kernel(const void* __restrict__ input, void* __restrict__ output, int64_t count)
+cast_kernel(const void* __restrict__ input, void* __restrict__ output, int64_t count, float scale)
 {
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
     for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
          i += stride) {
-        if constexpr (is_complex_type<In>::value)
-            store_complex<Out>(output, i, load_complex<In>(input, i));
-        else
-            store_real<Out>(output, i, load_real<In>(input, i));
+        if constexpr (is_complex_type<In>::value) {
+            float2 v = load_complex<In>(input, i);
+            if (scale != 1.0f)
+                v = make_float2(__fmul_rn(v.x, scale), __fmul_rn(v.y, scale));
+            store_complex<Out>(output, i, v);
+        } else {
+            double v = load_real<In>(input, i);
+            if (scale != 1.0f)
+                v = __dmul_rn(v, static_cast<double>(scale));
+            store_real<Out>(output, i, v);
+        }
     }
+}
+
+// ci8 -> cf16, scaled: two samples (4 bytes) per thread and step into two __half2
+// (8 bytes); a power-of-two scale is exact, so only the conversion rounds (and an
+// 8-bit integer times 2^-k is a half exactly while it stays above 2^-24).
+__device__ inline uint2 ci8_pair_to_half(char4 v, float scale)
+{
+    const __half2 a = __floats2half2_rn(__fmul_rn(v.x, scale), __fmul_rn(v.y, scale));
+    const __half2 b = __floats2half2_rn(__fmul_rn(v.z, scale), __fmul_rn(v.w, scale));
+    uint2 out;
+    memcpy(&out.x, &a, sizeof a);
+    memcpy(&out.y, &b, sizeof b);
+    return out;
+}
+
+__global__ void cast_ci8_cf16_vector_kernel(const char4* __restrict__ input,
+                                            uint2* __restrict__ output,
+                                            int64_t pairs,
+                                            float scale)
+{
+    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (; i + 3 * stride < pairs; i += 4 * stride) {
+        char4 v[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            v[u] = __ldcs(&input[i + u * stride]);
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            __stcs(&output[i + u * stride], ci8_pair_to_half(v[u], scale));
+    }
+    for (; i < pairs; i += stride)
+        __stcs(&output[i], ci8_pair_to_half(__ldcs(&input[i]), scale));
 }
 
 // ci8 -> cf32: each thread turns 4 bytes (two samples) into one float4, so a
@@ -152,45 +195,54 @@ __global__ void cast_ci8_cf32_vector_kernel(const char4* __restrict__ input,
 }
 
 template <blade_dtype In, blade_dtype Out>
-blade_status launch(const void* input, void* output, int64_t count, cudaStream_t stream)
+blade_status
+launch(const void* input, void* output, int64_t count, float scale, cudaStream_t stream)
 {
     cast_kernel<In, Out><<<blade_grid_size(count, kThreads, kMaxBlocks), kThreads, 0, stream>>>(
-        input, output, count);
+        input, output, count, scale);
     BLADE_CUDA_CHECK_LAUNCH("cast_kernel");
     return BLADE_OK;
 }
 
 template <blade_dtype In>
-blade_status dispatch_complex_output(
-    blade_dtype out, const void* input, void* output, int64_t count, cudaStream_t stream)
+blade_status dispatch_complex_output(blade_dtype out,
+                                     const void* input,
+                                     void* output,
+                                     int64_t count,
+                                     float scale,
+                                     cudaStream_t stream)
 {
     switch (out) {
     case BLADE_CI4:
-        return launch<In, BLADE_CI4>(input, output, count, stream);
+        return launch<In, BLADE_CI4>(input, output, count, scale, stream);
     case BLADE_CI8:
-        return launch<In, BLADE_CI8>(input, output, count, stream);
+        return launch<In, BLADE_CI8>(input, output, count, scale, stream);
     case BLADE_CI16:
-        return launch<In, BLADE_CI16>(input, output, count, stream);
+        return launch<In, BLADE_CI16>(input, output, count, scale, stream);
     case BLADE_CF16:
-        return launch<In, BLADE_CF16>(input, output, count, stream);
+        return launch<In, BLADE_CF16>(input, output, count, scale, stream);
     case BLADE_CF32:
-        return launch<In, BLADE_CF32>(input, output, count, stream);
+        return launch<In, BLADE_CF32>(input, output, count, scale, stream);
     default:
         return blade_fail(BLADE_ERROR_UNSUPPORTED, "cast: no CUDA kernel for this pair");
     }
 }
 
 template <blade_dtype In>
-blade_status dispatch_real_output(
-    blade_dtype out, const void* input, void* output, int64_t count, cudaStream_t stream)
+blade_status dispatch_real_output(blade_dtype out,
+                                  const void* input,
+                                  void* output,
+                                  int64_t count,
+                                  float scale,
+                                  cudaStream_t stream)
 {
     switch (out) {
     case BLADE_F16:
-        return launch<In, BLADE_F16>(input, output, count, stream);
+        return launch<In, BLADE_F16>(input, output, count, scale, stream);
     case BLADE_F32:
-        return launch<In, BLADE_F32>(input, output, count, stream);
+        return launch<In, BLADE_F32>(input, output, count, scale, stream);
     case BLADE_F64:
-        return launch<In, BLADE_F64>(input, output, count, stream);
+        return launch<In, BLADE_F64>(input, output, count, scale, stream);
     default:
         return blade_fail(BLADE_ERROR_UNSUPPORTED, "cast: no CUDA kernel for this pair");
     }
@@ -203,12 +255,13 @@ extern "C" blade_status blade_cuda_cast(const void* input,
                                         void* output,
                                         blade_dtype output_type,
                                         int64_t count,
+                                        float scale,
                                         void* stream_handle)
 {
     cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
     if (count <= 0)
         return BLADE_OK;
-    if (input_type == output_type) {
+    if (input_type == output_type && scale == 1.0f) {
         if (input == output)
             return BLADE_OK;
         BLADE_CUDA_TRY(
@@ -219,7 +272,29 @@ extern "C" blade_status blade_cuda_cast(const void* input,
                             stream));
         return BLADE_OK;
     }
-    if (input_type == BLADE_CI8 && output_type == BLADE_CF32 &&
+    if (input_type == BLADE_CI8 && output_type == BLADE_CF16 &&
+        reinterpret_cast<uintptr_t>(input) % 4 == 0 &&
+        reinterpret_cast<uintptr_t>(output) % 8 == 0) {
+        const int64_t pairs = count / 2;
+        if (pairs > 0) {
+            cast_ci8_cf16_vector_kernel<<<
+                blade_grid_size(pairs / kVectorUnroll, kThreads, 8u * blade_cuda_multiprocessors()),
+                kThreads,
+                0,
+                stream>>>(
+                static_cast<const char4*>(input), static_cast<uint2*>(output), pairs, scale);
+            BLADE_CUDA_CHECK_LAUNCH("cast_ci8_cf16_vector_kernel");
+        }
+        const int64_t done = pairs * 2;
+        if (done < count)
+            return launch<BLADE_CI8, BLADE_CF16>(static_cast<const int8_t*>(input) + 2 * done,
+                                                 static_cast<uint16_t*>(output) + 2 * done,
+                                                 count - done,
+                                                 scale,
+                                                 stream);
+        return BLADE_OK;
+    }
+    if (input_type == BLADE_CI8 && output_type == BLADE_CF32 && scale == 1.0f &&
         reinterpret_cast<uintptr_t>(input) % 4 == 0 &&
         reinterpret_cast<uintptr_t>(output) % 16 == 0) {
         const int64_t pairs = count / 2;
@@ -237,26 +312,30 @@ extern "C" blade_status blade_cuda_cast(const void* input,
             return launch<BLADE_CI8, BLADE_CF32>(static_cast<const int8_t*>(input) + 2 * done,
                                                  static_cast<float*>(output) + 2 * done,
                                                  count - done,
+                                                 1.0f,
                                                  stream);
         return BLADE_OK;
     }
     switch (input_type) {
     case BLADE_CI4:
-        return dispatch_complex_output<BLADE_CI4>(output_type, input, output, count, stream);
+        return dispatch_complex_output<BLADE_CI4>(output_type, input, output, count, scale, stream);
     case BLADE_CI8:
-        return dispatch_complex_output<BLADE_CI8>(output_type, input, output, count, stream);
+        return dispatch_complex_output<BLADE_CI8>(output_type, input, output, count, scale, stream);
     case BLADE_CI16:
-        return dispatch_complex_output<BLADE_CI16>(output_type, input, output, count, stream);
+        return dispatch_complex_output<BLADE_CI16>(
+            output_type, input, output, count, scale, stream);
     case BLADE_CF16:
-        return dispatch_complex_output<BLADE_CF16>(output_type, input, output, count, stream);
+        return dispatch_complex_output<BLADE_CF16>(
+            output_type, input, output, count, scale, stream);
     case BLADE_CF32:
-        return dispatch_complex_output<BLADE_CF32>(output_type, input, output, count, stream);
+        return dispatch_complex_output<BLADE_CF32>(
+            output_type, input, output, count, scale, stream);
     case BLADE_F16:
-        return dispatch_real_output<BLADE_F16>(output_type, input, output, count, stream);
+        return dispatch_real_output<BLADE_F16>(output_type, input, output, count, scale, stream);
     case BLADE_F32:
-        return dispatch_real_output<BLADE_F32>(output_type, input, output, count, stream);
+        return dispatch_real_output<BLADE_F32>(output_type, input, output, count, scale, stream);
     case BLADE_F64:
-        return dispatch_real_output<BLADE_F64>(output_type, input, output, count, stream);
+        return dispatch_real_output<BLADE_F64>(output_type, input, output, count, scale, stream);
     default:
         return blade_fail(BLADE_ERROR_UNSUPPORTED, "cast: no CUDA kernel for this pair");
     }

@@ -23,6 +23,10 @@
 // long rows keep several samples of one row in flight. The choice depends on I
 // alone, and all three add each lane's samples in increasing time.
 //
+// Half-precision voltages (cf16): the same kernels read 8-byte samples (two
+// polarizations; 4 bytes for one) and widen them to float before the mode adds
+// them, so the sums are those of the cf32 cast, bit for bit, and stay in float.
+//
 // Integration across chunks: the output of a step is destination = previous + sum,
 // where previous is the plan's accumulator (absent on a group's first step) and
 // destination the accumulator or, on the last step, the output.
@@ -30,6 +34,8 @@
 #include "cuda_check.h"
 #include "detector_backend.h"
 
+#include <cuda_fp16.h>
+#include <type_traits>
 #include <cstdint>
 
 namespace {
@@ -118,6 +124,28 @@ struct stokes_iquv { // mode IQUV (IAU, linear feeds)
     }
 };
 
+// A mode reading cf16: a sample is a uint2 (X and Y as two __half2) or, with one
+// polarization, a uint32_t (one __half2), widened to the float sample of Mode.
+__device__ inline float2 widen(uint32_t bits)
+{
+    __half2 h;
+    memcpy(&h, &bits, sizeof h);
+    return __half22float2(h);
+}
+
+__device__ inline float4 widen(uint2 bits)
+{
+    const float2 x = widen(bits.x), y = widen(bits.y);
+    return make_float4(x.x, x.y, y.x, y.y);
+}
+
+template <class Mode>
+struct half_input_mode : Mode {
+    using sample =
+        std::conditional_t<std::is_same_v<typename Mode::sample, float4>, uint2, uint32_t>;
+    __device__ static void add(sums<Mode::kept>& s, sample v) { Mode::add(s, widen(v)); }
+};
+
 constexpr int log2_of(int n) { return n <= 1 ? 0 : 1 + log2_of(n / 2); }
 
 // Combine the N outputs of the 2^log2_group lanes of each group. Reduce-scatter
@@ -161,7 +189,8 @@ __device__ inline void store_outputs(const float (&v)[N],
                                      int member,
                                      int log2_group,
                                      const float* previous,
-                                     float* destination)
+                                     float* destination,
+                                     float scale)
 {
     const int scatter_steps = log2_group < log2_of(N) ? log2_group : log2_of(N);
     const int duplicates = ((1 << log2_group) >> scatter_steps) - 1;
@@ -172,7 +201,8 @@ __device__ inline void store_outputs(const float (&v)[N],
     for (int j = 0; j < N; j++) {
         if (j < held) {
             const int64_t at = row * N + first + j;
-            destination[at] = previous ? previous[at] + v[j] : v[j];
+            const float total = previous ? previous[at] + v[j] : v[j];
+            destination[at] = scale == 1.0f ? total : total * scale;
         }
     }
 }
@@ -186,13 +216,14 @@ __device__ inline void finish_row(const sums<Mode::kept>& s,
                                   int member,
                                   int log2_group,
                                   const float* previous,
-                                  float* destination)
+                                  float* destination,
+                                  float scale)
 {
     float out[Mode::outputs];
     Mode::finish(s, out);
     const int first = combine_group(out, log2_group, lane);
     if (valid)
-        store_outputs(out, first, row, member, log2_group, previous, destination);
+        store_outputs(out, first, row, member, log2_group, previous, destination, scale);
 }
 
 // Where a lane stands: its group of G = 2^log2_group lanes in the warp (a row is
@@ -229,7 +260,8 @@ __global__ void __launch_bounds__(kThreads)
                                       int64_t samples,
                                       int log2_group,
                                       const float* previous,
-                                      float* destination)
+                                      float* destination,
+                                      float scale)
 {
     using sample = typename Mode::sample;
     const lane_place at(log2_group);
@@ -259,7 +291,8 @@ __global__ void __launch_bounds__(kThreads)
                              at.member,
                              log2_group,
                              previous,
-                             destination);
+                             destination,
+                             scale);
         }
     }
 }
@@ -274,7 +307,8 @@ __global__ void __launch_bounds__(kThreads, Mode::kept <= 2 ? 4 : 1)
                              int64_t integration,
                              int log2_group,
                              const float* previous,
-                             float* destination)
+                             float* destination,
+                             float scale)
 {
     using sample = typename Mode::sample;
     const lane_place at(log2_group);
@@ -303,7 +337,7 @@ __global__ void __launch_bounds__(kThreads, Mode::kept <= 2 ? 4 : 1)
         for (int u = 0; u < kRowsInFlight; u++) {
             const int64_t r = row + u * groups;
             finish_row<Mode>(
-                s[u], r < rows, r, at.lane, at.member, log2_group, previous, destination);
+                s[u], r < rows, r, at.lane, at.member, log2_group, previous, destination, scale);
         }
     }
 }
@@ -318,7 +352,8 @@ __global__ void __launch_bounds__(kThreads)
                             int64_t integration,
                             int log2_group,
                             const float* previous,
-                            float* destination)
+                            float* destination,
+                            float scale)
 {
     using sample = typename Mode::sample;
     const lane_place at(log2_group);
@@ -342,16 +377,18 @@ __global__ void __launch_bounds__(kThreads)
             for (; i < per_lane; i++)
                 Mode::add(s, __ldcs(&first[i * at.group_size]));
         }
-        finish_row<Mode>(s, row < rows, row, at.lane, at.member, log2_group, previous, destination);
+        finish_row<Mode>(
+            s, row < rows, row, at.lane, at.member, log2_group, previous, destination, scale);
     }
 }
 
 template <class Mode>
-blade_status launch(const float* input,
+blade_status launch(const void* input,
                     int64_t rows,
                     int64_t integration,
                     const float* previous,
                     float* destination,
+                    float scale,
                     cudaStream_t stream)
 {
     int log2_group = 0;
@@ -367,29 +404,47 @@ blade_status launch(const float* input,
         const int64_t count = rows * integration;
         const unsigned blocks =
             blade_grid_size((count + kFlatUnroll - 1) / kFlatUnroll, kThreads, limit);
-        detect_one_sample_per_lane_kernel<Mode>
-            <<<blocks, kThreads, 0, stream>>>(samples, count, log2_group, previous, destination);
+        detect_one_sample_per_lane_kernel<Mode><<<blocks, kThreads, 0, stream>>>(
+            samples, count, log2_group, previous, destination, scale);
         BLADE_CUDA_CHECK_LAUNCH("detect_one_sample_per_lane_kernel");
     } else if (per_lane < kSamplesInFlight) {
         const int64_t passes =
             (rows + kRowsInFlight * groups_per_warp - 1) / (kRowsInFlight * groups_per_warp);
         const unsigned blocks = blade_grid_size(passes, warps_per_block, limit);
         detect_short_rows_kernel<Mode><<<blocks, kThreads, 0, stream>>>(
-            samples, rows, integration, log2_group, previous, destination);
+            samples, rows, integration, log2_group, previous, destination, scale);
         BLADE_CUDA_CHECK_LAUNCH("detect_short_rows_kernel");
     } else {
         const int64_t tasks = (rows + groups_per_warp - 1) / groups_per_warp;
         const unsigned blocks = blade_grid_size(tasks, warps_per_block, limit);
         detect_long_rows_kernel<Mode><<<blocks, kThreads, 0, stream>>>(
-            samples, rows, integration, log2_group, previous, destination);
+            samples, rows, integration, log2_group, previous, destination, scale);
         BLADE_CUDA_CHECK_LAUNCH("detect_long_rows_kernel");
     }
     return BLADE_OK;
 }
 
+// The mode on cf32 voltages, or on cf16 ones widened as they are read.
+template <class Mode>
+blade_status launch_for(bool half_input,
+                        const void* input,
+                        int64_t rows,
+                        int64_t integration,
+                        const float* previous,
+                        float* destination,
+                        float scale,
+                        cudaStream_t stream)
+{
+    if (half_input)
+        return launch<half_input_mode<Mode>>(
+            input, rows, integration, previous, destination, scale, stream);
+    return launch<Mode>(input, rows, integration, previous, destination, scale, stream);
+}
+
 } // namespace
 
-extern "C" blade_status blade_cuda_detect(const float* input,
+extern "C" blade_status blade_cuda_detect(const void* input,
+                                          bool half_input,
                                           int64_t rows,
                                           int64_t integration,
                                           int polarizations,
@@ -397,11 +452,12 @@ extern "C" blade_status blade_cuda_detect(const float* input,
                                           bool lower_sideband,
                                           const float* previous,
                                           float* destination,
+                                          float scale,
                                           void* stream_handle)
 {
     if (rows <= 0)
         return BLADE_OK;
-    const size_t alignment = polarizations == 2 ? 16 : 8;
+    const size_t alignment = (polarizations == 2 ? 16 : 8) / (half_input ? 2 : 1);
     if (reinterpret_cast<uintptr_t>(input) % alignment != 0)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "detector: CUDA input must be %zu-byte aligned (cudaMalloc memory "
@@ -413,23 +469,40 @@ extern "C" blade_status blade_cuda_detect(const float* input,
             return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                               "detector: mode %s needs two polarizations",
                               blade_detector_mode_name(mode));
-        return launch<total_power_single>(input, rows, integration, previous, destination, stream);
+        return launch_for<total_power_single>(
+            half_input, input, rows, integration, previous, destination, scale, stream);
     }
     switch (mode) {
     case BLADE_DETECT_I:
-        return launch<total_power_dual>(input, rows, integration, previous, destination, stream);
+        return launch_for<total_power_dual>(
+            half_input, input, rows, integration, previous, destination, scale, stream);
     case BLADE_DETECT_XXYY:
-        return launch<dual_powers>(input, rows, integration, previous, destination, stream);
+        return launch_for<dual_powers>(
+            half_input, input, rows, integration, previous, destination, scale, stream);
     case BLADE_DETECT_CROSS:
-        return lower_sideband ? launch<cross_products<true>>(
-                                    input, rows, integration, previous, destination, stream)
-                              : launch<cross_products<false>>(
-                                    input, rows, integration, previous, destination, stream);
+        return lower_sideband
+                   ? launch_for<cross_products<true>>(
+                         half_input, input, rows, integration, previous, destination, scale, stream)
+                   : launch_for<cross_products<false>>(half_input,
+                                                       input,
+                                                       rows,
+                                                       integration,
+                                                       previous,
+                                                       destination,
+                                                       scale,
+                                                       stream);
     case BLADE_DETECT_IQUV:
-        return lower_sideband ? launch<stokes_iquv<true>>(
-                                    input, rows, integration, previous, destination, stream)
-                              : launch<stokes_iquv<false>>(
-                                    input, rows, integration, previous, destination, stream);
+        return lower_sideband
+                   ? launch_for<stokes_iquv<true>>(
+                         half_input, input, rows, integration, previous, destination, scale, stream)
+                   : launch_for<stokes_iquv<false>>(half_input,
+                                                    input,
+                                                    rows,
+                                                    integration,
+                                                    previous,
+                                                    destination,
+                                                    scale,
+                                                    stream);
     }
     return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "detector: unknown mode code %d", (int)mode);
 }

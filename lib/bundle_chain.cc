@@ -13,6 +13,9 @@
 #include <gnuradio/blade/polarizer.h>
 #include <gnuradio/blade/runtime.h>
 
+#include <blade/modules/channelizer.h>
+
+#include <cmath>
 #include <stdexcept>
 
 namespace gr {
@@ -40,13 +43,13 @@ void bundle_chain::output(const chain_end& from, int port)
     d_hier.connect(from.block, from.port, d_hier.self(), port);
 }
 
-chain_end bundle_chain::cast(const chain_end& in, const std::string& dtype)
+chain_end bundle_chain::cast(const chain_end& in, const std::string& dtype, double scale)
 {
-    if (in.dtype == dtype)
+    if (in.dtype == dtype && scale == 1.0)
         return in;
-    auto block = gr::blade::cast::make(in.shape, in.dtype, dtype, d_device);
+    auto block = gr::blade::cast::make(in.shape, in.dtype, dtype, d_device, scale);
     connect(in, block, 0);
-    return chain_end{ block, 0, in.shape, dtype, in.chunks_per_item };
+    return chain_end{ block, 0, in.shape, dtype, in.chunks_per_item, in.scale * scale };
 }
 
 chain_end
@@ -54,23 +57,25 @@ bundle_chain::channelize(const chain_end& in, int64_t rate, int taps, const std:
 {
     if (rate == 1 && taps == 1)
         return in;
-    auto block = gr::blade::channelizer::make(in.shape, rate, d_device, taps, window);
+    auto block = gr::blade::channelizer::make(in.shape, rate, d_device, taps, window, in.dtype);
     connect(in, block, 0);
-    return chain_end{ block, 0, block->output_shape(), "cf32", in.chunks_per_item };
+    return chain_end{ block, 0, block->output_shape(), in.dtype, in.chunks_per_item, in.scale };
 }
 
 chain_end bundle_chain::polarize(const chain_end& in, bool circular)
 {
     if (!circular)
         return in;
-    auto block = gr::blade::polarizer::make(in.shape, d_device, "circular");
+    auto block = gr::blade::polarizer::make(in.shape, d_device, "circular", in.dtype);
     connect(in, block, 0);
-    return chain_end{ block, 0, in.shape, "cf32", in.chunks_per_item };
+    return chain_end{ block, 0, in.shape, in.dtype, in.chunks_per_item, in.scale };
 }
 
 chain_end bundle_chain::detect(const chain_end& in, const std::string& mode, int64_t integration)
 {
-    auto block = gr::blade::detector::make(in.shape, mode, integration, d_device);
+    // Power of values scaled by s: 1/s^2 gives the fp32 chain's power back, exactly.
+    auto block = gr::blade::detector::make(
+        in.shape, mode, integration, d_device, in.dtype, 1.0 / (in.scale * in.scale));
     connect(in, block, 0);
     return chain_end{
         block, 0, block->output_shape(), "f32", in.chunks_per_item * block->chunks_per_output()
@@ -83,7 +88,8 @@ chain_end bundle_chain::gather_time(const chain_end& in, int64_t multiplier)
         return in;
     auto block = gr::blade::gather::make(in.shape, 2, multiplier, in.dtype, d_device);
     connect(in, block, 0);
-    return chain_end{ block, 0, block->output_shape(), in.dtype, in.chunks_per_item * multiplier };
+    return chain_end{ block,   0, block->output_shape(), in.dtype, in.chunks_per_item * multiplier,
+                      in.scale };
 }
 
 chain_end build_across_devices(gr::hier_block2& hier,
@@ -117,7 +123,7 @@ chain_end build_across_devices(gr::hier_block2& hier,
     auto merge = gr::blade::channel_merge::make(whole, ends[0].dtype, parts, devices);
     for (int64_t n = 0; n < parts; n++)
         hier.connect(ends[n].block, ends[n].port, merge, static_cast<int>(n));
-    return chain_end{ merge, 0, whole, ends[0].dtype, ends[0].chunks_per_item };
+    return chain_end{ merge, 0, whole, ends[0].dtype, ends[0].chunks_per_item, ends[0].scale };
 }
 
 std::string join_devices(const std::vector<std::string>& devices)
@@ -137,6 +143,27 @@ void check_detector_mode(const std::string& mode, bool voltages_ok, const std::s
     throw std::invalid_argument(
         what + " detector: '" + mode + "' is not one of \"I\", \"XXYY\", " + "\"cross\", \"IQUV\"" +
         (voltages_ok ? std::string(" or \"none\" (voltages)") : std::string()));
+}
+
+double channelizer_gain(int64_t rate, int taps, const std::string& window)
+{
+    if (rate <= 1 && taps <= 1)
+        return 1.0;
+    blade_channelizer_window code;
+    if (blade_channelizer_window_parse(window.c_str(), &code) != BLADE_OK)
+        throw std::invalid_argument(std::string("channelizer window: ") + blade_last_error());
+    std::vector<double> filter(static_cast<size_t>(rate * taps));
+    if (blade_channelizer_prototype(rate, taps, code, filter.data()) != BLADE_OK)
+        throw std::invalid_argument(std::string("channelizer: ") + blade_last_error());
+    double gain = 0;
+    for (double h : filter)
+        gain += std::abs(h);
+    return gain;
+}
+
+double half_range_scale(double gain)
+{
+    return gain > 1.0 ? std::ldexp(1.0, -static_cast<int>(std::ceil(std::log2(gain)))) : 1.0;
 }
 
 size_t bundle_item_size(const std::vector<int64_t>& shape, const std::string& dtype)

@@ -26,6 +26,9 @@ struct chain_end {
     std::vector<int64_t> shape;
     std::string dtype;
     int64_t chunks_per_item = 1; //!< input chunks behind one item here
+    //! The values here are what the fp32 chain has times this: a half-precision
+    //! chain's range scale (a power of two), undone by the detector.
+    double scale = 1.0;
 };
 
 class bundle_chain
@@ -36,7 +39,10 @@ public:
     /*! The bundle's own input port `port`, carrying `shape` chunks of `dtype`. */
     chain_end input(int port, const std::vector<int64_t>& shape, const std::string& dtype);
 
-    chain_end cast(const chain_end& in, const std::string& dtype);
+    //! A cast to `dtype`, multiplying by `scale` (nothing when neither changes).
+    chain_end cast(const chain_end& in, const std::string& dtype, double scale = 1.0);
+    //! The channelizer, polarizer and detector keep the type they are given (cf32 or
+    //! cf16; the detector writes f32).
     chain_end channelize(const chain_end& in, int64_t rate, int taps, const std::string& window);
     chain_end polarize(const chain_end& in, bool circular);
     chain_end detect(const chain_end& in, const std::string& mode, int64_t integration);
@@ -86,6 +92,20 @@ std::string join_devices(const std::vector<std::string>& devices);
 
 /*! Validate a detector mode name for a bundle ("none" allowed when `voltages_ok`). */
 void check_detector_mode(const std::string& mode, bool voltages_ok, const std::string& what);
+
+/*!
+ * The largest gain of a channelizer for a tone, sum |h| of its prototype (N for the
+ * plain FFT; 1 for rate 1 without taps).
+ */
+double channelizer_gain(int64_t rate, int taps, const std::string& window);
+
+/*!
+ * The range scale of a half-precision chain ahead of a stage of `gain`: 2^-k with
+ * 2^k >= gain (1 for gains up to 1). Exact (it changes no mantissa), it keeps 8-bit
+ * voltages times the gain far below half's largest value, 65504, while their noise
+ * stays in half's normal range.
+ */
+double half_range_scale(double gain);
 
 /*! Bytes of one item of `shape` chunks of `dtype`. */
 size_t bundle_item_size(const std::vector<int64_t>& shape, const std::string& dtype);

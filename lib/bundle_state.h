@@ -43,6 +43,7 @@ protected:
     std::vector<int64_t> d_input_shape;
     std::string d_input_type;
     std::vector<std::string> d_devices;
+    std::string d_precision = "fp32";
     chain_end d_output;
 };
 
@@ -53,6 +54,11 @@ class bundle_impl : public Public, public bundle_state
 protected:
     using bundle_state::bundle_state;
 
+public:
+    // Here rather than in bundle_state: mode_x declares precision() too.
+    std::string precision() const override { return d_precision; }
+
+protected:
     /*! The chain is built: its end is the bundle's output. */
     void finish(const chain_end& end)
     {
@@ -62,6 +68,12 @@ protected:
         this->connect(end.block, end.port, this->self(), 0);
     }
 };
+
+/*!
+ * The element type of a bundle's intermediates for its `precision` option: cf32 for
+ * "fp32", cf16 for "fp16"; anything else is refused naming bundle `what`.
+ */
+std::string working_type(const std::string& precision, const std::string& what);
 
 /*! Resolve a bundle's device or devices (runtime.h), for `shape`'s channels. */
 std::vector<std::string> bundle_devices(const spectrometer_options& options,

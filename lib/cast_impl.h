@@ -16,7 +16,8 @@ public:
     cast_impl(const tensor_spec& input,
               const tensor_spec& output,
               const std::string& requested_device,
-              const blade_device& device);
+              const blade_device& device,
+              float scale);
     ~cast_impl() override;
 
 

@@ -16,10 +16,17 @@ channelizer::sptr channelizer::make(const std::vector<int64_t>& shape,
                                     int64_t rate,
                                     const std::string& device,
                                     int taps,
-                                    const std::string& window)
+                                    const std::string& window,
+                                    const std::string& dtype)
 {
-    const tensor_spec input(BLADE_CF32, parse_shape(shape, "blade.channelizer shape"));
-    blade_channelizer_config config = { BLADE_CF32, BLADE_CF32, rate, taps, BLADE_WINDOW_HAMMING };
+    if (dtype != "cf32" && dtype != "cf16")
+        throw std::invalid_argument("blade.channelizer dtype: '" + dtype +
+                                    "' (the channelizer reads and writes cf32 or cf16)");
+    const tensor_spec input(parse_dtype(dtype, "blade.channelizer dtype"),
+                            parse_shape(shape, "blade.channelizer shape"));
+    blade_channelizer_config config = {
+        input.dtype, input.dtype, rate, taps, BLADE_WINDOW_HAMMING
+    };
     throw_on_error(blade_channelizer_window_parse(window.c_str(), &config.window),
                    "blade.channelizer window");
     return gnuradio::make_block_sptr<channelizer_impl>(
@@ -38,7 +45,7 @@ channelizer_impl::channelizer_impl(const tensor_spec& input,
 {
     check(blade_channelizer_create(&d_channelizer, &d_config, &input.shape, blade_device_id()),
           "configuration");
-    const tensor_spec output(BLADE_CF32, blade_channelizer_output_shape(d_channelizer));
+    const tensor_spec output(input.dtype, blade_channelizer_output_shape(d_channelizer));
     set_port_specs({ input }, { output });
     set_tag_propagation_policy(TPP_DONT); // forward_tags() rewrites and copies them
     log_device_choice(d_logger);

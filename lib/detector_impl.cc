@@ -8,6 +8,7 @@
 #include <gnuradio/io_signature.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -17,13 +18,23 @@ namespace blade {
 detector::sptr detector::make(const std::vector<int64_t>& shape,
                               const std::string& mode,
                               int64_t integration,
-                              const std::string& device)
+                              const std::string& device,
+                              const std::string& input_type,
+                              double scale)
 {
-    const tensor_spec input(BLADE_CF32, parse_shape(shape, "blade.detector shape"));
+    if (!(scale > 0) || !std::isfinite(scale))
+        throw std::invalid_argument("blade.detector scale: " + std::to_string(scale) +
+                                    " (a finite factor above 0; 1 for none)");
+    if (input_type != "cf32" && input_type != "cf16")
+        throw std::invalid_argument("blade.detector input_type: '" + input_type +
+                                    "' (the detector reads cf32 or cf16 voltages)");
+    const tensor_spec input(parse_dtype(input_type, "blade.detector input_type"),
+                            parse_shape(shape, "blade.detector shape"));
     blade_detector_config config = {};
     if (blade_detector_mode_parse(mode.c_str(), &config.mode) != BLADE_OK)
         throw std::invalid_argument(std::string("blade.detector mode: ") + blade_last_error());
     config.integration = integration;
+    config.scale = static_cast<float>(scale);
     // Validate with the core first: the output shape and the decimation (chunks per
     // output) must be known before the block exists.
     blade_detector* probe = nullptr;

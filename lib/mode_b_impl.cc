@@ -25,8 +25,17 @@ chain_end beamform(bundle_chain& chain,
     // The beamformer converts ci8 itself while it loads; a channelizer or a
     // polarizer needs cf32 first.
     const bool fused_cast = o.input_type == "ci8" && rate == 1 && o.taps == 1 && !o.circular;
-    if (!fused_cast)
-        voltages = chain.cast(voltages, "cf32");
+    if (!fused_cast) {
+        // Half precision: scaled by 2^-k ahead of a channelizer of gain up to 2^k (its
+        // spectra stay within half's range; the detector undoes it). Voltages out
+        // (detector "none") are not scaled: they must fit half's range as they are.
+        const std::string work = working_type(o.precision, "blade.mode_b");
+        const bool scaled = work == "cf16" && o.detector != "none";
+        voltages =
+            chain.cast(voltages,
+                       work,
+                       scaled ? half_range_scale(channelizer_gain(rate, o.taps, o.window)) : 1.0);
+    }
     voltages = chain.channelize(voltages, rate, o.taps, o.window);
     voltages = chain.polarize(voltages, o.circular);
 
@@ -39,19 +48,24 @@ chain_end beamform(bundle_chain& chain,
     auto phasors = phasor::make_from_recipe(setup.axis.channelized(rate), setup.recipe, phasing);
     chain.connect(times, phasors, 0);
 
+    // Half precision: the tensor-core path on half operands with float32 sums (its
+    // own "auto" never chooses it: only an explicit path lowers the accuracy).
+    const std::string path =
+        o.precision == "fp16" && o.beamformer_path == "auto" ? "fp16" : o.beamformer_path;
     auto beamformer = gr::blade::beamformer::make(voltages.shape,
                                                   phasors->output_shape(),
                                                   voltages.dtype,
                                                   setup.voltage_type,
                                                   *o.incoherent,
                                                   setup.incoherent_sqrt,
-                                                  o.beamformer_path,
+                                                  path,
                                                   chain.device());
     chain.connect(voltages, beamformer, 0);
     chain.connect(chain_end{ phasors, 0, phasors->output_shape(), "cf32", 1 }, beamformer, 1);
     beams = beamformer->beams();
     return chain_end{
-        beamformer, 0, beamformer->output_shape(), setup.voltage_type, voltages.chunks_per_item
+        beamformer,    0, beamformer->output_shape(), setup.voltage_type, voltages.chunks_per_item,
+        voltages.scale
     };
 }
 
@@ -127,6 +141,7 @@ mode_b::sptr mode_b::make(const std::vector<int64_t>& shape,
                                     std::to_string(options.integration) +
                                     " needs a detector; voltages (detector \"none\") are not "
                                     "integrated");
+    const std::string work = working_type(options.precision, "blade.mode_b");
     if (options.output_type != "cf32" && options.output_type != "cf16")
         throw std::invalid_argument("blade.mode_b output_type: '" + options.output_type +
                                     "' (beamformed voltages are cf32 or cf16)");
@@ -140,7 +155,8 @@ mode_b::sptr mode_b::make(const std::vector<int64_t>& shape,
     // A detector squares what it is given: the incoherent beam's square root makes
     // it power again.
     setup.incoherent_sqrt = *setup.options.incoherent && options.detector != "none";
-    setup.voltage_type = options.detector == "none" ? options.output_type : "cf32";
+    // Beams for the detector are of the chain's precision; voltages of output_type.
+    setup.voltage_type = options.detector == "none" ? options.output_type : work;
     return gnuradio::make_block_sptr<mode_b_impl>(setup, bundle_devices(options, shape));
 }
 
@@ -150,6 +166,7 @@ mode_b_impl::mode_b_impl(const beamforming_setup& setup, const std::vector<std::
                       gr::io_signature::make(1, 1, sizeof(float))), // item size set once built
       bundle_impl(setup.shape, setup.options.input_type, devices)
 {
+    d_precision = setup.options.precision;
     const std::string& detector = setup.options.detector;
     const int64_t integration = setup.options.integration;
     finish(build_beamforming_bundle(*this,

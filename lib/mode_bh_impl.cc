@@ -34,6 +34,7 @@ mode_bh::sptr mode_bh::make(const std::vector<int64_t>& shape,
     setup.options.channelizer_rate = 1;
     setup.options.taps = 1;
     setup.options.incoherent = options.incoherent.value_or(false);
+    working_type(options.precision, "blade.mode_bh");
     return gnuradio::make_block_sptr<mode_bh_impl>(
         setup, rate, options.taps, bundle_devices(options, shape));
 }
@@ -48,6 +49,7 @@ mode_bh_impl::mode_bh_impl(const beamforming_setup& setup,
       bundle_impl(setup.shape, setup.options.input_type, devices)
 {
     const beamforming_options& o = setup.options;
+    d_precision = o.precision;
     finish(build_beamforming_bundle(
         *this,
         "mode_bh",
@@ -58,8 +60,17 @@ mode_bh_impl::mode_bh_impl(const beamforming_setup& setup,
             const chain_end& voltages,
             const chain_end& times) {
             chain_end spectra = beamform(chain, part, voltages, times, d_beams);
+            const int64_t rate =
+                channelizer_rate == 0 ? spectra.shape[2] * o.gather : channelizer_rate;
+            if (o.precision == "fp16") {
+                // cf32 beams (the incoherent one is a power: scaling the voltages
+                // would scale it by s^2, the coherent beams by s), then cf16 scaled by
+                // 2^-k for the channelizer's gain of up to 2^k: gather, channelizer
+                // and detector then move half the bytes.
+                spectra = chain.cast(
+                    spectra, "cf16", half_range_scale(channelizer_gain(rate, taps, o.window)));
+            }
             spectra = chain.gather_time(spectra, o.gather);
-            const int64_t rate = channelizer_rate == 0 ? spectra.shape[2] : channelizer_rate;
             spectra = chain.channelize(spectra, rate, taps, o.window);
             return chain.detect(spectra, o.detector, o.integration);
         }));

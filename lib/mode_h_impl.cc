@@ -13,6 +13,7 @@ namespace blade {
 mode_h::sptr mode_h::make(const std::vector<int64_t>& shape, const spectrometer_options& options)
 {
     check_detector_mode(options.detector, false, "blade.mode_h");
+    working_type(options.precision, "blade.mode_h");
     return gnuradio::make_block_sptr<mode_h_impl>(shape, options, bundle_devices(options, shape));
 }
 
@@ -26,8 +27,15 @@ mode_h_impl::mode_h_impl(const std::vector<int64_t>& shape,
       bundle_impl(shape, options.input_type, devices)
 {
     const int64_t rate = options.channelizer_rate.value_or(1);
+    d_precision = options.precision;
+    const std::string work = working_type(options.precision, "blade.mode_h");
+    // Half precision: the voltages scaled by 2^-k ahead of a channelizer of gain up
+    // to 2^k, so that its spectra stay within half's range; the detector undoes it.
+    const double scale =
+        work == "cf16" ? half_range_scale(channelizer_gain(rate, options.taps, options.window))
+                       : 1.0;
     auto spectrometer = [&](bundle_chain& chain, const chain_end& voltages) {
-        chain_end end = chain.cast(voltages, "cf32");
+        chain_end end = chain.cast(voltages, work, scale);
         end = chain.channelize(end, rate, options.taps, options.window);
         end = chain.polarize(end, options.circular);
         return chain.detect(end, options.detector, options.integration);

@@ -11,9 +11,14 @@ namespace blade {
 
 polarizer::sptr polarizer::make(const std::vector<int64_t>& shape,
                                 const std::string& device,
-                                const std::string& output_basis)
+                                const std::string& output_basis,
+                                const std::string& dtype)
 {
-    const tensor_spec chunk(BLADE_CF32, parse_shape(shape, "blade.polarizer shape"));
+    if (dtype != "cf32" && dtype != "cf16")
+        throw std::invalid_argument("blade.polarizer dtype: '" + dtype +
+                                    "' (the polarizer reads and writes cf32 or cf16)");
+    const tensor_spec chunk(parse_dtype(dtype, "blade.polarizer dtype"),
+                            parse_shape(shape, "blade.polarizer shape"));
     blade_basis basis;
     if (blade_basis_parse(output_basis.c_str(), &basis) != BLADE_OK)
         throw std::invalid_argument(std::string("blade.polarizer output_basis: ") +

@@ -2,6 +2,7 @@
 /* Cast cases: ci8 -> cf32 at A in {2, 16, 64} (performance.md). */
 #include "bench.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -19,7 +20,10 @@ cast_setup(bench_case* self, blade_device device, blade_stream stream, int shrin
         return BLADE_ERROR_OUT_OF_MEMORY;
     self->state = state;
     const blade_shape shape = blade_shape_aftp(self->p[0], 192, 8192 / shrink, 2);
-    const blade_cast_config config = { (blade_dtype)self->p[1], (blade_dtype)self->p[2] };
+    /* p[3]: the scale's exponent (the half-precision chain casts ci8 to cf16 x 2^-k) */
+    const blade_cast_config config = { (blade_dtype)self->p[1],
+                                       (blade_dtype)self->p[2],
+                                       (float)ldexp(1.0, (int)self->p[3]) };
     const int64_t count = blade_shape_count(&shape);
     self->samples = (double)count;
     self->bytes =
@@ -74,4 +78,17 @@ void bench_register_cast(bench_case** cases, int* count)
         one.p[2] = BLADE_CF32;
         bench_add(cases, count, &one);
     }
+    /* The half-precision chain's ingest: ci8 -> cf16 x 2^-13 (N = 8192 channelizer). */
+    bench_case half = { 0 };
+    half.module = "cast";
+    snprintf(half.label, sizeof half.label, "ci8->cf16 x2^-13 [16, 192, 8192, 2]");
+    half.bound = BENCH_MEMORY;
+    half.setup = cast_setup;
+    half.run = cast_run;
+    half.teardown = cast_teardown;
+    half.p[0] = 16;
+    half.p[1] = BLADE_CI8;
+    half.p[2] = BLADE_CF16;
+    half.p[3] = -13;
+    bench_add(cases, count, &half);
 }

@@ -33,7 +33,8 @@ detector_setup(bench_case* self, blade_device device, blade_stream stream, int s
     if (status != BLADE_OK)
         return status;
     const blade_shape out_shape = blade_detector_output_shape(state->plan);
-    const size_t in_bytes = blade_tensor_bytes(BLADE_CF32, &shape);
+    const blade_dtype type = self->p[3] ? (blade_dtype)self->p[3] : BLADE_CF32; /* cf16: widened */
+    const size_t in_bytes = blade_tensor_bytes(type, &shape);
     const size_t out_bytes = blade_tensor_bytes(BLADE_F32, &out_shape);
     self->samples = (double)blade_shape_count(&shape);
     /* Every step reads its chunk; the output (or the accumulator) is written once */
@@ -44,7 +45,7 @@ detector_setup(bench_case* self, blade_device device, blade_stream stream, int s
         status = blade_device_alloc(device, out_bytes, &out);
     if (status == BLADE_OK) /* touch it, so the host timing sees no page faults */
         status = blade_memset_zero(device, out, out_bytes, NULL);
-    state->input = blade_tensor_make(BLADE_CF32, &shape, device, in);
+    state->input = blade_tensor_make(type, &shape, device, in);
     state->output = blade_tensor_make(BLADE_F32, &out_shape, device, out);
     return status;
 }
@@ -74,10 +75,16 @@ void bench_register_detector(bench_case** cases, int* count)
         long long integration; /* negative: whole chunks */
         blade_detector_mode mode;
         double upstream_ms, target_ms;
+        blade_dtype type; /* 0: cf32 */
     } shapes[] = {
-        { 2, 8, BLADE_DETECT_IQUV, 0, 0 },       { 16, 8, BLADE_DETECT_IQUV, 1.012, 0.15 },
-        { 16, 64, BLADE_DETECT_I, 0.974, 0.13 }, { 16, 8, BLADE_DETECT_I, 0, 0 },
-        { 16, 8, BLADE_DETECT_CROSS, 0, 0 },     { 16, -4, BLADE_DETECT_IQUV, 0, 0 },
+        { 2, 8, BLADE_DETECT_IQUV, 0, 0, 0 },
+        { 16, 8, BLADE_DETECT_IQUV, 1.012, 0.15, 0 },
+        { 16, 64, BLADE_DETECT_I, 0.974, 0.13, 0 },
+        { 16, 8, BLADE_DETECT_I, 0, 0, 0 },
+        { 16, 8, BLADE_DETECT_CROSS, 0, 0, 0 },
+        { 16, -4, BLADE_DETECT_IQUV, 0, 0, 0 },
+        { 16, 8, BLADE_DETECT_IQUV, 0, 0, BLADE_CF16 },
+        { 16, 64, BLADE_DETECT_I, 0, 0, BLADE_CF16 },
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         bench_case one = { 0 };
@@ -85,9 +92,10 @@ void bench_register_detector(bench_case** cases, int* count)
         if (shapes[i].integration > 0)
             snprintf(one.label,
                      sizeof one.label,
-                     "%s I=%lld [%d, 192, 8192, 2]",
+                     "%s I=%lld%s [%d, 192, 8192, 2]",
                      blade_detector_mode_name(shapes[i].mode),
                      shapes[i].integration,
+                     shapes[i].type == BLADE_CF16 ? " cf16" : "",
                      shapes[i].antennas);
         else
             snprintf(one.label,
@@ -105,6 +113,7 @@ void bench_register_detector(bench_case** cases, int* count)
         one.p[0] = shapes[i].antennas;
         one.p[1] = shapes[i].integration;
         one.p[2] = shapes[i].mode;
+        one.p[3] = shapes[i].type;
         bench_add(cases, count, &one);
     }
 }

@@ -20,7 +20,8 @@ polarizer_setup(bench_case* self, blade_device device, blade_stream stream, int 
     self->state = state;
     const blade_shape shape = blade_shape_aftp(self->p[0], 192, 8192 / shrink, 2);
     const blade_polarizer_config config = { BLADE_BASIS_CIRCULAR };
-    const size_t bytes = blade_tensor_bytes(BLADE_CF32, &shape);
+    const blade_dtype type = self->p[1] ? (blade_dtype)self->p[1] : BLADE_CF32;
+    const size_t bytes = blade_tensor_bytes(type, &shape);
     self->samples = (double)blade_shape_count(&shape);
     self->bytes = 2.0 * (double)bytes; /* read once, written once */
     void *in = NULL, *out = NULL;
@@ -31,8 +32,8 @@ polarizer_setup(bench_case* self, blade_device device, blade_stream stream, int 
         status = blade_device_alloc(device, bytes, &out);
     if (status == BLADE_OK) /* touch it, so the host timing sees no page faults */
         status = blade_memset_zero(device, out, bytes, NULL);
-    state->input = blade_tensor_make(BLADE_CF32, &shape, device, in);
-    state->output = blade_tensor_make(BLADE_CF32, &shape, device, out);
+    state->input = blade_tensor_make(type, &shape, device, in);
+    state->output = blade_tensor_make(type, &shape, device, out);
     return status;
 }
 
@@ -58,12 +59,19 @@ void bench_register_polarizer(bench_case** cases, int* count)
 {
     static const struct {
         int antennas;
+        blade_dtype type;
         double upstream_ms, target_ms;
-    } shapes[] = { { 2, 0, 0 }, { 16, 0.231, 0.23 } };
+    } shapes[] = { { 2, BLADE_CF32, 0, 0 },
+                   { 16, BLADE_CF32, 0.231, 0.23 },
+                   { 16, BLADE_CF16, 0, 0 } };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         bench_case one = { 0 };
         one.module = "polarizer";
-        snprintf(one.label, sizeof one.label, "circular [%d, 192, 8192, 2]", shapes[i].antennas);
+        snprintf(one.label,
+                 sizeof one.label,
+                 "circular%s [%d, 192, 8192, 2]",
+                 shapes[i].type == BLADE_CF16 ? " cf16" : "",
+                 shapes[i].antennas);
         one.bound = BENCH_MEMORY;
         one.upstream_ms = shapes[i].upstream_ms;
         one.target_ms = shapes[i].target_ms;
@@ -71,6 +79,7 @@ void bench_register_polarizer(bench_case** cases, int* count)
         one.run = polarizer_run;
         one.teardown = polarizer_teardown;
         one.p[0] = shapes[i].antennas;
+        one.p[1] = shapes[i].type;
         bench_add(cases, count, &one);
     }
 }

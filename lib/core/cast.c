@@ -61,11 +61,17 @@ blade_status blade_cast_create(blade_cast** cast,
                           "among themselves)",
                           blade_dtype_name(from),
                           blade_dtype_name(to));
+    if (!(config->scale >= 0) || config->scale > 3.0e38f)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "cast: scale %g must be finite and positive (0 means 1)",
+                          (double)config->scale);
     if (device.kind == BLADE_DEVICE_CUDA)
         BLADE_TRY(blade_device_activate(device));
 
     BLADE_TRY(blade_alloc_object(sizeof **cast, "cast", (void**)cast));
     (*cast)->config = *config;
+    if ((*cast)->config.scale == 0)
+        (*cast)->config.scale = 1;
     (*cast)->shape = *input_shape;
     (*cast)->device = device;
     return BLADE_OK;
@@ -90,14 +96,19 @@ blade_status blade_cast_process(blade_cast* cast,
                                output->data,
                                cast->config.output_type,
                                count,
+                               cast->config.scale,
                                stream);
 #else
         (void)stream;
         return blade_fail(BLADE_ERROR_NO_DEVICE, "cast: built without CUDA");
 #endif
     }
-    blade_cpu_cast(
-        input->data, cast->config.input_type, output->data, cast->config.output_type, count);
+    blade_cpu_cast(input->data,
+                   cast->config.input_type,
+                   output->data,
+                   cast->config.output_type,
+                   count,
+                   cast->config.scale);
     return BLADE_OK;
 }
 

@@ -18,7 +18,8 @@ void blade_cpu_cast(const void* input,
                     blade_dtype input_type,
                     void* output,
                     blade_dtype output_type,
-                    int64_t count);
+                    int64_t count,
+                    float scale);
 
 #ifdef BLADE_HAVE_CUDA
 /* The same on the GPU, queued on `stream` (a cudaStream_t). */
@@ -27,6 +28,7 @@ blade_status blade_cuda_cast(const void* input,
                              void* output,
                              blade_dtype output_type,
                              int64_t count,
+                             float scale,
                              void* stream);
 #endif
 

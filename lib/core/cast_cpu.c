@@ -8,7 +8,10 @@
  * volk_8i_s32f_convert_32f and volk_16i_s32f_convert_32f (a scale of 1: every
  * integer is a float exactly, so the bits are those of the general path); ci4 ->
  * cf32 and cf32 <-> cf16, for which VOLK has no kernel, are loops the compiler
- * vectorises. Large casts are split across OpenMP threads.
+ * vectorises. Large casts are split across OpenMP threads. A scale other than 1
+ * takes the general path: the complex family multiplies in float (every source value
+ * is a float exactly), the real family in double, as the CUDA kernels do, then rounds
+ * once.
  */
 #include "cast_backend.h"
 #include "cpu_threads_internal.h"
@@ -129,13 +132,45 @@ static inline void store(void* data, blade_dtype type, int64_t i, double re, dou
     }
 }
 
+static bool is_real(blade_dtype type)
+{
+    return type == BLADE_F16 || type == BLADE_F32 || type == BLADE_F64;
+}
+
+static void scaled_range(const void* input,
+                         blade_dtype input_type,
+                         void* output,
+                         blade_dtype output_type,
+                         int64_t begin,
+                         int64_t end,
+                         float scale)
+{
+    const bool real = is_real(input_type);
+    for (int64_t i = begin; i < end; i++) {
+        double re, im;
+        load(input, input_type, i, &re, &im);
+        if (real) {
+            re *= (double)scale;
+        } else { /* in float, as the GPU: re, im are floats exactly */
+            re = (double)((float)re * scale);
+            im = (double)((float)im * scale);
+        }
+        store(output, output_type, i, re, im);
+    }
+}
+
 static void cast_range(const void* input,
                        blade_dtype input_type,
                        void* output,
                        blade_dtype output_type,
                        int64_t begin,
-                       int64_t end)
+                       int64_t end,
+                       float scale)
 {
+    if (scale != 1.0f) {
+        scaled_range(input, input_type, output, output_type, begin, end, scale);
+        return;
+    }
     if (input_type == BLADE_CI8 && output_type == BLADE_CF32) {
         volk_8i_s32f_convert_32f(
             (float*)output + 2 * begin, (const int8_t*)input + 2 * begin, 1.0f, 2 * (end - begin));
@@ -176,16 +211,20 @@ static void cast_range(const void* input,
     }
 }
 
-void blade_cpu_cast(
-    const void* input, blade_dtype input_type, void* output, blade_dtype output_type, int64_t count)
+void blade_cpu_cast(const void* input,
+                    blade_dtype input_type,
+                    void* output,
+                    blade_dtype output_type,
+                    int64_t count,
+                    float scale)
 {
-    if (input_type == output_type) {
+    if (input_type == output_type && scale == 1.0f) {
         if (input != output)
             memcpy(output, input, (size_t)count * blade_dtype_bits(input_type) / 8);
         return;
     }
     if (count < PARALLEL_THRESHOLD) {
-        cast_range(input, input_type, output, output_type, 0, count);
+        cast_range(input, input_type, output, output_type, 0, count, scale);
         return;
     }
     /* Static chunks keep the result independent of the thread count. */
@@ -195,6 +234,6 @@ void blade_cpu_cast(
     for (int64_t c = 0; c < chunks; c++) {
         const int64_t begin = c * chunk;
         const int64_t end = begin + chunk < count ? begin + chunk : count;
-        cast_range(input, input_type, output, output_type, begin, end);
+        cast_range(input, input_type, output, output_type, begin, end, scale);
     }
 }

@@ -127,11 +127,17 @@ blade_status blade_detector_create(blade_detector** detector,
     if (device.kind == BLADE_DEVICE_CUDA)
         BLADE_TRY(blade_device_activate(device));
 
+    if (!(config->scale >= 0) || config->scale > 3.0e38f)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "detector: scale %g must be finite and positive (0 means 1)",
+                          (double)config->scale);
     blade_detector* plan;
     BLADE_TRY(blade_alloc_object(sizeof *plan, "detector", (void**)&plan));
     const int64_t samples = input_shape->dims[2];
     const int outputs = mode_table[config->mode].outputs;
     plan->config = *config;
+    if (plan->config.scale == 0)
+        plan->config.scale = 1;
     plan->input_shape = *input_shape;
     plan->device = device;
     plan->chunk_integration = config->integration < samples ? config->integration : samples;
@@ -173,7 +179,15 @@ blade_status blade_detector_process(blade_detector* detector,
                                     blade_tensor* output,
                                     blade_stream stream)
 {
-    BLADE_TRY(blade_check_tensor("detector", "input", input, BLADE_CF32, &detector->input_shape));
+    /* Voltages are cf32, or cf16 (widened to float as they are read; the sums keep
+     * their precision: double on the CPU, float on CUDA). */
+    if (input != NULL && input->dtype != BLADE_CF32 && input->dtype != BLADE_CF16)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "detector: input tensor is %s; expected cf32 or cf16 voltages",
+                          blade_dtype_name(input->dtype));
+    const bool half_input = input != NULL && input->dtype == BLADE_CF16;
+    BLADE_TRY(blade_check_tensor(
+        "detector", "input", input, half_input ? BLADE_CF16 : BLADE_CF32, &detector->input_shape));
     BLADE_TRY(blade_check_tensor("detector", "output", output, BLADE_F32, &detector->output_shape));
     const bool first = detector->position == 0;
     const bool last = detector->position == detector->steps - 1;
@@ -183,6 +197,7 @@ blade_status blade_detector_process(blade_detector* detector,
 #ifdef BLADE_HAVE_CUDA
         BLADE_TRY(blade_device_activate(detector->device));
         BLADE_TRY(blade_cuda_detect(input->data,
+                                    half_input,
                                     detector->rows,
                                     detector->chunk_integration,
                                     polarizations,
@@ -190,6 +205,7 @@ blade_status blade_detector_process(blade_detector* detector,
                                     detector->config.lower_sideband,
                                     first ? NULL : detector->accumulator,
                                     last ? output->data : detector->accumulator,
+                                    last ? detector->config.scale : 1.0f,
                                     stream));
 #else
         (void)stream;
@@ -197,6 +213,7 @@ blade_status blade_detector_process(blade_detector* detector,
 #endif
     } else {
         blade_cpu_detect(input->data,
+                         half_input,
                          detector->rows,
                          detector->chunk_integration,
                          polarizations,
@@ -204,7 +221,8 @@ blade_status blade_detector_process(blade_detector* detector,
                          detector->config.lower_sideband,
                          first ? NULL : detector->accumulator,
                          last ? NULL : detector->accumulator,
-                         output->data);
+                         output->data,
+                         detector->config.scale);
     }
     detector->position = last ? 0 : detector->position + 1;
     return BLADE_OK;

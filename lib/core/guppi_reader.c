@@ -1269,8 +1269,12 @@ copy_rows(blade_guppi_reader* r, int64_t b, int64_t first, int64_t count, char* 
              * per row costs more than the conversion. */
             for (int64_t done = 0; from != to && done < count * P; done += CAST_PIECE) {
                 const int64_t n = count * P - done < CAST_PIECE ? count * P - done : CAST_PIECE;
-                blade_cpu_cast(
-                    landing + blade_bytes(from, done), from, target + blade_bytes(to, done), to, n);
+                blade_cpu_cast(landing + blade_bytes(from, done),
+                               from,
+                               target + blade_bytes(to, done),
+                               to,
+                               n,
+                               1.0f);
             }
         }
     }

@@ -363,14 +363,14 @@ static void convert_row(blade_guppi_writer* w, const char* in, char* out, int64_
 {
     const blade_dtype from = w->config.input_type, to = w->config.file_type;
     if (w->scaled == NULL) {
-        blade_cpu_cast(in, from, out, to, count);
+        blade_cpu_cast(in, from, out, to, count, 1.0f);
         return;
     }
-    blade_cpu_cast(in, from, w->scaled, BLADE_CF32, count);
+    blade_cpu_cast(in, from, w->scaled, BLADE_CF32, count, 1.0f);
     const float scale = (float)w->config.scale;
     for (int64_t i = 0; i < 2 * count; i++)
         w->scaled[i] *= scale;
-    blade_cpu_cast(w->scaled, BLADE_CF32, out, to, count);
+    blade_cpu_cast(w->scaled, BLADE_CF32, out, to, count, 1.0f);
 }
 
 blade_status blade_guppi_writer_write(blade_guppi_writer* w, const blade_tensor* chunk)

@@ -82,14 +82,39 @@ blade_shape blade_polarizer_output_shape(const blade_polarizer* polarizer)
     return polarizer->shape;
 }
 
+/* The element type is the tensors': cf32, or cf16 (computed in float, rounded once),
+ * the same for input and output. */
+static blade_status
+element_type(const blade_tensor* input, const blade_tensor* output, blade_dtype* type)
+{
+    if (input == NULL || output == NULL)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "polarizer: no input or output tensor");
+    if (input->dtype != BLADE_CF32 && input->dtype != BLADE_CF16)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "polarizer: input tensor is %s; expected cf32 or cf16 (cast "
+                          "integer voltages first)",
+                          blade_dtype_name(input->dtype));
+    if (output->dtype != input->dtype)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "polarizer: output tensor is %s but the input is %s (the output "
+                          "has the input's type)",
+                          blade_dtype_name(output->dtype),
+                          blade_dtype_name(input->dtype));
+    *type = input->dtype;
+    return BLADE_OK;
+}
+
 blade_status blade_polarizer_process(blade_polarizer* polarizer,
                                      const blade_tensor* input,
                                      blade_tensor* output,
                                      blade_stream stream)
 {
-    BLADE_TRY(blade_check_tensor("polarizer", "input", input, BLADE_CF32, &polarizer->shape));
-    BLADE_TRY(blade_check_tensor("polarizer", "output", output, BLADE_CF32, &polarizer->shape));
+    blade_dtype type;
+    BLADE_TRY(element_type(input, output, &type));
+    BLADE_TRY(blade_check_tensor("polarizer", "input", input, type, &polarizer->shape));
+    BLADE_TRY(blade_check_tensor("polarizer", "output", output, type, &polarizer->shape));
     const int64_t pairs = blade_shape_count(&polarizer->shape) / 2;
+    const size_t pair_bytes = 2 * blade_dtype_size(type);
     const bool pass_through = polarizer->config.output_basis == BLADE_BASIS_LINEAR;
     if (pass_through && input->data == output->data)
         return BLADE_OK;
@@ -98,8 +123,13 @@ blade_status blade_polarizer_process(blade_polarizer* polarizer,
 #ifdef BLADE_HAVE_CUDA
         BLADE_TRY(blade_device_activate(polarizer->device));
         if (pass_through)
-            return blade_cuda_memcpy(
-                output->data, input->data, (size_t)pairs * 16, BLADE_COPY_DEVICE_TO_DEVICE, stream);
+            return blade_cuda_memcpy(output->data,
+                                     input->data,
+                                     (size_t)pairs * pair_bytes,
+                                     BLADE_COPY_DEVICE_TO_DEVICE,
+                                     stream);
+        if (type == BLADE_CF16)
+            return blade_cuda_polarize_half(input->data, output->data, pairs, stream);
         return blade_cuda_polarize(input->data, output->data, pairs, stream);
 #else
         (void)stream;
@@ -107,7 +137,9 @@ blade_status blade_polarizer_process(blade_polarizer* polarizer,
 #endif
     }
     if (pass_through)
-        memcpy(output->data, input->data, (size_t)pairs * 16);
+        memcpy(output->data, input->data, (size_t)pairs * pair_bytes);
+    else if (type == BLADE_CF16)
+        blade_cpu_polarize_half(input->data, output->data, pairs);
     else
         blade_cpu_polarize(input->data, output->data, pairs);
     return BLADE_OK;

@@ -118,7 +118,9 @@ class Options:
     snr: float = 10.0
     # Mode X
     channel_integration: int = 1  # adjacent (fine) channels summed per visibility
-    precision: str = "auto"  # correlator path: auto, fp32, fp16 (tensor cores), fp64 (CPU)
+    # Mode B, H, BH: fp32, or fp16 (cf16 intermediates after the cast; auto = fp32).
+    # Mode X: the correlator's path: auto, fp32, fp16 (tensor cores), fp64 (CPU).
+    precision: str = "auto"
     operand_scale: float = 0.0  # fp16 with cf32 voltages: scale before rounding (0: 1)
 
 
@@ -394,6 +396,11 @@ class Job:
             return self._check_correlator_options()
         if o.format not in FORMATS:
             raise ValueError(f"format {o.format!r}: expected fil, h5 or raw")
+        if o.precision not in ("auto", "fp32", "fp16"):
+            raise ValueError(
+                f"precision {o.precision!r}: expected fp32 or fp16 (half-precision intermediates) for "
+                f"{MODES[self.mode]}"
+            )
         if o.search:
             if self.mode == "bh" or o.format == "raw" or o.stokes == "none":
                 raise ValueError("--search needs Mode B or Mode H power spectra (not mode-bh, raw or --stokes none)")
@@ -458,6 +465,10 @@ class Job:
                 "last 'antenna', its power in the real part and zero imaginary parts"
             )
 
+    def _precision(self):
+        """Mode B, H, BH: the chain's precision, fp32 or fp16 (auto is fp32)."""
+        return "fp32" if self.options.precision == "auto" else self.options.precision
+
     def _input_type(self):
         """What the source emits: the recording's own integer type (the bundles cast)."""
         return {"ci4": "ci4", "ci8": "ci8", "ci16": "ci16"}.get(self.recording.sample_type, "cf32")
@@ -517,9 +528,10 @@ class Job:
         shared = None
         if self.mode == "h" and len(self.products) > 1 and not devices and o.device != "all":
             device = blade.resolve_device(o.device)
-            shared = blade.cast(self.shape, input_type, "cf32", device)
+            working = "cf16" if self._precision() == "fp16" else "cf32"
+            shared = blade.cast(self.shape, input_type, working, device)
             feeds.append((shared, 0))
-            input_type, o_device = "cf32", device
+            input_type, o_device = working, device
         else:
             o_device = o.device
         for product in self.products:
@@ -533,6 +545,7 @@ class Job:
                 integration=product.integration,
                 device=o_device,
                 devices=devices,
+                precision=self._precision(),
             )
             if self.mode == "x":
                 product.bundle = self._make_correlator(o_device, devices)
@@ -884,7 +897,8 @@ class Job:
                 steps.insert(2, f"gather x{o.gather}")
         if product.stokes != "none":
             steps.append(f"detector {product.stokes}" + (f" x{product.integration}" if product.integration > 1 else ""))
-        return " -> ".join(steps) + f" on {product.bundle.device()}"
+        half = " (fp16: cf16 intermediates)" if self._precision() == "fp16" else ""
+        return " -> ".join(steps) + f" on {product.bundle.device()}{half}"
 
     def plan(self):
         """Lines that say what will run."""

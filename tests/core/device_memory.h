@@ -79,6 +79,30 @@ inline std::vector<uint8_t> random_cf32(int64_t count, uint32_t seed, float scal
     return bytes;
 }
 
+// `count` complex values of `from` converted to `to` by the CPU cast module (round to
+// nearest even), e.g. cf32 bytes to the cf16 a half-precision chain carries.
+inline std::vector<uint8_t>
+cast_on_cpu(const std::vector<uint8_t>& bytes, blade_dtype from, blade_dtype to, int64_t count)
+{
+    const blade_shape shape = blade_shape_aftp(1, 1, count, 1);
+    blade_cast* cast = nullptr;
+    const blade_cast_config config = { from, to };
+    ok(blade_cast_create(&cast, &config, &shape, blade_device_cpu()), "cast create");
+    std::vector<uint8_t> out(static_cast<size_t>(count) * blade_dtype_size(to));
+    blade_tensor in =
+        blade_tensor_make(from, &shape, blade_device_cpu(), const_cast<uint8_t*>(bytes.data()));
+    blade_tensor converted = blade_tensor_make(to, &shape, blade_device_cpu(), out.data());
+    ok(blade_cast_process(cast, &in, &converted, nullptr), "cast");
+    blade_cast_destroy(cast);
+    return out;
+}
+
+// Bytes of `count` random cf16 samples: random_cf32() rounded to half.
+inline std::vector<uint8_t> random_cf16(int64_t count, uint32_t seed, float scale = 100.0f)
+{
+    return cast_on_cpu(random_cf32(count, seed, scale), BLADE_CF32, BLADE_CF16, count);
+}
+
 // main() of a GPU suite: exit 77 (ctest: skipped) where no CUDA GPU is present.
 inline int gpu_suite_main(int argc, char* argv[], bool (*init)())
 {

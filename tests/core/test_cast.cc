@@ -183,3 +183,70 @@ BOOST_AUTO_TEST_CASE(process_refuses_tensors_the_plan_was_not_made_for)
                BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(std::string(blade_last_error()).find("ci16") != std::string::npos);
 }
+
+namespace {
+
+std::vector<uint8_t> scaled_cast(blade_dtype from,
+                                 blade_dtype to,
+                                 const blade_shape& shape,
+                                 const std::vector<uint8_t>& input,
+                                 float scale)
+{
+    blade_cast* cast;
+    const blade_cast_config config = { from, to, scale };
+    ok(blade_cast_create(&cast, &config, &shape, blade_device_cpu()), "create");
+    std::vector<uint8_t> out(blade_tensor_bytes(to, &shape));
+    blade_tensor in =
+        blade_tensor_make(from, &shape, blade_device_cpu(), const_cast<uint8_t*>(input.data()));
+    blade_tensor o = blade_tensor_make(to, &shape, blade_device_cpu(), out.data());
+    ok(blade_cast_process(cast, &in, &o, nullptr), "process");
+    blade_cast_destroy(cast);
+    return out;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(a_power_of_two_scale_keeps_8_bit_voltages_exact_in_half)
+{
+    // ci8 x 2^-k is a half exactly for k up to 24 - 0 (v 2^-k is a multiple of 2^-24):
+    // the half-precision chain's range scale loses nothing. Checked against the value.
+    const blade_shape shape = blade_shape_aftp(1, 1, 256, 1);
+    std::vector<uint8_t> all(512);
+    for (int v = 0; v < 256; v++) {
+        all[2 * v] = static_cast<uint8_t>(v);           // every int8 value as the real part
+        all[2 * v + 1] = static_cast<uint8_t>(255 - v); // and as the imaginary part
+    }
+    for (int k : { 0, 13, 20, 24 }) {
+        const auto half = scaled_cast(BLADE_CI8, BLADE_CF16, shape, all, std::ldexp(1.0f, -k));
+        const auto back = scaled_cast(BLADE_CF16, BLADE_CF32, shape, half, std::ldexp(1.0f, k));
+        const auto* values = reinterpret_cast<const float*>(back.data());
+        for (int i = 0; i < 512; i++)
+            if (values[i] != static_cast<float>(static_cast<int8_t>(all[i])))
+                BOOST_FAIL("k " << k << " value " << i << ": " << values[i]);
+    }
+    // 0 means 1 (zero-initialised configs), and a general scale multiplies in float
+    const auto wide = blade_test::random_elements(BLADE_CF32, 256, 3);
+    BOOST_TEST((scaled_cast(BLADE_CF32, BLADE_CF16, shape, wide, 0) ==
+                scaled_cast(BLADE_CF32, BLADE_CF16, shape, wide, 1)));
+    const auto tripled = scaled_cast(BLADE_CF32, BLADE_CF32, shape, wide, 3.0f);
+    const auto* in = reinterpret_cast<const float*>(wide.data());
+    const auto* out = reinterpret_cast<const float*>(tripled.data());
+    for (int i = 0; i < 512; i++)
+        if (!(out[i] == in[i] * 3.0f || (std::isnan(out[i]) && std::isnan(in[i]))))
+            BOOST_FAIL("x3 value " << i);
+}
+
+BOOST_AUTO_TEST_CASE(bad_scales_are_refused_at_creation)
+{
+    const blade_shape shape = blade_shape_aftp(1, 1, 4, 1);
+    for (float bad : { -1.0f,
+                       std::numeric_limits<float>::infinity(),
+                       std::numeric_limits<float>::quiet_NaN() }) {
+        blade_cast* cast = reinterpret_cast<blade_cast*>(0x1);
+        const blade_cast_config config = { BLADE_CI8, BLADE_CF16, bad };
+        BOOST_TEST(blade_cast_create(&cast, &config, &shape, blade_device_cpu()) ==
+                   BLADE_ERROR_INVALID_ARGUMENT);
+        BOOST_TEST(cast == nullptr);
+        BOOST_TEST(std::string(blade_last_error()).find("scale") != std::string::npos);
+    }
+}

@@ -18,10 +18,11 @@ std::vector<uint8_t> cast_on(blade_device device,
                              blade_dtype from,
                              blade_dtype to,
                              const blade_shape& shape,
-                             const std::vector<uint8_t>& input)
+                             const std::vector<uint8_t>& input,
+                             float scale = 0)
 {
     blade_cast* cast;
-    const blade_cast_config config = { from, to };
+    const blade_cast_config config = { from, to, scale };
     ok(blade_cast_create(&cast, &config, &shape, device), "create");
     const size_t in_bytes = blade_tensor_bytes(from, &shape);
     const size_t out_bytes = blade_tensor_bytes(to, &shape);
@@ -143,6 +144,36 @@ BOOST_AUTO_TEST_CASE(out_of_memory_names_the_size)
     BOOST_TEST(std::string(blade_last_error()).find("1125899906842624 bytes") != std::string::npos);
     // The device stays usable afterwards.
     check_parity(BLADE_CI8, BLADE_CF32, blade_shape_aftp(1, 1, 64, 2), 3);
+}
+
+BOOST_AUTO_TEST_CASE(scaled_casts_match_the_cpu)
+{
+    // The half-precision chain's ingest, ci8 -> cf16 times 2^-13 (the vector kernel,
+    // an odd count for its tail), and general scales on every complex pair and a
+    // real one: the CPU multiplies in float (double for reals) as the GPU does.
+    for (float scale : { 0x1p-13f, 0x1p-20f, 0.3f, 3.0f }) {
+        for (const blade_shape& shape : { blade_shape_aftp(1, 1, 1, 1),
+                                          blade_shape_aftp(3, 7, 333, 1),
+                                          blade_shape_aftp(2, 192, 8192, 2) }) {
+            const auto input = blade_test::random_elements(BLADE_CI8, blade_shape_count(&shape), 7);
+            BOOST_TEST((cast_on(gpu(), BLADE_CI8, BLADE_CF16, shape, input, scale) ==
+                        cast_on(blade_device_cpu(), BLADE_CI8, BLADE_CF16, shape, input, scale)),
+                       "ci8 -> cf16 x " << scale);
+        }
+        const blade_shape shape = blade_shape_aftp(2, 3, 129, 2);
+        for (blade_dtype from : { BLADE_CI4, BLADE_CI8, BLADE_CI16, BLADE_CF16, BLADE_CF32 })
+            for (blade_dtype to : { BLADE_CI8, BLADE_CF16, BLADE_CF32 }) {
+                const auto input = blade_test::random_elements(from, blade_shape_count(&shape), 9);
+                BOOST_TEST((cast_on(gpu(), from, to, shape, input, scale) ==
+                            cast_on(blade_device_cpu(), from, to, shape, input, scale)),
+                           blade_dtype_name(from)
+                               << " -> " << blade_dtype_name(to) << " x " << scale);
+            }
+        const auto reals = blade_test::random_elements(BLADE_F64, 1000, 11);
+        const blade_shape line = blade_shape_aftp(1, 1, 1000, 1);
+        BOOST_TEST((cast_on(gpu(), BLADE_F64, BLADE_F16, line, reals, scale) ==
+                    cast_on(blade_device_cpu(), BLADE_F64, BLADE_F16, line, reals, scale)));
+    }
 }
 
 bool init_unit_test() { return true; }

@@ -275,3 +275,112 @@ BOOST_AUTO_TEST_CASE(process_refuses_tensors_the_plan_was_not_made_for)
                BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(std::string(blade_last_error()).find("[1, 1, 2, 1]") != std::string::npos);
 }
+
+namespace {
+
+// Detect `nchunks` chunks of `type` bytes with one plan on the CPU; the output chunks.
+std::vector<float> detect_bytes(blade_dtype type,
+                                const blade_shape& shape,
+                                blade_detector_mode mode,
+                                int64_t integration,
+                                const std::vector<uint8_t>& chunks,
+                                int64_t nchunks,
+                                float scale = 0)
+{
+    blade_detector* detector;
+    const blade_detector_config config = { mode, integration, false, scale };
+    ok(blade_detector_create(&detector, &config, &shape, blade_device_cpu()), "create");
+    const blade_shape out_shape = blade_detector_output_shape(detector);
+    const int64_t steps = blade_detector_steps(detector), outputs = blade_shape_count(&out_shape);
+    const size_t in_bytes = blade_tensor_bytes(type, &shape);
+    std::vector<float> out(static_cast<size_t>(outputs * (nchunks / steps)), -1.0f);
+    for (int64_t c = 0; c < nchunks; c++) {
+        blade_tensor input = blade_tensor_make(
+            type, &shape, blade_device_cpu(), const_cast<uint8_t*>(chunks.data()) + c * in_bytes);
+        blade_tensor output = blade_tensor_make(
+            BLADE_F32, &out_shape, blade_device_cpu(), out.data() + (c / steps) * outputs);
+        ok(blade_detector_process(detector, &input, &output, nullptr), "process");
+    }
+    blade_detector_destroy(detector);
+    return out;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(half_voltages_detect_exactly_as_their_cast_to_cf32)
+{
+    // cf16 is widened as it is read and summed in double by the same code: every
+    // mode, integrations below, at and across the widening block (256 samples) and
+    // across chunks, one and two polarizations, give the bits of the cf32 cast.
+    struct run {
+        blade_shape shape;
+        int64_t integration, chunks;
+    };
+    const run runs[] = {
+        { blade_shape_aftp(3, 7, 30, 2), 1, 1 },      { blade_shape_aftp(3, 7, 30, 2), 15, 1 },
+        { blade_shape_aftp(2, 3, 600, 2), 600, 1 },   { blade_shape_aftp(2, 3, 257, 2), 257, 1 },
+        { blade_shape_aftp(2, 5, 64, 2), 3 * 64, 6 }, { blade_shape_aftp(3, 4, 700, 1), 700, 2 }
+    };
+    uint32_t seed = 31;
+    for (const run& r : runs) {
+        const int64_t values = blade_shape_count(&r.shape) * r.chunks;
+        const auto half = blade_test::random_cf16(values, seed++);
+        const auto wide = blade_test::cast_on_cpu(half, BLADE_CF16, BLADE_CF32, values);
+        const int modes = r.shape.dims[3] == 1 ? 1 : 4;
+        for (int mode = 0; mode < modes; mode++) {
+            const auto m = static_cast<blade_detector_mode>(mode);
+            const auto from_half =
+                detect_bytes(BLADE_CF16, r.shape, m, r.integration, half, r.chunks);
+            const auto from_cast =
+                detect_bytes(BLADE_CF32, r.shape, m, r.integration, wide, r.chunks);
+            BOOST_TEST((from_half == from_cast),
+                       "mode " << mode << " I " << r.integration << " T " << r.shape.dims[2]);
+        }
+    }
+    // By hand: (X, Y) = (1+2i, 3+4i), (-1, i) are exact halves: I = 32, XX = 6, YY = 26
+    const std::vector<uint16_t> halves = { 0x3C00, 0x4000, 0x4200, 0x4400,
+                                           0xBC00, 0x0000, 0x0000, 0x3C00 };
+    std::vector<uint8_t> bytes(16);
+    std::memcpy(bytes.data(), halves.data(), 16);
+    const auto iquv =
+        detect_bytes(BLADE_CF16, blade_shape_aftp(1, 1, 2, 2), BLADE_DETECT_IQUV, 2, bytes, 1);
+    // X Y* summed: (11 + 2i) + i = 11 + 3i: U = 22, V = -6
+    expect(iquv, { 32, -20, 22, -6 });
+}
+
+BOOST_AUTO_TEST_CASE(integer_voltages_are_refused_naming_the_types)
+{
+    plan p(blade_shape_aftp(1, 1, 4, 2), BLADE_DETECT_I, 2);
+    std::vector<uint8_t> in(64);
+    std::vector<float> out(2);
+    blade_tensor input = blade_tensor_make(BLADE_CI8, &p.shape, blade_device_cpu(), in.data());
+    blade_tensor output =
+        blade_tensor_make(BLADE_F32, &p.out_shape, blade_device_cpu(), out.data());
+    BOOST_TEST(blade_detector_process(p.detector, &input, &output, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(std::string(blade_last_error()).find("ci8; expected cf32 or cf16") !=
+               std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(the_scale_multiplies_the_outputs_once)
+{
+    // A half-precision chain's 2^2k: every output exactly 2^20 times the unscaled
+    // one, within a chunk and across chunks (the accumulator is not scaled).
+    const blade_shape shape = blade_shape_aftp(2, 3, 16, 2);
+    const auto half = blade_test::random_cf16(blade_shape_count(&shape) * 4, 51, 0.01f);
+    for (int64_t integration : { 4, 32 }) {
+        const auto plain = detect_bytes(BLADE_CF16, shape, BLADE_DETECT_IQUV, integration, half, 4);
+        const auto scaled =
+            detect_bytes(BLADE_CF16, shape, BLADE_DETECT_IQUV, integration, half, 4, 0x1p20f);
+        BOOST_TEST_REQUIRE(plain.size() == scaled.size());
+        for (size_t i = 0; i < plain.size(); i++)
+            if (scaled[i] != std::ldexp(plain[i], 20))
+                BOOST_FAIL("I " << integration << " output " << i);
+    }
+    blade_detector* detector = reinterpret_cast<blade_detector*>(0x1);
+    const blade_detector_config bad = { BLADE_DETECT_I, 4, false, -2.0f };
+    BOOST_TEST(blade_detector_create(&detector, &bad, &shape, blade_device_cpu()) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(detector == nullptr);
+    BOOST_TEST(std::string(blade_last_error()).find("scale -2") != std::string::npos);
+}

@@ -27,13 +27,15 @@ std::vector<float> detect_on(blade_device device,
                              blade_detector_mode mode,
                              int64_t integration,
                              const std::vector<uint8_t>& chunks,
-                             bool lower_sideband = false)
+                             bool lower_sideband = false,
+                             blade_dtype type = BLADE_CF32,
+                             float scale = 0)
 {
     blade_detector* detector;
-    const blade_detector_config config = { mode, integration, lower_sideband };
+    const blade_detector_config config = { mode, integration, lower_sideband, scale };
     ok(blade_detector_create(&detector, &config, &shape, device), "create");
     const blade_shape out_shape = blade_detector_output_shape(detector);
-    const size_t in_bytes = blade_tensor_bytes(BLADE_CF32, &shape);
+    const size_t in_bytes = blade_tensor_bytes(type, &shape);
     const size_t out_bytes = blade_tensor_bytes(BLADE_F32, &out_shape);
     const int64_t nchunks = static_cast<int64_t>(chunks.size() / in_bytes);
     const int64_t steps = blade_detector_steps(detector);
@@ -42,8 +44,8 @@ std::vector<float> detect_on(blade_device device,
     device_memory in(device, chunks);
     device_memory out(device, out_bytes * static_cast<size_t>(nchunks / steps));
     for (int64_t c = 0; c < nchunks; c++) {
-        blade_tensor a = blade_tensor_make(
-            BLADE_CF32, &shape, device, static_cast<char*>(in.data()) + c * in_bytes);
+        blade_tensor a =
+            blade_tensor_make(type, &shape, device, static_cast<char*>(in.data()) + c * in_bytes);
         blade_tensor b =
             blade_tensor_make(BLADE_F32,
                               &out_shape,
@@ -65,14 +67,18 @@ void check_parity(const blade_shape& shape,
                   int64_t integration,
                   int nchunks,
                   uint32_t seed,
-                  bool lower_sideband = false)
+                  bool lower_sideband = false,
+                  blade_dtype type = BLADE_CF32)
 {
-    const auto chunks = blade_test::random_cf32(blade_shape_count(&shape) * nchunks, seed);
+    const int64_t values = blade_shape_count(&shape) * nchunks;
+    const auto chunks = type == BLADE_CF16 ? blade_test::random_cf16(values, seed)
+                                           : blade_test::random_cf32(values, seed);
     const auto cpu =
-        detect_on(blade_device_cpu(), shape, mode, integration, chunks, lower_sideband);
-    const auto gpu = detect_on(first_gpu(), shape, mode, integration, chunks, lower_sideband);
+        detect_on(blade_device_cpu(), shape, mode, integration, chunks, lower_sideband, type);
+    const auto gpu = detect_on(first_gpu(), shape, mode, integration, chunks, lower_sideband, type);
     // Total power per row (XX + YY), from the CPU, for the tolerance
-    const auto power = detect_on(blade_device_cpu(), shape, BLADE_DETECT_I, integration, chunks);
+    const auto power =
+        detect_on(blade_device_cpu(), shape, BLADE_DETECT_I, integration, chunks, false, type);
     const int outputs = blade_detector_mode_outputs(mode);
     char text[64];
     BOOST_TEST_REQUIRE(gpu.size() == cpu.size());
@@ -151,6 +157,71 @@ BOOST_AUTO_TEST_CASE(repeated_runs_give_identical_bits)
         const auto second = detect_on(first_gpu(), shape, mode, integration, chunks);
         BOOST_TEST(std::memcmp(first.data(), second.data(), first.size() * 4) == 0,
                    blade_detector_mode_name(mode) << " I " << integration);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(half_voltages_detect_as_their_cast)
+{
+    // cf16 widened as it is read: on the GPU exactly the bits of the cf32 cast (same
+    // kernels, same order of additions), and the CPU's cf16 result within the
+    // float32 tolerance above.
+    struct run {
+        blade_shape shape;
+        int64_t integration;
+        int chunks;
+    };
+    const run runs[] = {
+        { blade_shape_aftp(3, 7, 192, 2), 1, 1 },     { blade_shape_aftp(3, 7, 192, 2), 24, 1 },
+        { blade_shape_aftp(2, 5, 4096, 2), 4096, 1 }, { blade_shape_aftp(1, 3, 13, 2), 13, 1 },
+        { blade_shape_aftp(2, 5, 64, 2), 3 * 64, 6 }, { blade_shape_aftp(3, 7, 96, 1), 32, 1 },
+        { blade_shape_aftp(16, 192, 8192, 2), 8, 1 }
+    };
+    uint32_t seed = 61;
+    for (const run& r : runs) {
+        const int64_t values = blade_shape_count(&r.shape) * r.chunks;
+        const auto half = blade_test::random_cf16(values, seed++);
+        const auto wide = blade_test::cast_on_cpu(half, BLADE_CF16, BLADE_CF32, values);
+        const int modes = r.shape.dims[3] == 1 ? 1 : 4;
+        for (int mode = 0; mode < modes; mode++) {
+            const auto m = static_cast<blade_detector_mode>(mode);
+            const auto gpu_half =
+                detect_on(first_gpu(), r.shape, m, r.integration, half, false, BLADE_CF16);
+            const auto gpu_cast = detect_on(first_gpu(), r.shape, m, r.integration, wide);
+            char text[64];
+            BOOST_TEST((gpu_half == gpu_cast),
+                       "mode " << mode << " I " << r.integration << " "
+                               << blade_shape_format(&r.shape, text, sizeof text));
+            const auto cpu_half =
+                detect_on(blade_device_cpu(), r.shape, m, r.integration, half, false, BLADE_CF16);
+            const auto cpu_cast = detect_on(blade_device_cpu(), r.shape, m, r.integration, wide);
+            BOOST_TEST((cpu_half == cpu_cast), "cpu, mode " << mode);
+        }
+        // and the GPU's float sums against the CPU's double ones, as for cf32
+        check_parity(r.shape,
+                     r.shape.dims[3] == 1 ? BLADE_DETECT_I : BLADE_DETECT_IQUV,
+                     r.integration,
+                     r.chunks,
+                     seed++,
+                     false,
+                     BLADE_CF16);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(the_scale_multiplies_the_outputs_once)
+{
+    // 2^20 exactly, within and across chunks (the accumulator holds unscaled sums).
+    const blade_shape shape = blade_shape_aftp(3, 7, 64, 2);
+    const auto half = blade_test::random_cf16(blade_shape_count(&shape) * 4, 71, 0.01f);
+    for (int64_t integration : { 8, 128 }) {
+        const auto plain =
+            detect_on(first_gpu(), shape, BLADE_DETECT_IQUV, integration, half, false, BLADE_CF16);
+        const auto scaled = detect_on(
+            first_gpu(), shape, BLADE_DETECT_IQUV, integration, half, false, BLADE_CF16, 0x1p20f);
+        BOOST_TEST_REQUIRE(plain.size() == scaled.size());
+        size_t bad = 0;
+        for (size_t i = 0; i < plain.size(); i++)
+            bad += scaled[i] != std::ldexp(plain[i], 20);
+        BOOST_TEST(bad == 0, "I " << integration);
     }
 }
 

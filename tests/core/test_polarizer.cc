@@ -155,3 +155,71 @@ BOOST_AUTO_TEST_CASE(process_refuses_tensors_the_plan_was_not_made_for)
                BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(std::string(blade_last_error()).find("cf16") != std::string::npos);
 }
+
+namespace {
+
+// Polarize `in` (bytes of `type` and `shape`) on the CPU (in place when asked).
+std::vector<uint8_t> polarize_bytes(blade_dtype type,
+                                    const blade_shape& shape,
+                                    std::vector<uint8_t> in,
+                                    bool in_place = false)
+{
+    blade_polarizer* polarizer;
+    const blade_polarizer_config config = { BLADE_BASIS_CIRCULAR };
+    ok(blade_polarizer_create(&polarizer, &config, &shape, blade_device_cpu()), "create");
+    std::vector<uint8_t> out(in.size());
+    blade_tensor input = blade_tensor_make(type, &shape, blade_device_cpu(), in.data());
+    blade_tensor output =
+        blade_tensor_make(type, &shape, blade_device_cpu(), in_place ? in.data() : out.data());
+    ok(blade_polarizer_process(polarizer, &input, &output, nullptr), "process");
+    blade_polarizer_destroy(polarizer);
+    return in_place ? in : out;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(half_pairs_are_combined_in_float_and_rounded_once)
+{
+    // cf16 in and out: each output is the float sum of the widened halves rounded to
+    // half once, i.e. exactly cast(polarize_cf32(cast(x))). Odd shape above the
+    // threaded threshold; then the exact small cases.
+    const blade_shape shape = blade_shape_aftp(3, 7, 6257, 2);
+    const int64_t values = blade_shape_count(&shape);
+    const auto half = blade_test::random_cf16(values, 8);
+    const auto wide = blade_test::cast_on_cpu(half, BLADE_CF16, BLADE_CF32, values);
+    const auto expected = blade_test::cast_on_cpu(
+        polarize_bytes(BLADE_CF32, shape, wide), BLADE_CF32, BLADE_CF16, values);
+    BOOST_TEST((polarize_bytes(BLADE_CF16, shape, half) == expected));
+    BOOST_TEST((polarize_bytes(BLADE_CF16, shape, half, true) == expected), "in place");
+
+    // (X, Y) = (1+2i, 3+4i): L = -3+5i, R = 5-i.  (X, Y) = (2048, -i): L = 2049, a tie
+    // between the halves 2048 and 2050, rounds to even 2048; R = 2047 is exact.
+    const std::vector<uint16_t> small = { 0x3C00, 0x4000, 0x4200, 0x4400,   // 1, 2, 3, 4
+                                          0x6800, 0x0000, 0x0000, 0xBC00 }; // 2048, 0; 0, -1
+    std::vector<uint8_t> bytes(16);
+    std::memcpy(bytes.data(), small.data(), 16);
+    const auto out = polarize_bytes(BLADE_CF16, blade_shape_aftp(1, 1, 2, 2), bytes);
+    std::vector<uint16_t> got(8);
+    std::memcpy(got.data(), out.data(), 16);
+    const std::vector<uint16_t> want = { 0xC200, 0x4500, 0x4500, 0xBC00,   // -3, 5; 5, -1
+                                         0x6800, 0x0000, 0x67FF, 0x0000 }; // 2048, 0; 2047, 0
+    BOOST_TEST(got == want, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(mixed_or_integer_types_are_refused_by_name)
+{
+    plan p(blade_shape_aftp(1, 2, 3, 2));
+    std::vector<uint8_t> a(96), b(96);
+    blade_tensor input = blade_tensor_make(BLADE_CF16, &p.shape, blade_device_cpu(), a.data());
+    blade_tensor output = blade_tensor_make(BLADE_CF32, &p.shape, blade_device_cpu(), b.data());
+    BOOST_TEST(blade_polarizer_process(p.polarizer, &input, &output, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(std::string(blade_last_error()).find("the output has the input's type") !=
+               std::string::npos);
+    input = blade_tensor_make(BLADE_CI8, &p.shape, blade_device_cpu(), a.data());
+    output = blade_tensor_make(BLADE_CI8, &p.shape, blade_device_cpu(), b.data());
+    BOOST_TEST(blade_polarizer_process(p.polarizer, &input, &output, nullptr) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(std::string(blade_last_error()).find("ci8; expected cf32 or cf16") !=
+               std::string::npos);
+}

@@ -21,7 +21,8 @@ std::vector<uint8_t> polarize_on(blade_device device,
                                  const std::vector<uint8_t>& input,
                                  blade_basis basis = BLADE_BASIS_CIRCULAR,
                                  bool in_place = false,
-                                 size_t offset = 0)
+                                 size_t offset = 0,
+                                 blade_dtype type = BLADE_CF32)
 {
     blade_polarizer* polarizer;
     const blade_polarizer_config config = { basis };
@@ -32,8 +33,8 @@ std::vector<uint8_t> polarize_on(blade_device device,
     in.upload(input.data(), input.size(), offset);
     void* in_data = static_cast<char*>(in.data()) + offset;
     void* out_data = in_place ? in_data : static_cast<char*>(out.data()) + offset;
-    blade_tensor a = blade_tensor_make(BLADE_CF32, &shape, device, in_data);
-    blade_tensor b = blade_tensor_make(BLADE_CF32, &shape, device, out_data);
+    blade_tensor a = blade_tensor_make(type, &shape, device, in_data);
+    blade_tensor b = blade_tensor_make(type, &shape, device, out_data);
     ok(blade_polarizer_process(polarizer, &a, &b, stream), "process");
     ok(blade_stream_synchronize(device, stream), "sync");
     blade_stream_destroy(device, stream);
@@ -84,6 +85,37 @@ BOOST_AUTO_TEST_CASE(linear_basis_copies_the_input)
     const auto input = blade_test::random_cf32(blade_shape_count(&shape), 7);
     BOOST_TEST((polarize_on(first_gpu(), shape, input, BLADE_BASIS_LINEAR) == input));
     BOOST_TEST((polarize_on(first_gpu(), shape, input, BLADE_BASIS_LINEAR, true) == input));
+}
+
+BOOST_AUTO_TEST_CASE(half_pairs_match_the_cpu_bit_for_bit)
+{
+    // cf16: both backends widen to float, add, and round to half once.
+    for (const blade_shape& shape : { blade_shape_aftp(1, 1, 1, 2),
+                                      blade_shape_aftp(3, 7, 13, 2),
+                                      blade_shape_aftp(2, 5, 104729, 2),
+                                      blade_shape_aftp(16, 192, 8192, 2) }) {
+        const auto input = blade_test::random_cf16(blade_shape_count(&shape), 8);
+        const auto cpu = polarize_on(
+            blade_device_cpu(), shape, input, BLADE_BASIS_CIRCULAR, false, 0, BLADE_CF16);
+        char text[64];
+        BOOST_TEST(
+            (polarize_on(first_gpu(), shape, input, BLADE_BASIS_CIRCULAR, false, 0, BLADE_CF16) ==
+             cpu),
+            blade_shape_format(&shape, text, sizeof text));
+        BOOST_TEST(
+            (polarize_on(first_gpu(), shape, input, BLADE_BASIS_CIRCULAR, true, 0, BLADE_CF16) ==
+             cpu),
+            "in place");
+        // 4 bytes off an 8-byte boundary: the one-__half2-at-a-time kernel
+        BOOST_TEST(
+            (polarize_on(first_gpu(), shape, input, BLADE_BASIS_CIRCULAR, false, 4, BLADE_CF16) ==
+             cpu),
+            "unaligned");
+        BOOST_TEST(
+            (polarize_on(first_gpu(), shape, input, BLADE_BASIS_LINEAR, false, 0, BLADE_CF16) ==
+             input),
+            "linear");
+    }
 }
 
 bool init_unit_test() { return true; }

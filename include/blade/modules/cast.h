@@ -3,7 +3,9 @@
  * @file modules/cast.h
  * @brief Cast: element-wise type conversion of a tensor.
  *
- * Real part to real part, imaginary part to imaginary part; no scaling. Conversions
+ * Real part to real part, imaginary part to imaginary part; no scaling unless
+ * blade_cast_config::scale asks for it (each value is then multiplied by the scale in
+ * float, double for the real types, before the conversion rounds it once). Conversions
  * to floating point keep the value (to f16/cf16: rounded to nearest even; values
  * beyond the half range become infinities, as IEEE conversion does). Conversions to
  * integer types round to nearest (ties to even) and saturate at the type's limits
@@ -44,6 +46,10 @@ extern "C" {
 typedef struct blade_cast_config {
     blade_dtype input_type;  /**< element type read */
     blade_dtype output_type; /**< element type written */
+    /** Multiply every value by this before converting; 0 (a zero-initialised config)
+     *  means 1, no scaling. A power of two changes no mantissa: a half-precision
+     *  chain uses 2^-k to keep a channelizer's gain of up to 2^k within half's range. */
+    float scale;
 } blade_cast_config;
 
 /** An opaque cast plan. */

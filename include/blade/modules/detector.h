@@ -79,6 +79,11 @@ typedef struct blade_detector_config {
      *  the sky's, as rawspec does. Total powers, XX, YY, Re(X·Y*), Q and U do not
      *  change. */
     bool lower_sideband;
+    /** Every output is multiplied by this (0, a zero-initialised config, means 1): a
+     *  half-precision chain that scaled its voltages by 2^-k to stay within half's
+     *  range gives 2^2k here, and the power comes out at the fp32 chain's scale (a
+     *  power of two changes no mantissa). */
+    float scale;
 } blade_detector_config;
 
 /** An opaque detector plan. */
@@ -97,7 +102,8 @@ BLADE_CORE_API blade_status blade_detector_mode_parse(const char* name, blade_de
 BLADE_CORE_API int blade_detector_mode_outputs(blade_detector_mode mode);
 
 /**
- * Validate and prepare a detector for cf32 voltages of `input_shape` [A, F, T, P].
+ * Validate and prepare a detector for voltages of `input_shape` [A, F, T, P] (cf32
+ * or cf16: the type is the input tensor's, given at each process() call).
  * @return ::BLADE_ERROR_INVALID_ARGUMENT for a shape that is not [A, F, T, 1 or 2], a
  *         mode that needs two polarizations on P = 1, or an integration that neither
  *         divides T nor is a multiple of it; ::BLADE_ERROR_NO_DEVICE for an absent GPU.
@@ -131,7 +137,9 @@ BLADE_CORE_API void blade_detector_reset(blade_detector* detector);
  * Detect one input chunk. With K = 1 every call writes `output`. With K > 1 the
  * call adds the chunk to the plan's accumulator, and the last step of the group
  * writes the group's total into `output` (earlier steps leave it untouched).
- * `input` is cf32 [A, F, T, P], `output` f32 of blade_detector_output_shape(), both
+ * `input` is cf32 or cf16 [A, F, T, P] (cf16 is widened to float as it is read: the
+ * result is that of its cast to cf32, and the sums keep their precision, double on
+ * the CPU and float on CUDA), `output` f32 of blade_detector_output_shape(), both
  * on the plan's device. On CUDA the work is queued on `stream`: the accumulator is
  * then reused by the next call in stream order, so keep one plan on one stream.
  */

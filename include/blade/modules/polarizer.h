@@ -3,7 +3,7 @@
  * @file modules/polarizer.h
  * @brief Polarizer: linear to circular polarization basis, per sample.
  *
- * The input is a cf32 tensor whose last axis holds the two linear polarizations
+ * The input is a cf32 or cf16 tensor whose last axis holds the two linear polarizations
  * (P = 2; usually [A, F, T, P]), X at index 0 and Y at index 1. Converting to the
  * circular basis writes, for every sample,
  *
@@ -69,7 +69,8 @@ BLADE_CORE_API const char* blade_basis_name(blade_basis basis);
 BLADE_CORE_API blade_status blade_basis_parse(const char* name, blade_basis* basis);
 
 /**
- * Validate and prepare a polarizer for cf32 tensors of `input_shape` on `device`.
+ * Validate and prepare a polarizer for tensors of `input_shape` on `device` (cf32 or
+ * cf16: the type is the tensors', given at each process() call).
  * @return ::BLADE_ERROR_INVALID_ARGUMENT when the last axis is not 2 polarizations
  *         or the basis is unknown, ::BLADE_ERROR_NO_DEVICE for an absent GPU.
  */
@@ -82,8 +83,10 @@ BLADE_CORE_API blade_status blade_polarizer_create(blade_polarizer** polarizer,
 BLADE_CORE_API blade_shape blade_polarizer_output_shape(const blade_polarizer* polarizer);
 
 /**
- * Convert `input` into `output` (cf32, the created shape, on the plan's device; they
- * may be the same tensor). On CUDA the work is queued on `stream`.
+ * Convert `input` into `output` (both cf32 or both cf16, the created shape, on the
+ * plan's device; they may be the same tensor). cf16 values are widened to float,
+ * combined, and rounded to half once (round to nearest even), on both backends
+ * alike. On CUDA the work is queued on `stream`.
  */
 BLADE_CORE_API blade_status blade_polarizer_process(blade_polarizer* polarizer,
                                                     const blade_tensor* input,

@@ -39,6 +39,10 @@ struct BLADE_API spectrometer_options {
     std::string device = "auto";    //!< "auto", "cpu", "cuda", "cuda:N", "emulated", "all"
     //! Several devices, one sub-band each (e.g. {"cuda:0", "cuda:1"}); empty: device.
     std::vector<std::string> devices;
+    //! "fp32", or "fp16": every intermediate after the cast is cf16 (half the bytes;
+    //! each stage computes in float and rounds to half once), the detector sums in
+    //! float (GPU) or double (CPU) and writes f32 power.
+    std::string precision = "fp32";
 };
 
 /*!
@@ -73,6 +77,12 @@ public:
 
     /*! \brief The devices the chain runs on, one sub-band each (one entry for one device). */
     virtual std::vector<std::string> devices() const = 0;
+
+    /*!
+     * \brief The chain's arithmetic: "fp32" or "fp16" (cf16 intermediates); Mode X
+     * reports its correlator's path ("fp32", "fp16" or "fp64").
+     */
+    virtual std::string precision() const = 0;
 };
 
 /*!

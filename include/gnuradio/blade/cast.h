@@ -49,11 +49,15 @@ public:
      * \param input_type Element type read: ci4, ci8, ci16, cf16, cf32, f16, f32, f64.
      * \param output_type Element type written (same family as the input).
      * \param device "auto", "cpu", "cuda", "cuda:N" or "emulated".
+     * \param scale Every value is multiplied by it before the conversion (1: none; a
+     *        power of two such as 2^-13 changes no mantissa, which is how a
+     *        half-precision chain keeps a channelizer's gain within half's range).
      */
     static sptr make(const std::vector<int64_t>& shape,
                      const std::string& input_type = "ci8",
                      const std::string& output_type = "cf32",
-                     const std::string& device = "auto");
+                     const std::string& device = "auto",
+                     double scale = 1.0);
 };
 
 } // namespace blade

@@ -21,8 +21,9 @@ namespace blade {
  * \ingroup blade
  *
  * \details
- * Input chunks are cf32 voltages [A, F, T, P] (antennas or beams, coarse channels,
- * time samples, polarizations); output chunks are cf32 [A, F*N, T/N, P]. The rate N
+ * Input chunks are cf32 (or, with dtype "cf16", half-precision) voltages [A, F, T, P]
+ * (antennas or beams, coarse channels, time samples, polarizations); output chunks
+ * are of the same type, [A, F*N, T/N, P]. The rate N
  * must divide T. With taps = 1 every run of N consecutive samples of a coarse
  * channel becomes one spectrum of N fine channels:
  *
@@ -74,12 +75,15 @@ public:
      *        polyphase filterbank.
      * \param window Prototype window when taps is 2 or more: rectangular, hamming,
      *        hann, blackman, blackman-harris.
+     * \param dtype Element type of input and output: "cf32", or "cf16" (half
+     *        precision in and out).
      */
     static sptr make(const std::vector<int64_t>& shape,
                      int64_t rate,
                      const std::string& device = "auto",
                      int taps = 1,
-                     const std::string& window = "hamming");
+                     const std::string& window = "hamming",
+                     const std::string& dtype = "cf32");
 
     /*! \brief N, fine channels per coarse channel. */
     virtual int64_t rate() const = 0;

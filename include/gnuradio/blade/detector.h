@@ -20,7 +20,7 @@ namespace blade {
  * \ingroup blade
  *
  * \details
- * Reads cf32 voltage chunks [A, F, T, P] (X at polarization index 0, Y at 1) and
+ * Reads cf32 (or cf16) voltage chunks [A, F, T, P] (X at polarization index 0, Y at 1) and
  * writes f32 power chunks [A, F, T/I, Pout], the products summed (not averaged) over
  * I consecutive time samples. Modes: "I" (Stokes I, Pout 1: sum of |X|^2 + |Y|^2),
  * "XXYY" (Pout 2: sum |X|^2, sum |Y|^2), "cross" (Pout 4: sum |X|^2, sum |Y|^2,
@@ -59,11 +59,17 @@ public:
      * \param integration Time samples summed per output: a divisor of T, or a
      *        multiple of T to integrate across chunks.
      * \param device "auto", "cpu", "cuda", "cuda:N" or "emulated".
+     * \param input_type Voltage type: "cf32", or "cf16" (half precision, widened to
+     *        float as it is read; the sums keep their precision).
+     * \param scale Every output is multiplied by it (1: none; a half-precision chain
+     *        that scaled its voltages by 2^-k passes 2^2k).
      */
     static sptr make(const std::vector<int64_t>& shape,
                      const std::string& mode = "I",
                      int64_t integration = 1,
-                     const std::string& device = "auto");
+                     const std::string& device = "auto",
+                     const std::string& input_type = "cf32",
+                     double scale = 1.0);
 
     /*! \brief The mode ("I", "XXYY", "cross" or "IQUV"). */
     virtual std::string mode() const = 0;

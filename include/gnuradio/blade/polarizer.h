@@ -32,7 +32,7 @@ namespace blade {
  * output_basis "linear" (the input's own basis) is a pass-through copy; "circular"
  * converts.
  *
- * Items: one item is one chunk, the row-major cf32 tensor of the given shape padded
+ * Items: one item is one chunk, the row-major cf32 (or cf16) tensor of the given shape padded
  * to a multiple of 4096 bytes; the output has the same shape. Stream tags pass
  * through unchanged.
  *
@@ -50,10 +50,13 @@ public:
      * \param shape Tensor shape of one chunk, e.g. [A, F, T, 2]; the last axis must be 2.
      * \param device "auto", "cpu", "cuda", "cuda:N" or "emulated".
      * \param output_basis "circular" (convert) or "linear" (pass-through).
+     * \param dtype Element type of input and output: "cf32", or "cf16" (half
+     *        precision: widened to float, combined, rounded to half once).
      */
     static sptr make(const std::vector<int64_t>& shape,
                      const std::string& device = "auto",
-                     const std::string& output_basis = "circular");
+                     const std::string& output_basis = "circular",
+                     const std::string& dtype = "cf32");
 
     /*! \brief The output basis ("circular" or "linear"). */
     virtual std::string output_basis() const = 0;

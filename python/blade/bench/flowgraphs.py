@@ -83,6 +83,22 @@ BUNDLE_CASES = [
     ),
 ]
 
+# The same bundles with precision="fp16" (cf16 intermediates after the cast): their
+# time and device memory beside the fp32 chain's (issue 18: Mode H fp16 >= 1.6x fp32).
+BUNDLE_CASES += [
+    (
+        name.replace(" -> ", " fp16 -> ", 1) if " -> " in name else name + ", fp16",
+        mode,
+        shape,
+        dtype,
+        dict(options, precision="fp16"),
+        None,
+        None,
+    )
+    for name, mode, shape, dtype, options, _, _ in BUNDLE_CASES
+    if name.startswith(("Mode B ATA node", "Mode H ci8", "Mode BH"))
+]
+
 
 def build_bundle(mode, shape, dtype, options, device, recipe):
     from gnuradio import blade
@@ -96,6 +112,7 @@ def build_bundle(mode, shape, dtype, options, device, recipe):
                 circular=options["circular"],
                 detector=options["detector"],
                 integration=options["integration"],
+                precision=options.get("precision", "fp32"),
                 device=device,
             ),
         )
@@ -103,6 +120,7 @@ def build_bundle(mode, shape, dtype, options, device, recipe):
         input_type=dtype,
         incoherent=options["incoherent"],
         detector=options["detector"],
+        precision=options.get("precision", "fp32"),
         device=device,
         gather=options.get("gather", 8),
     )

@@ -7,7 +7,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(bundle.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(40570fc645c26e91e9ec41a2d18a6577)                     */
+/* BINDTOOL_HEADER_FILE_HASH(9ad3c8f5c6b7e101fca20a29b402f819)                     */
 /***********************************************************************************/
 
 #include <pybind11/pybind11.h>
@@ -36,7 +36,8 @@ void bind_bundle(py::module& m)
         .def_readwrite("detector", &spectrometer_options::detector)
         .def_readwrite("integration", &spectrometer_options::integration)
         .def_readwrite("device", &spectrometer_options::device)
-        .def_readwrite("devices", &spectrometer_options::devices);
+        .def_readwrite("devices", &spectrometer_options::devices)
+        .def_readwrite("precision", &spectrometer_options::precision);
 
     py::class_<beamforming_options, spectrometer_options>(
         m, "beamforming_options", D(beamforming_options))
@@ -53,7 +54,8 @@ void bind_bundle(py::module& m)
     py::class_<bundle, tensor_block, std::shared_ptr<bundle>>(m, "bundle", D(bundle))
         .def("output_type", &bundle::output_type, D(bundle, output_type))
         .def("chunks_per_output", &bundle::chunks_per_output, D(bundle, chunks_per_output))
-        .def("devices", &bundle::devices, D(bundle, devices));
+        .def("devices", &bundle::devices, D(bundle, devices))
+        .def("precision", &bundle::precision, D(bundle, precision));
 
     py::class_<beamforming_bundle, bundle, std::shared_ptr<beamforming_bundle>>(
         m, "beamforming_bundle", D(beamforming_bundle))

@@ -7,7 +7,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(cast.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(82b40e907a76a0d0c58163f8d2ac877e)                     */
+/* BINDTOOL_HEADER_FILE_HASH(ca577a78ce5703f3b470253e87d0fb66)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -38,6 +38,7 @@ void bind_cast(py::module& m)
              py::arg("input_type") = "ci8",
              py::arg("output_type") = "cf32",
              py::arg("device") = "auto",
+             py::arg("scale") = 1.0,
              D(cast, make))
 
         ;

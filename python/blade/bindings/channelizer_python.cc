@@ -7,7 +7,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(channelizer.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(cd83d65a16cf92ffe48a9f4264fad9d7)                     */
+/* BINDTOOL_HEADER_FILE_HASH(1595a385fa4a4518838b7881492e23d6)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -40,6 +40,7 @@ void bind_channelizer(py::module& m)
              py::arg("device") = "auto",
              py::arg("taps") = 1,
              py::arg("window") = "hamming",
+             py::arg("dtype") = "cf32",
              D(channelizer, make))
 
 

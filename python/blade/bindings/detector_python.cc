@@ -7,7 +7,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(detector.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(81a6e2db53b7378613714edecd65da34)                     */
+/* BINDTOOL_HEADER_FILE_HASH(9e95f59630530f20b5aace7893693900)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -39,6 +39,8 @@ void bind_detector(py::module& m)
              py::arg("mode") = "I",
              py::arg("integration") = 1,
              py::arg("device") = "auto",
+             py::arg("input_type") = "cf32",
+             py::arg("scale") = 1.0,
              D(detector, make))
 
 

@@ -7,7 +7,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(polarizer.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(d0ee42f8b6b1873a3d1cca898dffb51a)                     */
+/* BINDTOOL_HEADER_FILE_HASH(cf83399936a0a1c2c47024a618140198)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -37,6 +37,7 @@ void bind_polarizer(py::module& m)
              py::arg("shape"),
              py::arg("device") = "auto",
              py::arg("output_basis") = "circular",
+             py::arg("dtype") = "cf32",
              D(polarizer, make))
 
 

@@ -324,6 +324,14 @@ def _add_bundle_arguments(parser, mode):
         _add_correlator_arguments(dsp)
     else:
         dsp.add_argument("--circular", action="store_true", help="convert linear X, Y to circular L, R first")
+        dsp.add_argument(
+            "--precision",
+            choices=["fp32", "fp16"],
+            default="fp32",
+            help="fp16: half-precision (cf16) intermediates after the cast, half the device memory traffic; "
+            "every stage computes in float and rounds to half once, the detector sums in float "
+            "(docs/precision.md gives the error against fp32) (default: fp32)",
+        )
     stokes = ["I", "XXYY", "cross", "IQUV"] + (["none"] if mode == "b" else [])
     if mode == "x":
         pass

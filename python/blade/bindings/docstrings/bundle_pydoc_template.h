@@ -42,3 +42,6 @@ static const char* __doc_gr_blade_bundle_output_type = R"doc()doc";
 
 
 static const char* __doc_gr_blade_spectrometer_options = R"doc()doc";
+
+
+static const char* __doc_gr_blade_bundle_precision = R"doc()doc";
