@@ -34,12 +34,12 @@
 //
 // Tiles: a block computes 64 beams x 128 (time, pol) columns of one channel with 8
 // warps (4 along beams x 2 along columns, 16 beams x 64 columns each: 16 mma per k-step
-// of 8 antennas, 64 float accumulators per thread), streaming 32 antennas (ci8, cf16)
-// or 16 (cf32) per stage through a 4-stage cp.async pipeline, several consecutive time
-// tiles per block; blocks of the same voltages for different beam groups are adjacent
-// in the grid, so the voltages come from DRAM once and from L2 after. Shared-memory
-// rows are padded by 32 bytes, which puts a warp's fragment loads (4 antenna rows x 8
-// times or beams) in distinct banks.
+// of 8 antennas, 64 float accumulators per thread; m-tiles without beams are skipped),
+// streaming 32 antennas (ci8, cf16) or 16 (cf32) per stage through a 4-stage cp.async
+// pipeline, several consecutive time tiles per block; blocks of the same voltages for
+// different beam groups are adjacent in the grid, so the voltages come from DRAM once
+// and from L2 after. Shared-memory rows are padded by 32 bytes, which puts a warp's
+// fragment loads (4 antenna rows x 8 times or beams) in distinct banks.
 //
 // Phasors: packed once per call into the plan's workspace as half2 [F][group][A][64][P]
 // (rounded to nearest even), and kept resident in shared memory for all the time tiles
@@ -324,8 +324,15 @@ __global__ void __launch_bounds__(kThreads, 2) fp16_kernel(const Fp16Args args)
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
-    const int warp_beam = (warp % 4) * 16;                 // within the beam group
-    const int warp_time = (warp / 4) * (kColumns / 2 / P); // within the time tile
+    // Warps 2j and 2j + 1 share beams 16j ... 16j + 15 (the two column halves), so that
+    // with few beams the busy warps sit on different schedulers (warp % 4).
+    const int warp_beam = (warp / 2) * 16;                 // within the beam group
+    const int warp_time = (warp % 2) * (kColumns / 2 / P); // within the time tile
+    // m-tiles (8 beams) of this warp that hold beams: B < 64, or a last group of fewer
+    // than 64, leaves tiles or whole warps with padding only; their mma are skipped
+    // (warp-uniform branches), which spares the tensor cores 7/8 of the work at B = 8.
+    const int64_t warp_beams = args.beams - (static_cast<int64_t>(group) * kBeams + warp_beam);
+    const int live_tiles = warp_beams <= 0 ? 0 : warp_beams <= 8 ? 1 : 2;
 
     float acc[2][kOctets][P][4];
 #pragma unroll
@@ -372,7 +379,7 @@ __global__ void __launch_bounds__(kThreads, 2) fp16_kernel(const Fp16Args args)
         // Not unrolled: each k-step has 16 independent mma already, and unrolling pushed
         // ptxas past the 128 registers that let two blocks share an SM (spills).
 #pragma unroll 1
-        for (int k = 0; k < L::antennas / 8; k++) {
+        for (int k = 0; k < (live_tiles > 0 ? L::antennas / 8 : 0); k++) {
             const int lo = k * 8 + t, hi = lo + 4; // the antennas of k-words t and t + 4
             // A fragments: phasors (beam g of each m-tile; antennas lo, hi) per pol.
             uint32_t a[2][P][4];
@@ -414,7 +421,8 @@ __global__ void __launch_bounds__(kThreads, 2) fp16_kernel(const Fp16Args args)
                     const uint32_t b[2] = { v_lo[p], v_hi[p] };
 #pragma unroll
                     for (int m = 0; m < 2; m++)
-                        mma_f16(acc[m][o][p], a[m][p], b);
+                        if (m < live_tiles)
+                            mma_f16(acc[m][o][p], a[m][p], b);
                 }
             }
         }
