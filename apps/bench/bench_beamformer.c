@@ -197,6 +197,9 @@ void bench_register_beamformer(bench_case** cases, int* count)
         { 1024, 64, BLADE_CF16, BLADE_BEAMFORMER_FP16, false, 0, 0, 0, 40e12, BLADE_CF16 },
         { 1024, 64, BLADE_CF32, BLADE_BEAMFORMER_FP16, false, 0, 0, 0, 0, BLADE_CF32 },
         { 1024, 64, BLADE_CI8, BLADE_BEAMFORMER_TF32, false, 0, 0, 0, 0, BLADE_CF16 },
+        /* Mode B's shape in the fp16 chain (ATA node: cf16 voltages, few beams) */
+        { 8, 28, BLADE_CF16, BLADE_BEAMFORMER_FP16, true, 0, 0, 0, 0, BLADE_CF32 },
+        { 8, 28, BLADE_CF16, BLADE_BEAMFORMER_FP32, true, 0, 0, 0, 0, BLADE_CF32 },
     };
     /* Every kernel at the shapes that decide the defaults (targets as above). */
     static const struct {
