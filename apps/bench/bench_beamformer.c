@@ -75,6 +75,11 @@ beamformer_setup(bench_case* self, blade_device device, blade_stream stream, int
         self->skipped = "a GPU kernel (the CPU has one implementation per shape)";
         return BLADE_OK;
     }
+    if (device.kind != BLADE_DEVICE_CUDA && B >= 1024) {
+        /* 5 s a run on a 2-core CPU even at --quick shapes: it would double the smoke run */
+        self->skipped = "a GPU-scale case (B >= 1024)";
+        return BLADE_OK;
+    }
     blade_beamformer_config config = blade_beamformer_config_default();
     config.input_type = (blade_dtype)self->p[2];
     config.path = (blade_beamformer_path)self->p[3];
