@@ -283,6 +283,67 @@ load_resident_phasors(const Fp16Args& args, char* resident, int64_t channel, int
     }
 }
 
+// The products of one pipeline stage for this warp: its first M (1 or 2) m-tiles of 8
+// beams (the others hold no beam) x its 64 columns, over the stage's antennas.
+template <blade_dtype In, int P, int M>
+__device__ __forceinline__ void stage_products(const char* x_stage,
+                                               const char* w_rows,
+                                               int warp_beam,
+                                               int warp_time,
+                                               int g,
+                                               int t,
+                                               float (&acc)[2][Layout<In, P>::octets][P][4])
+{
+    using L = Layout<In, P>;
+    // Not unrolled: each k-step has 16 independent mma already, and unrolling pushed
+    // ptxas past the 128 registers that let two blocks share an SM (spills).
+#pragma unroll 1
+    for (int k = 0; k < L::antennas / 8; k++) {
+        const int lo = k * 8 + t, hi = lo + 4; // the antennas of k-words t and t + 4
+        // A fragments: phasors (beam g of each m-tile; antennas lo, hi) per pol.
+        uint32_t a[M][P][4];
+#pragma unroll
+        for (int m = 0; m < M; m++) {
+            const int column = (warp_beam + m * 8 + g) * P * 4;
+            uint32_t w_lo[2], w_hi[2];
+            if constexpr (P == 2) {
+                const uint2 q_lo = *reinterpret_cast<const uint2*>(w_rows + lo * L::w_row + column);
+                const uint2 q_hi = *reinterpret_cast<const uint2*>(w_rows + hi * L::w_row + column);
+                w_lo[0] = q_lo.x;
+                w_lo[1] = q_lo.y;
+                w_hi[0] = q_hi.x;
+                w_hi[1] = q_hi.y;
+            } else {
+                w_lo[0] = *reinterpret_cast<const uint32_t*>(w_rows + lo * L::w_row + column);
+                w_hi[0] = *reinterpret_cast<const uint32_t*>(w_rows + hi * L::w_row + column);
+            }
+#pragma unroll
+            for (int p = 0; p < P; p++) {
+                a[m][p][0] = real_row(w_lo[p]);
+                a[m][p][1] = imaginary_row(w_lo[p]);
+                a[m][p][2] = real_row(w_hi[p]);
+                a[m][p][3] = imaginary_row(w_hi[p]);
+            }
+        }
+        // B fragments: voltages (antennas lo, hi; time g of each octet) per pol.
+        const char* x_lo = x_stage + lo * L::x_row;
+        const char* x_hi = x_stage + hi * L::x_row;
+#pragma unroll
+        for (int o = 0; o < L::octets; o++) {
+            uint32_t v_lo[2], v_hi[2];
+            load_voltage<In, P>(x_lo, warp_time + o * 8 + g, v_lo);
+            load_voltage<In, P>(x_hi, warp_time + o * 8 + g, v_hi);
+#pragma unroll
+            for (int p = 0; p < P; p++) {
+                const uint32_t b[2] = { v_lo[p], v_hi[p] };
+#pragma unroll
+                for (int m = 0; m < M; m++)
+                    mma_f16(acc[m][o][p], a[m][p], b);
+            }
+        }
+    }
+}
+
 #endif // BLADE_CP_ASYNC
 
 template <blade_dtype Out>
@@ -376,56 +437,11 @@ __global__ void __launch_bounds__(kThreads, 2) fp16_kernel(const Fp16Args args)
         const char* x_stage = shared + (step % kStages) * kStageBytes;
         const char* w_rows =
             Resident ? resident + chunk * L::antennas * L::w_row : x_stage + L::x_stage;
-        // Not unrolled: each k-step has 16 independent mma already, and unrolling pushed
-        // ptxas past the 128 registers that let two blocks share an SM (spills).
-#pragma unroll 1
-        for (int k = 0; k < (live_tiles > 0 ? L::antennas / 8 : 0); k++) {
-            const int lo = k * 8 + t, hi = lo + 4; // the antennas of k-words t and t + 4
-            // A fragments: phasors (beam g of each m-tile; antennas lo, hi) per pol.
-            uint32_t a[2][P][4];
-#pragma unroll
-            for (int m = 0; m < 2; m++) {
-                const int column = (warp_beam + m * 8 + g) * P * 4;
-                uint32_t w_lo[2], w_hi[2];
-                if constexpr (P == 2) {
-                    const uint2 q_lo =
-                        *reinterpret_cast<const uint2*>(w_rows + lo * L::w_row + column);
-                    const uint2 q_hi =
-                        *reinterpret_cast<const uint2*>(w_rows + hi * L::w_row + column);
-                    w_lo[0] = q_lo.x;
-                    w_lo[1] = q_lo.y;
-                    w_hi[0] = q_hi.x;
-                    w_hi[1] = q_hi.y;
-                } else {
-                    w_lo[0] = *reinterpret_cast<const uint32_t*>(w_rows + lo * L::w_row + column);
-                    w_hi[0] = *reinterpret_cast<const uint32_t*>(w_rows + hi * L::w_row + column);
-                }
-#pragma unroll
-                for (int p = 0; p < P; p++) {
-                    a[m][p][0] = real_row(w_lo[p]);
-                    a[m][p][1] = imaginary_row(w_lo[p]);
-                    a[m][p][2] = real_row(w_hi[p]);
-                    a[m][p][3] = imaginary_row(w_hi[p]);
-                }
-            }
-            // B fragments: voltages (antennas lo, hi; time g of each octet) per pol.
-            const char* x_lo = x_stage + lo * L::x_row;
-            const char* x_hi = x_stage + hi * L::x_row;
-#pragma unroll
-            for (int o = 0; o < kOctets; o++) {
-                uint32_t v_lo[2], v_hi[2];
-                load_voltage<In, P>(x_lo, warp_time + o * 8 + g, v_lo);
-                load_voltage<In, P>(x_hi, warp_time + o * 8 + g, v_hi);
-#pragma unroll
-                for (int p = 0; p < P; p++) {
-                    const uint32_t b[2] = { v_lo[p], v_hi[p] };
-#pragma unroll
-                    for (int m = 0; m < 2; m++)
-                        if (m < live_tiles)
-                            mma_f16(acc[m][o][p], a[m][p], b);
-                }
-            }
-        }
+        // Compiled for 2 and 1 live m-tiles, so that the loop has no branch per mma.
+        if (live_tiles == 2)
+            stage_products<In, P, 2>(x_stage, w_rows, warp_beam, warp_time, g, t, acc);
+        else if (live_tiles == 1)
+            stage_products<In, P, 1>(x_stage, w_rows, warp_beam, warp_time, g, t, acc);
 
         if (chunk == args.chunks - 1) {
             // Tile done: write the beams, reset the accumulators.
