@@ -34,12 +34,12 @@
 //
 // Tiles: a block computes 64 beams x 128 (time, pol) columns of one channel with 8
 // warps (4 along beams x 2 along columns, 16 beams x 64 columns each: 16 mma per k-step
-// of 8 antennas, 64 float accumulators per thread), streaming 32 antennas (ci8, cf16)
-// or 16 (cf32) per stage through a 4-stage cp.async pipeline, several consecutive time
-// tiles per block; blocks of the same voltages for different beam groups are adjacent
-// in the grid, so the voltages come from DRAM once and from L2 after. Shared-memory
-// rows are padded by 32 bytes, which puts a warp's fragment loads (4 antenna rows x 8
-// times or beams) in distinct banks.
+// of 8 antennas, 64 float accumulators per thread; m-tiles without beams are skipped),
+// streaming 32 antennas (ci8, cf16) or 16 (cf32) per stage through a 4-stage cp.async
+// pipeline, several consecutive time tiles per block; blocks of the same voltages for
+// different beam groups are adjacent in the grid, so the voltages come from DRAM once
+// and from L2 after. Shared-memory rows are padded by 32 bytes, which puts a warp's
+// fragment loads (4 antenna rows x 8 times or beams) in distinct banks.
 //
 // Phasors: packed once per call into the plan's workspace as half2 [F][group][A][64][P]
 // (rounded to nearest even), and kept resident in shared memory for all the time tiles
@@ -283,6 +283,67 @@ load_resident_phasors(const Fp16Args& args, char* resident, int64_t channel, int
     }
 }
 
+// The products of one pipeline stage for this warp: its first M (1 or 2) m-tiles of 8
+// beams (the others hold no beam) x its 64 columns, over the stage's antennas.
+template <blade_dtype In, int P, int M>
+__device__ __forceinline__ void stage_products(const char* x_stage,
+                                               const char* w_rows,
+                                               int warp_beam,
+                                               int warp_time,
+                                               int g,
+                                               int t,
+                                               float (&acc)[2][Layout<In, P>::octets][P][4])
+{
+    using L = Layout<In, P>;
+    // Not unrolled: each k-step has 16 independent mma already, and unrolling pushed
+    // ptxas past the 128 registers that let two blocks share an SM (spills).
+#pragma unroll 1
+    for (int k = 0; k < L::antennas / 8; k++) {
+        const int lo = k * 8 + t, hi = lo + 4; // the antennas of k-words t and t + 4
+        // A fragments: phasors (beam g of each m-tile; antennas lo, hi) per pol.
+        uint32_t a[M][P][4];
+#pragma unroll
+        for (int m = 0; m < M; m++) {
+            const int column = (warp_beam + m * 8 + g) * P * 4;
+            uint32_t w_lo[2], w_hi[2];
+            if constexpr (P == 2) {
+                const uint2 q_lo = *reinterpret_cast<const uint2*>(w_rows + lo * L::w_row + column);
+                const uint2 q_hi = *reinterpret_cast<const uint2*>(w_rows + hi * L::w_row + column);
+                w_lo[0] = q_lo.x;
+                w_lo[1] = q_lo.y;
+                w_hi[0] = q_hi.x;
+                w_hi[1] = q_hi.y;
+            } else {
+                w_lo[0] = *reinterpret_cast<const uint32_t*>(w_rows + lo * L::w_row + column);
+                w_hi[0] = *reinterpret_cast<const uint32_t*>(w_rows + hi * L::w_row + column);
+            }
+#pragma unroll
+            for (int p = 0; p < P; p++) {
+                a[m][p][0] = real_row(w_lo[p]);
+                a[m][p][1] = imaginary_row(w_lo[p]);
+                a[m][p][2] = real_row(w_hi[p]);
+                a[m][p][3] = imaginary_row(w_hi[p]);
+            }
+        }
+        // B fragments: voltages (antennas lo, hi; time g of each octet) per pol.
+        const char* x_lo = x_stage + lo * L::x_row;
+        const char* x_hi = x_stage + hi * L::x_row;
+#pragma unroll
+        for (int o = 0; o < L::octets; o++) {
+            uint32_t v_lo[2], v_hi[2];
+            load_voltage<In, P>(x_lo, warp_time + o * 8 + g, v_lo);
+            load_voltage<In, P>(x_hi, warp_time + o * 8 + g, v_hi);
+#pragma unroll
+            for (int p = 0; p < P; p++) {
+                const uint32_t b[2] = { v_lo[p], v_hi[p] };
+#pragma unroll
+                for (int m = 0; m < M; m++)
+                    mma_f16(acc[m][o][p], a[m][p], b);
+            }
+        }
+    }
+}
+
 #endif // BLADE_CP_ASYNC
 
 template <blade_dtype Out>
@@ -324,8 +385,15 @@ __global__ void __launch_bounds__(kThreads, 2) fp16_kernel(const Fp16Args args)
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
-    const int warp_beam = (warp % 4) * 16;                 // within the beam group
-    const int warp_time = (warp / 4) * (kColumns / 2 / P); // within the time tile
+    // Warps 2j and 2j + 1 share beams 16j ... 16j + 15 (the two column halves), so that
+    // with few beams the busy warps sit on different schedulers (warp % 4).
+    const int warp_beam = (warp / 2) * 16;                 // within the beam group
+    const int warp_time = (warp % 2) * (kColumns / 2 / P); // within the time tile
+    // m-tiles (8 beams) of this warp that hold beams: B < 64, or a last group of fewer
+    // than 64, leaves tiles or whole warps with padding only; their mma are skipped
+    // (warp-uniform branches), which spares the tensor cores 7/8 of the work at B = 8.
+    const int64_t warp_beams = args.beams - (static_cast<int64_t>(group) * kBeams + warp_beam);
+    const int live_tiles = warp_beams <= 0 ? 0 : warp_beams <= 8 ? 1 : 2;
 
     float acc[2][kOctets][P][4];
 #pragma unroll
@@ -369,55 +437,11 @@ __global__ void __launch_bounds__(kThreads, 2) fp16_kernel(const Fp16Args args)
         const char* x_stage = shared + (step % kStages) * kStageBytes;
         const char* w_rows =
             Resident ? resident + chunk * L::antennas * L::w_row : x_stage + L::x_stage;
-        // Not unrolled: each k-step has 16 independent mma already, and unrolling pushed
-        // ptxas past the 128 registers that let two blocks share an SM (spills).
-#pragma unroll 1
-        for (int k = 0; k < L::antennas / 8; k++) {
-            const int lo = k * 8 + t, hi = lo + 4; // the antennas of k-words t and t + 4
-            // A fragments: phasors (beam g of each m-tile; antennas lo, hi) per pol.
-            uint32_t a[2][P][4];
-#pragma unroll
-            for (int m = 0; m < 2; m++) {
-                const int column = (warp_beam + m * 8 + g) * P * 4;
-                uint32_t w_lo[2], w_hi[2];
-                if constexpr (P == 2) {
-                    const uint2 q_lo =
-                        *reinterpret_cast<const uint2*>(w_rows + lo * L::w_row + column);
-                    const uint2 q_hi =
-                        *reinterpret_cast<const uint2*>(w_rows + hi * L::w_row + column);
-                    w_lo[0] = q_lo.x;
-                    w_lo[1] = q_lo.y;
-                    w_hi[0] = q_hi.x;
-                    w_hi[1] = q_hi.y;
-                } else {
-                    w_lo[0] = *reinterpret_cast<const uint32_t*>(w_rows + lo * L::w_row + column);
-                    w_hi[0] = *reinterpret_cast<const uint32_t*>(w_rows + hi * L::w_row + column);
-                }
-#pragma unroll
-                for (int p = 0; p < P; p++) {
-                    a[m][p][0] = real_row(w_lo[p]);
-                    a[m][p][1] = imaginary_row(w_lo[p]);
-                    a[m][p][2] = real_row(w_hi[p]);
-                    a[m][p][3] = imaginary_row(w_hi[p]);
-                }
-            }
-            // B fragments: voltages (antennas lo, hi; time g of each octet) per pol.
-            const char* x_lo = x_stage + lo * L::x_row;
-            const char* x_hi = x_stage + hi * L::x_row;
-#pragma unroll
-            for (int o = 0; o < kOctets; o++) {
-                uint32_t v_lo[2], v_hi[2];
-                load_voltage<In, P>(x_lo, warp_time + o * 8 + g, v_lo);
-                load_voltage<In, P>(x_hi, warp_time + o * 8 + g, v_hi);
-#pragma unroll
-                for (int p = 0; p < P; p++) {
-                    const uint32_t b[2] = { v_lo[p], v_hi[p] };
-#pragma unroll
-                    for (int m = 0; m < 2; m++)
-                        mma_f16(acc[m][o][p], a[m][p], b);
-                }
-            }
-        }
+        // Compiled for 2 and 1 live m-tiles, so that the loop has no branch per mma.
+        if (live_tiles == 2)
+            stage_products<In, P, 2>(x_stage, w_rows, warp_beam, warp_time, g, t, acc);
+        else if (live_tiles == 1)
+            stage_products<In, P, 1>(x_stage, w_rows, warp_beam, warp_time, g, t, acc);
 
         if (chunk == args.chunks - 1) {
             // Tile done: write the beams, reset the accumulators.

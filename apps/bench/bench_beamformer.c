@@ -75,6 +75,11 @@ beamformer_setup(bench_case* self, blade_device device, blade_stream stream, int
         self->skipped = "a GPU kernel (the CPU has one implementation per shape)";
         return BLADE_OK;
     }
+    if (device.kind != BLADE_DEVICE_CUDA && B >= 1024) {
+        /* 5 s a run on a 2-core CPU even at --quick shapes: it would double the smoke run */
+        self->skipped = "a GPU-scale case (B >= 1024)";
+        return BLADE_OK;
+    }
     blade_beamformer_config config = blade_beamformer_config_default();
     config.input_type = (blade_dtype)self->p[2];
     config.path = (blade_beamformer_path)self->p[3];
@@ -197,6 +202,9 @@ void bench_register_beamformer(bench_case** cases, int* count)
         { 1024, 64, BLADE_CF16, BLADE_BEAMFORMER_FP16, false, 0, 0, 0, 40e12, BLADE_CF16 },
         { 1024, 64, BLADE_CF32, BLADE_BEAMFORMER_FP16, false, 0, 0, 0, 0, BLADE_CF32 },
         { 1024, 64, BLADE_CI8, BLADE_BEAMFORMER_TF32, false, 0, 0, 0, 0, BLADE_CF16 },
+        /* Mode B's shape in the fp16 chain (ATA node: cf16 voltages, few beams) */
+        { 8, 28, BLADE_CF16, BLADE_BEAMFORMER_FP16, true, 0, 0, 0, 0, BLADE_CF32 },
+        { 8, 28, BLADE_CF16, BLADE_BEAMFORMER_FP32, true, 0, 0, 0, 0, BLADE_CF32 },
     };
     /* Every kernel at the shapes that decide the defaults (targets as above). */
     static const struct {
