@@ -330,8 +330,13 @@ void check_all_paths(const problem& pr, uint32_t seed)
         const bool half = how.path == BLADE_BEAMFORMER_FP16;
         const error_stats stats = compare(pr, scale, half ? cpu16 : cpu, cuda, how.path);
         if (half) {
+            // float32 sums in another order: 1e-5 of the beams. cf16 beams are rounded
+            // once more, and where the two sums straddle a rounding boundary the
+            // outputs differ by one unit of half's last place (2^-10 of the value at
+            // most): the RMS over all values stays far below one rounding, u = 2^-11.
             const double relative = rms_error_of_beams(pr, cpu16, cuda);
-            BOOST_TEST(relative < 1e-5,
+            const double bound = pr.output_type == BLADE_CF16 ? 0x1p-11 : 1e-5;
+            BOOST_TEST(relative < bound,
                        pr.text() << " fp16: RMS error " << relative << " of the RMS beam");
             std::printf("%-70s %-14s RMS error %.3g of the RMS beam (vs the CPU emulation)\n",
                         pr.text().c_str(),

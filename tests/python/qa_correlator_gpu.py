@@ -93,12 +93,18 @@ class qa_correlator_gpu(gr_unittest.TestCase):
     def test_cli_mode_x_files_agree_with_the_cpu(self):
         """blade-cli mode-x on the demo's generator: the UVH5 data of the fp32 and fp16
         paths against the CPU's, within 2e-5 and 2e-3 of the autocorrelations' scale."""
+        import importlib.util
         import os
         import tempfile
 
         import h5py
 
         from gnuradio.blade import synth
+
+        if importlib.util.find_spec("erfa") is None:
+            # UVH5 needs ERFA for uvw (the GPU machine's Python kit lacks it; the
+            # bootstrap installs python3-erfa): the block cases above still ran.
+            self.skipTest("the Python module erfa is missing: UVH5 cannot be written")
 
         with tempfile.TemporaryDirectory() as folder:
             files = synth.SyntheticObservation(block_samples=8192, blocks=4, tone_amplitude=3.0).write(folder, "demo")
