@@ -100,8 +100,36 @@ BUNDLE_CASES += [
 ]
 
 
+# Beamform and search at the ATA node (issue 19: >= 5x real time on one H200): Mode B's
+# beams channelized by 1024 (488 Hz channels), Stokes I integrated by 8 (one spectrum
+# per chunk), searched by the dedoppler every 16 spectra. No products leave the GPU
+# but the hits, so it runs from host memory and from device memory only.
+SEARCH_CASES = [
+    (
+        "Mode BS ATA node ci8 [28, 192, 8192, 2] -> 8 beams + incoherent, x1024, I x8, search of 16 spectra",
+        "bs",
+        [28, 192, 8192, 2],
+        "ci8",
+        {"beams": 8, "incoherent": True, "detector": "I", "rate": 1024, "integration": 8, "spectra": 16},
+        None,
+        None,
+    ),
+]
+
+
 def build_bundle(mode, shape, dtype, options, device, recipe):
     from gnuradio import blade
+
+    if mode == "bs":
+        beamforming = blade.beamforming_options(
+            input_type=dtype,
+            incoherent=options["incoherent"],
+            detector=options["detector"],
+            channelizer_rate=options["rate"],
+            integration=options["integration"],
+            device=device,
+        )
+        return blade.mode_bs(shape, band(shape[1]), blade.read_bfr5(recipe), beamforming, spectra=options["spectra"])
 
     if mode == "h":
         return blade.mode_h(
@@ -136,7 +164,10 @@ def time_flowgraph(bundle, shape, dtype, source_device, chunks, warmup, two_inpu
 
     tb = gr.top_block()
     source = blade.device_source(shape, dtype, chunks, [], source_device, False)
-    if sink_device:
+    searching = not hasattr(bundle, "output_item_size")  # mode_bs: hits only, by message
+    if searching:
+        sink = None
+    elif sink_device:
         sink = blade.device_sink(bundle.output_item_size(), sink_device)
     else:
         sink = blocks.null_sink(bundle.output_item_size())
@@ -144,8 +175,15 @@ def time_flowgraph(bundle, shape, dtype, source_device, chunks, warmup, two_inpu
     if two_inputs:
         times = chunk_times(chunks, shape[2] * TBIN)
         tb.connect(blocks.vector_source_b(times.view(numpy.uint8).tolist(), False, 64), (bundle, 1))
-    tb.connect(bundle, sink)
-    per_output = bundle.chunks_per_output()
+    if sink is not None:
+        tb.connect(bundle, sink)
+    # Progress: the sink's outputs; for a search, the chunks the source has emitted
+    # (it runs at most a buffer ahead), and the end when the flowgraph has finished.
+    per_output = 1 if searching else bundle.chunks_per_output()
+
+    def progress():
+        return source.nitems_written(0) if searching else sink.nitems_read(0)
+
     blade.clear_failures()
     blade.reset_device_memory_peak()
     # Earlier flowgraphs' memory may not be released yet (Python holds their blocks
@@ -154,18 +192,21 @@ def time_flowgraph(bundle, shape, dtype, source_device, chunks, warmup, two_inpu
     tb.start()
     marks = []
     target = max(1, warmup // per_output)
-    while True:  # the sink's progress: outputs since start
-        done = sink.nitems_read(0)
+    while True:  # outputs (or chunks) since start
+        done = progress()
         now = time.perf_counter()
         if not marks and done >= target:
             marks.append((done, now))
         if done >= chunks // per_output:
-            marks.append((done, now))
+            if not searching:
+                marks.append((done, now))
             break
         if blade.failures():
             break
         time.sleep(0.0005)
     tb.wait()
+    if searching:
+        marks.append((chunks, time.perf_counter()))
     if blade.failures():
         raise RuntimeError(blade.failures()[0])
     (first, t0), (last, t1) = marks[0], marks[-1]
@@ -200,7 +241,7 @@ def run_bundles(device, quick):
     upload = found["upload_bandwidth"]
     figures = []
     with tempfile.TemporaryDirectory() as scratch:
-        for name, mode, shape, dtype, options, upstream_ms, target_ms in BUNDLE_CASES:
+        for name, mode, shape, dtype, options, upstream_ms, target_ms in BUNDLE_CASES + SEARCH_CASES:
             shape = list(shape)
             if quick:
                 shape[1], shape[2] = 4, 512
@@ -215,11 +256,18 @@ def run_bundles(device, quick):
             warmup = 8 if not quick else 4
             if mode == "bh":
                 chunks, warmup = options["gather"] * (4 if not quick else 2), options["gather"]
+            if mode == "bs":  # whole searches: one per `spectra` chunks
+                chunks, warmup = options["spectra"] * (4 if not quick else 2), options["spectra"]
+                if quick:
+                    options = dict(options, rate=64)
             for feed, source_device, sink_device in FEEDS:
                 if feed != "host" and not blade.gpus():
                     continue
+                if mode == "bs" and sink_device == "host" and feed != "host":
+                    continue  # no products to download: "device input" is device to device
                 bundle = build_bundle(mode, shape, dtype, options, device, recipe)
-                output_bytes = bundle.output_item_size()  # per output: per group for Mode BH
+                # per output (per group for Mode BH); a search's hits are next to nothing
+                output_bytes = bundle.output_item_size() if mode != "bs" else 0
                 per_chunk, memory = time_flowgraph(
                     bundle,
                     shape,

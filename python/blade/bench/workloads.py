@@ -39,7 +39,9 @@ def band(channels, width=CHANNEL_WIDTH, centre=1.42e9):
     """The blade.Observation of `channels` channels of `width` around `centre`."""
     from gnuradio import blade
 
-    return blade.Observation.band(centre, width, channels)
+    axis = blade.Observation.band(centre, width, channels)
+    axis.tsamp = 1.0 / abs(width)  # critically sampled channels (the search needs the time axis)
+    return axis
 
 
 def chunk_times(count, chunk_seconds, tbin=TBIN, start=1.7e9):
