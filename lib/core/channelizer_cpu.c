@@ -177,11 +177,8 @@ split_pair_alternating(float* restrict X, float* restrict Y, const float* restri
 /* y[k][X, Y] = (X[k], Y[k]) over N spectral points, y's points `stride` complex
  * pairs apart (1: contiguous). */
 BLADE_CPU_CLONES
-static void interleave_pair(float* restrict y,
-                            int64_t stride,
-                            const float* restrict X,
-                            const float* restrict Y,
-                            int64_t N)
+static void interleave_pair(
+    float* restrict y, int64_t stride, const float* restrict X, const float* restrict Y, int64_t N)
 {
 #ifdef __SSE2__
     if (stride == 1 && ((uintptr_t)y & 15) == 0) {

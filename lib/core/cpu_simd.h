@@ -17,7 +17,7 @@
 #define BLADE_CORE_CPU_SIMD_H
 
 #if defined(__x86_64__) && defined(__linux__) && !defined(BLADE_NO_CPU_CLONES) && \
-    ((defined(__clang__) && __clang_major__ >= 14) ||                              \
+    ((defined(__clang__) && __clang_major__ >= 14) ||                             \
      (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 11))
 #define BLADE_CPU_CLONES \
     __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))

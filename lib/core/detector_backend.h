@@ -21,7 +21,7 @@ extern "C" {
  *
  * is written to accumulator[r * Pout + c] when `accumulator` is given (a step that
  * does not end its group), else rounded to float into output[r * Pout + c]. The
- * CPU sums sequentially in double precision. `previous` and `accumulator` may be
+ * CPU sums in double precision in an order fixed by the code (detector_cpu.c). `previous` and `accumulator` may be
  * the same memory. With `lower_sideband` the outputs made of Im(X·Y*) change sign. */
 void blade_cpu_detect(const float* input,
                       int64_t rows,
