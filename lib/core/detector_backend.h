@@ -21,8 +21,9 @@ extern "C" {
  *
  * is written to accumulator[r * Pout + c] when `accumulator` is given (a step that
  * does not end its group), else rounded to float into output[r * Pout + c]. The
- * CPU sums sequentially in double precision; the output (not the accumulator) is
- * multiplied by `scale` before the rounding to float. `previous` and `accumulator` may be
+ * CPU sums in double precision in an order fixed by the code (detector_cpu.c); the
+ * output (not the accumulator) is multiplied by `scale` before the rounding to float.
+ * `previous` and `accumulator` may be
  * the same memory. With `lower_sideband` the outputs made of Im(X·Y*) change sign. */
 void blade_cpu_detect(const void* input,
                       bool half_input,

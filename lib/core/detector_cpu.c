@@ -1,113 +1,254 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Detector on the CPU, the reference: every output is a sequential sum in double
- * precision over its own samples, converted to the mode's products and rounded to
- * float once. Rows are independent, so OpenMP threads split them with no effect on
- * the result.
+ * Detector on the CPU, the reference: every output is a sum in double precision over
+ * its own samples, in an order fixed by the code (not by the thread count or the
+ * machine), converted to the mode's products and rounded to float once.
+ *
+ * The sums are written so that the compiler vectorises them: each product keeps its
+ * own accumulator lane through the row (|X|² as Σ xr² + Σ xi², X·Y* from the four
+ * lanes xr·yr, xi·yi, xr·yi, xi·yr), and the lanes are added at the row's end. The
+ * products of two floats are exact in double, so the AVX-512, AVX2 and baseline
+ * clones of the loop (cpu_simd.h) give the same bits. Rows are independent: each
+ * OpenMP thread takes one contiguous run of them, with no effect on the result.
+ *
+ * cf16 voltages are widened to float a block of samples at a time (on the stack) and
+ * fed to the same chains, which carry their lanes from block to block: the additions
+ * and their order are those of the cf32 row the cast would give, so the result is bit
+ * for bit that of the cast.
  *
  * Not VOLK: computing the products with volk_32fc_magnitude_squared_32f and
  * volk_32fc_x2_multiply_conjugate_32fc into a block, then summing them in double per
  * row, was measured slower on the CI machine (Stokes I, I = 8: 120-155 ms against
- * 92-132 ms for this loop, IQUV on par): the products are cheap next to the double
+ * 92-132 ms for a fused loop, IQUV on par): the products are cheap next to the double
  * sums, which this loop does in the same pass at memory speed, while the VOLK route
  * writes and reads the block a second time.
- *
- * cf16 voltages are widened to float a block at a time and summed by the same code,
- * in the same order: the result is bit for bit that of their cast to cf32.
  */
+#include "cpu_simd.h"
 #include "cpu_threads_internal.h"
 #include "detector_backend.h"
 #include "half.h"
 
+#include <stdint.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 /* Below this many samples threads cost more than they save. */
 #define PARALLEL_THRESHOLD (1 << 16)
 
-/* Adds Σ|X|², Σ|Y|², Σ Re(X·Y*), Σ Im(X·Y*) over `count` samples of two
- * polarizations to `sums`, in increasing time. X·Y* = (xr·yr + xi·yi) + i (xi·yr − xr·yi). */
-static void add_products(const float* v, int64_t count, double sums[4])
+/* Four doubles: two SSE2 registers, one AVX register (GCC and Clang vector extension;
+ * * and + act lane by lane). The helpers are macros: a function taking or returning
+ * one would have a different calling convention in each clone. */
+typedef double f64x4 __attribute__((vector_size(32)));
+
+/* The four floats at v as doubles (exact). */
+#define LOAD4(v) ((f64x4){ (v)[0], (v)[1], (v)[2], (v)[3] })
+/* (xr·yr, xi·yi, xr·yi, xi·yr) of one sample d = (xr, xi, yr, yi). */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector)
+#define BLADE_HAVE_SHUFFLEVECTOR
+#endif
+#endif
+#ifdef BLADE_HAVE_SHUFFLEVECTOR
+#define CROSS_TERMS(d) \
+    (__builtin_shufflevector((d), (d), 0, 1, 0, 1) * __builtin_shufflevector((d), (d), 2, 3, 3, 2))
+#else /* GCC before 12: the same products, in the same lanes */
+#define CROSS_TERMS(d) \
+    ((f64x4){ (d)[0], (d)[1], (d)[0], (d)[1] } * (f64x4){ (d)[2], (d)[3], (d)[3], (d)[2] })
+#endif
+
+/* The running sums of one row: for the four products, each lane of `square` (xr², xi²,
+ * yr², yi²) and `cross` (CROSS_TERMS) over the even samples and, apart, over the odd
+ * ones (two independent chains); for the total power, lane k of two chains over the
+ * values at 8j + k and 8j + 4 + k. */
+typedef struct row_sums {
+    f64x4 square_even, square_odd, cross_even, cross_odd;
+} row_sums;
+
+/* Adds `count` samples (xr, xi, yr, yi) of two polarizations to the products' chains.
+ * Blocks of an even count continue the chains exactly as one call over them all. */
+static inline void add_products(row_sums* restrict s, const float* restrict v, int64_t count)
 {
-    double xx = sums[0], yy = sums[1], re = sums[2], im = sums[3];
-    for (int64_t t = 0; t < count; t++, v += 4) {
-        const double xr = v[0], xi = v[1], yr = v[2], yi = v[3];
-        xx += xr * xr + xi * xi;
-        yy += yr * yr + yi * yi;
-        re += xr * yr + xi * yi;
-        im += xi * yr - xr * yi;
+    int64_t t = 0;
+    for (; t + 2 <= count; t += 2, v += 8) {
+        const f64x4 even = LOAD4(v), odd = LOAD4(v + 4);
+        s->square_even += even * even;
+        s->square_odd += odd * odd;
+        s->cross_even += CROSS_TERMS(even);
+        s->cross_odd += CROSS_TERMS(odd);
     }
-    sums[0] = xx;
-    sums[1] = yy;
-    sums[2] = re;
-    sums[3] = im;
+    if (t < count) {
+        const f64x4 even = LOAD4(v);
+        s->square_even += even * even;
+        s->cross_even += CROSS_TERMS(even);
+    }
 }
 
-/* Adds the total power of `count` samples of `polarizations` to *total. */
-static void add_total_power(const float* v, int64_t count, int polarizations, double* total)
+/* XX = Σ|X|², YY = Σ|Y|², Re and Im of Σ X·Y* from the chains; X·Y* = (xr·yr + xi·yi)
+ * + i (xi·yr − xr·yi): the two chains are added, then the lanes. */
+static inline void finish_products(const row_sums* s, double sums[4])
 {
-    double sum = *total;
-    const int64_t values = count * 2 * polarizations;
-    for (int64_t i = 0; i < values; i += 2)
-        sum += (double)v[i] * v[i] + (double)v[i + 1] * v[i + 1];
-    *total = sum;
+    const f64x4 square = s->square_even + s->square_odd, cross = s->cross_even + s->cross_odd;
+    sums[0] = square[0] + square[1];
+    sums[1] = square[2] + square[3];
+    sums[2] = cross[0] + cross[1];
+    sums[3] = cross[3] - cross[2];
 }
 
-/* The raw sums of one row of cf32 samples: the total power (mode I) or the four products. */
-static void sum_row(
-    const float* row, int64_t integration, int polarizations, blade_detector_mode mode, double s[4])
+/* Adds `values` floats (a multiple of 2) to the total power's chains. Blocks of a
+ * multiple of 8 values continue them exactly as one call over them all. */
+static inline void add_squares(row_sums* restrict s, const float* restrict v, int64_t values)
 {
-    s[0] = s[1] = s[2] = s[3] = 0;
-    if (mode == BLADE_DETECT_I)
-        add_total_power(row, integration, polarizations, &s[0]);
-    else
-        add_products(row, integration, s);
+    int64_t i = 0;
+    for (; i + 8 <= values; i += 8) {
+        const f64x4 a = LOAD4(v + i), b = LOAD4(v + i + 4);
+        s->square_even += a * a;
+        s->square_odd += b * b;
+    }
+    if (i + 4 <= values) {
+        const f64x4 a = LOAD4(v + i);
+        s->square_even += a * a;
+        i += 4;
+    }
+    if (i < values) { /* one complex value of a single polarization */
+        const f64x4 a = { v[i], v[i + 1], 0, 0 };
+        s->square_odd += a * a;
+    }
 }
 
-/* Samples of a cf16 row widened per block: the same additions in the same order as
- * for the cf32 row the cast would give, so cf16 input detects exactly as its cast. */
-#define HALF_BLOCK 256
-
-static void sum_half_row(const uint16_t* row,
-                         int64_t integration,
-                         int polarizations,
-                         blade_detector_mode mode,
-                         double s[4])
+static inline double finish_squares(const row_sums* s)
 {
-    float block[HALF_BLOCK * 4];
-    const int per_sample = 2 * polarizations;
-    s[0] = s[1] = s[2] = s[3] = 0;
-    for (int64_t begin = 0; begin < integration; begin += HALF_BLOCK) {
-        const int64_t count = integration - begin < HALF_BLOCK ? integration - begin : HALF_BLOCK;
-        const uint16_t* in = row + begin * per_sample;
-        for (int64_t i = 0; i < count * per_sample; i++)
-            block[i] = blade_half_to_float(in[i]);
+    const f64x4 sum = s->square_even + s->square_odd;
+    return (sum[0] + sum[1]) + (sum[2] + sum[3]);
+}
+
+/* Samples of a cf16 row widened per block: 256 samples of 2 polarizations (an even
+ * count, 1024 values: a multiple of 8), so the chains run as over the cast row. */
+#define HALF_BLOCK_VALUES 1024
+
+/* The row's sums (`sums[0]` alone for the total power) from cf32 or cf16 values. */
+static inline __attribute__((always_inline)) void sum_row(const blade_detector_mode mode,
+                                                          const void* row,
+                                                          const bool half_input,
+                                                          int64_t integration,
+                                                          int polarizations,
+                                                          double sums[4])
+{
+    const int64_t row_values = integration * 2 * polarizations;
+    row_sums s = { { 0 }, { 0 }, { 0 }, { 0 } };
+    if (!half_input) {
         if (mode == BLADE_DETECT_I)
-            add_total_power(block, count, polarizations, &s[0]);
+            add_squares(&s, (const float*)row, row_values);
         else
-            add_products(block, count, s);
+            add_products(&s, (const float*)row, integration);
+    } else {
+        float block[HALF_BLOCK_VALUES];
+        const uint16_t* halves = (const uint16_t*)row;
+        for (int64_t begin = 0; begin < row_values; begin += HALF_BLOCK_VALUES) {
+            const int64_t count = row_values - begin < HALF_BLOCK_VALUES ? row_values - begin
+                                                                          : HALF_BLOCK_VALUES;
+            for (int64_t i = 0; i < count; i++)
+                block[i] = blade_half_to_float(halves[begin + i]);
+            if (mode == BLADE_DETECT_I)
+                add_squares(&s, block, count);
+            else
+                add_products(&s, block, count / 4);
+        }
+    }
+    if (mode == BLADE_DETECT_I)
+        sums[0] = finish_squares(&s);
+    else
+        finish_products(&s, sums);
+}
+
+/* Rows [first, end) of one mode with its Pout outputs: each row's values, plus
+ * `previous`, to `accumulator` (double) or `output` (float). Inlined with constant
+ * `mode` and `outputs`, so each mode has a loop of its own and the values stay in
+ * registers on their way to memory. */
+static inline __attribute__((always_inline)) void detect_rows_of(const blade_detector_mode mode,
+                                                                 const int outputs,
+                                                                 const void* input,
+                                                                 const bool half_input,
+                                                                 int64_t first,
+                                                                 int64_t end,
+                                                                 int64_t integration,
+                                                                 int polarizations,
+                                                                 bool mirror,
+                                                                 const double* previous,
+                                                                 double* accumulator,
+                                                                 float* restrict output,
+                                                                 double scale)
+{
+    const int64_t row_values = integration * 2 * polarizations;
+    const size_t value_bytes = half_input ? sizeof(uint16_t) : sizeof(float);
+    const double sign_of_im = mirror ? -1.0 : 1.0;
+    for (int64_t r = first; r < end; r++) {
+        const void* row = (const char*)input + (size_t)(r * row_values) * value_bytes;
+        double value[4], s[4];
+        sum_row(mode, row, half_input, integration, polarizations, s);
+        if (mode == BLADE_DETECT_I) {
+            value[0] = s[0];
+        } else {
+            value[0] = mode == BLADE_DETECT_IQUV ? s[0] + s[1] : s[0];
+            value[1] = mode == BLADE_DETECT_IQUV ? s[0] - s[1] : s[1];
+            value[2] = mode == BLADE_DETECT_IQUV ? 2 * s[2] : s[2];
+            value[3] = mode == BLADE_DETECT_IQUV ? -2 * sign_of_im * s[3] : sign_of_im * s[3];
+        }
+        for (int c = 0; c < outputs; c++) {
+            const int64_t at = r * outputs + c;
+            const double total = previous ? previous[at] + value[c] : value[c];
+            if (accumulator)
+                accumulator[at] = total;
+            else
+                output[at] = (float)(total * scale);
+        }
     }
 }
 
-/* The mode's outputs (Pout values) from a row's raw sums. */
-static void finish_row(const double s[4], blade_detector_mode mode, double out[4])
+BLADE_CPU_CLONES
+static void detect_rows(const void* input,
+                        bool half_input,
+                        int64_t first,
+                        int64_t end,
+                        int64_t integration,
+                        int polarizations,
+                        blade_detector_mode mode,
+                        bool mirror,
+                        const double* previous,
+                        double* accumulator,
+                        float* restrict output,
+                        double scale)
 {
+#define DETECT_ROWS(mode, outputs) \
+    detect_rows_of(mode,           \
+                   outputs,        \
+                   input,          \
+                   half_input,     \
+                   first,          \
+                   end,            \
+                   integration,    \
+                   polarizations,  \
+                   mirror,         \
+                   previous,       \
+                   accumulator,    \
+                   output,         \
+                   scale)
     switch (mode) {
     case BLADE_DETECT_I:
-        out[0] = s[0];
+        DETECT_ROWS(BLADE_DETECT_I, 1);
         break;
     case BLADE_DETECT_XXYY:
-        out[0] = s[0];
-        out[1] = s[1];
+        DETECT_ROWS(BLADE_DETECT_XXYY, 2);
         break;
     case BLADE_DETECT_CROSS:
-        for (int c = 0; c < 4; c++)
-            out[c] = s[c];
+        DETECT_ROWS(BLADE_DETECT_CROSS, 4);
         break;
     case BLADE_DETECT_IQUV:
-        out[0] = s[0] + s[1];
-        out[1] = s[0] - s[1];
-        out[2] = 2 * s[2];
-        out[3] = -2 * s[3];
+        DETECT_ROWS(BLADE_DETECT_IQUV, 4);
         break;
     }
+#undef DETECT_ROWS
 }
 
 void blade_cpu_detect(const void* input,
@@ -124,27 +265,26 @@ void blade_cpu_detect(const void* input,
 {
     /* Both cross and IQUV put Im(X·Y*) (or V) last. */
     const bool mirror = lower_sideband && (mode == BLADE_DETECT_CROSS || mode == BLADE_DETECT_IQUV);
-    const int outputs = blade_detector_mode_outputs(mode);
-    const int64_t row_values = integration * 2 * polarizations;
-#pragma omp parallel for num_threads(blade_cpu_threads()) \
-    schedule(static) if (rows * integration >= PARALLEL_THRESHOLD)
-    for (int64_t r = 0; r < rows; r++) {
-        double sums[4], value[4];
-        if (half_input)
-            sum_half_row(
-                (const uint16_t*)input + r * row_values, integration, polarizations, mode, sums);
-        else
-            sum_row((const float*)input + r * row_values, integration, polarizations, mode, sums);
-        finish_row(sums, mode, value);
-        if (mirror)
-            value[3] = -value[3];
-        for (int c = 0; c < outputs; c++) {
-            const int64_t at = r * outputs + c;
-            const double total = previous ? previous[at] + value[c] : value[c];
-            if (accumulator)
-                accumulator[at] = total;
-            else
-                output[at] = (float)(total * scale);
-        }
+#pragma omp parallel num_threads(blade_cpu_threads()) if (rows * integration >= PARALLEL_THRESHOLD)
+    {
+        int64_t first = 0, end = rows;
+#ifdef _OPENMP
+        /* One contiguous run of rows per thread. */
+        const int64_t thread = omp_get_thread_num(), threads = omp_get_num_threads();
+        first = rows * thread / threads;
+        end = rows * (thread + 1) / threads;
+#endif
+        detect_rows(input,
+                    half_input,
+                    first,
+                    end,
+                    integration,
+                    polarizations,
+                    mode,
+                    mirror,
+                    previous,
+                    accumulator,
+                    output,
+                    scale);
     }
 }

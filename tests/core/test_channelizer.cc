@@ -150,30 +150,40 @@ BOOST_AUTO_TEST_CASE(an_impulse_gives_the_phase_ramp_of_its_position)
 BOOST_AUTO_TEST_CASE(an_impulse_lands_in_its_own_antenna_channel_and_polarization)
 {
     // Distinct impulses at n = 0 of every (a, f, p) with value 1 + a + 10 f + 100 p: the
-    // flat spectrum of each appears on all N fine channels of that (a, f, p) only.
-    const int64_t A = 2, F = 3, T = 16, P = 2, N = 8, S = 2;
-    const blade_shape shape = blade_shape_aftp(A, F, T, P);
-    std::vector<cf> x(static_cast<size_t>(A * F * T * P));
-    for (int64_t a = 0; a < A; a++)
-        for (int64_t f = 0; f < F; f++)
-            for (int64_t q = 0; q < P; q++)
-                x[in_index(shape, a, f, N, q)] =
-                    cf(1.0f + a + 10 * f + 100 * q, 0.0f); // s = 1, n = 0
-    plan p(plain(N), shape);
-    const auto y = p.run(x);
-    for (int64_t a = 0; a < A; a++)
-        for (int64_t f = 0; f < F; f++)
-            for (int64_t k = 0; k < N; k++)
-                for (int64_t s = 0; s < S; s++)
-                    for (int64_t q = 0; q < P; q++) {
-                        const cf got =
-                            y[static_cast<size_t>((((a * F + f) * N + k) * S + s) * P + q)];
-                        const cf want =
-                            s == 1 ? cf(1.0f + a + 10 * f + 100 * q, 0.0f) : cf(0.0f, 0.0f);
-                        BOOST_TEST(got == want,
-                                   "a " << a << " f " << f << " k " << k << " s " << s << " p "
-                                        << q);
-                    }
+    // flat spectrum of each appears on all N fine channels of that (a, f, p) only. Short
+    // transforms (several spectra per unit of work) and long ones (N = 16384: one
+    // spectrum per unit, the polarizations split and interleaved in one pass each).
+    const struct {
+        int64_t A, F, N;
+    } cases[] = { { 2, 3, 8 }, { 1, 2, 16384 } };
+    for (const auto& c : cases) {
+        const int64_t A = c.A, F = c.F, N = c.N, S = 2, T = S * N, P = 2;
+        const blade_shape shape = blade_shape_aftp(A, F, T, P);
+        std::vector<cf> x(static_cast<size_t>(A * F * T * P));
+        for (int64_t a = 0; a < A; a++)
+            for (int64_t f = 0; f < F; f++)
+                for (int64_t q = 0; q < P; q++)
+                    x[in_index(shape, a, f, N, q)] =
+                        cf(1.0f + a + 10 * f + 100 * q, 0.0f); // s = 1, n = 0
+        plan p(plain(N), shape);
+        const auto y = p.run(x);
+        int64_t wrong = 0;
+        for (int64_t a = 0; a < A; a++)
+            for (int64_t f = 0; f < F; f++)
+                for (int64_t k = 0; k < N; k++)
+                    for (int64_t s = 0; s < S; s++)
+                        for (int64_t q = 0; q < P; q++) {
+                            const cf got =
+                                y[static_cast<size_t>((((a * F + f) * N + k) * S + s) * P + q)];
+                            const cf want =
+                                s == 1 ? cf(1.0f + a + 10 * f + 100 * q, 0.0f) : cf(0.0f, 0.0f);
+                            if (got != want && wrong++ < 5)
+                                BOOST_ERROR("N " << N << " a " << a << " f " << f << " k " << k
+                                                 << " s " << s << " p " << q << ": " << got
+                                                 << " != " << want);
+                        }
+        BOOST_TEST(wrong == 0, "N " << N << ": " << wrong << " values wrong");
+    }
 }
 
 BOOST_AUTO_TEST_CASE(a_tone_lands_in_the_fine_channel_of_its_frequency)

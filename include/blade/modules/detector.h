@@ -30,11 +30,11 @@
  * blade_detector_position() the step the next call will be.
  *
  * **Determinism.** Every output value is computed by one thread in an order fixed by
- * I alone (the CPU sums sequentially in double precision and rounds once; the GPU
- * sums each sample run sequentially and combines runs in a fixed tree, in single
- * precision), so repeated runs give identical bits on a given backend. No atomics
- * are used. The two backends agree to float32 rounding (relative 1e-5 for sums of
- * powers).
+ * I alone (the CPU sums in double precision in lanes fixed by the code and rounds
+ * once; the GPU sums each sample run sequentially and combines runs in a fixed tree,
+ * in single precision), so repeated runs give identical bits on a given backend. No
+ * atomics are used. The two backends agree to float32 rounding (relative 1e-5 for
+ * sums of powers).
  *
  * @code
  *   blade_detector* detector;
