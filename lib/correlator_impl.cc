@@ -31,21 +31,25 @@ correlator::sptr correlator::make(const std::vector<int64_t>& shape,
     if (blade_correlator_path_parse(path.c_str(), &config.path) != BLADE_OK)
         throw std::invalid_argument(std::string("blade.correlator path: ") + blade_last_error());
     const tensor_spec input(config.input_type, parse_shape(shape, "blade.correlator shape"));
-    // Validate with the core first, on the CPU (every path but the GPU-only checks):
-    // the output shape and the decimation must be known before the block exists.
+    // The probe runs on the CPU, so with the path the CPU takes (the GPU-only checks
+    // come from the block's own plan).
     blade_correlator_config probe_config = config;
     probe_config.path = BLADE_CORRELATOR_AUTO;
-    blade_correlator* probe = nullptr;
-    throw_on_error(blade_correlator_create(&probe, &probe_config, &input.shape, blade_device_cpu()),
-                   "blade.correlator");
-    const tensor_spec output(BLADE_CF32, blade_correlator_output_shape(probe));
-    const int64_t steps = blade_correlator_steps(probe);
-    blade_correlator_destroy(probe);
-    if (steps > std::numeric_limits<int>::max())
-        throw std::invalid_argument("blade.correlator: integration " + std::to_string(integration) +
-                                    " spans more chunks than GNU Radio's decimation allows");
-    return gnuradio::make_block_sptr<correlator_impl>(
-        input, output, config, steps, device, resolve_device(device, "correlator"));
+    const probed_decimation probed = probe_decimation(blade_correlator_create,
+                                                      blade_correlator_destroy,
+                                                      blade_correlator_output_shape,
+                                                      blade_correlator_steps,
+                                                      probe_config,
+                                                      input.shape,
+                                                      BLADE_CF32,
+                                                      integration,
+                                                      "blade.correlator");
+    return gnuradio::make_block_sptr<correlator_impl>(input,
+                                                      probed.output,
+                                                      config,
+                                                      probed.chunks_per_output,
+                                                      device,
+                                                      resolve_device(device, "correlator"));
 }
 
 correlator_impl::correlator_impl(const tensor_spec& input,

@@ -35,19 +35,21 @@ detector::sptr detector::make(const std::vector<int64_t>& shape,
         throw std::invalid_argument(std::string("blade.detector mode: ") + blade_last_error());
     config.integration = integration;
     config.scale = static_cast<float>(scale);
-    // Validate with the core first: the output shape and the decimation (chunks per
-    // output) must be known before the block exists.
-    blade_detector* probe = nullptr;
-    throw_on_error(blade_detector_create(&probe, &config, &input.shape, blade_device_cpu()),
-                   "blade.detector");
-    const tensor_spec output(BLADE_F32, blade_detector_output_shape(probe));
-    const int64_t steps = blade_detector_steps(probe);
-    blade_detector_destroy(probe);
-    if (steps > std::numeric_limits<int>::max())
-        throw std::invalid_argument("blade.detector: integration " + std::to_string(integration) +
-                                    " spans more chunks than GNU Radio's decimation allows");
-    return gnuradio::make_block_sptr<detector_impl>(
-        input, output, config, steps, device, resolve_device(device, "detector"));
+    const probed_decimation probed = probe_decimation(blade_detector_create,
+                                                      blade_detector_destroy,
+                                                      blade_detector_output_shape,
+                                                      blade_detector_steps,
+                                                      config,
+                                                      input.shape,
+                                                      BLADE_F32,
+                                                      integration,
+                                                      "blade.detector");
+    return gnuradio::make_block_sptr<detector_impl>(input,
+                                                    probed.output,
+                                                    config,
+                                                    probed.chunks_per_output,
+                                                    device,
+                                                    resolve_device(device, "detector"));
 }
 
 detector_impl::detector_impl(const tensor_spec& input,

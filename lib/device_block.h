@@ -17,6 +17,8 @@
 #include <blade/blade.h>
 
 #include <functional>
+#include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -69,6 +71,41 @@ gr::io_signature::sptr device_signature(const blade_device& device,
 
 /*! Throw std::runtime_error("<context>: <blade_last_error()>") unless status is OK. */
 void throw_on_error(blade_status status, const std::string& context);
+
+/*!
+ * What a decimating block (detector, correlator) must know before it exists: the
+ * tensor of its output and the chunks per output (GNU Radio's decimation), asked of
+ * a plan of its module made on the CPU, which also validates the configuration (a
+ * bad one raises in make()). `integration` only words the error of a group longer
+ * than GNU Radio's decimation (an int) allows.
+ */
+struct probed_decimation {
+    tensor_spec output;
+    int chunks_per_output;
+};
+
+template <typename Plan, typename Config>
+probed_decimation
+probe_decimation(blade_status (*create)(Plan**, const Config*, const blade_shape*, blade_device),
+                 void (*destroy)(Plan*),
+                 blade_shape (*output_shape)(const Plan*),
+                 int64_t (*steps)(const Plan*),
+                 const Config& config,
+                 const blade_shape& input,
+                 blade_dtype output_type,
+                 int64_t integration,
+                 const std::string& block_name)
+{
+    Plan* probe = nullptr;
+    throw_on_error(create(&probe, &config, &input, blade_device_cpu()), block_name);
+    const tensor_spec output(output_type, output_shape(probe));
+    const int64_t chunks = steps(probe);
+    destroy(probe);
+    if (chunks > std::numeric_limits<int>::max())
+        throw std::invalid_argument(block_name + ": integration " + std::to_string(integration) +
+                                    " spans more chunks than GNU Radio's decimation allows");
+    return { output, static_cast<int>(chunks) };
+}
 
 /*!
  * \brief Mix-in of every gr-blade block.

@@ -146,8 +146,8 @@ static inline __attribute__((always_inline)) void sum_row(const blade_detector_m
         float block[HALF_BLOCK_VALUES];
         const uint16_t* halves = (const uint16_t*)row;
         for (int64_t begin = 0; begin < row_values; begin += HALF_BLOCK_VALUES) {
-            const int64_t count = row_values - begin < HALF_BLOCK_VALUES ? row_values - begin
-                                                                          : HALF_BLOCK_VALUES;
+            const int64_t count =
+                row_values - begin < HALF_BLOCK_VALUES ? row_values - begin : HALF_BLOCK_VALUES;
             for (int64_t i = 0; i < count; i++)
                 block[i] = blade_half_to_float(halves[begin + i]);
             if (mode == BLADE_DETECT_I)
