@@ -345,3 +345,52 @@ def parse_name(parse_function, text, module, what):
 
 def where_of(v):
     return (v.kind, v.index if v.kind else 0)
+
+
+class GroupedPlan(Plan):
+    """A plan whose output can sum K consecutive calls (the detector's and the
+    correlator's integration across chunks): the group's output is bound on its first
+    call, the core writes it on the last, and the first K-1 calls return None.
+    Subclasses set `module`, `_input_role` (for error messages) and `steps` when
+    planned; their core functions are blade_<module>_position / _reset."""
+
+    _input_role = "input"
+    _pending = None
+
+    @property
+    def position(self):
+        """Step (0 ... K-1) of the next call in its group."""
+        name = f"blade_{self.module}_position"
+        return int(function(name, ctypes.c_int64, [ctypes.c_void_p])(self._handle))
+
+    def reset(self):
+        """Start a new group: the next call is step 0."""
+        self._pending = None
+        if self.planned:
+            function(f"blade_{self.module}_reset", None, [ctypes.c_void_p])(self._handle)
+
+    def _run_bound(self, v, stream):
+        last = self.position == self.steps - 1
+        self._input.accept(v, self._where, self.module)
+        _core.check(
+            self._process(self._handle, self._input.ref, self._output.ref, self._stream(stream, v)), self.module
+        )
+        if not last:
+            return None
+        result, self._pending = self._pending, None
+        return result
+
+    def __call__(self, x, out=None, stream=None):
+        """Run on chunk `x`; returns the output, or None on a step that ends no group."""
+        if self._handle and self.steps == 1:
+            return self._call1(x, out, stream)
+        v = _arrays.view(x, f"{self.module}: {self._input_role}")
+        self._ensure(v)
+        if self.steps == 1:
+            return self._run1(v, out, stream)
+        # the group's output is bound on its first step (the core writes it on the last)
+        if out is not None or self._pending is None:
+            self._pending = self._output.output(out, v, self._where, self.module)
+        else:
+            self._output.bind(self._pending, self._where, self.module)
+        return self._run_bound(v, stream)

@@ -17,7 +17,7 @@ multiple K of T, K consecutive calls of a Correlator make one output [B, F/Fc, 1
 import ctypes
 
 from . import _arrays, _core
-from ._plan import Operand, Plan, cached, call_cached, function, parse_device, parse_name, where_of
+from ._plan import Operand, GroupedPlan, cached, call_cached, function, parse_device, parse_name, where_of
 
 
 class _Config(ctypes.Structure):
@@ -37,10 +37,11 @@ def baseline_index(antennas, i, j):
     return int(f(antennas, i, j))
 
 
-class Correlator(Plan):
+class Correlator(GroupedPlan):
     """A correlator plan, stateful when the integration spans chunks."""
 
     module = "correlator"
+    _input_role = "voltages"
     _destroy_name = "blade_correlator_destroy"
 
     def __init__(
@@ -81,45 +82,6 @@ class Correlator(Plan):
     def _plan(self, v):
         input_type, shape = _arrays.blade_type(v.dtype, v.shape, None, "correlator: voltages")
         self._plan_for(input_type, shape, where_of(v))
-
-    @property
-    def position(self):
-        """Step (0 ... K-1) of the next call in its group."""
-        return int(function("blade_correlator_position", ctypes.c_int64, [ctypes.c_void_p])(self._handle))
-
-    def reset(self):
-        """Start a new group: the next call is step 0."""
-        self._pending = None
-        if self.planned:
-            function("blade_correlator_reset", None, [ctypes.c_void_p])(self._handle)
-
-    _pending = None
-
-    def _run_bound(self, v, stream):
-        last = self.position == self.steps - 1
-        self._input.accept(v, self._where, self.module)
-        _core.check(
-            self._process(self._handle, self._input.ref, self._output.ref, self._stream(stream, v)), self.module
-        )
-        if not last:
-            return None
-        result, self._pending = self._pending, None
-        return result
-
-    def __call__(self, x, out=None, stream=None):
-        """Correlate chunk `x`; returns the visibilities, or None on a step that ends no group."""
-        if self._handle and self.steps == 1:
-            return self._call1(x, out, stream)
-        v = _arrays.view(x, "correlator: voltages")
-        self._ensure(v)
-        if self.steps == 1:
-            return self._run1(v, out, stream)
-        # the group's output is bound on its first step (the core writes it on the last)
-        if out is not None or self._pending is None:
-            self._pending = self._output.output(out, v, self._where, self.module)
-        else:
-            self._output.bind(self._pending, self._where, self.module)
-        return self._run_bound(v, stream)
 
 
 def correlate(x, integration=1, channel_integration=1, path="auto", lower_sideband=False, out=None, stream=None):

@@ -16,18 +16,19 @@ of a Detector object make one output [A, F, 1, Pout]: the first K-1 return None.
 
 import ctypes
 
-from . import _arrays, _core
-from ._plan import Operand, Plan, cached, call_cached, function, parse_device, parse_name, where_of
+from . import _arrays
+from ._plan import Operand, GroupedPlan, cached, call_cached, function, parse_device, parse_name, where_of
 
 
 class _Config(ctypes.Structure):
     _fields_ = [("mode", ctypes.c_int), ("integration", ctypes.c_int64), ("lower_sideband", ctypes.c_bool)]
 
 
-class Detector(Plan):
+class Detector(GroupedPlan):
     """A detector plan, stateful when the integration spans chunks."""
 
     module = "detector"
+    _input_role = "input"
     _destroy_name = "blade_detector_destroy"
 
     def __init__(self, mode="I", integration=1, lower_sideband=False, shape=None, device="cpu"):
@@ -46,45 +47,6 @@ class Detector(Plan):
 
     def _plan(self, v):
         self._plan_for(_arrays.blade_type(v.dtype, v.shape, "cf32", "detector: input")[1], where_of(v))
-
-    @property
-    def position(self):
-        """Step (0 ... K-1) of the next call in its group."""
-        return int(function("blade_detector_position", ctypes.c_int64, [ctypes.c_void_p])(self._handle))
-
-    def reset(self):
-        """Start a new group: the next call is step 0."""
-        self._pending = None
-        if self.planned:
-            function("blade_detector_reset", None, [ctypes.c_void_p])(self._handle)
-
-    _pending = None
-
-    def _run_bound(self, v, stream):
-        last = self.position == self.steps - 1
-        self._input.accept(v, self._where, self.module)
-        _core.check(
-            self._process(self._handle, self._input.ref, self._output.ref, self._stream(stream, v)), self.module
-        )
-        if not last:
-            return None
-        result, self._pending = self._pending, None
-        return result
-
-    def __call__(self, x, out=None, stream=None):
-        """Detect chunk `x`; returns the output, or None on a step that ends no group."""
-        if self._handle and self.steps == 1:
-            return self._call1(x, out, stream)
-        v = _arrays.view(x, "detector: input")
-        self._ensure(v)
-        if self.steps == 1:
-            return self._run1(v, out, stream)
-        # the group's output is bound on its first step (the core writes it on the last)
-        if out is not None or self._pending is None:
-            self._pending = self._output.output(out, v, self._where, self.module)
-        else:
-            self._output.bind(self._pending, self._where, self.module)
-        return self._run_bound(v, stream)
 
 
 def detect(x, mode="I", integration=1, lower_sideband=False, out=None, stream=None):
