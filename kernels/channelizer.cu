@@ -132,16 +132,17 @@ struct direct_exec {
     }
 };
 
-// One direct tile per block: 1024 threads and up to 136 KB of shared memory, so one
-// block per SM; 64 registers per thread at most.
-template <int LOG2N, bool FILTER>
-__global__ void __launch_bounds__(blade_tile::kDirectThreads, 1)
+// One direct tile per block: 1024 threads and up to 137 KB of shared memory (one
+// block per SM), or the half tile, 512 threads and up to 70 KB (two); 64 registers
+// per thread at most either way.
+template <int LOG2N, bool FILTER, int THREADS>
+__global__ void __launch_bounds__(THREADS, blade_tile::kDirectThreads / THREADS)
     channelize_direct(blade_tile::params p)
 {
     extern __shared__ float2 smem[];
     const blade_tile::origin o = blade_tile::tile_origin(p, blockIdx.x);
     direct_exec exec{ p, o, smem };
-    blade_tile::direct_passes<LOG2N, FILTER>::run(exec);
+    blade_tile::direct_passes<LOG2N, FILTER, THREADS>::run(exec);
 }
 
 using tile_kernel = void (*)(blade_tile::params);
@@ -188,42 +189,48 @@ tile_kernel select_tile_kernel(int log2n, bool filter)
 static_assert(blade_tile::kMaxLog2N == 13, "select_tile_kernel lists every size");
 
 template <int LOG2N>
-tile_kernel direct_kernel_for(bool filter)
+tile_kernel direct_kernel_for(bool filter, bool half)
 {
-    return filter ? channelize_direct<LOG2N, true> : channelize_direct<LOG2N, false>;
+    if constexpr (LOG2N <= blade_tile::kMaxLog2N)
+        if (half)
+            return filter ? channelize_direct<LOG2N, true, blade_tile::kThreads>
+                          : channelize_direct<LOG2N, false, blade_tile::kThreads>;
+    return filter ? channelize_direct<LOG2N, true, blade_tile::kDirectThreads>
+                  : channelize_direct<LOG2N, false, blade_tile::kDirectThreads>;
 }
 
-tile_kernel select_direct_kernel(int log2n, bool filter)
+// half: the half tile (N <= 8192)
+tile_kernel select_direct_kernel(int log2n, bool filter, bool half)
 {
     switch (log2n) {
     case 1:
-        return direct_kernel_for<1>(filter);
+        return direct_kernel_for<1>(filter, half);
     case 2:
-        return direct_kernel_for<2>(filter);
+        return direct_kernel_for<2>(filter, half);
     case 3:
-        return direct_kernel_for<3>(filter);
+        return direct_kernel_for<3>(filter, half);
     case 4:
-        return direct_kernel_for<4>(filter);
+        return direct_kernel_for<4>(filter, half);
     case 5:
-        return direct_kernel_for<5>(filter);
+        return direct_kernel_for<5>(filter, half);
     case 6:
-        return direct_kernel_for<6>(filter);
+        return direct_kernel_for<6>(filter, half);
     case 7:
-        return direct_kernel_for<7>(filter);
+        return direct_kernel_for<7>(filter, half);
     case 8:
-        return direct_kernel_for<8>(filter);
+        return direct_kernel_for<8>(filter, half);
     case 9:
-        return direct_kernel_for<9>(filter);
+        return direct_kernel_for<9>(filter, half);
     case 10:
-        return direct_kernel_for<10>(filter);
+        return direct_kernel_for<10>(filter, half);
     case 11:
-        return direct_kernel_for<11>(filter);
+        return direct_kernel_for<11>(filter, half);
     case 12:
-        return direct_kernel_for<12>(filter);
+        return direct_kernel_for<12>(filter, half);
     case 13:
-        return direct_kernel_for<13>(filter);
+        return direct_kernel_for<13>(filter, half);
     case 14:
-        return direct_kernel_for<14>(filter);
+        return direct_kernel_for<14>(filter, false);
     default:
         return nullptr;
     }
@@ -439,9 +446,14 @@ blade_status create(blade_cuda_channelizer* self, const float* filter)
         else
             kernel = BLADE_CHANNELIZER_KERNEL_GENERAL;
     }
-    const char* const names[] = { "auto", "shared", "direct", "general", "four-step" };
-    const char* const lengths[] = { "", "up to 8192", "up to 16384", "", "from 2^15 to 2^22" };
-    if ((kernel == BLADE_CHANNELIZER_KERNEL_SHARED && !shared_fits) ||
+    const char* const names[] = {
+        "auto", "shared", "direct", "general", "four-step", "direct-half"
+    };
+    const char* const lengths[] = { "", "up to 8192",        "up to 16384",
+                                    "", "from 2^15 to 2^22", "up to 8192" };
+    if (((kernel == BLADE_CHANNELIZER_KERNEL_SHARED ||
+          kernel == BLADE_CHANNELIZER_KERNEL_DIRECT_HALF) &&
+         !shared_fits) ||
         (kernel == BLADE_CHANNELIZER_KERNEL_DIRECT && !direct_fits) ||
         (kernel == BLADE_CHANNELIZER_KERNEL_FOUR_STEP && !four_step_fits))
         return blade_fail(BLADE_ERROR_UNSUPPORTED,
@@ -452,7 +464,10 @@ blade_status create(blade_cuda_channelizer* self, const float* filter)
                           static_cast<long long>(g.N),
                           static_cast<long long>(g.P),
                           lengths[kernel],
-                          kernel == BLADE_CHANNELIZER_KERNEL_SHARED ? 98 : 137,
+                          kernel == BLADE_CHANNELIZER_KERNEL_DIRECT ||
+                                  kernel == BLADE_CHANNELIZER_KERNEL_FOUR_STEP
+                              ? 137
+                              : 70,
                           shared_limit / 1024);
     if (kernel == BLADE_CHANNELIZER_KERNEL_FOUR_STEP) {
         self->four_step = true;
@@ -474,6 +489,7 @@ blade_status create(blade_cuda_channelizer* self, const float* filter)
     self->single_pass = kernel != BLADE_CHANNELIZER_KERNEL_GENERAL;
     if (self->single_pass) {
         const bool direct = kernel == BLADE_CHANNELIZER_KERNEL_DIRECT;
+        const bool half = kernel == BLADE_CHANNELIZER_KERNEL_DIRECT_HALF; // shared's tiles
         self->tiling = direct ? direct_tiling : shared_tiling;
         const blade_tile::tiling& t = self->tiling;
         std::vector<float2> twiddles(static_cast<size_t>(g.N));
@@ -483,11 +499,12 @@ blade_status create(blade_cuda_channelizer* self, const float* filter)
         BLADE_CUDA_TRY(cudaMemcpy(self->twiddles, twiddles.data(), bytes, cudaMemcpyHostToDevice));
         const int rows = 1 << (t.log2pb + t.log2sb);
         size_t full; // the limit is per kernel, shared by every plan of this N: a full tile
-        if (direct) {
-            self->kernel = select_direct_kernel(t.log2n, g.M > 1);
-            self->threads = blade_tile::kDirectThreads;
+        if (direct || half) {
+            const int capacity = direct ? blade_tile::kDirectCapacity : blade_tile::kCapacity;
+            self->kernel = select_direct_kernel(t.log2n, g.M > 1, half);
+            self->threads = direct ? blade_tile::kDirectThreads : blade_tile::kThreads;
             self->shared_bytes = blade_tile::direct_shared_bytes(t.log2n, rows);
-            full = blade_tile::direct_shared_bytes(t.log2n, blade_tile::kDirectCapacity >> t.log2n);
+            full = blade_tile::direct_shared_bytes(t.log2n, capacity >> t.log2n);
         } else {
             self->kernel = select_tile_kernel(t.log2n, g.M > 1);
             self->threads = blade_tile::kThreads;

@@ -649,14 +649,14 @@ struct single_pass {
 
 /* Shared-memory passes of the direct tile: radix 16 from NS = 2^LOG2NS while one
  * more would leave at least the last pass's 16. */
-template <int LOG2N, int LOG2NS>
+template <int LOG2N, int LOG2NS, int THREADS = kDirectThreads>
 struct direct_middle {
     template <typename Exec>
     BLADE_TILE_FN static void run(Exec& exec)
     {
         if constexpr (LOG2NS + 4 < LOG2N) {
-            exec.template pass<radix_pass<LOG2N, 4, LOG2NS, kDirectThreads>>();
-            direct_middle<LOG2N, LOG2NS + 4>::run(exec);
+            exec.template pass<radix_pass<LOG2N, 4, LOG2NS, THREADS>>();
+            direct_middle<LOG2N, LOG2NS + 4, THREADS>::run(exec);
         }
     }
 };
@@ -664,19 +664,21 @@ struct direct_middle {
 /* The passes of the direct tile. Exec (the kernel, or the CPU emulation) provides
  * first<Pass>() (global -> registers -> shared, then a barrier), pass<Pass>() (as for
  * the shared tile), last<Pass>() (shared -> registers -> global) and only<Pass>()
- * (global -> registers -> global). */
-template <int LOG2N, bool FILTER>
+ * (global -> registers -> global). THREADS: kDirectThreads (tiles of up to 16384
+ * values, one block per SM), or kThreads, the half tile (up to 8192 values, the
+ * shared tile's size: two blocks per SM, one polarization per tile at N = 8192). */
+template <int LOG2N, bool FILTER, int THREADS = kDirectThreads>
 struct direct_passes {
     template <typename Exec>
     BLADE_TILE_FN static void run(Exec& exec)
     {
         if constexpr (LOG2N <= 4) {
-            exec.template only<single_pass<LOG2N, FILTER>>();
+            exec.template only<single_pass<LOG2N, FILTER, THREADS>>();
         } else {
             constexpr int LOG2R1 = LOG2N % 4 != 0 ? LOG2N % 4 : 4;
-            exec.template first<first_pass<LOG2N, LOG2R1, FILTER>>();
-            direct_middle<LOG2N, LOG2R1>::run(exec);
-            exec.template last<last_pass<LOG2N>>();
+            exec.template first<first_pass<LOG2N, LOG2R1, FILTER, THREADS>>();
+            direct_middle<LOG2N, LOG2R1, THREADS>::run(exec);
+            exec.template last<last_pass<LOG2N, THREADS>>();
         }
     }
 };

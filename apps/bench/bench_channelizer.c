@@ -87,9 +87,9 @@ void bench_register_channelizer(bench_case** cases, int* count)
 {
     enum { AUTO = BLADE_CHANNELIZER_KERNEL_AUTO, SHARED = BLADE_CHANNELIZER_KERNEL_SHARED };
     enum { DIRECT = BLADE_CHANNELIZER_KERNEL_DIRECT, GENERAL = BLADE_CHANNELIZER_KERNEL_GENERAL };
-    static const char* const kernel_names[] = {
-        "", " shared", " direct", " general", " four-step"
-    };
+    enum { HALF = BLADE_CHANNELIZER_KERNEL_DIRECT_HALF };
+    static const char* const kernel_names[] = { "",         " shared",    " direct",
+                                                " general", " four-step", " direct-half" };
     static const struct {
         int antennas, channels;
         int64_t t, rate;
@@ -101,14 +101,17 @@ void bench_register_channelizer(bench_case** cases, int* count)
         { 16, 192, 8192, 8192, 1, BLADE_WINDOW_RECTANGULAR, AUTO, 0.761, 0.25 },
         { 16, 192, 8192, 8192, 1, BLADE_WINDOW_RECTANGULAR, SHARED, 0.761, 0.25 },
         { 16, 192, 8192, 8192, 1, BLADE_WINDOW_RECTANGULAR, DIRECT, 0.761, 0.25 },
+        { 16, 192, 8192, 8192, 1, BLADE_WINDOW_RECTANGULAR, HALF, 0.761, 0.25 },
         { 2, 192, 8192, 8192, 1, BLADE_WINDOW_RECTANGULAR, AUTO, 0, 0 },
         { 2, 192, 8192, 64, 1, BLADE_WINDOW_RECTANGULAR, AUTO, 0, 0 },
         { 2, 192, 8192, 64, 1, BLADE_WINDOW_RECTANGULAR, DIRECT, 0, 0 },
+        { 2, 192, 8192, 64, 1, BLADE_WINDOW_RECTANGULAR, HALF, 0, 0 },
         { 2, 192, 8192, 1024, 4, BLADE_WINDOW_HAMMING, AUTO, 0, 0 },
         { 2, 192, 8192, 1024, 4, BLADE_WINDOW_HAMMING, DIRECT, 0, 0 },
         { 16, 192, 8192, 8192, 4, BLADE_WINDOW_HAMMING, AUTO, 0, 0 },
         { 16, 192, 8192, 8192, 4, BLADE_WINDOW_HAMMING, SHARED, 0, 0 },
         { 16, 192, 8192, 8192, 4, BLADE_WINDOW_HAMMING, DIRECT, 0, 0 },
+        { 16, 192, 8192, 8192, 4, BLADE_WINDOW_HAMMING, HALF, 0, 0 },
         { 2, 192, 12288, 3072, 1, BLADE_WINDOW_RECTANGULAR, AUTO, 0, 0 }, /* general: cuFFT */
         { 1, 64, 1 << 20, 16384, 1, BLADE_WINDOW_RECTANGULAR, AUTO, 0, 0 },
         { 1, 64, 1 << 20, 65536, 1, BLADE_WINDOW_RECTANGULAR, AUTO, 0, 0 },

@@ -352,6 +352,7 @@ BOOST_AUTO_TEST_CASE(every_kernel_on_the_shapes_it_serves)
 {
     const blade_channelizer_kernel kernels[] = { BLADE_CHANNELIZER_KERNEL_SHARED,
                                                  BLADE_CHANNELIZER_KERNEL_DIRECT,
+                                                 BLADE_CHANNELIZER_KERNEL_DIRECT_HALF,
                                                  BLADE_CHANNELIZER_KERNEL_GENERAL };
     uint32_t seed = 200;
     for (const auto kernel : kernels) {

@@ -65,47 +65,46 @@ struct host_exec {
 // The direct tile's steps (blade_tile::direct_passes) on every emulated thread, in
 // the order the kernel's barriers allow: the threads' halves of a step run one
 // thread after the other, all of one half before any of the next.
-struct host_direct_exec : host_exec<bt::kDirectThreads> {
+template <int THREADS>
+struct host_direct_exec : host_exec<THREADS> {
     const bt::params& p;
     const bt::origin& o;
-    std::vector<staged> registers = std::vector<staged>(bt::kDirectThreads);
+    std::vector<staged> registers = std::vector<staged>(THREADS);
 
     host_direct_exec(const bt::params& params, const bt::origin& origin, float2* shared)
-        : host_exec<bt::kDirectThreads>{ shared, bt::tile_rows(params), params.twiddles },
-          p(params),
-          o(origin)
+        : host_exec<THREADS>{ shared, bt::tile_rows(params), params.twiddles }, p(params), o(origin)
     {
     }
 
     template <typename Pass>
     void first()
     {
-        for (int thread = 0; thread < bt::kDirectThreads; thread++)
+        for (int thread = 0; thread < THREADS; thread++)
             Pass::read(p, o, thread, registers[thread].values);
-        for (int thread = 0; thread < bt::kDirectThreads; thread++)
-            Pass::write(smem, p, thread, registers[thread].values);
+        for (int thread = 0; thread < THREADS; thread++)
+            Pass::write(this->smem, p, thread, registers[thread].values);
     }
 
     template <typename Pass>
     void last()
     {
-        for (int thread = 0; thread < bt::kDirectThreads; thread++)
-            Pass::read(smem, p, p.twiddles, thread, registers[thread].values);
-        for (int thread = 0; thread < bt::kDirectThreads; thread++)
+        for (int thread = 0; thread < THREADS; thread++)
+            Pass::read(this->smem, p, p.twiddles, thread, registers[thread].values);
+        for (int thread = 0; thread < THREADS; thread++)
             Pass::store(p, o, thread, registers[thread].values);
     }
 
     template <typename Pass>
     void only()
     {
-        for (int thread = 0; thread < bt::kDirectThreads; thread++)
+        for (int thread = 0; thread < THREADS; thread++)
             Pass::read(p, o, thread, registers[thread].values);
-        for (int thread = 0; thread < bt::kDirectThreads; thread++)
+        for (int thread = 0; thread < THREADS; thread++)
             Pass::store(p, o, thread, registers[thread].values);
     }
 };
 
-enum class kernel_kind { shared, direct, four_step };
+enum class kernel_kind { shared, direct, direct_half, four_step };
 
 // A four-step pass's steps on every emulated thread (as host_direct_exec).
 template <typename Origin>
@@ -201,9 +200,15 @@ void run_block(kernel_kind kind, const bt::params& p, int64_t tile, std::vector<
     float2* shared = smem.data() + kGuard;
     const bt::origin o = bt::tile_origin(p, tile);
     if (kind == kernel_kind::direct) {
-        host_direct_exec exec(p, o, shared);
+        host_direct_exec<bt::kDirectThreads> exec(p, o, shared);
         bt::direct_passes<LOG2N, FILTER>::run(exec);
     } else if constexpr (LOG2N <= bt::kMaxLog2N) {
+        if (kind == kernel_kind::direct_half) {
+            host_direct_exec<bt::kThreads> exec(p, o, shared);
+            bt::direct_passes<LOG2N, FILTER, bt::kThreads>::run(exec);
+            BOOST_REQUIRE(guards_intact(smem));
+            return;
+        }
         for (int thread = 0; thread < bt::kThreads; thread++)
             bt::load<LOG2N, FILTER>(p, o, shared, thread);
         host_exec<bt::kThreads> exec{ shared, bt::tile_rows(p), p.twiddles };
@@ -378,7 +383,7 @@ struct emulated_plan {
         p.pgroups = tiling.pgroups;
         p.sgroups = tiling.sgroups;
         const int rows_per_tile = 1 << (tiling.log2pb + tiling.log2sb);
-        const size_t shared_bytes = kind == kernel_kind::direct
+        const size_t shared_bytes = kind != kernel_kind::shared
                                         ? bt::direct_shared_bytes(tiling.log2n, rows_per_tile)
                                         : bt::shared_bytes(tiling.log2n, rows_per_tile);
         std::vector<float2> smem(shared_bytes / sizeof(float2) + 2 * kGuard);
@@ -489,9 +494,10 @@ void check_against_cpu(const blade_shape& shape,
         const size_t outside = output_half ? beyond_a_half_step(got, expected, tolerance) : 0;
         BOOST_TEST((output_half ? outside == 0 : difference < tolerance),
                    blade_shape_format(&shape, text, sizeof text)
-                       << (kind == kernel_kind::direct      ? " direct"
-                           : kind == kernel_kind::four_step ? " four-step"
-                                                            : " shared")
+                       << (kind == kernel_kind::direct        ? " direct"
+                           : kind == kernel_kind::direct_half ? " direct-half"
+                           : kind == kernel_kind::four_step   ? " four-step"
+                                                              : " shared")
                        << (input_half ? " cf16" : " cf32") << " -> "
                        << (output_half ? "cf16" : "cf32") << " N " << rate << " M " << taps
                        << " chunk " << chunk << " tiling pb 2^" << emulated.tiling.log2pb
@@ -899,4 +905,46 @@ BOOST_AUTO_TEST_CASE(four_step_matches_fftw)
                       true,
                       true,
                       four);
+}
+
+BOOST_AUTO_TEST_CASE(direct_half_tile)
+{
+    // the direct passes on the shared tile's tiling (512 threads, 8192 values): one
+    // polarization per tile at N = 8192, every N, the filter, cf16
+    uint32_t seed = 5000;
+    const auto half = kernel_kind::direct_half;
+    for (int log2n = 1; log2n <= bt::kMaxLog2N; log2n++) {
+        const int64_t n = int64_t(1) << log2n;
+        check_against_cpu(blade_shape_aftp(1, 2, 2 * n, 2),
+                          n,
+                          1,
+                          BLADE_WINDOW_RECTANGULAR,
+                          1,
+                          seed += 10,
+                          false,
+                          false,
+                          half);
+    }
+    check_against_cpu(blade_shape_aftp(2, 3, 8192, 2),
+                      64,
+                      1,
+                      BLADE_WINDOW_RECTANGULAR,
+                      1,
+                      seed++,
+                      false,
+                      false,
+                      half);
+    check_against_cpu(blade_shape_aftp(1, 3, 48, 4),
+                      16,
+                      1,
+                      BLADE_WINDOW_RECTANGULAR,
+                      1,
+                      seed++,
+                      false,
+                      false,
+                      half);
+    check_against_cpu(
+        blade_shape_aftp(1, 1, 8192, 2), 8192, 4, BLADE_WINDOW_HANN, 3, seed++, false, false, half);
+    check_against_cpu(
+        blade_shape_aftp(2, 2, 256, 2), 16, 4, BLADE_WINDOW_HAMMING, 3, seed++, true, true, half);
 }
