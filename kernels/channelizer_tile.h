@@ -122,7 +122,8 @@ BLADE_TILE_FN void store_sample(void* data, bool half, int64_t i, float2 v)
 #endif
 }
 
-/* What a launch needs: the tensors, the geometry and the tiling. */
+/* What a launch needs: the tensors, the geometry, the tiling and the history ring
+ * (input_value). */
 struct params {
     const void* input;      // [rows, T, P], cf32 or cf16
     void* output;           // [rows, N, S, P], cf32 or cf16
@@ -130,8 +131,11 @@ struct params {
     bool output_half;       // the output is cf16
     const float2* twiddles; // twiddles[m] = exp(-2 pi i m / N), m < N
     const float* filter;    // M*N taps, or nullptr
-    const float2* history;  // [rows, P, H]: the H samples before the chunk, or nullptr
+    float2* history;        // [rows, P, R]: the ring of past samples (below), or nullptr
     int64_t T, S, H;
+    int64_t R;      // ring length per series (history_ring)
+    int64_t hread;  // ring position of the chunk's t = 0 for reading tau < 0
+    int64_t hwrite; // ring position of the chunk's t = 0 for writing its last samples
     int M;
     int log2P;                // P = 2^log2P
     int log2pb;               // polarizations per tile
@@ -276,9 +280,37 @@ BLADE_TILE_FN origin tile_origin(const params& p, int64_t tile)
 
 BLADE_TILE_FN int tile_rows(const params& p) { return 1 << (p.log2pb + p.log2sb); }
 
+/* The polyphase history is a ring per series (row, pol) of R samples: the H samples
+ * before the chunk, at ring positions hread - H ... hread - 1 (mod R), are read; the
+ * chunk's last min(T, H) samples are written, as the tiles load them, to positions
+ * hwrite + t (mod R), which are none of those, and become the next chunk's past.
+ * With T < H the ring is R = H + T long and hwrite = hread (the stream itself, mod
+ * R); with T >= H it is R = 2H long and hwrite = hread + H - T (two halves used in
+ * turn). No pass of its own, no copy, and one chunk's reads and writes never meet.
+ * history_ring gives R and the next chunk's positions. */
+struct history_ring {
+    int64_t R;     // ring length per series
+    int64_t start; // ring position of the H past samples' first
+
+    static history_ring make(int64_t T, int64_t H)
+    {
+        return history_ring{ T < H ? H + T : 2 * H, 0 };
+    }
+    int64_t read_base(int64_t H) const { return start + H; }
+    int64_t write_base(int64_t T, int64_t H) const { return start + H - (T > H ? T - H : 0); }
+    void advance(int64_t T, int64_t H) { start = (start + (T < H ? T : H)) % R; }
+};
+
+BLADE_TILE_FN int64_t ring_index(const params& p, int64_t series, int64_t position)
+{
+    return series * p.R + (position >= p.R ? position - p.R : position); // position < 2R
+}
+
 /* The value the transform takes at time t (branch n = t mod N) of polarization pol of
  * the tile's row: x itself, or with the polyphase filter the sum of the M taps, tap m
- * weighing the sample (M-1-m) blocks before t (from the chunk, or the history). */
+ * weighing the sample (M-1-m) blocks before t (from the chunk, or the history ring,
+ * to which the last tap, x(t) itself, is also written when it is among the chunk's
+ * last H samples). Each (t, pol) of a chunk is loaded by exactly one thread. */
 template <int LOG2N, bool FILTER>
 BLADE_TILE_FN float2 input_value(const params& p, const origin& o, int pol, int64_t t, int n)
 {
@@ -287,15 +319,17 @@ BLADE_TILE_FN float2 input_value(const params& p, const origin& o, int pol, int6
         return load_sample(p.input, p.input_half, row_base + (t << p.log2P) + pol);
     } else {
         float2 v = make_float2(0.0f, 0.0f);
-        const int64_t series = ((o.row << p.log2P) + pol) * p.H;
+        const int64_t series = (o.row << p.log2P) + pol;
         for (int m = 0; m < p.M; m++) {
             const int64_t tau = t - (static_cast<int64_t>(p.M - 1 - m) << LOG2N);
             const float2 x =
                 tau >= 0 ? load_sample(p.input, p.input_half, row_base + (tau << p.log2P) + pol)
-                         : p.history[series + p.H + tau];
+                         : p.history[ring_index(p, series, p.hread + tau)];
             const float h = p.filter[(m << LOG2N) + n];
             v.x += h * x.x;
             v.y += h * x.y;
+            if (m == p.M - 1 && t >= p.T - p.H)
+                p.history[ring_index(p, series, p.hwrite + t)] = x;
         }
         return v;
     }
@@ -615,14 +649,14 @@ struct single_pass {
 
 /* Shared-memory passes of the direct tile: radix 16 from NS = 2^LOG2NS while one
  * more would leave at least the last pass's 16. */
-template <int LOG2N, int LOG2NS>
+template <int LOG2N, int LOG2NS, int THREADS = kDirectThreads>
 struct direct_middle {
     template <typename Exec>
     BLADE_TILE_FN static void run(Exec& exec)
     {
         if constexpr (LOG2NS + 4 < LOG2N) {
-            exec.template pass<radix_pass<LOG2N, 4, LOG2NS, kDirectThreads>>();
-            direct_middle<LOG2N, LOG2NS + 4>::run(exec);
+            exec.template pass<radix_pass<LOG2N, 4, LOG2NS, THREADS>>();
+            direct_middle<LOG2N, LOG2NS + 4, THREADS>::run(exec);
         }
     }
 };
@@ -630,19 +664,21 @@ struct direct_middle {
 /* The passes of the direct tile. Exec (the kernel, or the CPU emulation) provides
  * first<Pass>() (global -> registers -> shared, then a barrier), pass<Pass>() (as for
  * the shared tile), last<Pass>() (shared -> registers -> global) and only<Pass>()
- * (global -> registers -> global). */
-template <int LOG2N, bool FILTER>
+ * (global -> registers -> global). THREADS: kDirectThreads (tiles of up to 16384
+ * values, one block per SM), or kThreads, the half tile (up to 8192 values, the
+ * shared tile's size: two blocks per SM, one polarization per tile at N = 8192). */
+template <int LOG2N, bool FILTER, int THREADS = kDirectThreads>
 struct direct_passes {
     template <typename Exec>
     BLADE_TILE_FN static void run(Exec& exec)
     {
         if constexpr (LOG2N <= 4) {
-            exec.template only<single_pass<LOG2N, FILTER>>();
+            exec.template only<single_pass<LOG2N, FILTER, THREADS>>();
         } else {
             constexpr int LOG2R1 = LOG2N % 4 != 0 ? LOG2N % 4 : 4;
-            exec.template first<first_pass<LOG2N, LOG2R1, FILTER>>();
-            direct_middle<LOG2N, LOG2R1>::run(exec);
-            exec.template last<last_pass<LOG2N>>();
+            exec.template first<first_pass<LOG2N, LOG2R1, FILTER, THREADS>>();
+            direct_middle<LOG2N, LOG2R1, THREADS>::run(exec);
+            exec.template last<last_pass<LOG2N, THREADS>>();
         }
     }
 };

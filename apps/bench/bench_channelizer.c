@@ -29,6 +29,10 @@ channelizer_setup(bench_case* self, blade_device device, blade_stream stream, in
         self->skipped = "a CUDA kernel asked for by name (the CPU has one implementation)";
         return BLADE_OK;
     }
+    if (self->p[2] > 8192 && device.kind != BLADE_DEVICE_CUDA) {
+        self->skipped = "a GBT node's 1 GiB chunk: timed on GPUs (seconds per run on a CPU)";
+        return BLADE_OK;
+    }
     channelizer_state* state = calloc(1, sizeof *state);
     if (state == NULL)
         return BLADE_ERROR_OUT_OF_MEMORY;
@@ -83,7 +87,9 @@ void bench_register_channelizer(bench_case** cases, int* count)
 {
     enum { AUTO = BLADE_CHANNELIZER_KERNEL_AUTO, SHARED = BLADE_CHANNELIZER_KERNEL_SHARED };
     enum { DIRECT = BLADE_CHANNELIZER_KERNEL_DIRECT, GENERAL = BLADE_CHANNELIZER_KERNEL_GENERAL };
-    static const char* const kernel_names[] = { "", " shared", " direct", " general" };
+    enum { HALF = BLADE_CHANNELIZER_KERNEL_DIRECT_HALF };
+    static const char* const kernel_names[] = { "",         " shared",    " direct",
+                                                " general", " four-step", " direct-half" };
     static const struct {
         int antennas, channels;
         int64_t t, rate;
@@ -95,19 +101,25 @@ void bench_register_channelizer(bench_case** cases, int* count)
         { 16, 192, 8192, 8192, 1, BLADE_WINDOW_RECTANGULAR, AUTO, 0.761, 0.25 },
         { 16, 192, 8192, 8192, 1, BLADE_WINDOW_RECTANGULAR, SHARED, 0.761, 0.25 },
         { 16, 192, 8192, 8192, 1, BLADE_WINDOW_RECTANGULAR, DIRECT, 0.761, 0.25 },
+        { 16, 192, 8192, 8192, 1, BLADE_WINDOW_RECTANGULAR, HALF, 0.761, 0.25 },
         { 2, 192, 8192, 8192, 1, BLADE_WINDOW_RECTANGULAR, AUTO, 0, 0 },
         { 2, 192, 8192, 64, 1, BLADE_WINDOW_RECTANGULAR, AUTO, 0, 0 },
         { 2, 192, 8192, 64, 1, BLADE_WINDOW_RECTANGULAR, DIRECT, 0, 0 },
+        { 2, 192, 8192, 64, 1, BLADE_WINDOW_RECTANGULAR, HALF, 0, 0 },
         { 2, 192, 8192, 1024, 4, BLADE_WINDOW_HAMMING, AUTO, 0, 0 },
         { 2, 192, 8192, 1024, 4, BLADE_WINDOW_HAMMING, DIRECT, 0, 0 },
         { 16, 192, 8192, 8192, 4, BLADE_WINDOW_HAMMING, AUTO, 0, 0 },
         { 16, 192, 8192, 8192, 4, BLADE_WINDOW_HAMMING, SHARED, 0, 0 },
         { 16, 192, 8192, 8192, 4, BLADE_WINDOW_HAMMING, DIRECT, 0, 0 },
+        { 16, 192, 8192, 8192, 4, BLADE_WINDOW_HAMMING, HALF, 0, 0 },
         { 2, 192, 12288, 3072, 1, BLADE_WINDOW_RECTANGULAR, AUTO, 0, 0 }, /* general: cuFFT */
         { 1, 64, 1 << 20, 16384, 1, BLADE_WINDOW_RECTANGULAR, AUTO, 0, 0 },
         { 1, 64, 1 << 20, 65536, 1, BLADE_WINDOW_RECTANGULAR, AUTO, 0, 0 },
+        { 1, 64, 1 << 20, 65536, 1, BLADE_WINDOW_RECTANGULAR, GENERAL, 0, 0 },
         { 1, 64, 1 << 20, 1 << 20, 1, BLADE_WINDOW_RECTANGULAR, AUTO, 0, 0 },
+        { 1, 64, 1 << 20, 1 << 20, 1, BLADE_WINDOW_RECTANGULAR, GENERAL, 0, 0 },
         { 1, 64, 1 << 20, 65536, 4, BLADE_WINDOW_HAMMING, AUTO, 0, 0 },
+        { 1, 64, 1 << 20, 65536, 4, BLADE_WINDOW_HAMMING, GENERAL, 0, 0 },
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         bench_case one = { 0 };

@@ -222,7 +222,7 @@ static blade_status validate(const blade_channelizer_config* config, const blade
     if ((int)config->kernel < 0 || config->kernel >= BLADE_CHANNELIZER_KERNEL_COUNT)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "channelizer: unknown kernel code %d (expected 0..%d: auto, shared, "
-                          "direct, general)",
+                          "direct, general, four-step, direct-half)",
                           (int)config->kernel,
                           BLADE_CHANNELIZER_KERNEL_COUNT - 1);
     const int64_t n = config->rate, t = shape->dims[2];

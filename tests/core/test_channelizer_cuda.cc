@@ -151,7 +151,13 @@ BOOST_AUTO_TEST_CASE(general_path_other_rates_and_polarizations)
     check_parity(blade_shape_aftp(3, 2, 49, 2), 7, 1, BLADE_WINDOW_RECTANGULAR, 1, 8);
     check_parity(blade_shape_aftp(2, 3, 192, 2), 96, 1, BLADE_WINDOW_RECTANGULAR, 1, 9);
     check_parity(blade_shape_aftp(2, 3, 128, 3), 64, 1, BLADE_WINDOW_RECTANGULAR, 1, 10); // P = 3
-    check_parity(blade_shape_aftp(1, 2, 16384, 2), 16384, 1, BLADE_WINDOW_RECTANGULAR, 1, 11);
+    check_parity(blade_shape_aftp(1, 2, 16384, 2),
+                 16384,
+                 1,
+                 BLADE_WINDOW_RECTANGULAR,
+                 1,
+                 11,
+                 BLADE_CHANNELIZER_KERNEL_GENERAL); // auto: the direct tile
     check_parity(blade_shape_aftp(1, 2, 3 * 8191, 1), 8191, 1, BLADE_WINDOW_RECTANGULAR, 1, 12);
 }
 
@@ -346,6 +352,7 @@ BOOST_AUTO_TEST_CASE(every_kernel_on_the_shapes_it_serves)
 {
     const blade_channelizer_kernel kernels[] = { BLADE_CHANNELIZER_KERNEL_SHARED,
                                                  BLADE_CHANNELIZER_KERNEL_DIRECT,
+                                                 BLADE_CHANNELIZER_KERNEL_DIRECT_HALF,
                                                  BLADE_CHANNELIZER_KERNEL_GENERAL };
     uint32_t seed = 200;
     for (const auto kernel : kernels) {
@@ -371,6 +378,35 @@ BOOST_AUTO_TEST_CASE(every_kernel_on_the_shapes_it_serves)
         check_parity(
             blade_shape_aftp(2, 3, 256, 2), 16, 4, BLADE_WINDOW_HAMMING, 3, seed++, kernel);
     }
+    // long N: four-step (auto) and general, the filter over chunks, cf16
+    check_parity(blade_shape_aftp(1, 2, 1 << 16, 2),
+                 1 << 15,
+                 1,
+                 BLADE_WINDOW_RECTANGULAR,
+                 1,
+                 seed++,
+                 BLADE_CHANNELIZER_KERNEL_FOUR_STEP);
+    check_parity(blade_shape_aftp(1, 2, 1 << 16, 2),
+                 1 << 15,
+                 1,
+                 BLADE_WINDOW_RECTANGULAR,
+                 1,
+                 seed++,
+                 BLADE_CHANNELIZER_KERNEL_GENERAL);
+    check_parity(
+        blade_shape_aftp(2, 3, 1 << 18, 2), 1 << 16, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++);
+    check_parity(
+        blade_shape_aftp(1, 1, 1 << 20, 2), 1 << 20, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++);
+    check_parity(blade_shape_aftp(1, 3, 1 << 16, 1), 1 << 16, 4, BLADE_WINDOW_HAMMING, 3, seed++);
+    check_parity(blade_shape_aftp(1, 2, 1 << 17, 4), 1 << 15, 3, BLADE_WINDOW_HANN, 3, seed++);
+    check_typed_parity(BLADE_CF16,
+                       BLADE_CF16,
+                       blade_shape_aftp(1, 2, 1 << 16, 2),
+                       1 << 16,
+                       4,
+                       BLADE_WINDOW_HAMMING,
+                       2,
+                       seed++);
     // only direct (and general) serve N = 16384
     check_parity(blade_shape_aftp(1, 3, 32768, 2),
                  16384,

@@ -93,10 +93,14 @@
  * shared memory per block they need): "shared" (N <= 8192) loads the tile into shared
  * memory, transforms it there and stores it; "direct" (N <= 16384, tiles of all
  * polarizations up to 16384 values) does the first FFT pass on values read straight
- * from global memory and the last one straight into y. Any other N or P, or an
- * older GPU, takes the general path: a planarizing kernel, cuFFT (loaded at run
- * time) and a reordering kernel. All agree to float32 FFT accuracy: differences stay
- * below 1e-6 * log2(N) of the output RMS.
+ * from global memory and the last one straight into y ("direct-half": the same
+ * with the shared tile's 8192 values and 512 threads). Longer power-of-two N
+ * (2^15 ... 2^22) take "four-step": N = N1*N2, one kernel transforms the N2-point
+ * columns, rotates them and writes a workspace, a second transforms the N1-point rows
+ * into y (two passes over memory). Any other N or P, or an older GPU, takes the
+ * general path: a planarizing kernel, cuFFT (loaded at run time) and a reordering
+ * kernel. All agree to float32 FFT accuracy: differences stay below
+ * 1e-6 * log2(N) of the output RMS.
  */
 #ifndef BLADE_CHANNELIZER_H
 #define BLADE_CHANNELIZER_H
@@ -135,11 +139,14 @@ typedef enum blade_channelizer_window {
  * one expected fastest, the others are for comparing them.
  */
 typedef enum blade_channelizer_kernel {
-    BLADE_CHANNELIZER_KERNEL_AUTO = 0, /**< the fastest that serves the shape */
-    BLADE_CHANNELIZER_KERNEL_SHARED,   /**< one pass, tile in shared memory (N <= 8192) */
-    BLADE_CHANNELIZER_KERNEL_DIRECT,   /**< one pass, first and last FFT pass on global memory
+    BLADE_CHANNELIZER_KERNEL_AUTO = 0,    /**< the fastest that serves the shape */
+    BLADE_CHANNELIZER_KERNEL_SHARED,      /**< one pass, tile in shared memory (N <= 8192) */
+    BLADE_CHANNELIZER_KERNEL_DIRECT,      /**< one pass, first and last FFT pass on global memory
                                             (N <= 16384) */
-    BLADE_CHANNELIZER_KERNEL_GENERAL,  /**< planarize, cuFFT, reorder (any N, P) */
+    BLADE_CHANNELIZER_KERNEL_GENERAL,     /**< planarize, cuFFT, reorder (any N, P) */
+    BLADE_CHANNELIZER_KERNEL_FOUR_STEP,   /**< two passes of tiles, N = N1*N2 (2^15 ... 2^22) */
+    BLADE_CHANNELIZER_KERNEL_DIRECT_HALF, /**< "direct" with the shared tile's size: 512
+                                               threads, 8192 values (N <= 8192) */
     BLADE_CHANNELIZER_KERNEL_COUNT
 } blade_channelizer_kernel;
 
