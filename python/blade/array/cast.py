@@ -17,7 +17,8 @@ from ._plan import Operand, Plan, cached, function, parse_device, where_of
 
 
 class _Config(ctypes.Structure):
-    _fields_ = [("input_type", ctypes.c_int), ("output_type", ctypes.c_int)]
+    # scale: 0 (left out here) means 1, no scaling
+    _fields_ = [("input_type", ctypes.c_int), ("output_type", ctypes.c_int), ("scale", ctypes.c_float)]
 
 
 def _type(name, what):
