@@ -30,6 +30,10 @@ halves), so only the roundings to half count:
 Observed errors are typically 5-10x below these bounds (rms about u/3 per rounding).
 """
 
+import os
+import shutil
+import tempfile
+
 import numpy
 from gnuradio import gr_unittest
 
@@ -336,6 +340,65 @@ class qa_pipeline_precision(gr_unittest.TestCase):
             self.assertEqual(parser.parse_args(given).precision, "fp32")
             with self.assertRaises(SystemExit):  # argparse names the choices
                 parser.parse_args(given + ["--precision", "fp64"])
+
+
+class qa_cli_precision(gr_unittest.TestCase):
+    """blade-cli with --precision fp16 writes the fp32 run's files to within the
+    bounds above (same headers, data within (1 + u)^2 - 1 of each Stokes I value for
+    Mode H's one rounding; Mode B's beams within 2 u rms), and says so in its plan."""
+
+    @classmethod
+    def setUpClass(cls):
+        from gnuradio.blade import synth
+
+        cls.dir = tempfile.mkdtemp(prefix="qa_precision")
+        obs = synth.SyntheticObservation(antennas=4, channels=2, block_samples=8192, blocks=2, tone_channel=1)
+        cls.files = obs.write(cls.dir, "obs", blocks_per_file=2)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def run_both(self, mode, *arguments):
+        from qa_filterbank_sink import parse_fil
+
+        files = {}
+        for precision in ("fp32", "fp16"):
+            code, out, err = bt.run_cli_main(
+                mode,
+                "--input",
+                self.files["stem"],
+                "--output",
+                self.dir,
+                "--name",
+                f"{mode}-{precision}",
+                "--device",
+                "cpu",
+                "--precision",
+                precision,
+                *arguments,
+            )
+            self.assertEqual(code, 0, err)
+            self.assertEqual("(fp16: cf16 intermediates)" in out, precision == "fp16", out)
+            stem = os.path.join(self.dir, f"{mode}-{precision}")
+            names = sorted(p for p in os.listdir(self.dir) if p.startswith(f"{mode}-{precision}."))
+            files[precision] = [parse_fil(os.path.join(self.dir, name)) for name in names]
+            self.assertTrue(names, stem)
+        for (h32, d32), (h16, d16) in zip(files["fp32"], files["fp16"]):
+            self.assertEqual(h32, h16)
+        return (numpy.stack([d for _, d in files[p]]).astype(numpy.float64) for p in ("fp32", "fp16"))
+
+    def test_mode_h(self):
+        p32, p16 = self.run_both("mode-h", "--channelizer-rate", 256, "--integration", 4)
+        self.assertLess((numpy.abs(p16 - p32) / p32).max(), (1 + U) ** 2 - 1 + 1e-6)
+        self.assertGreater(numpy.abs(p16 - p32).max(), 0)
+
+    def test_mode_b(self):
+        p32, p16 = self.run_both(
+            "mode-b", "--recipe", self.files["recipe"], "--channelizer-rate", 4, "--integration", 8
+        )
+        self.assertLess(numpy.linalg.norm(p16 - p32) / numpy.linalg.norm(p32), 2 * U)
+        self.assertGreater(numpy.abs(p16 - p32).max(), 0)
 
 
 if __name__ == "__main__":
