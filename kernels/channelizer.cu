@@ -1,20 +1,30 @@
 // SPDX-License-Identifier: MIT
 //
-// Channelizer on CUDA. Two paths, chosen at creation:
+// Channelizer on CUDA. Four implementations, chosen at creation
+// (blade_channelizer_kernel; auto picks by shape):
 //
-// * Single pass (power-of-two N from 2 to 8192, power-of-two P): one kernel loads
-//   a tile of x into shared memory, transforms it there and writes y
+// * Shared tile (power-of-two N from 2 to 8192, power-of-two P): one kernel loads a
+//   tile of x into shared memory, transforms it there and writes y
 //   (channelizer_tile.h). Global memory sees 8 bytes read and 8 bytes written per
-//   complex sample: one pass, the least any channelizer can move. Expected on the
-//   H200 for [16, 192, 8192, 2], N = 8192 (805 MB, 6144 tiles of one 8192-point
-//   transform): 0.19 ms of memory traffic at the 4.28 TB/s device-copy rate; the
-//   FFT arithmetic (about 1000 flops per thread per tile, ~0.15 ms over the GPU) runs
-//   while the other block on each SM moves data, so 0.21-0.30 ms, i.e. 65-90 % of
-//   copy bandwidth (target 0.25 ms; upstream BLADE 0.761 ms, which planarizes, runs
-//   cuFFT and shifts in separate passes). With a polyphase filter each tile also
-//   reads the M-1 earlier blocks of every branch (mostly L2 hits, as neighbouring
-//   tiles read them too) and a small kernel copies the last (M-1)*N samples of each
-//   series into the history: about (M-1)*N/T of a pass more.
+//   complex sample: one pass, the least any channelizer can move. 512 threads, two
+//   blocks per SM. Measured on the H200 for [16, 192, 8192, 2], N = 8192: 0.620 ms
+//   (31 % of copy): a tile there holds one polarization, so each block uses half of
+//   every sector it loads, and the tile crosses shared memory 10 times.
+//
+// * Direct tile (N up to 16384; auto where N*P > 8192): the first FFT pass reads
+//   global memory straight into registers and the last writes straight into y
+//   (6 shared-memory crossings at N = 8192 instead of 10), 1024 threads, tiles of
+//   16384 values (both polarizations of N = 8192).
+//
+// * Four-step (power-of-two N from 2^15 to 2^22; channelizer_four_step.h, its
+//   kernels in channelizer_four_step.cu): N = N1*N2, pass A transforms columns of N2
+//   points and rotates them into a workspace, pass B transforms rows of N1 points
+//   into y: two passes over memory.
+//
+//   With a polyphase filter every kernel reads the M-1 earlier blocks of each branch
+//   (from the chunk, mostly L2 hits, or from the history ring) and writes the chunk's
+//   last (M-1)*N samples of each series into the ring as it loads them
+//   (blade_tile::input_value): no history pass of its own.
 //
 // * General (any other N or P): three passes. A planarizing kernel writes
 //   (-1)^n x (or the filtered, modulated x) as contiguous [row][p][s][n] blocks, a
@@ -31,9 +41,12 @@
 // cuFFT is opened at run time (cufft_loader.h) and only by plans that need it.
 
 #include "channelizer_backend.h"
+#include "channelizer_four_step.h"
 #include "channelizer_tile.h"
 #include "cuda_check.h"
 #include "cufft_loader.h"
+
+#include <blade/modules/channelizer.h>
 
 #include <cstdint>
 #include <new>
@@ -75,6 +88,60 @@ __global__ void __launch_bounds__(blade_tile::kThreads, 2) channelize_tiles(blad
     block_exec exec{ smem, blade_tile::tile_rows(p), p.twiddles };
     blade_tile::fft_passes<LOG2N>::run(exec); // ends with a barrier
     blade_tile::store<LOG2N>(p, o, smem, threadIdx.x);
+}
+
+// The direct tile's steps on the threads of a block (blade_tile::direct_passes).
+struct direct_exec {
+    const blade_tile::params& p;
+    const blade_tile::origin& o;
+    float2* smem;
+
+    template <typename Pass>
+    __device__ __forceinline__ void first()
+    {
+        float2 v[blade_tile::kPerThread];
+        Pass::read(p, o, threadIdx.x, v);
+        Pass::write(smem, p, threadIdx.x, v); // fresh shared memory: no barrier before
+        __syncthreads();
+    }
+
+    template <typename Pass>
+    __device__ __forceinline__ void pass()
+    {
+        float2 v[blade_tile::kPerThread];
+        Pass::read(smem, blade_tile::tile_rows(p), p.twiddles, threadIdx.x, v);
+        __syncthreads();
+        Pass::write(smem, blade_tile::tile_rows(p), threadIdx.x, v);
+        __syncthreads();
+    }
+
+    template <typename Pass>
+    __device__ __forceinline__ void last()
+    {
+        float2 v[blade_tile::kPerThread];
+        Pass::read(smem, p, p.twiddles, threadIdx.x, v);
+        Pass::store(p, o, threadIdx.x, v);
+    }
+
+    template <typename Pass>
+    __device__ __forceinline__ void only()
+    {
+        float2 v[blade_tile::kPerThread];
+        Pass::read(p, o, threadIdx.x, v);
+        Pass::store(p, o, threadIdx.x, v);
+    }
+};
+
+// One direct tile per block: 1024 threads and up to 136 KB of shared memory, so one
+// block per SM; 64 registers per thread at most.
+template <int LOG2N, bool FILTER>
+__global__ void __launch_bounds__(blade_tile::kDirectThreads, 1)
+    channelize_direct(blade_tile::params p)
+{
+    extern __shared__ float2 smem[];
+    const blade_tile::origin o = blade_tile::tile_origin(p, blockIdx.x);
+    direct_exec exec{ p, o, smem };
+    blade_tile::direct_passes<LOG2N, FILTER>::run(exec);
 }
 
 using tile_kernel = void (*)(blade_tile::params);
@@ -120,6 +187,49 @@ tile_kernel select_tile_kernel(int log2n, bool filter)
 }
 static_assert(blade_tile::kMaxLog2N == 13, "select_tile_kernel lists every size");
 
+template <int LOG2N>
+tile_kernel direct_kernel_for(bool filter)
+{
+    return filter ? channelize_direct<LOG2N, true> : channelize_direct<LOG2N, false>;
+}
+
+tile_kernel select_direct_kernel(int log2n, bool filter)
+{
+    switch (log2n) {
+    case 1:
+        return direct_kernel_for<1>(filter);
+    case 2:
+        return direct_kernel_for<2>(filter);
+    case 3:
+        return direct_kernel_for<3>(filter);
+    case 4:
+        return direct_kernel_for<4>(filter);
+    case 5:
+        return direct_kernel_for<5>(filter);
+    case 6:
+        return direct_kernel_for<6>(filter);
+    case 7:
+        return direct_kernel_for<7>(filter);
+    case 8:
+        return direct_kernel_for<8>(filter);
+    case 9:
+        return direct_kernel_for<9>(filter);
+    case 10:
+        return direct_kernel_for<10>(filter);
+    case 11:
+        return direct_kernel_for<11>(filter);
+    case 12:
+        return direct_kernel_for<12>(filter);
+    case 13:
+        return direct_kernel_for<13>(filter);
+    case 14:
+        return direct_kernel_for<14>(filter);
+    default:
+        return nullptr;
+    }
+}
+static_assert(blade_tile::kDirectMaxLog2N == 14, "select_direct_kernel lists every size");
+
 // --- general path --------------------------------------------------------------
 
 struct general_params {
@@ -127,9 +237,10 @@ struct general_params {
     float2* work;      // [rows, P, S, N]
     void* output;      // [rows, N, S, P], cf32 or cf16
     bool input_half, output_half;
-    const float* filter;   // M*N or nullptr
-    const float2* history; // [rows, P, H] or nullptr
+    const float* filter; // M*N or nullptr
+    float2* history;     // the ring of blade_tile::params, or nullptr
     int64_t rows, T, P, N, S, H;
+    int64_t R, hread, hwrite; // as blade_tile::params
     int M;
 };
 
@@ -150,15 +261,21 @@ __global__ void planarize(general_params g)
         if constexpr (!FILTER) {
             v = blade_tile::load_sample(g.input, g.input_half, x + t * g.P);
         } else {
+            // as blade_tile::input_value, with the same ring
             v = make_float2(0.0f, 0.0f);
             for (int m = 0; m < g.M; m++) {
                 const int64_t tau = t - static_cast<int64_t>(g.M - 1 - m) * g.N;
+                const int64_t read = g.hread + tau;
                 const float2 s = tau >= 0
                                      ? blade_tile::load_sample(g.input, g.input_half, x + tau * g.P)
-                                     : g.history[series * g.H + g.H + tau];
+                                     : g.history[series * g.R + (read >= g.R ? read - g.R : read)];
                 const float h = g.filter[m * g.N + n];
                 v.x += h * s.x;
                 v.y += h * s.y;
+                if (m == g.M - 1 && t >= g.T - g.H) {
+                    const int64_t write = g.hwrite + t;
+                    g.history[series * g.R + (write >= g.R ? write - g.R : write)] = s;
+                }
             }
         }
         const float sign = (n & 1) ? -1.0f : 1.0f;
@@ -200,29 +317,6 @@ __global__ void reorder(general_params g)
         }
 }
 
-// next[row][p][j] = xs[T - H + j]: from the chunk, or from the previous history
-// when the chunk is shorter than H.
-__global__ void carry_history(const void* input,
-                              bool input_half,
-                              const float2* previous,
-                              float2* next,
-                              int64_t series_count,
-                              int64_t T,
-                              int64_t P,
-                              int64_t H)
-{
-    const int64_t count = series_count * H;
-    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-         i += stride) {
-        const int64_t series = i / H, j = i - series * H;
-        const int64_t row = series / P, pol = series - row * P;
-        const int64_t t = T - H + j;
-        next[i] = t >= 0 ? blade_tile::load_sample(input, input_half, (row * T + t) * P + pol)
-                         : previous[i + T];
-    }
-}
-
 // N = 1 between different types: y = x converted (cf32 <-> cf16).
 __global__ void convert(const void* input, bool input_half, void* output, int64_t count)
 {
@@ -240,15 +334,19 @@ unsigned grid_for(int64_t count) { return blade_grid_size(count, kThreads, 65535
 struct blade_cuda_channelizer {
     blade_channelizer_geometry g{};
     int device = 0;
-    bool single_pass = false;
+    bool single_pass = false; // the shared or the direct tile kernel
     blade_tile::tiling tiling{};
     tile_kernel kernel = nullptr;
+    int threads = 0; // per block of the tile kernel
     size_t shared_bytes = 0;
-    float2* twiddles = nullptr;                // single pass: N values
-    float* filter = nullptr;                   // M*N taps, when M > 1
-    float2* history[2] = { nullptr, nullptr }; // ping-pong [rows, P, H]
-    int current = 0;        // history[current] holds the samples before the next chunk
-    float2* work = nullptr; // general path: [rows, P, S, N]
+    float2* twiddles = nullptr; // single pass: N values
+    float* filter = nullptr;    // M*N taps, when M > 1
+    float2* history = nullptr;  // the ring [rows, P, R] (blade_tile::history_ring)
+    blade_tile::history_ring ring{};
+    float2* work = nullptr; // general path: [rows, P, S, N]; four-step: [rows, S, N2, N1, P]
+    bool four_step = false;
+    blade_tile::four_step steps{};
+    float2* tables = nullptr; // four-step: N2 + N1 twiddles, then the N2 + N1 rotations
     const blade_cufft_api* cufft = nullptr;
     cufftHandle plan = 0;
     bool has_plan = false;
@@ -295,38 +393,107 @@ blade_status create(blade_cuda_channelizer* self, const float* filter)
 
     if (g.M > 1) {
         const size_t taps = static_cast<size_t>(g.M * g.N) * sizeof(float);
-        const size_t history = static_cast<size_t>(g.rows * g.P * g.H) * sizeof(float2);
+        self->ring = blade_tile::history_ring::make(g.T, g.H);
+        const size_t history = static_cast<size_t>(g.rows * g.P * self->ring.R) * sizeof(float2);
         BLADE_TRY(allocate(taps, reinterpret_cast<void**>(&self->filter), "filter"));
         BLADE_CUDA_TRY(cudaMemcpy(self->filter, filter, taps, cudaMemcpyHostToDevice));
-        for (auto& buffer : self->history) {
-            BLADE_TRY(allocate(history, reinterpret_cast<void**>(&buffer), "filter history"));
-            BLADE_CUDA_TRY(cudaMemset(buffer, 0, history));
-        }
+        BLADE_TRY(allocate(history, reinterpret_cast<void**>(&self->history), "filter history"));
+        BLADE_CUDA_TRY(cudaMemset(self->history, 0, history));
     }
 
-    // The single pass needs up to ~98 KB of shared memory per block (sm_80 and newer
-    // offer 163-227 KB; Turing's 64 KB takes the general path), and one block per tile
-    // (more tiles than a grid holds would be a tensor of over 100 TB).
+    // The tile kernels need up to 98 KB (shared) or 136 KB (direct) of shared memory
+    // per block (sm_80 and newer offer 163-227 KB; Turing's 64 KB takes the general
+    // path), and one block per tile (more tiles than a grid holds would be a tensor of
+    // over 100 TB).
     int shared_limit = 0;
     BLADE_CUDA_TRY(cudaDeviceGetAttribute(
         &shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, self->device));
-    self->single_pass =
-        blade_tile::plan_tiling(g.rows, g.T, g.P, g.N, &self->tiling) &&
-        self->tiling.tiles <= 0x7fffffff &&
-        blade_tile::shared_bytes(self->tiling.log2n, blade_tile::kCapacity >> self->tiling.log2n) <=
-            static_cast<size_t>(shared_limit);
+    const size_t limit = static_cast<size_t>(shared_limit);
+    blade_tile::tiling shared_tiling{}, direct_tiling{};
+    const bool shared_fits =
+        blade_tile::plan_tiling(g.rows, g.T, g.P, g.N, &shared_tiling) &&
+        shared_tiling.tiles <= 0x7fffffff &&
+        blade_tile::shared_bytes(shared_tiling.log2n,
+                                 blade_tile::kCapacity >> shared_tiling.log2n) <= limit;
+    const bool direct_fits =
+        blade_tile::plan_tiling(
+            g.rows, g.T, g.P, g.N, &direct_tiling, blade_tile::kDirectCapacity) &&
+        direct_tiling.tiles <= 0x7fffffff &&
+        blade_tile::direct_shared_bytes(
+            direct_tiling.log2n, blade_tile::kDirectCapacity >> direct_tiling.log2n) <= limit;
+    blade_tile::four_step steps{};
+    const bool four_step_fits = blade_tile::plan_four_step(g.rows, g.T, g.P, g.N, &steps) &&
+                                steps.a_tiles <= 0x7fffffff && steps.b_tiles <= 0x7fffffff &&
+                                blade_tile::kFourStepSharedBytes <= limit;
+    // Auto: the direct tile where it keeps polarizations together that the shared
+    // tile splits (N*P > 8192) or where only it serves (N = 16384); the shared tile
+    // below; four-step for longer N; else general.
+    int kernel = g.kernel;
+    if (kernel == BLADE_CHANNELIZER_KERNEL_AUTO) {
+        if (direct_fits && g.N * g.P > blade_tile::kCapacity)
+            kernel = BLADE_CHANNELIZER_KERNEL_DIRECT;
+        else if (shared_fits)
+            kernel = BLADE_CHANNELIZER_KERNEL_SHARED;
+        else if (four_step_fits)
+            kernel = BLADE_CHANNELIZER_KERNEL_FOUR_STEP;
+        else
+            kernel = BLADE_CHANNELIZER_KERNEL_GENERAL;
+    }
+    const char* const names[] = { "auto", "shared", "direct", "general", "four-step" };
+    const char* const lengths[] = { "", "up to 8192", "up to 16384", "", "from 2^15 to 2^22" };
+    if ((kernel == BLADE_CHANNELIZER_KERNEL_SHARED && !shared_fits) ||
+        (kernel == BLADE_CHANNELIZER_KERNEL_DIRECT && !direct_fits) ||
+        (kernel == BLADE_CHANNELIZER_KERNEL_FOUR_STEP && !four_step_fits))
+        return blade_fail(BLADE_ERROR_UNSUPPORTED,
+                          "channelizer: the %s kernel does not serve N = %lld, P = %lld on this "
+                          "GPU (it takes power-of-two P and N %s, and up to %d KB of shared "
+                          "memory per block; the GPU offers %d KB): ask for auto",
+                          names[kernel],
+                          static_cast<long long>(g.N),
+                          static_cast<long long>(g.P),
+                          lengths[kernel],
+                          kernel == BLADE_CHANNELIZER_KERNEL_SHARED ? 98 : 137,
+                          shared_limit / 1024);
+    if (kernel == BLADE_CHANNELIZER_KERNEL_FOUR_STEP) {
+        self->four_step = true;
+        self->steps = steps;
+        const int64_t n1 = int64_t(1) << steps.log2n1, n2 = int64_t(1) << steps.log2n2;
+        std::vector<float2> tables(static_cast<size_t>(2 * (n1 + n2)));
+        blade_tile::make_twiddles(n2, tables.data());
+        blade_tile::make_twiddles(n1, tables.data() + n2);
+        blade_tile::make_rotations(
+            steps.log2n1, steps.log2n2, tables.data() + n1 + n2, tables.data() + n1 + 2 * n2);
+        const size_t bytes = tables.size() * sizeof(float2);
+        BLADE_TRY(allocate(bytes, reinterpret_cast<void**>(&self->tables), "FFT tables"));
+        BLADE_CUDA_TRY(cudaMemcpy(self->tables, tables.data(), bytes, cudaMemcpyHostToDevice));
+        const size_t work = static_cast<size_t>(g.rows * g.T * g.P) * sizeof(float2);
+        BLADE_TRY(allocate(work, reinterpret_cast<void**>(&self->work), "FFT workspace"));
+        BLADE_CUDA_TRY(blade_tile::four_step_prepare(steps.log2n, g.M > 1));
+        return BLADE_OK;
+    }
+    self->single_pass = kernel != BLADE_CHANNELIZER_KERNEL_GENERAL;
     if (self->single_pass) {
+        const bool direct = kernel == BLADE_CHANNELIZER_KERNEL_DIRECT;
+        self->tiling = direct ? direct_tiling : shared_tiling;
+        const blade_tile::tiling& t = self->tiling;
         std::vector<float2> twiddles(static_cast<size_t>(g.N));
         blade_tile::make_twiddles(g.N, twiddles.data());
         const size_t bytes = twiddles.size() * sizeof(float2);
         BLADE_TRY(allocate(bytes, reinterpret_cast<void**>(&self->twiddles), "twiddles"));
         BLADE_CUDA_TRY(cudaMemcpy(self->twiddles, twiddles.data(), bytes, cudaMemcpyHostToDevice));
-        self->kernel = select_tile_kernel(self->tiling.log2n, g.M > 1);
-        self->shared_bytes = blade_tile::shared_bytes(
-            self->tiling.log2n, 1 << (self->tiling.log2pb + self->tiling.log2sb));
-        // The limit is per kernel, shared by every plan of this N: allow a full tile.
-        const size_t full = blade_tile::shared_bytes(self->tiling.log2n,
-                                                     blade_tile::kCapacity >> self->tiling.log2n);
+        const int rows = 1 << (t.log2pb + t.log2sb);
+        size_t full; // the limit is per kernel, shared by every plan of this N: a full tile
+        if (direct) {
+            self->kernel = select_direct_kernel(t.log2n, g.M > 1);
+            self->threads = blade_tile::kDirectThreads;
+            self->shared_bytes = blade_tile::direct_shared_bytes(t.log2n, rows);
+            full = blade_tile::direct_shared_bytes(t.log2n, blade_tile::kDirectCapacity >> t.log2n);
+        } else {
+            self->kernel = select_tile_kernel(t.log2n, g.M > 1);
+            self->threads = blade_tile::kThreads;
+            self->shared_bytes = blade_tile::shared_bytes(t.log2n, rows);
+            full = blade_tile::shared_bytes(t.log2n, blade_tile::kCapacity >> t.log2n);
+        }
         BLADE_CUDA_TRY(cudaFuncSetAttribute(reinterpret_cast<const void*>(self->kernel),
                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(full)));
@@ -396,9 +563,35 @@ extern "C" blade_status blade_cuda_channelizer_process(blade_cuda_channelizer* s
         }
         return BLADE_OK;
     }
-    const float2* history = g.M > 1 ? self->history[self->current] : nullptr;
+    const blade_tile::history_ring& ring = self->ring;
 
-    if (self->single_pass) {
+    if (self->four_step) {
+        const blade_tile::four_step& f = self->steps;
+        const int64_t n1 = int64_t(1) << f.log2n1, n2 = int64_t(1) << f.log2n2;
+        blade_tile::four_step_params q{};
+        blade_tile::params& p = q.p;
+        p.input = input;
+        p.output = output;
+        p.input_half = g.input_half != 0;
+        p.output_half = g.output_half != 0;
+        p.filter = self->filter;
+        p.history = self->history;
+        p.T = g.T;
+        p.S = g.S;
+        p.H = g.H;
+        p.R = ring.R;
+        p.hread = ring.read_base(g.H);
+        p.hwrite = ring.write_base(g.T, g.H);
+        p.M = g.M;
+        p.log2P = f.log2p;
+        q.work = self->work;
+        q.twiddles_a = self->tables;
+        q.twiddles_b = self->tables + n2;
+        q.rotation_lo = self->tables + n1 + n2;
+        q.rotation_hi = self->tables + n1 + 2 * n2;
+        q.f = f;
+        BLADE_CUDA_TRY(blade_tile::four_step_launch(q, g.M > 1, stream));
+    } else if (self->single_pass) {
         const blade_tile::tiling& t = self->tiling;
         blade_tile::params p{};
         p.input = input;
@@ -407,20 +600,21 @@ extern "C" blade_status blade_cuda_channelizer_process(blade_cuda_channelizer* s
         p.output_half = g.output_half != 0;
         p.twiddles = self->twiddles;
         p.filter = self->filter;
-        p.history = history;
+        p.history = self->history;
         p.T = g.T;
         p.S = g.S;
         p.H = g.H;
+        p.R = ring.R;
+        p.hread = ring.read_base(g.H);
+        p.hwrite = ring.write_base(g.T, g.H);
         p.M = g.M;
         p.log2P = t.log2p;
         p.log2pb = t.log2pb;
         p.log2sb = t.log2sb;
         p.pgroups = t.pgroups;
         p.sgroups = t.sgroups;
-        self->kernel<<<static_cast<unsigned>(t.tiles),
-                       blade_tile::kThreads,
-                       self->shared_bytes,
-                       stream>>>(p);
+        self->kernel<<<static_cast<unsigned>(t.tiles), self->threads, self->shared_bytes, stream>>>(
+            p);
         BLADE_CUDA_CHECK_LAUNCH("channelize_tiles");
     } else {
         general_params p{};
@@ -430,7 +624,10 @@ extern "C" blade_status blade_cuda_channelizer_process(blade_cuda_channelizer* s
         p.output = output;
         p.output_half = g.output_half != 0;
         p.filter = self->filter;
-        p.history = history;
+        p.history = self->history;
+        p.R = ring.R;
+        p.hread = ring.read_base(g.H);
+        p.hwrite = ring.write_base(g.T, g.H);
         p.rows = g.rows;
         p.T = g.T;
         p.P = g.P;
@@ -462,22 +659,10 @@ extern "C" blade_status blade_cuda_channelizer_process(blade_cuda_channelizer* s
         BLADE_CUDA_CHECK_LAUNCH("reorder");
     }
 
-    if (g.M > 1) {
-        // Stream order: the kernels above read history[current] before this writes
-        // the other buffer; the next call reads the one written here.
-        const int next = 1 - self->current;
-        const int64_t values = g.rows * g.P * g.H;
-        carry_history<<<grid_for(values), kThreads, 0, stream>>>(input,
-                                                                 g.input_half != 0,
-                                                                 self->history[self->current],
-                                                                 self->history[next],
-                                                                 g.rows * g.P,
-                                                                 g.T,
-                                                                 g.P,
-                                                                 g.H);
-        BLADE_CUDA_CHECK_LAUNCH("carry_history");
-        self->current = next;
-    }
+    // The kernels above wrote the chunk's last H samples into the ring; the next
+    // chunk (queued after them on the stream) finds its H past samples from here.
+    if (g.M > 1)
+        self->ring.advance(g.T, g.H);
     return BLADE_OK;
 }
 
@@ -486,9 +671,11 @@ extern "C" blade_status blade_cuda_channelizer_reset(blade_cuda_channelizer* sel
 {
     if (self->g.M < 2 || self->g.N == 1)
         return BLADE_OK;
-    const size_t bytes = static_cast<size_t>(self->g.rows * self->g.P * self->g.H) * sizeof(float2);
-    BLADE_CUDA_TRY(cudaMemsetAsync(
-        self->history[self->current], 0, bytes, static_cast<cudaStream_t>(stream_handle)));
+    const size_t bytes =
+        static_cast<size_t>(self->g.rows * self->g.P * self->ring.R) * sizeof(float2);
+    BLADE_CUDA_TRY(
+        cudaMemsetAsync(self->history, 0, bytes, static_cast<cudaStream_t>(stream_handle)));
+    self->ring.start = 0;
     return BLADE_OK;
 }
 
@@ -501,9 +688,9 @@ extern "C" void blade_cuda_channelizer_destroy(blade_cuda_channelizer* self)
         self->cufft->destroy(self->plan);
     cudaFree(self->twiddles);
     cudaFree(self->filter);
-    cudaFree(self->history[0]);
-    cudaFree(self->history[1]);
+    cudaFree(self->history);
     cudaFree(self->work);
+    cudaFree(self->tables);
     (void)cudaGetLastError();
     delete self;
 }

@@ -59,6 +59,11 @@ constexpr int kCapacity = 8192;                  // complex values per tile
 constexpr int kPerThread = kCapacity / kThreads; // values staged per thread per pass
 constexpr int kMaxLog2N = 13;                    // N = 8192 = kCapacity
 
+// The direct tile (below): twice the threads and values, the same staging per thread.
+constexpr int kDirectThreads = 1024;
+constexpr int kDirectCapacity = kDirectThreads * kPerThread; // 16384
+constexpr int kDirectMaxLog2N = 14;                          // N = 16384
+
 BLADE_TILE_FN constexpr int pad(int i) { return i + (i >> 4); }
 BLADE_TILE_FN constexpr int row_stride(int n) { return (n + (n >> 4)) | 1; }
 
@@ -117,7 +122,8 @@ BLADE_TILE_FN void store_sample(void* data, bool half, int64_t i, float2 v)
 #endif
 }
 
-/* What a launch needs: the tensors, the geometry and the tiling. */
+/* What a launch needs: the tensors, the geometry, the tiling and the history ring
+ * (input_value). */
 struct params {
     const void* input;      // [rows, T, P], cf32 or cf16
     void* output;           // [rows, N, S, P], cf32 or cf16
@@ -125,8 +131,11 @@ struct params {
     bool output_half;       // the output is cf16
     const float2* twiddles; // twiddles[m] = exp(-2 pi i m / N), m < N
     const float* filter;    // M*N taps, or nullptr
-    const float2* history;  // [rows, P, H]: the H samples before the chunk, or nullptr
+    float2* history;        // [rows, P, R]: the ring of past samples (below), or nullptr
     int64_t T, S, H;
+    int64_t R;      // ring length per series (history_ring)
+    int64_t hread;  // ring position of the chunk's t = 0 for reading tau < 0
+    int64_t hwrite; // ring position of the chunk's t = 0 for writing its last samples
     int M;
     int log2P;                // P = 2^log2P
     int log2pb;               // polarizations per tile
@@ -150,20 +159,23 @@ inline int exact_log2(int64_t value)
     return log2;
 }
 
-inline bool plan_tiling(int64_t rows, int64_t T, int64_t P, int64_t N, tiling* out)
+/* Tiles of at most `capacity` values (kCapacity for the shared tile, kDirectCapacity
+ * for the direct one): all P polarizations when N*P fits, else one. */
+inline bool
+plan_tiling(int64_t rows, int64_t T, int64_t P, int64_t N, tiling* out, int capacity = kCapacity)
 {
     const int log2n = exact_log2(N), log2p = exact_log2(P);
-    if (log2n < 1 || log2n > kMaxLog2N || log2p < 0 || T % N != 0)
+    if (log2n < 1 || (int64_t(1) << log2n) > capacity || log2p < 0 || T % N != 0)
         return false;
     const int64_t S = T / N;
     tiling t{};
     t.log2n = log2n;
     t.log2p = log2p;
-    t.log2pb = N * P <= kCapacity ? log2p : 0;
+    t.log2pb = N * P <= capacity ? log2p : 0;
     // the largest power of two dividing S that keeps the tile within capacity
     t.log2sb = 0;
     while (S % (int64_t(2) << t.log2sb) == 0 &&
-           (int64_t(2) << (t.log2sb + t.log2pb + log2n)) <= kCapacity)
+           (int64_t(2) << (t.log2sb + t.log2pb + log2n)) <= capacity)
         t.log2sb++;
     t.pgroups = P >> t.log2pb;
     t.sgroups = S >> t.log2sb;
@@ -268,6 +280,61 @@ BLADE_TILE_FN origin tile_origin(const params& p, int64_t tile)
 
 BLADE_TILE_FN int tile_rows(const params& p) { return 1 << (p.log2pb + p.log2sb); }
 
+/* The polyphase history is a ring per series (row, pol) of R samples: the H samples
+ * before the chunk, at ring positions hread - H ... hread - 1 (mod R), are read; the
+ * chunk's last min(T, H) samples are written, as the tiles load them, to positions
+ * hwrite + t (mod R), which are none of those, and become the next chunk's past.
+ * With T < H the ring is R = H + T long and hwrite = hread (the stream itself, mod
+ * R); with T >= H it is R = 2H long and hwrite = hread + H - T (two halves used in
+ * turn). No pass of its own, no copy, and one chunk's reads and writes never meet.
+ * history_ring gives R and the next chunk's positions. */
+struct history_ring {
+    int64_t R;     // ring length per series
+    int64_t start; // ring position of the H past samples' first
+
+    static history_ring make(int64_t T, int64_t H)
+    {
+        return history_ring{ T < H ? H + T : 2 * H, 0 };
+    }
+    int64_t read_base(int64_t H) const { return start + H; }
+    int64_t write_base(int64_t T, int64_t H) const { return start + H - (T > H ? T - H : 0); }
+    void advance(int64_t T, int64_t H) { start = (start + (T < H ? T : H)) % R; }
+};
+
+BLADE_TILE_FN int64_t ring_index(const params& p, int64_t series, int64_t position)
+{
+    return series * p.R + (position >= p.R ? position - p.R : position); // position < 2R
+}
+
+/* The value the transform takes at time t (branch n = t mod N) of polarization pol of
+ * the tile's row: x itself, or with the polyphase filter the sum of the M taps, tap m
+ * weighing the sample (M-1-m) blocks before t (from the chunk, or the history ring,
+ * to which the last tap, x(t) itself, is also written when it is among the chunk's
+ * last H samples). Each (t, pol) of a chunk is loaded by exactly one thread. */
+template <int LOG2N, bool FILTER>
+BLADE_TILE_FN float2 input_value(const params& p, const origin& o, int pol, int64_t t, int n)
+{
+    const int64_t row_base = (o.row * p.T) << p.log2P;
+    if constexpr (!FILTER) {
+        return load_sample(p.input, p.input_half, row_base + (t << p.log2P) + pol);
+    } else {
+        float2 v = make_float2(0.0f, 0.0f);
+        const int64_t series = (o.row << p.log2P) + pol;
+        for (int m = 0; m < p.M; m++) {
+            const int64_t tau = t - (static_cast<int64_t>(p.M - 1 - m) << LOG2N);
+            const float2 x =
+                tau >= 0 ? load_sample(p.input, p.input_half, row_base + (tau << p.log2P) + pol)
+                         : p.history[ring_index(p, series, p.hread + tau)];
+            const float h = p.filter[(m << LOG2N) + n];
+            v.x += h * x.x;
+            v.y += h * x.y;
+            if (m == p.M - 1 && t >= p.T - p.H)
+                p.history[ring_index(p, series, p.hwrite + t)] = x;
+        }
+        return v;
+    }
+}
+
 /* Step 1, for one thread: values e = thread, thread + kThreads, ... of the tile, in
  * global order (t, p). */
 template <int LOG2N, bool FILTER>
@@ -277,32 +344,14 @@ BLADE_TILE_FN void load(const params& p, const origin& o, float2* smem, int thre
     constexpr int RS = row_stride(N);
     const int values = 1 << (p.log2pb + p.log2sb + LOG2N);
     const int pb_mask = (1 << p.log2pb) - 1;
-    const int64_t row_base = (o.row * p.T) << p.log2P;
     for (int e = thread; e < values; e += kThreads) {
         const int pl = e & pb_mask;
         const int tl = e >> p.log2pb;
         const int n = tl & (N - 1);
         const int sl = tl >> LOG2N;
         const int64_t t = (o.s0 << LOG2N) + tl;
-        const int pol = o.p0 + pl;
-        float2 v;
-        if constexpr (!FILTER) {
-            v = load_sample(p.input, p.input_half, row_base + (t << p.log2P) + pol);
-        } else {
-            // tap m weighs the sample (M-1-m) blocks before t
-            v = make_float2(0.0f, 0.0f);
-            const int64_t series = ((o.row << p.log2P) + pol) * p.H;
-            for (int m = 0; m < p.M; m++) {
-                const int64_t tau = t - static_cast<int64_t>(p.M - 1 - m) * N;
-                const float2 x =
-                    tau >= 0 ? load_sample(p.input, p.input_half, row_base + (tau << p.log2P) + pol)
-                             : p.history[series + p.H + tau];
-                const float h = p.filter[m * N + n];
-                v.x += h * x.x;
-                v.y += h * x.y;
-            }
-        }
-        smem[((pl << p.log2sb) + sl) * RS + pad(n)] = v;
+        smem[((pl << p.log2sb) + sl) * RS + pad(n)] =
+            input_value<LOG2N, FILTER>(p, o, o.p0 + pl, t, n);
     }
 }
 
@@ -310,12 +359,11 @@ BLADE_TILE_FN void load(const params& p, const origin& o, float2* smem, int thre
  * have combined NS = 2^LOG2NS points. Butterfly j of a row reads the R points
  * j + r*N/R, twiddles them by exp(-2 pi i r (j mod NS) / (NS R)), transforms them,
  * and writes them to (j / NS) * NS * R + (j mod NS) + r*NS. */
-template <int LOG2N, int LOG2R, int LOG2NS>
+template <int LOG2N, int LOG2R, int LOG2NS, int THREADS = kThreads, int RS = row_stride(1 << LOG2N)>
 struct radix_pass {
     static constexpr int N = 1 << LOG2N, R = 1 << LOG2R, NS = 1 << LOG2NS;
     static constexpr int kPerRowLog2 = LOG2N - LOG2R;   // butterflies per row
     static constexpr int kButterflies = kPerThread / R; // per thread
-    static constexpr int RS = row_stride(N);
     static_assert(LOG2NS + LOG2R <= LOG2N, "passes overrun the transform");
     static_assert(kPerThread % R == 0, "radix larger than the staging");
 
@@ -325,7 +373,7 @@ struct radix_pass {
         const int butterflies = rows << kPerRowLog2;
         BLADE_UNROLL
         for (int q = 0; q < kButterflies; q++) {
-            const int b = thread + q * kThreads;
+            const int b = thread + q * THREADS;
             if (b < butterflies) {
                 const int row = b >> kPerRowLog2;
                 const int j = b & ((1 << kPerRowLog2) - 1);
@@ -351,7 +399,7 @@ struct radix_pass {
         const int butterflies = rows << kPerRowLog2;
         BLADE_UNROLL
         for (int q = 0; q < kButterflies; q++) {
-            const int b = thread + q * kThreads;
+            const int b = thread + q * THREADS;
             if (b < butterflies) {
                 const int row = b >> kPerRowLog2;
                 const int j = b & ((1 << kPerRowLog2) - 1);
@@ -403,6 +451,240 @@ BLADE_TILE_FN void store(const params& p, const origin& o, const float2* smem, i
                          pl,
                      v);
     }
+}
+
+
+/* --- the direct tile ------------------------------------------------------------
+ *
+ * The same transform with two shared-memory round trips and four barriers fewer:
+ * the first pass reads its points straight from global memory into registers (the
+ * filter taps summed there), the last pass writes its results straight to y. With
+ * kDirectThreads threads and tiles of up to kDirectCapacity values, N = 8192 with
+ * P = 2 keeps both polarizations in one tile, so every sector a block loads is
+ * used whole. Between the passes shared memory holds the tile as in the shared tile.
+ * N <= 16 is a single pass, global memory to registers to global memory.
+ *
+ * Butterflies are dealt to threads (lane_split) so that each half-warp takes 16
+ * consecutive points (first pass: times t) or outputs (last pass: output samples s,
+ * or fine channels k when a tile has one s) of one polarization, and the other
+ * half-warp the same ones of the next polarization: a warp's 8-byte accesses then
+ * cover whole 32-byte sectors of the interleaved [t][p] or [k][s][p] data, and each
+ * half-warp, which shared memory serves as one request, stays in one row at
+ * consecutive (padded) addresses: no bank conflicts.
+ *
+ * Passes: the radix-2, 4 or 8 pass first when log2(N) is not a multiple of 4 (else
+ * radix 16), from global memory, with no twiddles; radix 16 in shared memory;
+ * radix 16 last, to global memory.
+ */
+
+/* Butterfly b of a direct pass as (polarization pl, index u): the lowest
+ * min(4, log2u) bits of b are the lowest bits of u, the next log2pb bits pl, the
+ * rest the rest of u (u < 2^log2u). A bijection of [0, 2^(log2pb + log2u)). */
+BLADE_TILE_FN void lane_split(int b, int log2pb, int log2u, int& pl, int& u)
+{
+    const int low = log2u < 4 ? log2u : 4;
+    pl = (b >> low) & ((1 << log2pb) - 1);
+    u = (b & ((1 << low) - 1)) | ((b >> (low + log2pb)) << low);
+}
+
+/* The first pass (NS = 1) of radix R = 2^LOG2R, from global memory. u = j + sl*N/R:
+ * butterfly j of row (pl, sl) takes the points t = j + r*N/R of output sample sl. */
+template <int LOG2N, int LOG2R, bool FILTER, int THREADS = kDirectThreads>
+struct first_pass {
+    static constexpr int N = 1 << LOG2N, R = 1 << LOG2R;
+    static constexpr int kPerRowLog2 = LOG2N - LOG2R; // butterflies per row
+    static constexpr int kButterflies = kPerThread / R;
+    static constexpr int RS = row_stride(N);
+    static_assert(kPerThread % R == 0, "radix larger than the staging");
+
+    BLADE_TILE_FN static void decode(const params& p, int b, int& pl, int& j, int& sl)
+    {
+        int u;
+        lane_split(b, p.log2pb, kPerRowLog2 + p.log2sb, pl, u);
+        j = u & ((1 << kPerRowLog2) - 1);
+        sl = u >> kPerRowLog2;
+    }
+
+    BLADE_TILE_FN static void
+    read(const params& p, const origin& o, int thread, float2 (&v)[kPerThread])
+    {
+        const int butterflies = tile_rows(p) << kPerRowLog2;
+        BLADE_UNROLL
+        for (int q = 0; q < kButterflies; q++) {
+            const int b = thread + q * THREADS;
+            if (b < butterflies) {
+                int pl, j, sl;
+                decode(p, b, pl, j, sl);
+                const int64_t t0 = ((o.s0 + sl) << LOG2N) + j;
+                BLADE_UNROLL
+                for (int r = 0; r < R; r++)
+                    v[q * R + r] = input_value<LOG2N, FILTER>(
+                        p, o, o.p0 + pl, t0 + (r << kPerRowLog2), j + (r << kPerRowLog2));
+                dft<LOG2R>(v + q * R);
+            }
+        }
+    }
+
+    // as radix_pass::write with NS = 1: butterfly j's outputs go to j*R + r
+    BLADE_TILE_FN static void
+    write(float2* smem, const params& p, int thread, const float2 (&v)[kPerThread])
+    {
+        const int butterflies = tile_rows(p) << kPerRowLog2;
+        BLADE_UNROLL
+        for (int q = 0; q < kButterflies; q++) {
+            const int b = thread + q * THREADS;
+            if (b < butterflies) {
+                int pl, j, sl;
+                decode(p, b, pl, j, sl);
+                float2* out = smem + ((pl << p.log2sb) + sl) * RS;
+                BLADE_UNROLL
+                for (int r = 0; r < R; r++)
+                    out[pad((j << LOG2R) + r)] = v[q * R + r];
+            }
+        }
+    }
+};
+
+/* y[row][k][s0 + sl][p0 + pl] = X[m] with k = (m + N/2) mod N: the (-1)^n of the
+ * formula as a shift of the output index. */
+BLADE_TILE_FN void
+store_value(const params& p, const origin& o, int log2n, int pl, int sl, int m, float2 v)
+{
+    const int n = 1 << log2n;
+    const int64_t k = (m + n / 2) & (n - 1);
+    const int64_t row_base = (o.row * p.T) << p.log2P;
+    store_sample(
+        p.output, p.output_half, row_base + ((k * p.S + o.s0 + sl) << p.log2P) + o.p0 + pl, v);
+}
+
+/* The last pass, radix 16 (NS = N/16), to global memory. u = sl + j*sb: butterfly j
+ * of row (pl, sl) writes the outputs m = j + r*NS of output sample sl. */
+template <int LOG2N, int THREADS = kDirectThreads>
+struct last_pass {
+    static constexpr int N = 1 << LOG2N, LOG2R = 4, R = 16, LOG2NS = LOG2N - LOG2R;
+    static constexpr int kButterflies = kPerThread / R;
+    static constexpr int RS = row_stride(N);
+
+    BLADE_TILE_FN static void decode(const params& p, int b, int& pl, int& j, int& sl)
+    {
+        int u;
+        lane_split(b, p.log2pb, LOG2NS + p.log2sb, pl, u);
+        sl = u & ((1 << p.log2sb) - 1);
+        j = u >> p.log2sb;
+    }
+
+    BLADE_TILE_FN static void read(const float2* smem,
+                                   const params& p,
+                                   const float2* twiddles,
+                                   int thread,
+                                   float2 (&v)[kPerThread])
+    {
+        const int butterflies = tile_rows(p) << LOG2NS;
+        BLADE_UNROLL
+        for (int q = 0; q < kButterflies; q++) {
+            const int b = thread + q * THREADS;
+            if (b < butterflies) {
+                int pl, j, sl;
+                decode(p, b, pl, j, sl);
+                const float2* in = smem + ((pl << p.log2sb) + sl) * RS;
+                BLADE_UNROLL
+                for (int r = 0; r < R; r++)
+                    v[q * R + r] = in[pad(j + (r << LOG2NS))];
+                // j < NS: the twiddle exp(-2 pi i r j / N)
+                BLADE_UNROLL
+                for (int r = 1; r < R; r++)
+                    v[q * R + r] = cmul(v[q * R + r], twiddles[r * j]);
+                dft<LOG2R>(v + q * R);
+            }
+        }
+    }
+
+    BLADE_TILE_FN static void
+    store(const params& p, const origin& o, int thread, const float2 (&v)[kPerThread])
+    {
+        const int butterflies = tile_rows(p) << LOG2NS;
+        BLADE_UNROLL
+        for (int q = 0; q < kButterflies; q++) {
+            const int b = thread + q * THREADS;
+            if (b < butterflies) {
+                int pl, j, sl;
+                decode(p, b, pl, j, sl);
+                BLADE_UNROLL
+                for (int r = 0; r < R; r++)
+                    store_value(p, o, LOG2N, pl, sl, j + (r << LOG2NS), v[q * R + r]);
+            }
+        }
+    }
+};
+
+/* N <= 16: the whole transform in registers, one butterfly per (pl, sl). */
+template <int LOG2N, bool FILTER, int THREADS = kDirectThreads>
+struct single_pass {
+    using first = first_pass<LOG2N, LOG2N, FILTER, THREADS>;
+    static constexpr int R = 1 << LOG2N;
+
+    BLADE_TILE_FN static void
+    read(const params& p, const origin& o, int thread, float2 (&v)[kPerThread])
+    {
+        first::read(p, o, thread, v);
+    }
+
+    BLADE_TILE_FN static void
+    store(const params& p, const origin& o, int thread, const float2 (&v)[kPerThread])
+    {
+        const int butterflies = tile_rows(p);
+        BLADE_UNROLL
+        for (int q = 0; q < first::kButterflies; q++) {
+            const int b = thread + q * THREADS;
+            if (b < butterflies) {
+                int pl, j, sl;
+                first::decode(p, b, pl, j, sl); // j = 0
+                BLADE_UNROLL
+                for (int r = 0; r < R; r++)
+                    store_value(p, o, LOG2N, pl, sl, r, v[q * R + r]);
+            }
+        }
+    }
+};
+
+/* Shared-memory passes of the direct tile: radix 16 from NS = 2^LOG2NS while one
+ * more would leave at least the last pass's 16. */
+template <int LOG2N, int LOG2NS>
+struct direct_middle {
+    template <typename Exec>
+    BLADE_TILE_FN static void run(Exec& exec)
+    {
+        if constexpr (LOG2NS + 4 < LOG2N) {
+            exec.template pass<radix_pass<LOG2N, 4, LOG2NS, kDirectThreads>>();
+            direct_middle<LOG2N, LOG2NS + 4>::run(exec);
+        }
+    }
+};
+
+/* The passes of the direct tile. Exec (the kernel, or the CPU emulation) provides
+ * first<Pass>() (global -> registers -> shared, then a barrier), pass<Pass>() (as for
+ * the shared tile), last<Pass>() (shared -> registers -> global) and only<Pass>()
+ * (global -> registers -> global). */
+template <int LOG2N, bool FILTER>
+struct direct_passes {
+    template <typename Exec>
+    BLADE_TILE_FN static void run(Exec& exec)
+    {
+        if constexpr (LOG2N <= 4) {
+            exec.template only<single_pass<LOG2N, FILTER>>();
+        } else {
+            constexpr int LOG2R1 = LOG2N % 4 != 0 ? LOG2N % 4 : 4;
+            exec.template first<first_pass<LOG2N, LOG2R1, FILTER>>();
+            direct_middle<LOG2N, LOG2R1>::run(exec);
+            exec.template last<last_pass<LOG2N>>();
+        }
+    }
+};
+
+/* Shared memory of a direct tile of `rows` transforms: none for N <= 16. */
+inline std::size_t direct_shared_bytes(int log2n, int rows)
+{
+    return log2n <= 4 ? 0 : shared_bytes(log2n, rows);
 }
 
 } // namespace blade_tile

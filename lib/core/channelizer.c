@@ -219,6 +219,12 @@ static blade_status validate(const blade_channelizer_config* config, const blade
                           "channelizer: output type %s; the channelizer writes cf32 or cf16",
                           blade_dtype_name(config->output_type));
     BLADE_TRY(check_filter_arguments(config->rate, config->taps, config->window));
+    if ((int)config->kernel < 0 || config->kernel >= BLADE_CHANNELIZER_KERNEL_COUNT)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "channelizer: unknown kernel code %d (expected 0..%d: auto, shared, "
+                          "direct, general, four-step)",
+                          (int)config->kernel,
+                          BLADE_CHANNELIZER_KERNEL_COUNT - 1);
     const int64_t n = config->rate, t = shape->dims[2];
     if (n > t || t % n != 0) {
         int64_t below, above;
@@ -282,6 +288,7 @@ blade_status blade_channelizer_create(blade_channelizer** channelizer,
     g->H = (int64_t)(config->taps - 1) * n;
     g->input_half = config->input_type == BLADE_CF16;
     g->output_half = config->output_type == BLADE_CF16;
+    g->kernel = (int)config->kernel;
 
     /* The filter in float, shared by both backends (NULL: plain FFT). */
     float* filter = NULL;

@@ -16,7 +16,8 @@ extern "C" {
  * with P interleaved polarizations, N-point transforms, S = T/N output samples,
  * M taps per branch (1: no filter) and H = (M-1)*N samples of history per (row, p).
  * input_half / output_half: the input / output is cf16 (else cf32); the maths and
- * the history are float32 either way. */
+ * the history are float32 either way. kernel: the CUDA implementation asked for
+ * (blade_channelizer_kernel). */
 typedef struct blade_channelizer_geometry {
     int64_t rows;
     int64_t T;
@@ -27,6 +28,7 @@ typedef struct blade_channelizer_geometry {
     int64_t H;
     int input_half;
     int output_half;
+    int kernel;
 } blade_channelizer_geometry;
 
 /* CPU backend (FFTW + OpenMP). `filter` (M*N floats, copied) is NULL when M = 1. */

@@ -416,6 +416,10 @@ BOOST_AUTO_TEST_CASE(bad_configurations_are_refused_with_reasons)
     taps.window = static_cast<blade_channelizer_window>(9);
     BOOST_TEST(
         contains(failure_of(BLADE_ERROR_INVALID_ARGUMENT, taps, shape), "unknown window code 9"));
+    blade_channelizer_config kernel = plain(4);
+    kernel.kernel = static_cast<blade_channelizer_kernel>(7);
+    BOOST_TEST(
+        contains(failure_of(BLADE_ERROR_INVALID_ARGUMENT, kernel, shape), "unknown kernel code 7"));
     blade_channelizer_config ci8_out = plain(4);
     ci8_out.output_type = BLADE_CI8;
     BOOST_TEST(contains(failure_of(BLADE_ERROR_INVALID_ARGUMENT, ci8_out, shape),

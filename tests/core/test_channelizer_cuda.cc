@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <string>
 
 using blade_test::ok;
 using blade_test::random_voltages;
@@ -99,9 +100,10 @@ void check_parity(const blade_shape& shape,
                   int taps = 1,
                   blade_channelizer_window window = BLADE_WINDOW_RECTANGULAR,
                   int chunks = 1,
-                  uint32_t seed = 1)
+                  uint32_t seed = 1,
+                  blade_channelizer_kernel kernel = BLADE_CHANNELIZER_KERNEL_AUTO)
 {
-    const blade_channelizer_config config = { BLADE_CF32, BLADE_CF32, rate, taps, window };
+    const blade_channelizer_config config = { BLADE_CF32, BLADE_CF32, rate, taps, window, kernel };
     runner cpu(blade_device_cpu(), config, shape);
     runner cuda(gpu(), config, shape);
     const double tolerance = 1e-6 * std::max(1.0, std::log2(static_cast<double>(rate)));
@@ -114,8 +116,8 @@ void check_parity(const blade_shape& shape,
         const double difference = relative_difference(got, expected);
         BOOST_TEST(difference < tolerance,
                    blade_shape_format(&shape, text, sizeof text)
-                       << " N " << rate << " M " << taps << " chunk " << chunk << ": "
-                       << difference);
+                       << " N " << rate << " M " << taps << " kernel " << kernel << " chunk "
+                       << chunk << ": " << difference);
         if (rate == 1)
             BOOST_TEST(std::memcmp(got.data(), input.data(), input.size() * sizeof(cf)) == 0);
     }
@@ -149,7 +151,13 @@ BOOST_AUTO_TEST_CASE(general_path_other_rates_and_polarizations)
     check_parity(blade_shape_aftp(3, 2, 49, 2), 7, 1, BLADE_WINDOW_RECTANGULAR, 1, 8);
     check_parity(blade_shape_aftp(2, 3, 192, 2), 96, 1, BLADE_WINDOW_RECTANGULAR, 1, 9);
     check_parity(blade_shape_aftp(2, 3, 128, 3), 64, 1, BLADE_WINDOW_RECTANGULAR, 1, 10); // P = 3
-    check_parity(blade_shape_aftp(1, 2, 16384, 2), 16384, 1, BLADE_WINDOW_RECTANGULAR, 1, 11);
+    check_parity(blade_shape_aftp(1, 2, 16384, 2),
+                 16384,
+                 1,
+                 BLADE_WINDOW_RECTANGULAR,
+                 1,
+                 11,
+                 BLADE_CHANNELIZER_KERNEL_GENERAL); // auto: the direct tile
     check_parity(blade_shape_aftp(1, 2, 3 * 8191, 1), 8191, 1, BLADE_WINDOW_RECTANGULAR, 1, 12);
 }
 
@@ -336,6 +344,106 @@ BOOST_AUTO_TEST_CASE(cf16_input_and_output_on_every_path)
         check_typed_parity(
             in, out, blade_shape_aftp(2, 3, 7, 2), 1, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++);
     }
+}
+
+// --- each CUDA implementation by name ---------------------------------------------
+
+BOOST_AUTO_TEST_CASE(every_kernel_on_the_shapes_it_serves)
+{
+    const blade_channelizer_kernel kernels[] = { BLADE_CHANNELIZER_KERNEL_SHARED,
+                                                 BLADE_CHANNELIZER_KERNEL_DIRECT,
+                                                 BLADE_CHANNELIZER_KERNEL_GENERAL };
+    uint32_t seed = 200;
+    for (const auto kernel : kernels) {
+        // both polarizations of N = 8192 (direct: one tile; shared: split), N = 4096 with
+        // P = 4, many transforms per tile, S = 3, the filter over chunks
+        check_parity(
+            blade_shape_aftp(2, 3, 16384, 2), 8192, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++, kernel);
+        check_parity(
+            blade_shape_aftp(1, 3, 8192, 4), 4096, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++, kernel);
+        check_parity(
+            blade_shape_aftp(2, 3, 8192, 2), 64, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++, kernel);
+        check_parity(blade_shape_aftp(2, 3, 3 * 512, 2),
+                     512,
+                     1,
+                     BLADE_WINDOW_RECTANGULAR,
+                     1,
+                     seed++,
+                     kernel);
+        check_parity(
+            blade_shape_aftp(2, 3, 96, 2), 8, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++, kernel);
+        check_parity(
+            blade_shape_aftp(2, 4, 8192, 2), 8192, 4, BLADE_WINDOW_HANN, 3, seed++, kernel);
+        check_parity(
+            blade_shape_aftp(2, 3, 256, 2), 16, 4, BLADE_WINDOW_HAMMING, 3, seed++, kernel);
+    }
+    // long N: four-step (auto) and general, the filter over chunks, cf16
+    check_parity(blade_shape_aftp(1, 2, 1 << 16, 2),
+                 1 << 15,
+                 1,
+                 BLADE_WINDOW_RECTANGULAR,
+                 1,
+                 seed++,
+                 BLADE_CHANNELIZER_KERNEL_FOUR_STEP);
+    check_parity(blade_shape_aftp(1, 2, 1 << 16, 2),
+                 1 << 15,
+                 1,
+                 BLADE_WINDOW_RECTANGULAR,
+                 1,
+                 seed++,
+                 BLADE_CHANNELIZER_KERNEL_GENERAL);
+    check_parity(
+        blade_shape_aftp(2, 3, 1 << 18, 2), 1 << 16, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++);
+    check_parity(
+        blade_shape_aftp(1, 1, 1 << 20, 2), 1 << 20, 1, BLADE_WINDOW_RECTANGULAR, 1, seed++);
+    check_parity(blade_shape_aftp(1, 3, 1 << 16, 1), 1 << 16, 4, BLADE_WINDOW_HAMMING, 3, seed++);
+    check_parity(blade_shape_aftp(1, 2, 1 << 17, 4), 1 << 15, 3, BLADE_WINDOW_HANN, 3, seed++);
+    check_typed_parity(BLADE_CF16,
+                       BLADE_CF16,
+                       blade_shape_aftp(1, 2, 1 << 16, 2),
+                       1 << 16,
+                       4,
+                       BLADE_WINDOW_HAMMING,
+                       2,
+                       seed++);
+    // only direct (and general) serve N = 16384
+    check_parity(blade_shape_aftp(1, 3, 32768, 2),
+                 16384,
+                 1,
+                 BLADE_WINDOW_RECTANGULAR,
+                 1,
+                 seed++,
+                 BLADE_CHANNELIZER_KERNEL_DIRECT);
+    check_parity(blade_shape_aftp(1, 2, 16384, 1),
+                 16384,
+                 2,
+                 BLADE_WINDOW_HAMMING,
+                 2,
+                 seed++,
+                 BLADE_CHANNELIZER_KERNEL_AUTO);
+}
+
+BOOST_AUTO_TEST_CASE(a_kernel_that_does_not_serve_the_shape_is_refused)
+{
+    const blade_shape shape = blade_shape_aftp(1, 1, 32768, 2);
+    blade_channelizer_config config = {
+        BLADE_CF32, BLADE_CF32, 16384, 1, BLADE_WINDOW_RECTANGULAR, BLADE_CHANNELIZER_KERNEL_SHARED
+    };
+    blade_channelizer* plan = nullptr;
+    BOOST_TEST(blade_channelizer_create(&plan, &config, &shape, gpu()) == BLADE_ERROR_UNSUPPORTED);
+    BOOST_TEST(std::string(blade_last_error()).find("the shared kernel does not serve N = 16384") !=
+               std::string::npos);
+    config.rate = 32768;
+    config.kernel = BLADE_CHANNELIZER_KERNEL_DIRECT;
+    BOOST_TEST(blade_channelizer_create(&plan, &config, &shape, gpu()) == BLADE_ERROR_UNSUPPORTED);
+    config.rate = 3;
+    BOOST_TEST(blade_channelizer_create(&plan, &config, &shape, gpu()) ==
+               BLADE_ERROR_INVALID_ARGUMENT); // 3 does not divide T: validation first
+    config.rate = 12;
+    const blade_shape twelve = blade_shape_aftp(1, 1, 24, 2);
+    BOOST_TEST(blade_channelizer_create(&plan, &config, &twelve, gpu()) ==
+               BLADE_ERROR_UNSUPPORTED); // not a power of two
+    BOOST_TEST(plan == nullptr);
 }
 
 bool init_unit_test() { return true; }

@@ -87,11 +87,19 @@
  *
  * Backends: the CPU (and the emulated device) use FFTW (planned once at creation,
  * FFTW_ESTIMATE so results are deterministic) with OpenMP threads over batches of
- * transforms. CUDA uses a single-pass shared-memory FFT kernel for power-of-two
- * N <= 8192 with a power-of-two P (on GPUs of compute capability 8.0 and newer,
- * which have the ~100 KB of shared memory per block it needs), and otherwise a
- * planarizing kernel, cuFFT (loaded at run time) and a reordering kernel. Both agree to
- * float32 FFT accuracy: differences stay below 1e-6 * log2(N) of the output RMS.
+ * transforms. CUDA has three implementations (::blade_channelizer_kernel), for
+ * power-of-two N and P: single-pass kernels that keep a tile of the chunk in shared
+ * memory (GPUs of compute capability 8.0 and newer, which have the 70-140 KB of
+ * shared memory per block they need): "shared" (N <= 8192) loads the tile into shared
+ * memory, transforms it there and stores it; "direct" (N <= 16384, tiles of all
+ * polarizations up to 16384 values) does the first FFT pass on values read straight
+ * from global memory and the last one straight into y. Longer power-of-two N
+ * (2^15 ... 2^22) take "four-step": N = N1*N2, one kernel transforms the N2-point
+ * columns, rotates them and writes a workspace, a second transforms the N1-point rows
+ * into y (two passes over memory). Any other N or P, or an older GPU, takes the
+ * general path: a planarizing kernel, cuFFT (loaded at run time) and a reordering
+ * kernel. All agree to float32 FFT accuracy: differences stay below
+ * 1e-6 * log2(N) of the output RMS.
  */
 #ifndef BLADE_CHANNELIZER_H
 #define BLADE_CHANNELIZER_H
@@ -124,6 +132,21 @@ typedef enum blade_channelizer_window {
 /** Range searched for the prototype's bandwidth factor beta. */
 #define BLADE_CHANNELIZER_BETA_MAX 2.0
 
+/**
+ * Which CUDA implementation a plan uses (the CPU backend has one; it ignores this).
+ * See the backends in the file description; ::BLADE_CHANNELIZER_KERNEL_AUTO picks the
+ * one expected fastest, the others are for comparing them.
+ */
+typedef enum blade_channelizer_kernel {
+    BLADE_CHANNELIZER_KERNEL_AUTO = 0,  /**< the fastest that serves the shape */
+    BLADE_CHANNELIZER_KERNEL_SHARED,    /**< one pass, tile in shared memory (N <= 8192) */
+    BLADE_CHANNELIZER_KERNEL_DIRECT,    /**< one pass, first and last FFT pass on global memory
+                                            (N <= 16384) */
+    BLADE_CHANNELIZER_KERNEL_GENERAL,   /**< planarize, cuFFT, reorder (any N, P) */
+    BLADE_CHANNELIZER_KERNEL_FOUR_STEP, /**< two passes of tiles, N = N1*N2 (2^15 ... 2^22) */
+    BLADE_CHANNELIZER_KERNEL_COUNT
+} blade_channelizer_kernel;
+
 /** Configuration of a channelizer. */
 typedef struct blade_channelizer_config {
     blade_dtype input_type;  /**< ::BLADE_CF32 or ::BLADE_CF16 (cast integer voltages first) */
@@ -131,6 +154,7 @@ typedef struct blade_channelizer_config {
     int64_t rate;            /**< N: fine channels per coarse channel; divides T */
     int taps;                /**< M: 1 = plain FFT, 2..64 = polyphase filterbank */
     blade_channelizer_window window; /**< prototype window (used when taps >= 2) */
+    blade_channelizer_kernel kernel; /**< CUDA implementation; 0 (auto) unless comparing */
 } blade_channelizer_config;
 
 /** An opaque channelizer plan. */
@@ -165,9 +189,10 @@ BLADE_CORE_API blade_status blade_channelizer_prototype(int64_t rate,
  * (FFT plans, twiddles, the filter and its zeroed history).
  * @return ::BLADE_ERROR_INVALID_ARGUMENT for a shape that is not [A, F, T, P], a
  *         type other than cf32 or cf16, a rate that does not divide T, or taps or window
- *         out of range; ::BLADE_ERROR_NO_DEVICE for a CUDA device in a build or host
- *         without one; ::BLADE_ERROR_UNSUPPORTED when cuFFT is needed but cannot be
- *         loaded.
+ *         out of range, or an unknown kernel; ::BLADE_ERROR_NO_DEVICE for a CUDA
+ *         device in a build or host without one; ::BLADE_ERROR_UNSUPPORTED when cuFFT
+ *         is needed but cannot be loaded, or the kernel asked for does not serve the
+ *         shape on this GPU.
  */
 BLADE_CORE_API blade_status blade_channelizer_create(blade_channelizer** channelizer,
                                                      const blade_channelizer_config* config,

@@ -36,6 +36,7 @@ class _Config(ctypes.Structure):
         ("rate", ctypes.c_int64),
         ("taps", ctypes.c_int),
         ("window", ctypes.c_int),
+        ("kernel", ctypes.c_int),
     ]
 
 
@@ -55,7 +56,7 @@ class Channelizer(Plan):
             self._plan_for(tuple(shape), parse_device(device))
 
     def _plan_for(self, shape, where, family="numpy"):
-        config = _Config(4, 4, self.rate, self.taps, self.window)  # 4 = BLADE_CF32
+        config = _Config(4, 4, self.rate, self.taps, self.window, 0)  # 4 = BLADE_CF32
         self._make("blade_channelizer_create", config, shape, where, family=family)
         self._input = Operand("input", "cf32", shape, where)
         self._output = Operand("output", "cf32", self._shape_of("blade_channelizer_output_shape"), where)
