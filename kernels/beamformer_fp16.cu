@@ -34,19 +34,19 @@
 //
 // Tiles: a block computes 64 beams x 128 (time, pol) columns of one channel with 8
 // warps (4 along beams x 2 along columns, 16 beams x 64 columns each: 16 mma per k-step
-// of 8 antennas, 64 float accumulators per thread), streaming 16 antennas per stage
-// through a 3-stage cp.async pipeline, several consecutive time tiles per block;
-// blocks of the same voltages for different beam groups are adjacent in the grid, so
-// the voltages come from DRAM once and from L2 after. Shared-memory rows are padded by
-// 32 bytes, which puts a warp's fragment loads (4 antenna rows x 8 times or beams) in
-// distinct banks.
+// of 8 antennas, 64 float accumulators per thread), streaming 32 antennas (ci8, cf16)
+// or 16 (cf32) per stage through a 4-stage cp.async pipeline, several consecutive time
+// tiles per block; blocks of the same voltages for different beam groups are adjacent
+// in the grid, so the voltages come from DRAM once and from L2 after. Shared-memory
+// rows are padded by 32 bytes, which puts a warp's fragment loads (4 antenna rows x 8
+// times or beams) in distinct banks.
 //
 // Phasors: packed once per call into the plan's workspace as half2 [F][group][A][64][P]
 // (rounded to nearest even), and kept resident in shared memory for all the time tiles
 // of a block (A x 64 x P x 4 bytes: 34 KB at A = 64, P = 2, with padding), so that the
 // only traffic per tile is the voltages. Where they do not fit next to the pipeline
-// (more than about 150 antennas at P = 2) each stage copies its 16 antennas' phasors
-// along with the voltages, as the TF32 kernel does.
+// (at P = 2: beyond 64 antennas for cf32 and cf16 voltages, 128 for ci8) each stage
+// copies its antennas' phasors along with the voltages, as the TF32 kernel does.
 //
 // Conversion to half happens on the way from shared memory to the fragment, once per
 // warp that reads the value (each voltage is read by the 4 warps along beams): cf16
@@ -83,9 +83,13 @@ namespace beamformer_cuda {
 namespace {
 
 constexpr int kBeams = 64;    // beams per block (a beam group)
-constexpr int kAntennas = 16; // antennas per pipeline stage (2 k-steps of 8)
 constexpr int kColumns = 128; // (time, pol) columns per time tile
-constexpr int kStages = 3;
+// Pipeline stages (3 in flight ahead of the one computed). Antennas per stage: 32 (4
+// k-steps of 8 between barriers) for ci8 and cf16, whose stages are small (9 and 17 KB),
+// 16 for cf32 (17 KB), so that 4 stages and the resident phasors of 64 antennas leave
+// room for two blocks per SM. More work and bytes in flight per barrier than the TF32
+// kernel's 3 stages of 16 antennas: the stage is what a block waits for.
+constexpr int kStages = 4;
 constexpr int kThreads = 256; // 8 warps: 4 along beams, 2 along columns
 constexpr int kPad = 32;      // bytes added to every shared-memory row
 // Resident phasors while a block stays within this much shared memory: two blocks per
@@ -98,17 +102,20 @@ constexpr int element_bytes()
     return In == BLADE_CF32 ? 8 : In == BLADE_CF16 ? 4 : 2;
 }
 
+constexpr int stage_antennas(blade_dtype in) { return in == BLADE_CF32 ? 16 : 32; }
+
 template <blade_dtype In, int P>
 struct Layout {
+    static constexpr int antennas = stage_antennas(In);                 // per stage
     static constexpr int times = kColumns / P;                          // per time tile
     static constexpr int x_row = kColumns * element_bytes<In>() + kPad; // one antenna's voltages
     static constexpr int w_row = kBeams * P * 4 + kPad;                 // one antenna's phasors
-    static constexpr int x_stage = kAntennas * x_row;
+    static constexpr int x_stage = antennas * x_row;
     static constexpr int octets = kColumns / 2 / 8 / P; // 8-time groups per warp
     // One pipeline stage: voltages, and the phasors when they are not resident.
     static constexpr int stage(bool resident)
     {
-        return x_stage + (resident ? 0 : kAntennas * w_row);
+        return x_stage + (resident ? 0 : antennas * w_row);
     }
 };
 
@@ -120,7 +127,7 @@ struct Fp16Args {
     int64_t beams;
     int64_t packed_channel_stride; // half2 elements between channels of w_packed (0: MeerKAT)
     int antennas;
-    int chunks;          // antenna chunks of kAntennas (A_pad / kAntennas)
+    int chunks;          // antenna chunks of a stage (A_pad / Layout::antennas)
     int groups;          // beam groups of kBeams
     int64_t tiles;       // time tiles per channel
     int64_t segment;     // time tiles per block
@@ -206,12 +213,12 @@ load_stage(const Fp16Args& args, char* stage, int64_t channel, int group, int64_
     const int64_t valid_columns = std::min<int64_t>(kColumns, (args.times - t0) * P);
     const char* x = static_cast<const char*>(args.x);
 
-    // Voltages: kAntennas rows of kColumns elements, contiguous in memory.
+    // Voltages: L::antennas rows of kColumns elements, contiguous in memory.
     if (args.async_voltages) {
         constexpr int per_row = kColumns * esize / 16;
-        for (int c = threadIdx.x; c < kAntennas * per_row; c += kThreads) {
+        for (int c = threadIdx.x; c < L::antennas * per_row; c += kThreads) {
             const int r = c / per_row, k = c % per_row;
-            const int a = chunk * kAntennas + r;
+            const int a = chunk * L::antennas + r;
             const bool valid = a < args.antennas && k * (16 / esize) < valid_columns;
             const char* source =
                 valid ? x +
@@ -223,9 +230,9 @@ load_stage(const Fp16Args& args, char* stage, int64_t channel, int group, int64_
             cp_async16(stage + r * L::x_row + k * 16, source, valid);
         }
     } else {
-        for (int e = threadIdx.x; e < kAntennas * kColumns; e += kThreads) {
+        for (int e = threadIdx.x; e < L::antennas * kColumns; e += kThreads) {
             const int r = e / kColumns, k = e % kColumns;
-            const int a = chunk * kAntennas + r;
+            const int a = chunk * L::antennas + r;
             const bool valid = a < args.antennas && k < valid_columns;
             const int64_t i =
                 (static_cast<int64_t>(a) * args.channels + channel) * args.times * P + t0 * P + k;
@@ -244,13 +251,13 @@ load_stage(const Fp16Args& args, char* stage, int64_t channel, int group, int64_
     }
 
     if constexpr (!Resident) {
-        // Phasors: kAntennas rows of kBeams x P half2, packed and zero-padded.
+        // Phasors: L::antennas rows of kBeams x P half2, packed and zero-padded.
         constexpr int per_row = kBeams * P * 4 / 16;
         const char* w = reinterpret_cast<const char*>(
             args.w_packed + channel * args.packed_channel_stride +
-            (static_cast<int64_t>(group) * args.chunks + chunk) * kAntennas * kBeams * P);
+            (static_cast<int64_t>(group) * args.chunks + chunk) * L::antennas * kBeams * P);
         char* w_stage = stage + L::x_stage;
-        for (int c = threadIdx.x; c < kAntennas * per_row; c += kThreads) {
+        for (int c = threadIdx.x; c < L::antennas * per_row; c += kThreads) {
             const int r = c / per_row, k = c % per_row;
             cp_async16(w_stage + r * L::w_row + k * 16, w + (r * per_row + k) * 16, true);
         }
@@ -264,7 +271,7 @@ load_resident_phasors(const Fp16Args& args, char* resident, int64_t channel, int
 {
     using L = Layout<In, P>;
     constexpr int per_row = kBeams * P * 4 / 16;
-    const int rows = args.chunks * kAntennas;
+    const int rows = args.chunks * L::antennas;
     const char* w =
         reinterpret_cast<const char*>(args.w_packed + channel * args.packed_channel_stride +
                                       static_cast<int64_t>(group) * rows * kBeams * P);
@@ -297,7 +304,7 @@ __global__ void __launch_bounds__(kThreads, 2) fp16_kernel(const Fp16Args args)
                   "two warps of 8-sample octets cover the columns of a time tile");
     static_assert(L::x_row % 16 == 0 && L::w_row % 16 == 0 && L::x_stage % 16 == 0,
                   "cp.async needs 16-byte aligned shared-memory rows");
-    static_assert(kAntennas % 8 == 0, "a k-step covers 8 antennas");
+    static_assert(L::antennas % 8 == 0, "a k-step covers 8 antennas");
 #ifdef BLADE_CP_ASYNC
     constexpr int kOctets = L::octets;
     constexpr int kStageBytes = L::stage(Resident);
@@ -361,11 +368,11 @@ __global__ void __launch_bounds__(kThreads, 2) fp16_kernel(const Fp16Args args)
         const int chunk = static_cast<int>(step % args.chunks);
         const char* x_stage = shared + (step % kStages) * kStageBytes;
         const char* w_rows =
-            Resident ? resident + chunk * kAntennas * L::w_row : x_stage + L::x_stage;
+            Resident ? resident + chunk * L::antennas * L::w_row : x_stage + L::x_stage;
         // Not unrolled: each k-step has 16 independent mma already, and unrolling pushed
         // ptxas past the 128 registers that let two blocks share an SM (spills).
 #pragma unroll 1
-        for (int k = 0; k < kAntennas / 8; k++) {
+        for (int k = 0; k < L::antennas / 8; k++) {
             const int lo = k * 8 + t, hi = lo + 4; // the antennas of k-words t and t + 4
             // A fragments: phasors (beam g of each m-tile; antennas lo, hi) per pol.
             uint32_t a[2][P][4];
@@ -498,7 +505,8 @@ __global__ void pack_phasors_fp16_kernel(const float2* __restrict__ w,
 
 int64_t padded_antennas(const blade_beamformer_job& job)
 {
-    return (job.antennas + kAntennas - 1) / kAntennas * kAntennas;
+    const int64_t chunk = stage_antennas(job.input_type);
+    return (job.antennas + chunk - 1) / chunk * chunk;
 }
 
 int64_t beam_groups(const blade_beamformer_job& job) { return (job.beams + kBeams - 1) / kBeams; }
@@ -519,9 +527,10 @@ int resident_bytes(int64_t antennas_padded)
 template <blade_dtype In, blade_dtype Out, int P, bool Resident>
 blade_status launch_products(const Fp16Args& args, unsigned blocks, cudaStream_t stream)
 {
-    const int bytes = Resident
-                          ? resident_bytes<In, P>(static_cast<int64_t>(args.chunks) * kAntennas)
-                          : kStages * Layout<In, P>::stage(false);
+    const int bytes =
+        Resident
+            ? resident_bytes<In, P>(static_cast<int64_t>(args.chunks) * Layout<In, P>::antennas)
+            : kStages * Layout<In, P>::stage(false);
     auto kernel = fp16_kernel<In, Out, P, Resident>;
     // The kernel body exists only in code compiled for sm_80 or newer; a build for
     // older architectures only, run through PTX on a newer GPU, would launch an empty
@@ -546,7 +555,8 @@ blade_status launch_products(const Fp16Args& args, unsigned blocks, cudaStream_t
 template <blade_dtype In, blade_dtype Out, int P>
 blade_status launch_resident(const Fp16Args& args, unsigned blocks, cudaStream_t stream)
 {
-    if (resident_bytes<In, P>(static_cast<int64_t>(args.chunks) * kAntennas) <= kResidentLimit)
+    if (resident_bytes<In, P>(static_cast<int64_t>(args.chunks) * Layout<In, P>::antennas) <=
+        kResidentLimit)
         return launch_products<In, Out, P, true>(args, blocks, stream);
     return launch_products<In, Out, P, false>(args, blocks, stream);
 }
@@ -579,7 +589,7 @@ blade_status launch_fp16(const blade_beamformer_job& job, cudaStream_t stream)
             "beamformer: the fp16 path needs %zu bytes of workspace, the plan has %zu",
             needed,
             job.workspace_bytes);
-    if (groups > INT32_MAX / 2 || antennas_padded / kAntennas > INT32_MAX / 2)
+    if (groups > INT32_MAX / 2 || antennas_padded > INT32_MAX / 2)
         return blade_fail(BLADE_ERROR_UNSUPPORTED,
                           "beamformer: too many beams or antennas for the fp16 path");
 
@@ -614,7 +624,7 @@ blade_status launch_fp16(const blade_beamformer_job& job, cudaStream_t stream)
     args.packed_channel_stride =
         job.stride_channel != 0 ? groups * antennas_padded * kBeams * job.pols : 0;
     args.antennas = static_cast<int>(job.antennas);
-    args.chunks = static_cast<int>(antennas_padded / kAntennas);
+    args.chunks = static_cast<int>(antennas_padded / stage_antennas(job.input_type));
     args.groups = static_cast<int>(groups);
     const int64_t tile_times = kColumns / job.pols;
     args.tiles = (job.times + tile_times - 1) / tile_times;
