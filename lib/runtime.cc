@@ -104,6 +104,21 @@ double measure_transfer(const std::vector<std::string>& devices,
     return rate;
 }
 
+double measure_duplex_transfer(const std::string& device,
+                               size_t upload_bytes,
+                               size_t download_bytes,
+                               int repeats)
+{
+    double seconds = 0;
+    throw_on_error(blade_measure_duplex_transfer(resolve_device(device, "measure_duplex_transfer"),
+                                                 upload_bytes,
+                                                 download_bytes,
+                                                 repeats,
+                                                 &seconds),
+                   "measure_duplex_transfer");
+    return seconds;
+}
+
 size_t item_size(const std::vector<int64_t>& shape, const std::string& dtype)
 {
     return tensor_spec(parse_dtype(dtype, "item_size"), parse_shape(shape, "item_size"))

@@ -130,6 +130,23 @@ BLADE_CORE_API blade_status blade_measure_transfer(const blade_device* devices,
                                                    blade_copy_kind kind,
                                                    double* bytes_per_second);
 
+/**
+ * Measure uploads and downloads running at once on one device: each round queues
+ * `upload_bytes` host to device and `download_bytes` device to host on two streams
+ * (pinned host memory), then waits for both; `repeats` rounds after one warm-up.
+ * `seconds_per_round` is the mean time of a round: the floor for a chain that, per
+ * chunk, uploads its input and downloads its products (Mode B from host memory).
+ * PCIe is full duplex, but both directions' DMA share the host's memory and the
+ * GPU's copy engines, so a round can take longer than the larger of the two
+ * one-way transfers. CPU and emulated devices time the two host copies one after
+ * the other. Either byte count may be 0 (then it measures the other direction).
+ */
+BLADE_CORE_API blade_status blade_measure_duplex_transfer(blade_device device,
+                                                          size_t upload_bytes,
+                                                          size_t download_bytes,
+                                                          int repeats,
+                                                          double* seconds_per_round);
+
 /** Read the process-wide copy counters. */
 BLADE_CORE_API void blade_copy_stats_get(blade_copy_stats* stats);
 

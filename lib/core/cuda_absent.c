@@ -57,6 +57,16 @@ blade_status blade_cuda_malloc_host(size_t bytes, void** pointer)
     return no_cuda();
 }
 void blade_cuda_free_host(void* pointer) { (void)pointer; }
+blade_status blade_cuda_pull_from_host(
+    int index, void* destination, const void* pinned_source, size_t bytes, void* stream)
+{
+    (void)index;
+    (void)destination;
+    (void)pinned_source;
+    (void)bytes;
+    (void)stream;
+    return no_cuda();
+}
 blade_status blade_cuda_memcpy(
     void* destination, const void* source, size_t bytes, blade_copy_kind kind, void* stream)
 {

@@ -50,6 +50,11 @@ blade_status blade_cuda_event_record(void* event, void* stream);
 blade_status blade_cuda_event_elapsed_ms(void* start, void* stop, double* milliseconds);
 void blade_cuda_event_destroy(void* event);
 
+/* Upload by a kernel reading pinned host memory: not queued behind DMA copies
+ * (kernels/host_pull.cu). For small tensors. */
+blade_status blade_cuda_pull_from_host(
+    int index, void* destination, const void* pinned_source, size_t bytes, void* stream);
+
 /* Page-locking of existing host memory (kernels/host_register.cu). */
 blade_status blade_cuda_host_register(void* pointer, size_t bytes);
 void blade_cuda_host_unregister(void* pointer);

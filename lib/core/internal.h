@@ -40,6 +40,16 @@ blade_status blade_check_tensor(const char* module,
                                 blade_dtype dtype,
                                 const blade_shape* shape);
 
+/* Upload a small tensor from pinned host memory (blade_host_alloc()) to `device`
+ * without queueing behind the device's other DMA uploads: on CUDA a kernel on
+ * `stream` reads the host memory over PCIe (kernels/host_pull.cu); elsewhere a
+ * plain copy. Counted as one host-to-device copy, as blade_memcpy() would. */
+blade_status blade_upload_small(blade_device device,
+                                void* destination,
+                                const void* pinned_source,
+                                size_t bytes,
+                                blade_stream stream);
+
 /* calloc that reports failure through blade_fail(). */
 blade_status blade_alloc_object(size_t bytes, const char* what, void** object);
 

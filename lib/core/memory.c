@@ -207,6 +207,24 @@ blade_status blade_memcpy(blade_device device,
     return BLADE_OK;
 }
 
+blade_status blade_upload_small(blade_device device,
+                                void* destination,
+                                const void* pinned_source,
+                                size_t bytes,
+                                blade_stream stream)
+{
+    if (bytes == 0)
+        return BLADE_OK;
+    if (device.kind == BLADE_DEVICE_CUDA)
+        BLADE_TRY(
+            blade_cuda_pull_from_host(device.index, destination, pinned_source, bytes, stream));
+    else
+        memmove(destination, pinned_source, bytes);
+    atomic_fetch_add(&copy_count[BLADE_COPY_HOST_TO_DEVICE], 1);
+    atomic_fetch_add(&copy_bytes[BLADE_COPY_HOST_TO_DEVICE], bytes);
+    return BLADE_OK;
+}
+
 blade_status blade_memcpy_2d(blade_device device,
                              void* destination,
                              size_t destination_pitch,

@@ -566,12 +566,13 @@ blade_status blade_phasor_compute(blade_phasor* plan,
         plan->upload_pending = false;
     }
     synthesize(plan, plan->staging);
-    BLADE_TRY(blade_memcpy(plan->device,
-                           phasors->data,
-                           plan->staging,
-                           blade_tensor_bytes(BLADE_CF32, &plan->shape),
-                           BLADE_COPY_HOST_TO_DEVICE,
-                           stream));
+    /* Not a DMA copy: those wait behind every upload queued before them (a chunk of
+     * voltages takes milliseconds), and the beamformer waits for its phasors. */
+    BLADE_TRY(blade_upload_small(plan->device,
+                                 phasors->data,
+                                 plan->staging,
+                                 blade_tensor_bytes(BLADE_CF32, &plan->shape),
+                                 stream));
     plan->upload_pending = true;
     plan->upload_stream = stream;
     return BLADE_OK;

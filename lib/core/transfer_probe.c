@@ -147,3 +147,121 @@ blade_status blade_measure_transfer(const blade_device* devices,
     *bytes_per_second = elapsed > 0 ? (double)bytes * count * repeats / elapsed : 0;
     return BLADE_OK;
 }
+
+/* --- both directions at once -------------------------------------------------- */
+
+typedef struct duplex {
+    blade_device device;
+    size_t up_bytes, down_bytes;
+    void *up_host, *down_host;     /* pinned on CUDA */
+    void *up_device, *down_device; /* device memory (host memory on other devices) */
+    void *up_stream, *down_stream;
+} duplex;
+
+static void duplex_release(duplex* d)
+{
+    const bool cuda = d->device.kind == BLADE_DEVICE_CUDA;
+    if (cuda) {
+        blade_cuda_stream_destroy(d->up_stream);
+        blade_cuda_stream_destroy(d->down_stream);
+        blade_cuda_free(d->device.index, d->up_device);
+        blade_cuda_free(d->device.index, d->down_device);
+        blade_cuda_free_host(d->up_host);
+        blade_cuda_free_host(d->down_host);
+    } else {
+        free(d->up_device);
+        free(d->down_device);
+        free(d->up_host);
+        free(d->down_host);
+    }
+}
+
+/* One allocation of `bytes` (at least 1) on the host (pinned for CUDA) or the device. */
+static blade_status duplex_alloc(const duplex* d, bool on_device, size_t bytes, void** pointer)
+{
+    bytes = bytes > 0 ? bytes : 1;
+    if (d->device.kind == BLADE_DEVICE_CUDA)
+        return on_device ? blade_cuda_malloc(d->device.index, bytes, pointer)
+                         : blade_cuda_malloc_host(bytes, pointer);
+    *pointer = malloc(bytes);
+    if (*pointer == NULL)
+        return blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "%zu bytes of host memory", bytes);
+    memset(*pointer, 0x3c, bytes);
+    return BLADE_OK;
+}
+
+static blade_status duplex_setup(duplex* d)
+{
+    BLADE_TRY(duplex_alloc(d, false, d->up_bytes, &d->up_host));
+    BLADE_TRY(duplex_alloc(d, false, d->down_bytes, &d->down_host));
+    BLADE_TRY(duplex_alloc(d, true, d->up_bytes, &d->up_device));
+    BLADE_TRY(duplex_alloc(d, true, d->down_bytes, &d->down_device));
+    if (d->device.kind == BLADE_DEVICE_CUDA) {
+        memset(d->up_host, 0x5a, d->up_bytes > 0 ? d->up_bytes : 1); /* first touch */
+        memset(d->down_host, 0, d->down_bytes > 0 ? d->down_bytes : 1);
+        BLADE_TRY(blade_cuda_stream_create(d->device.index, &d->up_stream));
+        BLADE_TRY(blade_cuda_stream_create(d->device.index, &d->down_stream));
+    }
+    return BLADE_OK;
+}
+
+static blade_status duplex_round(duplex* d)
+{
+    if (d->device.kind != BLADE_DEVICE_CUDA) {
+        memcpy(d->up_device, d->up_host, d->up_bytes);
+        memcpy(d->down_host, d->down_device, d->down_bytes);
+        return BLADE_OK;
+    }
+    if (d->up_bytes > 0)
+        BLADE_TRY(blade_cuda_memcpy(
+            d->up_device, d->up_host, d->up_bytes, BLADE_COPY_HOST_TO_DEVICE, d->up_stream));
+    if (d->down_bytes > 0)
+        BLADE_TRY(blade_cuda_memcpy(d->down_host,
+                                    d->down_device,
+                                    d->down_bytes,
+                                    BLADE_COPY_DEVICE_TO_HOST,
+                                    d->down_stream));
+    BLADE_TRY(blade_cuda_stream_synchronize(d->up_stream));
+    return blade_cuda_stream_synchronize(d->down_stream);
+}
+
+blade_status blade_measure_duplex_transfer(blade_device device,
+                                           size_t upload_bytes,
+                                           size_t download_bytes,
+                                           int repeats,
+                                           double* seconds_per_round)
+{
+    *seconds_per_round = 0;
+    if (upload_bytes + download_bytes == 0 || repeats < 1)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "duplex transfer probe: %zu bytes up, %zu down, %d repeats (some bytes "
+                          "and at least one repeat)",
+                          upload_bytes,
+                          download_bytes,
+                          repeats);
+    if (device.kind == BLADE_DEVICE_CUDA && device.index >= blade_cuda_device_count())
+        return blade_fail(BLADE_ERROR_NO_DEVICE,
+                          "duplex transfer probe: GPU %d does not exist (%d found)",
+                          device.index,
+                          blade_cuda_device_count());
+    duplex d;
+    memset(&d, 0, sizeof d);
+    d.device = device;
+    d.up_bytes = upload_bytes;
+    d.down_bytes = download_bytes;
+    blade_status status = duplex_setup(&d);
+    if (status == BLADE_OK)
+        status = duplex_round(&d); /* warm-up: first-touch and DMA mappings */
+    double elapsed = 0;
+    if (status == BLADE_OK) {
+        const double start = now_seconds();
+        for (int r = 0; r < repeats && status == BLADE_OK; r++)
+            status = duplex_round(&d);
+        elapsed = now_seconds() - start;
+    }
+    duplex_release(&d);
+    if (status != BLADE_OK)
+        return blade_fail_context(status, "duplex transfer probe");
+    *seconds_per_round = elapsed / repeats;
+    return BLADE_OK;
+}

@@ -104,3 +104,36 @@ BOOST_AUTO_TEST_CASE(gpu_listing_matches_count)
         BOOST_TEST(info.free_memory <= info.total_memory);
     }
 }
+
+// The duplex probe: bad arguments name themselves; on a host device a round is the
+// two copies, so it takes some time; on a GPU the round waits for both directions.
+BOOST_AUTO_TEST_CASE(duplex_transfer_probe)
+{
+    double seconds = -1;
+    const blade_device cpu = blade_device_cpu();
+    BOOST_TEST(blade_measure_duplex_transfer(cpu, 0, 0, 3, &seconds) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
+    BOOST_TEST(std::string(blade_last_error()).find("0 bytes up, 0 down") != std::string::npos);
+    BOOST_TEST(seconds == 0.0);
+    BOOST_TEST(blade_measure_duplex_transfer(cpu, 1024, 1024, 0, &seconds) ==
+               BLADE_ERROR_INVALID_ARGUMENT);
+    const blade_device missing = { BLADE_DEVICE_CUDA, 63 };
+    BOOST_TEST(blade_measure_duplex_transfer(missing, 1024, 0, 1, &seconds) ==
+               BLADE_ERROR_NO_DEVICE);
+    BOOST_TEST(std::string(blade_last_error()).find("GPU 63") != std::string::npos);
+
+    BOOST_TEST(blade_measure_duplex_transfer(cpu, 4 << 20, 1 << 20, 3, &seconds) == BLADE_OK);
+    BOOST_TEST(seconds > 0.0);
+    BOOST_TEST(blade_measure_duplex_transfer(cpu, 0, 1 << 20, 2, &seconds) == BLADE_OK);
+    BOOST_TEST(seconds > 0.0);
+    if (blade_gpu_count() > 0) {
+        const blade_device gpu = { BLADE_DEVICE_CUDA, 0 };
+        double up_only = 0, both = 0;
+        BOOST_TEST(blade_measure_duplex_transfer(gpu, 64 << 20, 0, 5, &up_only) == BLADE_OK);
+        BOOST_TEST(blade_measure_duplex_transfer(gpu, 64 << 20, 16 << 20, 5, &both) == BLADE_OK);
+        BOOST_TEST(up_only > 0.0);
+        // Adding a download never makes the round faster than the upload alone
+        // (10 % slack for the timing's own noise).
+        BOOST_TEST(both > 0.9 * up_only);
+    }
+}

@@ -17,6 +17,8 @@ V_ij = sum x_i conj(x_j) has the phase 2 pi nu (tau_i - tau_j).
 import importlib.util
 import math
 import os
+import sys
+import types
 
 import numpy
 
@@ -40,9 +42,14 @@ synth = _load_synth()
 
 
 def _load_uvh5():
-    """python/blade/formats/uvh5.py from the source tree (numpy, h5py and ERFA only)."""
-    path = os.path.join(ROOT, "python", "blade", "formats", "uvh5.py")
-    spec = importlib.util.spec_from_file_location("blade_uvh5", path)
+    """python/blade/formats/uvh5.py from the source tree (numpy, h5py and ERFA only),
+    as a module of a stand-in package so that its relative imports (the formats'
+    shared partial-file writer) resolve without importing gnuradio.blade."""
+    formats = os.path.join(ROOT, "python", "blade", "formats")
+    package = types.ModuleType("blade_formats")
+    package.__path__ = [formats]
+    sys.modules.setdefault("blade_formats", package)
+    spec = importlib.util.spec_from_file_location("blade_formats.uvh5", os.path.join(formats, "uvh5.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

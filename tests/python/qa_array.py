@@ -481,6 +481,217 @@ class qa_array(unittest.TestCase):
         finally:
             _core.library = opened
 
+    # --- the fast path: cached plans and array readers ----------------------------
+
+    def test_cached_calls_check_every_array(self):
+        # Repeated calls find their plan without planning (the function by one lookup of
+        # its arguments with the array's shape, type and device; the object by its own
+        # plan) and read the array by numpy's fast reader: each array is still checked.
+        x = bt.random_complex(self.rng, (2, 3, 16, 2))
+        tolerance = channelizer_tolerance(4)
+
+        def expected(a):
+            return channelizer_reference.channelize(a[None], 4)[0]
+
+        plan = ba.Channelizer(4)
+        wide = bt.random_complex(self.rng, (2, 3, 32, 2))
+        read_only = numpy.empty((2, 12, 4, 2), numpy.complex64)
+        read_only.flags.writeable = False
+        for name, call in (("function", lambda a, **k: ba.channelize(a, 4, **k)), ("object", plan)):
+            with self.subTest(call=name):
+                for _ in range(3):
+                    self.assertLess(relative_error(call(x), expected(x)), tolerance)
+                other = bt.random_complex(self.rng, (2, 3, 16, 2))  # same shape, other memory
+                self.assertLess(relative_error(call(other), expected(other)), tolerance)
+                out = numpy.full((2, 12, 4, 2), numpy.nan, numpy.complex64)
+                self.assertIs(call(x, out=out), out)
+                self.assertLess(relative_error(out, expected(x)), tolerance)
+                with self.assertRaisesRegex(ValueError, "C-contiguous"):
+                    call(wide[:, :, ::2])  # the planned shape and type, with gaps
+                with self.assertRaisesRegex((TypeError, ValueError), "complex128"):
+                    call(x.astype(numpy.complex128))
+                with self.assertRaisesRegex(
+                    ValueError, r"output must be complex64 of shape \(2, 12, 4, 2\).*got complex128"
+                ):
+                    call(x, out=numpy.empty((2, 12, 4, 2), numpy.complex128))
+                with self.assertRaisesRegex(ValueError, r"output must be .*got complex64 of shape \(2, 12, 4, 1\)"):
+                    call(x, out=numpy.empty((2, 12, 4, 1), numpy.complex64))
+                with self.assertRaisesRegex(ValueError, "read-only"):
+                    call(x, out=read_only)
+                with self.assertRaisesRegex(ValueError, "C-contiguous"):
+                    call(x, out=numpy.empty((2, 12, 8, 2), numpy.complex64)[:, :, ::2])
+                self.assertLess(relative_error(call(x), expected(x)), tolerance)  # and after the errors
+        # another shape: the function plans for it, the object refuses it
+        y = bt.random_complex(self.rng, (1, 2, 8, 2))
+        self.assertLess(relative_error(ba.channelize(y, 4), expected(y)), tolerance)
+        with self.assertRaisesRegex(ValueError, r"shape \(2, 3, 16, 2\).*got complex64 of shape \(1, 2, 8, 2\)"):
+            plan(y)
+        # checks of an argument against the shape hold on a cached argument key too
+        ba.detect(x, "I", 16)
+        with self.assertRaisesRegex(ValueError, "longer than the chunk's T = 8"):
+            ba.detect(numpy.ascontiguousarray(x[:, :, :8]), "I", 16)
+        with self.assertRaisesRegex(ValueError, "divide"):
+            ba.channelize(x, 5)
+        with self.assertRaisesRegex(ValueError, "divide"):
+            ba.channelize(x, 5)  # refused again: a failed call leaves no key behind
+        # the PFB function starts from zero history on every call, cached or not
+        first = ba.channelize(x, 4, taps=4)
+        numpy.testing.assert_array_equal(ba.channelize(x, 4, taps=4), first)
+        reference = channelizer_reference.channelize(x[None], 4, 4, "hamming")[0]
+        self.assertLess(relative_error(first, reference), channelizer_tolerance(4, 4))
+
+    def test_function_cache_is_bounded_and_spellings_share_a_plan(self):
+        from gnuradio.blade.array import _plan
+
+        ba.clear_cache()
+        plans, keys = _plan._caches()
+        x = bt.random_complex(self.rng, (2, 3, 16, 2))
+        power = ba.detect(x, "I")
+        numpy.testing.assert_array_equal(ba.detect(x, "i"), power)
+        numpy.testing.assert_array_equal(ba.detect(x, mode="I", integration=1), power)
+        self.assertEqual((len(plans), len(keys)), (1, 2))  # one plan, reached by two spellings
+        permuted = ba.permute(x, [0, 2, 3, 1])  # a list: no key, the canonical lookup
+        numpy.testing.assert_array_equal(ba.permute(x, [0, 2, 3, 1]), numpy.transpose(x, (0, 2, 3, 1)))
+        numpy.testing.assert_array_equal(permuted, numpy.transpose(x, (0, 2, 3, 1)))
+
+        def polarized(a):
+            return numpy.stack([a[..., 0] + 1j * a[..., 1], a[..., 0] - 1j * a[..., 1]], axis=-1)
+
+        first = bt.random_complex(self.rng, (1, 2))
+        numpy.testing.assert_array_equal(ba.polarize(first), polarized(first).astype(numpy.complex64))
+        for n in range(2, _plan.PLANS_KEPT + 12):  # more shapes than plans kept
+            z = bt.random_complex(self.rng, (n, 2))
+            numpy.testing.assert_array_equal(ba.polarize(z), polarized(z).astype(numpy.complex64))
+        self.assertLessEqual(len(plans), _plan.PLANS_KEPT)
+        self.assertLessEqual(len(keys), _plan.KEYS_KEPT)
+        kept = [id(p) for p in plans.values()]
+        for plan in keys.values():  # no key leads to a released plan
+            self.assertTrue(plan.planned)
+            self.assertIn(id(plan), kept)
+        # the first shape's plan was released: the next call plans it again
+        numpy.testing.assert_array_equal(ba.polarize(first), polarized(first).astype(numpy.complex64))
+        ba.clear_cache()
+        self.assertEqual((len(plans), len(keys)), (0, 0))
+
+    def test_device_arrays_take_the_same_cached_path(self):
+        # The path of CuPy and PyTorch arrays (a library's fast reader, its allocator
+        # and its current stream) on this machine: host arrays posing as a GPU
+        # library's, on the core's emulated device (host memory, the CPU backend).
+        from gnuradio.blade.array import _arrays, _core, _plan
+
+        emulated = _core.DEVICE_EMULATED
+
+        class DeviceArray:
+            def __init__(self, host, index=0, lost=False):
+                self.host, self.index, self.lost = host, index, lost  # lost: its pointer reads as NULL
+
+        class Library(_arrays.Family):
+            name = "emulated library"
+            current = 0
+
+            def read(self, a):
+                host = a.host
+                if host.flags.c_contiguous:
+                    return (0 if a.lost else host.ctypes.data, host.shape, host.dtype, (emulated, a.index))
+                return None
+
+            def empty(self, shape, dtype, where):
+                a = DeviceArray(numpy.empty(shape, dtype), where[1])
+                return a, a.host.ctypes.data
+
+            def current_stream(self, index):
+                return self.current
+
+        class Stream:  # as CuPy's: the handle in .ptr
+            def __init__(self, ptr):
+                self.ptr = ptr
+
+        library = Library()
+        _arrays.FAMILIES[DeviceArray] = library
+        _arrays.FAMILY_NAMED[library.name] = library
+        streams = []
+
+        def recording(plan):
+            process = plan._process
+
+            def record(*args):
+                streams.append(args[-1].value)
+                return process(*args)
+
+            plan._process = record
+
+        def polarized(a):
+            return numpy.stack([a[..., 0] + 1j * a[..., 1], a[..., 0] - 1j * a[..., 1]], axis=-1).astype(
+                numpy.complex64
+            )
+
+        try:
+            host = bt.random_complex(self.rng, (3, 5, 2))
+            x = DeviceArray(host)
+            plan = ba.Polarizer()
+            ba.polarize(x)  # plans
+            function_plan = _plan.remembered(("polarizer", "circular", host.shape, host.dtype, (emulated, 0)))
+            self.assertIsNotNone(function_plan)
+            for name, call, made in (("object", plan, plan), ("function", ba.polarize, function_plan)):
+                with self.subTest(call=name):
+                    del streams[:]
+                    library.current = 11
+                    got = call(x)  # the object plans here
+                    recording(made)
+                    self.assertIsInstance(got, DeviceArray)
+                    numpy.testing.assert_array_equal(got.host, polarized(host))
+                    library.current = 22  # the current stream is asked on every call
+                    call(x)
+                    call(x, stream=33)
+                    call(x, stream=Stream(44))
+                    out = DeviceArray(numpy.empty_like(host))
+                    self.assertIs(call(x, out=out), out)
+                    numpy.testing.assert_array_equal(out.host, polarized(host))
+                    self.assertEqual(streams, [22, 33, 44, 22])
+                    with self.assertRaisesRegex(TypeError, "stream: expected"):
+                        call(x, stream="fast")
+                    with self.assertRaisesRegex(ValueError, "output is on cpu"):
+                        call(x, out=numpy.empty_like(host))
+                    with self.assertRaisesRegex(ba.BladeValueError, "polarizer: input tensor has no data"):
+                        call(DeviceArray(host, lost=True))  # the core's own refusal, at process time
+            # another device: the object refuses it, the function plans for it
+            elsewhere = DeviceArray(host.copy(), index=1)
+            with self.assertRaisesRegex(ValueError, "input is on cuda:1, the plan on cuda:0"):
+                plan(elsewhere)
+            got = ba.polarize(elsewhere)
+            self.assertEqual(got.index, 1)
+            numpy.testing.assert_array_equal(got.host, polarized(host))
+            # another shape and type
+            with self.assertRaisesRegex(ValueError, r"must be complex64 of shape \(3, 5, 2\)"):
+                plan(DeviceArray(bt.random_complex(self.rng, (4, 5, 2))))
+            with self.assertRaisesRegex(TypeError, "cf32"):
+                ba.polarize(DeviceArray(host.astype(numpy.complex128)))
+        finally:
+            del _arrays.FAMILIES[DeviceArray]
+            del _arrays.FAMILY_NAMED[library.name]
+            ba.clear_cache()
+
+    def test_arrays_without_a_fast_reader_use_the_cached_plans_too(self):
+        # DLPack-only (and __cuda_array_interface__, JAX) arrays are read by view() on
+        # every call and find their plans through the same keys
+        from gnuradio.blade.array import _plan
+
+        x = bt.random_complex(self.rng, (2, 3, 16, 2))
+
+        class HostDLPack:
+            def __dlpack__(self, stream=None):
+                return x.__dlpack__()
+
+            def __dlpack_device__(self):
+                return x.__dlpack_device__()
+
+        ba.clear_cache()
+        expected = ba.channelize(x, 4)
+        for _ in range(3):
+            numpy.testing.assert_array_equal(ba.channelize(HostDLPack(), 4), expected)
+        self.assertEqual(len(_plan._caches()[0]), 1)  # numpy and DLPack: one plan
+        numpy.testing.assert_array_equal(ba.beamform(HostDLPack(), numpy.ones((1, 2), numpy.complex64)), x.sum(0)[None])
+
     def test_gpu_arrays_need_a_cuda_build(self):
         if ba.has_cuda():
             self.skipTest("this build has CUDA")

@@ -245,6 +245,51 @@ class GpuArrayTests:
             self.sync_stream(stream)
             self.assertLess(relative_error(self.to_host(got), expected), 1e-5)
 
+    def test_cached_calls_check_every_array(self):
+        # repeated calls: the function finds its plan by one lookup of its arguments
+        # with the array's shape, type and device, the object has its plan; both read
+        # the array by the library's fast reader, and still check each array
+        from gnuradio.blade.array import _arrays
+
+        x = random_complex(self.rng, (2, 3, 16, 2))
+        gx = self.to_gpu(x)
+        self.assertIn(type(_arrays.FAMILIES[type(gx)]).__name__, ("CupyFamily", "TorchFamily"))
+        expected = ba.channelize(x, 4)
+        plan = ba.Channelizer(4)
+        wide = self.to_gpu(random_complex(self.rng, (2, 3, 32, 2)))
+        for name, call in (("function", lambda a, **k: ba.channelize(a, 4, **k)), ("object", plan)):
+            with self.subTest(call=name):
+                for _ in range(3):
+                    got = call(gx)
+                    self.check_kind(got, gx)
+                    self.assertLess(relative_error(self.to_host(got), expected), 1e-5)
+                out = self.empty((2, 12, 4, 2), numpy.complex64)
+                self.assertIs(self.planned(lambda: call(gx, out=out)), out)
+                self.assert_no_transfers()
+                self.assertLess(relative_error(self.to_host(out), expected), 1e-5)
+                with self.assertRaisesRegex(ValueError, "C-contiguous"):
+                    call(wide[:, :, ::2])
+                with self.assertRaisesRegex(ValueError, "output is on cpu, the plan on cuda"):
+                    call(gx, out=numpy.empty((2, 12, 4, 2), numpy.complex64))
+                with self.assertRaisesRegex(ValueError, r"output must be complex64 of shape \(2, 12, 4, 2\)"):
+                    call(gx, out=self.empty((2, 12, 4, 1), numpy.complex64))
+        y = random_complex(self.rng, (1, 2, 8, 2))
+        self.assertLess(relative_error(self.to_host(ba.channelize(self.to_gpu(y), 4)), ba.channelize(y, 4)), 1e-5)
+        with self.assertRaisesRegex(ValueError, r"shape \(2, 3, 16, 2\)"):
+            plan(self.to_gpu(y))
+        with self.assertRaisesRegex(ValueError, "is on cpu, the plan on cuda"):
+            plan(x)
+
+    def test_the_current_stream_is_the_librarys(self):
+        # the fast reader's current stream (asked on every call) is the library's own
+        from gnuradio.blade.array import _arrays
+
+        family = _arrays.FAMILIES[type(self.to_gpu(numpy.zeros(2, numpy.complex64)))]
+        self.assertEqual(family.current_stream(0), _arrays.given_stream(self.current_stream()))
+        with self.stream_context() as stream:
+            self.assertEqual(family.current_stream(0), _arrays.given_stream(stream))
+            self.assertNotEqual(family.current_stream(0), 0)
+
     # --- other array kinds ----------------------------------------------------------
 
     def test_plan_device_and_errors(self):
@@ -311,6 +356,9 @@ class CupyTests(GpuArrayTests, unittest.TestCase):
     def sync(self):
         cupy.cuda.Device().synchronize()
 
+    def current_stream(self):
+        return cupy.cuda.get_current_stream()
+
     def new_stream(self):
         return cupy.cuda.Stream(non_blocking=True)
 
@@ -346,8 +394,9 @@ class CupyTests(GpuArrayTests, unittest.TestCase):
         if jax is None or not any(d.platform == "gpu" for d in jax.devices()):
             self.skipTest("no JAX on a GPU")
         x = random_complex(self.rng, (2, 3, 16, 2))
-        got = ba.channelize(jax.device_put(x, jax.devices("gpu")[0]), 4)
-        self.assertLess(relative_error(cupy.asnumpy(got), ba.channelize(x, 4)), 1e-5)
+        for _ in range(2):  # the second call: the same plan, found by its key
+            got = ba.channelize(jax.device_put(x, jax.devices("gpu")[0]), 4)
+            self.assertLess(relative_error(cupy.asnumpy(got), ba.channelize(x, 4)), 1e-5)
 
 
 class TorchTests(GpuArrayTests, unittest.TestCase):
@@ -377,6 +426,9 @@ class TorchTests(GpuArrayTests, unittest.TestCase):
     def sync(self):
         torch.cuda.synchronize()
 
+    def current_stream(self):
+        return torch.cuda.current_stream()
+
     def new_stream(self):
         return torch.cuda.Stream()
 
@@ -398,10 +450,11 @@ class TorchTests(GpuArrayTests, unittest.TestCase):
 
     def test_torch_cpu_tensors_run_on_the_cpu(self):
         x = random_complex(self.rng, (2, 3, 16, 2))
-        got = ba.channelize(torch.from_numpy(x), 4)
-        self.assertIsInstance(got, torch.Tensor)
-        self.assertEqual(got.device.type, "cpu")
-        numpy.testing.assert_array_equal(got.numpy(), ba.channelize(x, 4))
+        for _ in range(2):  # the second call: the cached plan, the fast reader
+            got = ba.channelize(torch.from_numpy(x), 4)
+            self.assertIsInstance(got, torch.Tensor)
+            self.assertEqual(got.device.type, "cpu")
+            numpy.testing.assert_array_equal(got.numpy(), ba.channelize(x, 4))
 
 
 if __name__ == "__main__":

@@ -80,6 +80,20 @@ BLADE_API double measure_transfer(const std::vector<std::string>& devices,
                                   const std::string& direction = "upload");
 
 /*!
+ * \brief Seconds per round of uploading and downloading at once on one device.
+ * \ingroup blade
+ *
+ * Each round queues upload_bytes host to device and download_bytes device to host
+ * on two streams (pinned host memory) and waits for both. This is the floor for a
+ * chain that uploads its input and downloads its products every chunk: PCIe is
+ * full duplex, but both directions share the host's memory and the copy engines.
+ */
+BLADE_API double measure_duplex_transfer(const std::string& device,
+                                         size_t upload_bytes,
+                                         size_t download_bytes,
+                                         int repeats = 10);
+
+/*!
  * \brief Bytes of one GNU Radio item carrying a tensor of this shape and type:
  * the tensor's bytes rounded up to a multiple of 4096.
  * \ingroup blade

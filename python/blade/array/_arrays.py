@@ -181,6 +181,14 @@ def _not_contiguous(what):
 def view(array, what="array"):
     """Describe `array` (see the module description) without copying it."""
     cls = type(array)
+    family = FAMILIES[cls]
+    if family is not None:
+        got = family.read(array)
+        if got is not None:
+            ptr, shape, dtype, where = got
+            return View(array, family.name, where[0], where[1], ptr, shape, dtype)
+    # not a plain numpy/CuPy/PyTorch array, or one the fast reader declined: the
+    # full checks below, which also say what is wrong
     if cls is numpy.ndarray:
         if not array.flags.c_contiguous:
             raise _not_contiguous(what)
@@ -349,17 +357,17 @@ def stream_handle(stream, like):
     if like.kind == CPU:
         return None
     if stream is None:
-        if like.family == "cupy":
-            import cupy
+        family = FAMILY_NAMED.get(like.family)
+        return 0 if family is None else family.current_stream(like.index)
+    return given_stream(stream)
 
-            return cupy.cuda.get_current_stream(like.index).ptr
-        if like.family == "torch":
-            import torch
 
-            return torch.cuda.current_stream(like.index).cuda_stream
-        return 0
-    if isinstance(stream, int):
+def given_stream(stream):
+    """A stream given by the caller as an int cudaStream_t."""
+    if type(stream) is int:
         return stream
+    if isinstance(stream, int):
+        return int(stream)
     for attribute in ("ptr", "cuda_stream", "handle"):
         value = getattr(stream, attribute, None)
         if isinstance(value, int):
@@ -368,3 +376,207 @@ def stream_handle(stream, like):
     if protocol is not None:
         return int(protocol()[1])
     raise TypeError(f"stream: expected an int (cudaStream_t), a CuPy or PyTorch stream; got {type(stream).__name__}")
+
+
+_stream_arguments = {}
+
+
+def stream_argument(handle):
+    """`handle` as the core's stream argument (None stays None: the CPU's), one
+    ctypes object per stream kept for reuse (a call passes it as it is)."""
+    if handle is None:
+        return None
+    argument = _stream_arguments.get(handle)
+    if argument is None:
+        if len(_stream_arguments) >= 64:  # a bound: streams come and go
+            _stream_arguments.clear()
+        argument = _stream_arguments[handle] = ctypes.c_void_p(handle)
+    return argument
+
+
+# --- the fast readers: numpy, CuPy and PyTorch arrays ---------------------------------
+#
+# A call on a known kind of array reads it through a Family: read() gives
+# (pointer, shape, numpy dtype, (kind, index)) for an array the core can take as it is
+# (C-contiguous, a type with a gr-blade equivalent, on the CPU or a CUDA GPU), and None
+# for anything else, which then goes through view()'s full checks (and their
+# messages). The families are found once per Python class (FAMILIES[type(x)]).
+
+_CPU_WHERE = (CPU, 0)
+
+
+class Family:
+    """How one array library's arrays are read, allocated and streamed."""
+
+    name = "other"
+
+    def read(self, array):
+        return None
+
+    def empty(self, shape, dtype, where):
+        """(array, pointer) of a new uninitialised array of this library at `where`."""
+        raise NotImplementedError
+
+    def current_stream(self, index):
+        return 0
+
+    def read_out(self, array):
+        """read() for an output: None also when the array is read-only."""
+        return self.read(array)
+
+    def stream(self, stream, where):
+        """The core's stream argument for a call at `where` (see stream_handle)."""
+        if where[0] == CPU:
+            return None
+        return stream_argument(self.current_stream(where[1]) if stream is None else given_stream(stream))
+
+
+class NumpyFamily(Family):
+    name = "numpy"
+
+    def stream(self, stream, where):
+        return None
+
+    if _DATA_OFFSET is not None:  # the data pointer read from the array object (numpy_pointer), inlined
+
+        def read(self, array, _offset=_DATA_OFFSET, _at=_pointer_at, _cpu=_CPU_WHERE):
+            if array.flags.c_contiguous:
+                return (_at(id(array) + _offset).value or 0, array.shape, array.dtype, _cpu)
+            return None
+
+        def read_out(self, array, _offset=_DATA_OFFSET, _at=_pointer_at, _cpu=_CPU_WHERE):
+            flags = array.flags
+            if flags.c_contiguous and flags.writeable:
+                return (_at(id(array) + _offset).value or 0, array.shape, array.dtype, _cpu)
+            return None
+
+        def empty(self, shape, dtype, where, _empty=numpy.empty, _offset=_DATA_OFFSET, _at=_pointer_at):
+            array = _empty(shape, dtype)
+            return array, _at(id(array) + _offset).value or 0
+
+    else:
+
+        def read(self, array):
+            if array.flags.c_contiguous:
+                return (numpy_pointer(array), array.shape, array.dtype, _CPU_WHERE)
+            return None
+
+        def read_out(self, array):
+            flags = array.flags
+            if flags.c_contiguous and flags.writeable:
+                return (numpy_pointer(array), array.shape, array.dtype, _CPU_WHERE)
+            return None
+
+        def empty(self, shape, dtype, where):
+            array = numpy.empty(shape, dtype)
+            return array, numpy_pointer(array)
+
+
+class CupyFamily(Family):
+    name = "cupy"
+
+    def __init__(self, cupy):
+        self._ndarray = cupy.ndarray
+        self._device = cupy.cuda.Device
+        self._current_device = cupy.cuda.runtime.getDevice
+        self._current_stream = cupy.cuda.get_current_stream
+        # CuPy 9 to 13 have both attributes (a CuPy without them: the public ones)
+        pointer = getattr(cupy.cuda, "MemoryPointer", None)
+        if not (hasattr(cupy.ndarray, "_c_contiguous") and hasattr(pointer, "device_id")):
+            self.read = self._read_public
+        self.read_out = self.read  # CuPy arrays are writable
+
+    def read(self, array):
+        if array._c_contiguous:  # what .flags.c_contiguous reports, without making a flags object
+            memory = array.data
+            return (memory.ptr, array.shape, array.dtype, (CUDA, memory.device_id))
+        return None
+
+    def _read_public(self, array):
+        if array.flags.c_contiguous:
+            return (array.data.ptr, array.shape, array.dtype, (CUDA, array.device.id))
+        return None
+
+    def empty(self, shape, dtype, where):
+        index = where[1]
+        if self._current_device() == index:  # the usual case: no device switch
+            array = self._ndarray(shape, dtype)
+        else:
+            with self._device(index):
+                array = self._ndarray(shape, dtype)
+        return array, array.data.ptr
+
+    def current_stream(self, index):
+        return self._current_stream(index).ptr
+
+    def stream(self, stream, where):  # Family.stream written out: CuPy arrays are on a GPU
+        handle = self._current_stream(where[1]).ptr if stream is None else given_stream(stream)
+        argument = _stream_arguments.get(handle)
+        return stream_argument(handle) if argument is None else argument
+
+
+class TorchFamily(Family):
+    name = "torch"
+
+    def __init__(self, torch):
+        self._torch = torch
+        self._to_numpy, self._to_torch = _torch_dtypes()
+        self._devices = {}
+        # the raw cudaStream_t of the current stream, without making a Stream object
+        # (several us in torch.cuda.current_stream); the public call where it is absent
+        self._raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        self.read_out = self.read  # tensors are writable
+
+    def read(self, array):
+        dtype = self._to_numpy.get(array.dtype)
+        if dtype is None or not array.is_contiguous() or array.is_conj() or array.is_neg():
+            return None
+        if array.is_cuda:
+            where = (CUDA, array.get_device())
+        elif array.device.type == "cpu":
+            where = _CPU_WHERE
+        else:
+            return None
+        return (array.data_ptr(), array.shape, dtype, where)
+
+    def empty(self, shape, dtype, where):
+        device = self._devices.get(where)
+        if device is None:
+            torch = self._torch
+            device = torch.device("cuda", where[1]) if where[0] == CUDA else torch.device("cpu")
+            self._devices[where] = device
+        array = self._torch.empty(shape, dtype=self._to_torch[dtype], device=device)
+        return array, array.data_ptr()
+
+    def current_stream(self, index):
+        if self._raw_stream is not None:
+            return self._raw_stream(index)
+        return self._torch.cuda.current_stream(index).cuda_stream
+
+
+class _Families(dict):
+    """Python class -> its Family (None: read through view()'s full path), decided
+    on first sight of the class."""
+
+    def __missing__(self, cls):
+        family = None
+        module = getattr(cls, "__module__", "") or ""
+        if cls is numpy.ndarray:
+            family = NUMPY
+        elif module.startswith("cupy"):
+            cupy = sys.modules.get("cupy")
+            if cupy is not None and isinstance(getattr(cupy, "ndarray", None), type) and issubclass(cls, cupy.ndarray):
+                family = FAMILY_NAMED.get("cupy") or CupyFamily(cupy)
+        elif module.startswith("torch"):
+            torch = sys.modules.get("torch")
+            if torch is not None and issubclass(cls, torch.Tensor):
+                family = FAMILY_NAMED.get("torch") or TorchFamily(torch)
+        if family is not None:
+            FAMILY_NAMED[family.name] = family
+        self[cls] = family
+        return family
+
+
+NUMPY = NumpyFamily()
+FAMILY_NAMED = {"numpy": NUMPY}  # family name (View.family, Place.family) -> Family
+FAMILIES = _Families()

@@ -13,11 +13,9 @@ the same shape, type and device (a clear error says what differs).
 import ctypes
 import threading
 
-import numpy
-
 from . import _arrays, _core
 
-_CPU = (_arrays.CPU, 0)
+_NUMPY = _arrays.NUMPY
 
 _declared = {}
 
@@ -56,7 +54,7 @@ class Operand:
     """One tensor argument of a plan: its descriptor (filled once) and what the
     caller's array must be (numpy dtype and shape, the device)."""
 
-    __slots__ = ("name", "tensor", "ref", "blade_type", "dtype", "shape")
+    __slots__ = ("name", "tensor", "ref", "blade_type", "dtype", "shape", "signature")
 
     def __init__(self, name, blade_type, shape, where):
         self.name = name
@@ -67,6 +65,8 @@ class Operand:
         self.tensor.shape = _core.make_shape(shape)
         self.tensor.device.kind, self.tensor.device.index = where
         self.ref = ctypes.byref(self.tensor)
+        # what a fast reader must give for an array to fit: (shape, dtype, where)
+        self.signature = (self.shape, self.dtype, tuple(where))
 
     def tensor_shape(self):
         return _core.shape_tuple(self.tensor.shape)
@@ -89,24 +89,30 @@ class Operand:
             raise ValueError(f"{module}: {self.name} is on {v.where()}, the plan on {device_name(where)}")
         self.tensor.data = v.ptr
 
-    def bind_numpy(self, array):
-        """The fast path of bind() for a numpy array on a CPU plan: True when it fits
-        (False: let bind() say what is wrong)."""
-        dtype = array.dtype
-        if (dtype is self.dtype or dtype == self.dtype) and array.shape == self.shape and array.flags.c_contiguous:
-            self.tensor.data = _arrays.numpy_pointer(array)
-            return True
-        return False
+    def fill(self, out, family, where):
+        """The fast path of output() for a call at `where` on an array of `family`:
+        a new array of that library, or `out` when it fits (None: let output() say
+        what is wrong)."""
+        if out is None:
+            out, self.tensor.data = family.empty(self.shape, self.dtype, where)
+            return out
+        kind = _arrays.FAMILIES[type(out)]
+        if kind is not None:
+            got = kind.read_out(out)
+            if got is not None and got[1:] == self.signature:
+                self.tensor.data = got[0]
+                return out
+        return None
 
     def output(self, out, like, where, module):
         """The caller's `out` checked and bound, or a new array like `like`."""
         if out is None:
-            if like.family == "numpy":  # made here as planned: no checks needed
-                out = numpy.empty(self.shape, self.dtype)
-                self.tensor.data = _arrays.numpy_pointer(out)
+            family = _arrays.FAMILY_NAMED.get(like.family)
+            if family is _arrays.NUMPY or (family is not None and (like.kind, like.index) == where):
+                out, self.tensor.data = family.empty(self.shape, self.dtype, where)  # as planned: no checks
                 return out
             out = _arrays.empty_like(like, self.shape, self.dtype)
-        elif type(out) is numpy.ndarray and where == _CPU and out.flags.writeable and self.bind_numpy(out):
+        elif self.fill(out, _arrays.NUMPY, where) is not None:
             return out
         self.bind(out, where, module, writable=True)
         return out
@@ -154,22 +160,52 @@ class Plan:
                     self._plan(v)
 
     def _call1(self, x, out, stream):
-        """__call__ of the one-input, one-output modules; numpy arrays on a planned
-        CPU plan take the short path (no View objects)."""
-        numpy_array = numpy.ndarray
-        if type(x) is numpy_array and self._where == _CPU and stream is None and self._input.bind_numpy(x):
-            if out is None:
-                out = numpy.empty(self._output.shape, self._output.dtype)
-                self._output.tensor.data = _arrays.numpy_pointer(out)
-            elif not (type(out) is numpy_array and out.flags.writeable and self._output.bind_numpy(out)):
-                self._output.bind(out, self._where, self.module, writable=True)
-            status = self._process(self._handle, self._input.ref, self._output.ref, None)
-            if status:
-                _core.check(status, self.module)
-            return out
+        """__call__ of the one-input, one-output modules. An array the plan was made for
+        (read by its library's fast reader: numpy, CuPy, PyTorch) goes straight to
+        the core; anything else through view() and the full checks."""
+        where = self._where
+        if where is not None:
+            family = _arrays.FAMILIES[type(x)]
+            if family is not None:
+                got = family.read(x)
+                if got is not None and got[1:] == self._input.signature:
+                    if out is not None:
+                        return self._fast1(family, got[0], x, out, stream)
+                    # _fast1 written out for the commonest call (its own output)
+                    self._input.tensor.data = got[0]
+                    output = self._output
+                    result, output.tensor.data = family.empty(output.shape, output.dtype, where)
+                    status = self._process(
+                        self._handle,
+                        self._input.ref,
+                        output.ref,
+                        None if family is _NUMPY else family.stream(stream, where),
+                    )
+                    if status:
+                        _core.check(status, self.module)
+                    return result
         v = _arrays.view(x, f"{self.module}: input")
         self._ensure(v)
         return self._run1(v, out, stream)
+
+    def _fast1(self, family, pointer, x, out, stream):
+        """One input (already checked: at `pointer`, of `family`), one output."""
+        self._input.tensor.data = pointer
+        output, where = self._output, self._where
+        if out is None:
+            result, output.tensor.data = family.empty(output.shape, output.dtype, where)
+        else:  # Operand.fill() written out
+            kind = _arrays.FAMILIES[type(out)]
+            got = None if kind is None else kind.read_out(out)
+            if got is None or got[1:] != output.signature:  # `out` does not fit: the full path says how
+                return self._run1(_arrays.view(x, f"{self.module}: input"), out, stream)
+            result, output.tensor.data = out, got[0]
+        status = self._process(
+            self._handle, self._input.ref, output.ref, None if family is _NUMPY else family.stream(stream, where)
+        )
+        if status:
+            _core.check(status, self.module)
+        return result
 
     def _run1(self, v, out, stream):
         """One input, one output: the common process(plan, &in, &out, stream) call."""
@@ -181,8 +217,7 @@ class Plan:
         return result
 
     def _stream(self, stream, like):
-        handle = _arrays.stream_handle(stream, like)
-        return None if handle is None else ctypes.c_void_p(handle)
+        return _arrays.stream_argument(_arrays.stream_handle(stream, like))
 
     def close(self):
         """Release the core plan now (otherwise when the object is collected)."""
@@ -205,27 +240,88 @@ class Plan:
 
 _cache = threading.local()
 
+PLANS_KEPT = 64  # plans per thread for the functions: a bound, not a policy
+KEYS_KEPT = 256  # argument keys per thread that lead to them
+
+
+def _caches():
+    plans = getattr(_cache, "plans", None)
+    if plans is None:
+        plans = _cache.plans = {}
+        _cache.keys = {}
+    return plans, _cache.keys
+
 
 def cached(key, factory):
     """A plan per thread for `key` (the functional API's plans: made once per shape,
     type, device and configuration, reused by later calls with the same)."""
-    plans = getattr(_cache, "plans", None)
-    if plans is None:
-        plans = _cache.plans = {}
+    plans, keys = _caches()
     plan = plans.get(key)
     if plan is None:
-        if len(plans) >= 64:  # a bound, not a policy: forget the oldest
-            plans.pop(next(iter(plans))).close()
+        if len(plans) >= PLANS_KEPT:  # forget the oldest, and the argument keys that lead to it
+            oldest = plans.pop(next(iter(plans)))
+            for stale in [k for k, p in keys.items() if p is oldest]:
+                del keys[stale]
+            oldest.close()
         plan = plans[key] = factory()
     return plan
 
 
+def call_cached(config, x, what, plan_for, out, stream):
+    """A function's call on `x` through its cached plan: the plan is found by one
+    lookup of `config` (the function's name and arguments as given) with x's shape,
+    numpy dtype and device, as x's library's fast reader gives them (view() for other
+    arrays). On a miss, `plan_for(view, *config[1:])` makes (or finds under the
+    canonical key, in cached()) the plan with every check, and the key is remembered
+    for it; arguments that cannot be a key (a list) just take that path."""
+    family = _arrays.FAMILIES[type(x)]
+    got = None if family is None else family.read(x)
+    v = None
+    if got is None:
+        v = _arrays.view(x, what)
+        key = config + (v.shape, v.dtype, where_of(v))
+    else:
+        key = config + got[1:]
+    plan = remembered(key)
+    if plan is None:
+        plan = plan_for(v if v is not None else _arrays.view(x, what), *config[1:])
+        remember(key, plan)
+    if got is not None:
+        return plan._fast1(family, got[0], x, out, stream)
+    return plan._run1(v, out, stream)
+
+
+def remembered(key):
+    """The plan remembered for a function's argument key, or None."""
+    keys = getattr(_cache, "keys", None)
+    if keys is None:
+        return None
+    try:
+        return keys.get(key)
+    except TypeError:  # an unhashable argument
+        return None
+
+
+def remember(key, plan):
+    keys = _caches()[1]
+    if len(keys) >= KEYS_KEPT:
+        keys.clear()
+    try:
+        keys[key] = plan
+    except TypeError:
+        pass
+
+
 def clear_cache():
     """Release the functional API's cached plans of this thread."""
-    plans = getattr(_cache, "plans", {})
+    plans, keys = _caches()
     for plan in plans.values():
         plan.close()
     plans.clear()
+    keys.clear()
+
+
+_names = {}
 
 
 def parse_name(parse_function, text, module, what):
@@ -233,10 +329,18 @@ def parse_name(parse_function, text, module, what):
     names); an int is taken as the enum value itself."""
     if isinstance(text, int):
         return text
-    value = ctypes.c_int()
-    status = function(parse_function)(str(text).encode(), ctypes.byref(value))
-    _core.check(status, f"{module}: {what}")
-    return value.value
+    key = (parse_function, text) if isinstance(text, str) else None
+    code = _names.get(key)
+    if code is None:
+        value = ctypes.c_int()
+        status = function(parse_function)(str(text).encode(), ctypes.byref(value))
+        _core.check(status, f"{module}: {what}")
+        code = value.value
+        if key is not None:  # only names the core accepted are kept
+            if len(_names) >= 256:
+                _names.clear()
+            _names[key] = code
+    return code
 
 
 def where_of(v):

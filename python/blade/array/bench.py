@@ -3,7 +3,8 @@
 Benchmark of the array API against the C benchmark of the same modules.
 
     python3 -m gnuradio.blade.array.bench [--device cpu|cuda:0] [--quick] [--repeat N]
-                                          [--overhead-only] [--json FILE]
+                                          [--overhead-only] [--least] [--library cupy|torch]
+                                          [--json FILE]
 
 1. Per-call overhead at small shapes: the median time of one call, for the raw ctypes
    call of the module's process function on prepared descriptors (the floor: what C
@@ -55,19 +56,24 @@ def module_bench_program():
 
 
 class Arrays:
-    """Allocation and synchronisation on the benchmark's device (numpy or CuPy/PyTorch)."""
+    """Allocation and synchronisation on the benchmark's device (numpy or CuPy/PyTorch:
+    `library` picks one, else CuPy where it is installed)."""
 
-    def __init__(self, device):
+    def __init__(self, device, library=None):
         self.device = device
         self.gpu = device != "cpu"
         self.lib = None
         if self.gpu:
             try:
+                if library == "torch":
+                    raise ImportError
                 import cupy
 
                 self.lib = "cupy"
                 self.cupy = cupy
             except ImportError:
+                if library == "cupy":
+                    raise
                 import torch
 
                 self.lib = "torch"
@@ -261,8 +267,8 @@ def c_medians(device, labels, quick, repeat):
     return {case["case"]: case["time_ms"] for case in report["cases"]}
 
 
-def throughput(device, quick, repeat, only=None, rounds=3):
-    a = Arrays(device)
+def throughput(device, quick, repeat, only=None, rounds=3, library=None):
+    a = Arrays(device, library)
     rng = numpy.random.default_rng(1)
     shrink = 64 if quick else 1
     cases = [c for c in CASES if not only or c[0] in only]
@@ -302,8 +308,8 @@ def throughput(device, quick, repeat, only=None, rounds=3):
 # --- per-call overhead at small shapes -------------------------------------------------
 
 
-def overhead(device, repeat_calls=2000, rounds=7):
-    a = Arrays(device)
+def overhead(device, repeat_calls=2000, rounds=7, library=None, least=False):
+    a = Arrays(device, library)
     rng = numpy.random.default_rng(2)
     x = a.random(rng, [1, 1, 8, 2], "cf32")
     x8 = a.random(rng, [1, 1, 8, 2], "ci8")
@@ -327,7 +333,7 @@ def overhead(device, repeat_calls=2000, rounds=7):
                 fn()
             a.sync()
             best.append((time.perf_counter() - start) / repeat_calls)
-        return statistics.median(best) * 1e6
+        return (min(best) if least else statistics.median(best)) * 1e6
 
     rows = []
     for label, plan, args, functional in cases:
@@ -358,12 +364,20 @@ def main(argv=None):
     parser.add_argument("--module", action="append", help="only these modules' throughput cases")
     parser.add_argument("--rounds", type=int, default=3, help="turns of C and Python timing")
     parser.add_argument("--overhead-only", action="store_true")
+    parser.add_argument(
+        "--library", choices=("cupy", "torch"), help="GPU arrays of this library (default: CuPy if installed)"
+    )
+    parser.add_argument(
+        "--least", action="store_true", help="per-call times: the least round, not the median (a loaded machine)"
+    )
     parser.add_argument("--json", help="write the figures here")
     args = parser.parse_args(argv)
     record = {"device": args.device, "quick": args.quick, "repeat": args.repeat}
-    print(f"per-call time at small shapes on {args.device} (us; overhead = call - raw ctypes call):")
+    arrays = Arrays(args.device, args.library)
+    record["library"] = arrays.lib or "numpy"
+    print(f"per-call time at small shapes on {args.device}, {record['library']} arrays (us):")
     print(f"{'case':34} {'raw':>7} {'obj+out':>8} {'object':>8} {'function':>9}")
-    record["overhead"] = overhead(args.device)
+    record["overhead"] = overhead(args.device, library=args.library, least=args.least)
     for r in record["overhead"]:
         print(
             f"{r['case']:34} {r['raw_us']:7.2f} {r['object_out_us']:8.2f} {r['object_us']:8.2f} "
@@ -375,7 +389,7 @@ def main(argv=None):
             f"median of {args.repeat}:"
         )
         print(f"{'module':12} {'case':42} {'C ms':>9} {'array ms':>9} {'ratio':>6} {'layer ms':>9} {'layer':>7}")
-        record["throughput"] = throughput(args.device, args.quick, args.repeat, args.module, args.rounds)
+        record["throughput"] = throughput(args.device, args.quick, args.repeat, args.module, args.rounds, args.library)
         for r in record["throughput"]:
             print(
                 f"{r['module']:12} {r['case']:42} {r['c_ms']:9.4f} {r['python_ms']:9.4f} {r['ratio']:6.3f} "

@@ -13,7 +13,7 @@ real among {f16, f32, f64}; complex to real is refused.
 import ctypes
 
 from . import _arrays, _core
-from ._plan import Operand, Plan, cached, function, parse_device, where_of
+from ._plan import Operand, Plan, cached, call_cached, function, parse_device, where_of
 
 
 class _Config(ctypes.Structure):
@@ -64,11 +64,13 @@ class Cast(Plan):
 def cast(x, output_type, input_type=None, out=None, stream=None):
     """Convert `x` to `output_type` ("cf32", "ci8", "f16", ...); see the module
     description. Returns `out` or a new array of x's library on x's device."""
-    v = _arrays.view(x, "cast: input")
+    return call_cached(("cast", output_type, input_type), x, "cast: input", _plan_for, out, stream)
+
+
+def _plan_for(v, output_type, input_type):
     input_type, shape = _arrays.blade_type(v.dtype, v.shape, input_type, "cast: input")
     where = where_of(v)
-    plan = cached(
+    return cached(
         ("cast", input_type, str(output_type).lower(), shape, where),
         lambda: Cast(output_type, input_type, shape, where),
     )
-    return plan._run1(v, out, stream)

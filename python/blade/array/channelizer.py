@@ -26,7 +26,7 @@ import ctypes
 import numpy
 
 from . import _arrays, _core
-from ._plan import Operand, Plan, cached, function, parse_device, parse_name, where_of
+from ._plan import Operand, Plan, cached, call_cached, function, parse_device, parse_name, where_of
 
 
 class _Config(ctypes.Structure):
@@ -73,6 +73,23 @@ class Channelizer(Plan):
         """Channelize the next chunk `x` (cf32 [A, F, T, P]) into `out` or a new array."""
         return self._call1(x, out, stream)
 
+    # the function's plans: every call starts from zero history, reset on the
+    # stream the call then uses
+    _zero_history = False
+
+    def _fast1(self, family, pointer, x, out, stream):
+        if self._zero_history:
+            self._reset_on(family.stream(stream, self._where))
+        return Plan._fast1(self, family, pointer, x, out, stream)
+
+    def _run1(self, v, out, stream):
+        if self._zero_history:
+            self._reset_on(self._stream(stream, v))
+        return Plan._run1(self, v, out, stream)
+
+    def _reset_on(self, handle):
+        _core.check(function("blade_channelizer_reset")(self._handle, handle), self.module)
+
     def reset(self, stream=None):
         """Forget the polyphase history (zeros, as before the first chunk), on
         `stream` or the current stream of the library of the plan's first array."""
@@ -96,7 +113,10 @@ def prototype(rate, taps, window="hamming"):
 def channelize(x, rate, taps=1, window="hamming", out=None, stream=None):
     """Channelize one chunk x (cf32 [A, F, T, P]) by `rate` N (see the module
     description); with taps >= 2 the history before x is zeros. Returns [A, F*N, T/N, P]."""
-    v = _arrays.view(x, "channelizer: input")
+    return call_cached(("channelizer", rate, taps, window), x, "channelizer: input", _plan_for, out, stream)
+
+
+def _plan_for(v, rate, taps, window):
     shape = _arrays.blade_type(v.dtype, v.shape, "cf32", "channelizer: input")[1]
     where = where_of(v)
     window_code = parse_name("blade_channelizer_window_parse", window, "channelizer", "window")
@@ -104,6 +124,5 @@ def channelize(x, rate, taps=1, window="hamming", out=None, stream=None):
         ("channelizer", int(rate), int(taps), window_code, shape, where),
         lambda: Channelizer(rate, taps, window_code, shape, where),
     )
-    if plan.taps > 1:
-        plan.reset(_arrays.stream_handle(stream, v))  # on the stream the call then uses
-    return plan._run1(v, out, stream)
+    plan._zero_history = plan.taps > 1
+    return plan

@@ -17,7 +17,7 @@ multiple K of T, K consecutive calls of a Correlator make one output [B, F/Fc, 1
 import ctypes
 
 from . import _arrays, _core
-from ._plan import Operand, Plan, cached, function, parse_device, parse_name, where_of
+from ._plan import Operand, Plan, cached, call_cached, function, parse_device, parse_name, where_of
 
 
 class _Config(ctypes.Structure):
@@ -125,7 +125,11 @@ class Correlator(Plan):
 def correlate(x, integration=1, channel_integration=1, path="auto", lower_sideband=False, out=None, stream=None):
     """Visibilities of one chunk (see the module description); the integration must
     divide T (a Correlator object integrates across chunks)."""
-    v = _arrays.view(x, "correlator: voltages")
+    config = ("correlator", integration, channel_integration, path, lower_sideband)
+    return call_cached(config, x, "correlator: voltages", _plan_for, out, stream)
+
+
+def _plan_for(v, integration, channel_integration, path, lower_sideband):
     input_type, shape = _arrays.blade_type(v.dtype, v.shape, None, "correlator: voltages")
     if len(shape) == 4 and int(integration) > shape[2]:
         raise ValueError(
@@ -144,8 +148,7 @@ def correlate(x, integration=1, channel_integration=1, path="auto", lower_sideba
         bool(lower_sideband),
         where,
     )
-    plan = cached(
+    return cached(
         key,
         lambda: Correlator(integration, channel_integration, path_code, 0.0, lower_sideband, shape, input_type, where),
     )
-    return plan._run1(v, out, stream)

@@ -17,7 +17,7 @@ of a Detector object make one output [A, F, 1, Pout]: the first K-1 return None.
 import ctypes
 
 from . import _arrays, _core
-from ._plan import Operand, Plan, cached, function, parse_device, parse_name, where_of
+from ._plan import Operand, Plan, cached, call_cached, function, parse_device, parse_name, where_of
 
 
 class _Config(ctypes.Structure):
@@ -96,7 +96,10 @@ class Detector(Plan):
 def detect(x, mode="I", integration=1, lower_sideband=False, out=None, stream=None):
     """Power of one chunk (see the module description); the integration must divide T
     (use a Detector object to integrate across chunks)."""
-    v = _arrays.view(x, "detector: input")
+    return call_cached(("detector", mode, integration, lower_sideband), x, "detector: input", _plan_for, out, stream)
+
+
+def _plan_for(v, mode, integration, lower_sideband):
     shape = _arrays.blade_type(v.dtype, v.shape, "cf32", "detector: input")[1]
     if len(shape) == 4 and int(integration) > shape[2]:
         raise ValueError(
@@ -105,8 +108,7 @@ def detect(x, mode="I", integration=1, lower_sideband=False, out=None, stream=No
         )
     where = where_of(v)
     mode_code = parse_name("blade_detector_mode_parse", mode, "detector", "mode")
-    plan = cached(
+    return cached(
         ("detector", mode_code, int(integration), bool(lower_sideband), shape, where),
         lambda: Detector(mode_code, integration, lower_sideband, shape, where),
     )
-    return plan._run1(v, out, stream)

@@ -12,7 +12,7 @@ duplicate (independent copies), for any element type, bit for bit
 import ctypes
 
 from . import _arrays, _core
-from ._plan import Operand, Plan, cached, function, parse_device, where_of
+from ._plan import Operand, Plan, cached, call_cached, function, parse_device, where_of
 
 MAX_RANK = _core.MAX_RANK
 
@@ -70,11 +70,15 @@ class Permutation(Plan):
 
 def permute(x, axes, dtype=None, out=None, stream=None):
     """numpy.transpose(x, axes), written densely (see the module description)."""
-    v = _arrays.view(x, "permutation: input")
+    if type(axes) is not tuple:
+        axes = tuple(axes)
+    return call_cached(("permutation", axes, dtype), x, "permutation: input", _permutation_plan, out, stream)
+
+
+def _permutation_plan(v, axes, dtype):
     dtype, shape = _typed(v, dtype, "permutation: input")
     where, axes = where_of(v), tuple(int(a) for a in axes)
-    plan = cached(("permutation", dtype, axes, shape, where), lambda: Permutation(axes, dtype, shape, where))
-    return plan._run1(v, out, stream)
+    return cached(("permutation", dtype, axes, shape, where), lambda: Permutation(axes, dtype, shape, where))
 
 
 class Gather(Plan):

@@ -14,7 +14,7 @@ with no 1/sqrt(2): |L|^2 + |R|^2 = 2 (|X|^2 + |Y|^2). The linear basis is a copy
 import ctypes
 
 from . import _arrays
-from ._plan import Operand, Plan, cached, function, parse_device, parse_name, where_of
+from ._plan import Operand, Plan, cached, call_cached, function, parse_device, parse_name, where_of
 
 
 class _Config(ctypes.Structure):
@@ -48,8 +48,10 @@ class Polarizer(Plan):
 
 def polarize(x, basis="circular", out=None, stream=None):
     """Convert cf32 voltages [..., 2] (X, Y) to `basis` (see the module description)."""
-    v = _arrays.view(x, "polarizer: input")
+    return call_cached(("polarizer", basis), x, "polarizer: input", _plan_for, out, stream)
+
+
+def _plan_for(v, basis):
     shape = _arrays.blade_type(v.dtype, v.shape, "cf32", "polarizer: input")[1]
     where = where_of(v)
-    plan = cached(("polarizer", str(basis).lower(), shape, where), lambda: Polarizer(basis, shape, where))
-    return plan._run1(v, out, stream)
+    return cached(("polarizer", str(basis).lower(), shape, where), lambda: Polarizer(basis, shape, where))

@@ -8,7 +8,10 @@ Suites:
                 (a) from pinned host memory: every chunk crosses PCIe, the source
                     itself costs nothing (device_source on the CPU, refill off),
                 (b) from device memory (device_source on the GPU, refill off),
-                each to a host null sink (the result is downloaded every chunk).
+                each to a host null sink (the result is downloaded every chunk),
+                and (c) from device memory to a blade.device_sink (the chain
+                alone). With the figures, the link's floor measured in the same
+                run: the chunk's upload and its products' download at once.
   overhead      the per-chunk cost of the scheduler and the device buffers: a chain
                 of blocks on 4096-byte chunks, where the arithmetic is nothing.
   spectrometer  Mode H from a GUPPI RAW recording in the page cache to filterbank
@@ -125,13 +128,18 @@ def build_bundle(mode, shape, dtype, options, device, recipe):
     return bundle(shape, band(shape[1]), blade.read_bfr5(recipe), beamforming)
 
 
-def time_flowgraph(bundle, shape, dtype, source_device, chunks, warmup, two_inputs):
-    """Seconds per input chunk once warm, and the device memory held while running."""
+def time_flowgraph(bundle, shape, dtype, source_device, chunks, warmup, two_inputs, sink_device=None):
+    """Seconds per input chunk once warm, and the device memory held while running.
+    The products go to a host null sink (downloaded every chunk), or with
+    `sink_device` to a blade.device_sink there (they stay in device memory)."""
     from gnuradio import blade, blocks, gr
 
     tb = gr.top_block()
     source = blade.device_source(shape, dtype, chunks, [], source_device, False)
-    sink = blocks.null_sink(bundle.output_item_size())
+    if sink_device:
+        sink = blade.device_sink(bundle.output_item_size(), sink_device)
+    else:
+        sink = blocks.null_sink(bundle.output_item_size())
     tb.connect(source, (bundle, 0))
     if two_inputs:
         times = chunk_times(chunks, shape[2] * TBIN)
@@ -165,6 +173,26 @@ def time_flowgraph(bundle, shape, dtype, source_device, chunks, warmup, two_inpu
     return seconds_per_chunk, blade.device_memory_stats()["peak_bytes"] - baseline
 
 
+# feed name, where the input chunks are, where the products go ("gpu": the device benchmarked)
+FEEDS = (
+    ("host", "cpu", "host"),  # every chunk crosses PCIe both ways
+    ("device", "gpu", "host"),  # input in device memory, products downloaded
+    ("device input and output", "gpu", "gpu"),  # the chain alone: nothing crosses PCIe
+)
+
+
+def duplex_floor(device, chunk_bytes, output_bytes, group):
+    """Seconds per input chunk to upload `chunk_bytes` of it (0: device-resident
+    input) while downloading its share of the products, both at once (None without a
+    GPU): the floor PCIe sets for a bundle whose products go to the host."""
+    from gnuradio import blade
+
+    if not device.startswith("cuda") or not blade.gpus():
+        return None
+    rounds = blade.measure_duplex_transfer(device, chunk_bytes * group, output_bytes, 5)
+    return rounds / group
+
+
 def run_bundles(device, quick):
     from gnuradio import blade
 
@@ -187,24 +215,40 @@ def run_bundles(device, quick):
             warmup = 8 if not quick else 4
             if mode == "bh":
                 chunks, warmup = options["gather"] * (4 if not quick else 2), options["gather"]
-            for feed, source_device in (("host", "cpu"), ("device", device)):
-                if feed == "device" and not blade.gpus():
+            for feed, source_device, sink_device in FEEDS:
+                if feed != "host" and not blade.gpus():
                     continue
                 bundle = build_bundle(mode, shape, dtype, options, device, recipe)
+                output_bytes = bundle.output_item_size()  # per output: per group for Mode BH
                 per_chunk, memory = time_flowgraph(
-                    bundle, shape, dtype, source_device, chunks + warmup, warmup, mode != "h"
+                    bundle,
+                    shape,
+                    dtype,
+                    device if source_device == "gpu" else source_device,
+                    chunks + warmup,
+                    warmup,
+                    mode != "h",
+                    device if sink_device == "gpu" else None,
                 )
                 group = options.get("gather", 1) if mode == "bh" else 1
                 compared = feed == "host" and not quick and device.startswith("cuda")
                 time_ms = per_chunk * group * 1e3
+                # the link's floor: the input's upload (host feed) with the products' download
+                duplex = None
+                if sink_device != "gpu":
+                    duplex = duplex_floor(device, chunk_bytes if feed == "host" else 0, output_bytes, group)
+                label = feed if " " in feed else feed + " input"
                 figure = {
-                    "benchmark": f"flowgraph{'-quick' if quick else ''}/{name} [{feed} input]",
+                    "benchmark": f"flowgraph{'-quick' if quick else ''}/{name} [{label}]",
                     "time_ms": time_ms,
                     "real_time_factor": chunk_seconds / per_chunk,
                     "bytes_per_s": chunk_bytes / per_chunk,
                     "device_memory_bytes": memory,
                     "bound": "pcie" if feed == "host" and upload else "real-time",
                     "fraction_of_bound": (chunk_bytes / per_chunk) / upload if feed == "host" and upload else None,
+                    # per chunk: the input's upload (host feed) and the products' download at once
+                    "link_floor_ms": duplex * 1e3 if duplex else None,
+                    "fraction_of_link_floor": duplex / per_chunk if duplex else None,
                     # upstream's times and the targets are H200 figures: GPU runs only
                     "upstream_ms": upstream_ms if compared else None,
                     "target_ms": target_ms if compared else None,
@@ -213,6 +257,11 @@ def run_bundles(device, quick):
                 gc.collect()  # release this flowgraph's device memory before the next
                 figures.append(figure)
                 fraction = f"{100 * figure['fraction_of_bound']:.1f} % of PCIe" if figure["fraction_of_bound"] else ""
+                if duplex:
+                    fraction += (
+                        f"{', ' if fraction else ''}{100 * figure['fraction_of_link_floor']:.1f} % of the link's floor"
+                        f" ({duplex * 1e3:.2f} ms: {'upload and ' if feed == 'host' else ''}download)"
+                    )
                 print(
                     f"{figure['benchmark']}: {time_ms:.3f} ms, {figure['real_time_factor']:.1f}x real time, "
                     f"{figure['bytes_per_s'] / 1e9:.1f} GB/s {fraction}, device memory {memory / 2**20:.0f} MiB"

@@ -23,6 +23,7 @@ namespace py = pybind11;
 // BINDING_FUNCTION_PROTOTYPES(
 void bind_cast(py::module& m);
 void bind_device_source(py::module& m);
+void bind_device_sink(py::module& m);
 void bind_mode_b(py::module& m);
 void bind_mode_h(py::module& m);
 void bind_mode_bh(py::module& m);
@@ -88,6 +89,7 @@ PYBIND11_MODULE(blade_python, m)
     bind_bundle(m);
     bind_cast(m);
     bind_device_source(m);
+    bind_device_sink(m);
     bind_runtime(m);
     bind_metadata(m);
     bind_phasor(m);

@@ -7,7 +7,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(runtime.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(91cd86644a34483f63dd714b19024e32)                     */
+/* BINDTOOL_HEADER_FILE_HASH(5c345cdde97d2040f03af6a6b613cdff)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -78,6 +78,15 @@ void bind_runtime(py::module& m)
           py::arg("direction") = "upload",
           py::call_guard<py::gil_scoped_release>(),
           D(measure_transfer));
+
+    m.def("measure_duplex_transfer",
+          &::gr::blade::measure_duplex_transfer,
+          py::arg("device"),
+          py::arg("upload_bytes"),
+          py::arg("download_bytes"),
+          py::arg("repeats") = 10,
+          py::call_guard<py::gil_scoped_release>(),
+          D(measure_duplex_transfer));
 
 
     m.def("item_size", &::gr::blade::item_size, py::arg("shape"), py::arg("dtype"), D(item_size));

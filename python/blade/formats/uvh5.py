@@ -63,6 +63,8 @@ import erfa
 import h5py
 import numpy
 
+from .partial_file import PartialFile
+
 #: UVH5 polarization numbers of the correlator's products, in its order.
 POLARIZATION_NUMBERS = {1: [-5], 2: [-5, -7, -8, -6]}
 
@@ -176,7 +178,7 @@ def _check_array(antenna_names, antenna_positions):
     return positions
 
 
-class UVH5Writer:
+class UVH5Writer(PartialFile):
     """
     A UVH5 file written one integration at a time: append() puts each integration's
     visibilities [B, F, P*P] (the correlator's, unconjugated, in its baseline order)
@@ -227,10 +229,8 @@ class UVH5Writer:
         self.antenna_diameters = antenna_diameters
         self.polarizations = None if polarization_numbers is None else [int(p) for p in polarization_numbers]
         self.history = history or "Written by gr-blade (gnuradio.blade.formats.uvh5)."
-        if os.path.exists(self.path) and not overwrite:
-            raise FileExistsError(f"{self.path} exists (give overwrite=True to replace it)")
+        self._begin(self.path, overwrite)
         self.times = []
-        self._partial = self.path + ".partial"
         self._file = h5py.File(self._partial, "w")
         self._data = None
 
@@ -281,43 +281,23 @@ class UVH5Writer:
     def integrations(self):
         return len(self.times)
 
-    def close(self):
-        """Write the header and give the file its name; returns the path. A file
-        without an integration is refused (UVH5 needs at least one)."""
-        if self._file is None:
-            return self.path
-        if not self.times:
-            self.abort()
-            raise ValueError(f"{self.path}: no integration to write (a UVH5 file needs at least one)")
-        try:
-            self._write_header()
-            self._file.close()
-            self._file = None
-            os.replace(self._partial, self.path)
-        except BaseException:
-            self.abort()
-            raise
-        return self.path
+    def _has_data(self):
+        return bool(self.times)
 
-    def abort(self):
-        """Forget the file: the partial file is removed, NAME is not made."""
+    def _empty_reason(self):
+        return "no integration to write (a UVH5 file needs at least one)"
+
+    def _finish(self):
+        self._write_header()
+        self._file.close()
+        self._file = None
+
+    def _release(self):
         if self._file is not None:
             try:
                 self._file.close()
             finally:
                 self._file = None
-        if os.path.exists(self._partial):
-            os.remove(self._partial)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, kind, value, trace):
-        if kind is None:
-            self.close()
-        else:
-            self.abort()
-        return False
 
     def _write_header(self):
         site, times = self.site, numpy.asarray(self.times, numpy.float64)

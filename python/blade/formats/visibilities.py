@@ -31,6 +31,8 @@ import os
 
 import numpy
 
+from .partial_file import PartialFile
+
 PRODUCTS = {1: ["XX"], 4: ["XX", "XY", "YX", "YY"]}
 FORMATS = ("h5", "npz")
 
@@ -51,7 +53,7 @@ def format_of(path):
     raise ValueError(f"{path}: expected a .h5 (HDF5) or .npz (numpy) file name")
 
 
-class VisibilityWriter:
+class VisibilityWriter(PartialFile):
     """Writes integrations [B, F, P*P] one at a time (see the module's docstring)."""
 
     def __init__(
@@ -80,9 +82,7 @@ class VisibilityWriter:
         self.positions = None if antenna_positions is None else numpy.asarray(antenna_positions, numpy.float64)
         if self.positions is not None and self.positions.shape != (self.antennas, 3):
             raise ValueError(f"antenna_positions must be [{self.antennas}, 3], given {self.positions.shape}")
-        if os.path.exists(self.path) and not overwrite:
-            raise FileExistsError(f"{self.path} exists (give overwrite=True to replace it)")
-        self._partial = self.path + ".partial"
+        self._begin(self.path, overwrite)
         self.times = []
         self._chunks = []  # npz: kept until close()
         self._file = self._data = None
@@ -143,50 +143,33 @@ class VisibilityWriter:
             axes["antenna_positions"] = self.positions
         return axes
 
-    def close(self):
-        if self._chunks is None:
-            return self.path
-        if not self.times:
-            self.abort()
-            raise ValueError(f"{self.path}: no integration to write")
-        try:
-            if self.format == "npz":
-                axes = self._axes(self._chunks[0].shape[2])
-                with open(self._partial, "wb") as f:
-                    numpy.savez(f, visibilities=numpy.stack(self._chunks), **axes)
-            else:
-                for name, value in self._axes(self._data.shape[3]).items():
-                    if value.dtype.kind == "U":
-                        value = numpy.array([v.encode("utf8") for v in value.reshape(-1)])
-                    self._file[name] = value
-                self._file.close()
-                self._file = None
-            os.replace(self._partial, self.path)
-        except BaseException:
-            self.abort()
-            raise
-        self._chunks = None
-        return self.path
+    def _has_data(self):
+        return bool(self.times)
 
-    def abort(self):
+    def _empty_reason(self):
+        return "no integration to write"
+
+    def _finish(self):
+        if self.format == "npz":
+            axes = self._axes(self._chunks[0].shape[2])
+            with open(self._partial, "wb") as f:
+                numpy.savez(f, visibilities=numpy.stack(self._chunks), **axes)
+        else:
+            for name, value in self._axes(self._data.shape[3]).items():
+                if value.dtype.kind == "U":
+                    value = numpy.array([v.encode("utf8") for v in value.reshape(-1)])
+                self._file[name] = value
+            self._file.close()
+            self._file = None
+        self._chunks = None
+
+    def _release(self):
+        self._chunks = None
         if self._file is not None:
             try:
                 self._file.close()
             finally:
                 self._file = None
-        self._chunks = None
-        if os.path.exists(self._partial):
-            os.remove(self._partial)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, kind, value, trace):
-        if kind is None:
-            self.close()
-        else:
-            self.abort()
-        return False
 
 
 def read(path):

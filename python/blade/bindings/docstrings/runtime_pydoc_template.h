@@ -69,3 +69,6 @@ static const char* __doc_gr_blade_timeline_start = R"doc()doc";
 
 
 static const char* __doc_gr_blade_timeline_stop = R"doc()doc";
+
+
+static const char* __doc_gr_blade_measure_duplex_transfer = R"doc()doc";
