@@ -340,6 +340,9 @@ class qa_pipeline_precision(gr_unittest.TestCase):
             self.assertEqual(parser.parse_args(given).precision, "fp32")
             with self.assertRaises(SystemExit):  # argparse names the choices
                 parser.parse_args(given + ["--precision", "fp64"])
+        # rawspec's job too (a gr-blade option beside rawspec's own)
+        self.assertEqual(parser.parse_args(["rawspec", "stem", "--precision", "fp16"]).precision, "fp16")
+        self.assertEqual(parser.parse_args(["rawspec", "stem"]).precision, "fp32")
 
 
 class qa_cli_precision(gr_unittest.TestCase):
