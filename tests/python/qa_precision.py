@@ -233,7 +233,8 @@ class qa_mode_b_fp16(BundleTestCase):
         magnitude = bt.beamform_magnitude(magnitude_of, w, incoherent)
         if incoherent:
             magnitude[:, -1] = numpy.sqrt(magnitude[:, -1])
-        # + 1: the beamformer's fp16 path rounds the phasors to half too
+        # + 1: the beamformer's fp16 path rounds the phasors to half too (the bundle takes
+        # it for A, B >= 32 only: here the bound is then one rounding loose)
         c = (3 if circular else (2 if rate > 1 else 1)) + 1
         return y, c * U * magnitude
 
