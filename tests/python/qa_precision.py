@@ -283,6 +283,35 @@ class qa_mode_b_fp16(BundleTestCase):
             blade.mode_bh(self.shape, chunk_axis(4), recipe, blade.beamforming_options(precision="bf16", device="cpu"))
 
 
+class qa_mode_b_fp16_many_beams(qa_mode_b_fp16):
+    """A, B = 32 and T = 64 without a channelizer: the bundle takes the beamformer's
+    fp16 path (tensor cores on a GPU, emulated on the CPU: phasors rounded to half),
+    which the bounds' c already counts."""
+
+    shape = [32, 2, 64, 2]
+
+    def setUp(self):
+        BundleTestCase.setUp(self)
+        self.made = self.recipe(32, 32)
+
+    def test_beams_of_channelized_voltages(self):
+        pass  # T/N < 64: the CUDA-core path, as in qa_mode_b_fp16
+
+    def test_voltages_of_output_type(self):
+        pass
+
+    def test_bad_precision(self):
+        pass
+
+    def test_the_fp16_path_is_taken(self):
+        """Its rounded phasors change the beams: the same chain on the CUDA-core path
+        (asked for by name) gives other values."""
+        options = dict(detector="I", integration=4)
+        taken, *_ = self.products("fp16", device=self.device16, **options)
+        named, *_ = self.products("fp16", device=self.device16, beamformer_path="fp32", **options)
+        self.assertFalse(numpy.array_equal(taken, named))
+
+
 class qa_mode_bh_fp16(BundleTestCase):
     """Mode BH: the beams are rounded (u |y|), then channelized: an output Y_k of the
     N-point FFT moves by at most u sum_n |y_n| (its inputs' roundings) + u |Y_k| (its
