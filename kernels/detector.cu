@@ -146,6 +146,18 @@ struct half_input_mode : Mode {
     __device__ static void add(sums<Mode::kept>& s, sample v) { Mode::add(s, widen(v)); }
 };
 
+// Loads in flight per lane: a cf16 sample is half the bytes of a cf32 one, so the
+// kernels keep twice as many in flight for it (as many bytes as for cf32; the order
+// of each lane's additions does not change, so neither do the sums).
+template <class Mode>
+struct loads_factor {
+    static constexpr int value = 1;
+};
+template <class Mode>
+struct loads_factor<half_input_mode<Mode>> {
+    static constexpr int value = 2;
+};
+
 constexpr int log2_of(int n) { return n <= 1 ? 0 : 1 + log2_of(n / 2); }
 
 // Combine the N outputs of the 2^log2_group lanes of each group. Reduce-scatter
@@ -252,7 +264,8 @@ struct lane_place {
 
 // One sample per lane and row (I = G: 1, 2, 4, 8, 16 or 32). Groups of I lanes
 // tile each warp's 32 consecutive samples exactly, so the chunk is streamed like
-// an element-wise kernel: every thread loads kFlatUnroll samples a grid stride
+// an element-wise kernel: every thread loads kFlatUnroll samples (twice as many
+// cf16 ones) a grid stride
 // apart (all loads in flight at once) and each group of lanes combines one row.
 template <class Mode>
 __global__ void __launch_bounds__(kThreads)
@@ -264,21 +277,22 @@ __global__ void __launch_bounds__(kThreads)
                                       float scale)
 {
     using sample = typename Mode::sample;
+    constexpr int per_pass = kFlatUnroll * loads_factor<Mode>::value;
     const lane_place at(log2_group);
     const int lane = at.lane;
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x; // a multiple of 32
     const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     // (first - lane) is the warp's first sample: the condition is warp-uniform, so
     // the shuffles always see the full warp; lanes past the end add zeros.
-    for (int64_t base = first; base - lane < samples; base += kFlatUnroll * stride) {
-        sample v[kFlatUnroll];
+    for (int64_t base = first; base - lane < samples; base += per_pass * stride) {
+        sample v[per_pass];
 #pragma unroll
-        for (int u = 0; u < kFlatUnroll; u++) {
+        for (int u = 0; u < per_pass; u++) {
             const int64_t i = base + u * stride;
             v[u] = i < samples ? __ldcs(&input[i]) : sample{};
         }
 #pragma unroll
-        for (int u = 0; u < kFlatUnroll; u++) {
+        for (int u = 0; u < per_pass; u++) {
             const int64_t i = base + u * stride;
             if (i - lane >= samples) // the whole warp is past the end
                 break;
@@ -311,30 +325,31 @@ __global__ void __launch_bounds__(kThreads, Mode::kept <= 2 ? 4 : 1)
                              float scale)
 {
     using sample = typename Mode::sample;
+    constexpr int rows_in_flight = kRowsInFlight * loads_factor<Mode>::value;
     const lane_place at(log2_group);
     const int64_t per_lane = integration >> log2_group;
     const int64_t groups = at.groups_per_warp;
-    const int64_t passes = (rows + kRowsInFlight * groups - 1) / (kRowsInFlight * groups);
+    const int64_t passes = (rows + rows_in_flight * groups - 1) / (rows_in_flight * groups);
     // The loop condition is the same for every lane of a warp, so the shuffles
     // below always see the full warp.
     for (int64_t pass = at.warp; pass < passes; pass += at.warps) {
-        // The pass's rows u = 0 .. kRowsInFlight - 1 follow each other in memory.
-        const int64_t row = at.row_of(pass * kRowsInFlight);
+        // The pass's rows u = 0 .. rows_in_flight - 1 follow each other in memory.
+        const int64_t row = at.row_of(pass * rows_in_flight);
         const sample* first = input + row * integration + at.member;
-        sums<Mode::kept> s[kRowsInFlight] = {};
+        sums<Mode::kept> s[rows_in_flight] = {};
         for (int64_t i = 0; i < per_lane; i++) {
-            sample v[kRowsInFlight];
+            sample v[rows_in_flight];
 #pragma unroll
-            for (int u = 0; u < kRowsInFlight; u++)
+            for (int u = 0; u < rows_in_flight; u++)
                 if (row + u * groups < rows)
                     v[u] = __ldcs(&first[(u * groups) * integration + i * at.group_size]);
 #pragma unroll
-            for (int u = 0; u < kRowsInFlight; u++)
+            for (int u = 0; u < rows_in_flight; u++)
                 if (row + u * groups < rows)
                     Mode::add(s[u], v[u]);
         }
 #pragma unroll
-        for (int u = 0; u < kRowsInFlight; u++) {
+        for (int u = 0; u < rows_in_flight; u++) {
             const int64_t r = row + u * groups;
             finish_row<Mode>(
                 s[u], r < rows, r, at.lane, at.member, log2_group, previous, destination, scale);
@@ -356,6 +371,7 @@ __global__ void __launch_bounds__(kThreads)
                             float scale)
 {
     using sample = typename Mode::sample;
+    constexpr int samples_in_flight = kSamplesInFlight * loads_factor<Mode>::value;
     const lane_place at(log2_group);
     const int64_t per_lane = integration >> log2_group;
     const int64_t tasks = (rows + at.groups_per_warp - 1) / at.groups_per_warp;
@@ -365,13 +381,13 @@ __global__ void __launch_bounds__(kThreads)
         if (row < rows) {
             const sample* first = input + row * integration + at.member;
             int64_t i = 0;
-            for (; i + kSamplesInFlight <= per_lane; i += kSamplesInFlight) {
-                sample v[kSamplesInFlight];
+            for (; i + samples_in_flight <= per_lane; i += samples_in_flight) {
+                sample v[samples_in_flight];
 #pragma unroll
-                for (int u = 0; u < kSamplesInFlight; u++)
+                for (int u = 0; u < samples_in_flight; u++)
                     v[u] = __ldcs(&first[(i + u) * at.group_size]);
 #pragma unroll
-                for (int u = 0; u < kSamplesInFlight; u++)
+                for (int u = 0; u < samples_in_flight; u++)
                     Mode::add(s, v[u]);
             }
             for (; i < per_lane; i++)
@@ -396,20 +412,21 @@ blade_status launch(const void* input,
         log2_group++;
     const int64_t per_lane = integration >> log2_group;
     const int64_t groups_per_warp = 32 >> log2_group;
+    constexpr int per_pass = kFlatUnroll * loads_factor<Mode>::value;
+    constexpr int rows_in_flight = kRowsInFlight * loads_factor<Mode>::value;
     const auto* samples = reinterpret_cast<const typename Mode::sample*>(input);
     const int warps_per_block = kThreads / 32;
     // Grids large enough for one pass per warp (no tail of warps doing a second).
     const unsigned limit = 65535u * 8u;
     if (per_lane == 1) {
         const int64_t count = rows * integration;
-        const unsigned blocks =
-            blade_grid_size((count + kFlatUnroll - 1) / kFlatUnroll, kThreads, limit);
+        const unsigned blocks = blade_grid_size((count + per_pass - 1) / per_pass, kThreads, limit);
         detect_one_sample_per_lane_kernel<Mode><<<blocks, kThreads, 0, stream>>>(
             samples, count, log2_group, previous, destination, scale);
         BLADE_CUDA_CHECK_LAUNCH("detect_one_sample_per_lane_kernel");
     } else if (per_lane < kSamplesInFlight) {
         const int64_t passes =
-            (rows + kRowsInFlight * groups_per_warp - 1) / (kRowsInFlight * groups_per_warp);
+            (rows + rows_in_flight * groups_per_warp - 1) / (rows_in_flight * groups_per_warp);
         const unsigned blocks = blade_grid_size(passes, warps_per_block, limit);
         detect_short_rows_kernel<Mode><<<blocks, kThreads, 0, stream>>>(
             samples, rows, integration, log2_group, previous, destination, scale);

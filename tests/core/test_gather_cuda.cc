@@ -71,7 +71,7 @@ void check_parity(blade_dtype dtype,
 BOOST_AUTO_TEST_CASE(every_axis_and_element_size)
 {
     uint32_t seed = 1;
-    for (blade_dtype dtype : { BLADE_CI4, BLADE_CI8, BLADE_CF32, BLADE_CF64 })
+    for (blade_dtype dtype : { BLADE_CI4, BLADE_CI8, BLADE_CF16, BLADE_CF32, BLADE_CF64 })
         for (int axis = 0; axis < 4; axis++) {
             check_parity(dtype, blade_shape_aftp(1, 1, 1, 1), axis, 3, seed++);
             check_parity(dtype, blade_shape_aftp(3, 7, 13, 2), axis, 4, seed++);
@@ -89,6 +89,8 @@ BOOST_AUTO_TEST_CASE(benchmark_shape_along_time)
 {
     // [5, 192, 8192, 2] cf32 along T: 126 MB per step; 3 distinct steps.
     check_parity(BLADE_CF32, blade_shape_aftp(5, 192, 8192, 2), 2, 3, 60);
+    // Mode BH's fp16 chain: cf16 beams gathered along T (4-byte elements)
+    check_parity(BLADE_CF16, blade_shape_aftp(3, 192, 8192, 2), 2, 8, 61);
 }
 
 bool init_unit_test() { return true; }

@@ -22,6 +22,10 @@ class qa_mode_b_fp16_gpu(cpu.qa_mode_b_fp16):
     device16 = device32 = "cuda"
 
 
+class qa_mode_b_fp16_many_beams_gpu(cpu.qa_mode_b_fp16_many_beams):
+    device16 = device32 = "cuda"
+
+
 class qa_mode_bh_fp16_gpu(cpu.qa_mode_bh_fp16):
     device16 = device32 = "cuda"
 

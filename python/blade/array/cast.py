@@ -17,7 +17,8 @@ from ._plan import Operand, Plan, cached, call_cached, function, parse_device, w
 
 
 class _Config(ctypes.Structure):
-    _fields_ = [("input_type", ctypes.c_int), ("output_type", ctypes.c_int)]
+    # scale: 0 (left out here) means 1, no scaling
+    _fields_ = [("input_type", ctypes.c_int), ("output_type", ctypes.c_int), ("scale", ctypes.c_float)]
 
 
 def _type(name, what):

@@ -21,7 +21,13 @@ from ._plan import Operand, GroupedPlan, cached, call_cached, function, parse_de
 
 
 class _Config(ctypes.Structure):
-    _fields_ = [("mode", ctypes.c_int), ("integration", ctypes.c_int64), ("lower_sideband", ctypes.c_bool)]
+    # scale: 0 (left out here) means 1
+    _fields_ = [
+        ("mode", ctypes.c_int),
+        ("integration", ctypes.c_int64),
+        ("lower_sideband", ctypes.c_bool),
+        ("scale", ctypes.c_float),
+    ]
 
 
 class Detector(GroupedPlan):

@@ -98,6 +98,13 @@ def add_arguments(parser):
     parser.add_argument("-t", "--ints", type=_int_list, help="spectra summed per product (default 51,128,3072)")
     parser.add_argument("-z", "--debug", action="store_true", help="accepted for rawspec's scripts")
     parser.add_argument("--device", help="gr-blade device instead of -g: auto, cpu, cuda:N")
+    parser.add_argument(
+        "--precision",
+        choices=["fp32", "fp16"],
+        default="fp32",
+        help="gr-blade: fp16 carries half-precision (cf16) voltages and spectra between the stages "
+        "(docs/precision.md) (default: fp32)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only errors and the final lines")
 
@@ -253,6 +260,7 @@ def make_job(stem, settings):
         integration=list(settings.ints),
         stokes=[POL_MODES[p] for p in settings.pols],
         format=settings.extension,
+        precision=getattr(a, "precision", "fp32"),
     )
     RawspecJob.rawspec_base = output_base(stem, a.dest)
     return RawspecJob("h", options)
