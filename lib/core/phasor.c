@@ -21,6 +21,15 @@
  * ANCHOR channels. */
 #define ANCHOR 64
 
+/* At most this many threads synthesize a chunk's phasors. In a flowgraph the phasor
+ * block shares the cores with GNU Radio's other block threads, several of them
+ * spinning in CUDA synchronizations; a parallel region over every core waits for
+ * its slowest thread, which is then often descheduled. Mode B at the ATA node on the
+ * H200's 16-core host (device to device, three runs each): all 16 threads 0.61-1.73 ms
+ * per chunk, the phasor block busy 72 % of the time; 4 threads 0.39-0.45 ms; 1 thread
+ * 0.62-0.98 ms. The synthesis is 10^5 complex values a chunk: a few cores suffice. */
+#define SYNTHESIS_THREADS 4
+
 struct blade_phasor {
     blade_device device;
     blade_shape shape; /* [B, A, F, 1, P] */
@@ -498,6 +507,12 @@ static double complex turn(double cycles)
     return cos(angle) + I * sin(angle);
 }
 
+static int synthesis_threads(void)
+{
+    const int threads = blade_cpu_threads();
+    return threads < SYNTHESIS_THREADS ? threads : SYNTHESIS_THREADS;
+}
+
 static void synthesize(const blade_phasor* plan, float* out)
 {
     const int64_t B = plan->beams, A = plan->antennas, C = plan->coarse;
@@ -510,7 +525,7 @@ static void synthesize(const blade_phasor* plan, float* out)
      * calibration was measured on the voltages as recorded: it stays as it is.) */
     const double sense = plan->observation.chan_bw < 0 ? -1.0 : 1.0;
 
-#pragma omp parallel for num_threads(blade_cpu_threads()) \
+#pragma omp parallel for num_threads(synthesis_threads()) \
     schedule(static) if (B * A * F * P > 65536)
     for (int64_t pair = 0; pair < B * A; pair++) {
         const int64_t a = pair % A;

@@ -157,7 +157,7 @@ BOOST_AUTO_TEST_CASE(general_path_other_rates_and_polarizations)
                  BLADE_WINDOW_RECTANGULAR,
                  1,
                  11,
-                 BLADE_CHANNELIZER_KERNEL_GENERAL); // auto: the direct tile
+                 BLADE_CHANNELIZER_KERNEL_GENERAL); // auto: the direct tile (only it serves N = 16384)
     check_parity(blade_shape_aftp(1, 2, 3 * 8191, 1), 8191, 1, BLADE_WINDOW_RECTANGULAR, 1, 12);
 }
 
