@@ -151,13 +151,14 @@ BOOST_AUTO_TEST_CASE(general_path_other_rates_and_polarizations)
     check_parity(blade_shape_aftp(3, 2, 49, 2), 7, 1, BLADE_WINDOW_RECTANGULAR, 1, 8);
     check_parity(blade_shape_aftp(2, 3, 192, 2), 96, 1, BLADE_WINDOW_RECTANGULAR, 1, 9);
     check_parity(blade_shape_aftp(2, 3, 128, 3), 64, 1, BLADE_WINDOW_RECTANGULAR, 1, 10); // P = 3
-    check_parity(blade_shape_aftp(1, 2, 16384, 2),
-                 16384,
-                 1,
-                 BLADE_WINDOW_RECTANGULAR,
-                 1,
-                 11,
-                 BLADE_CHANNELIZER_KERNEL_GENERAL); // auto: the direct tile (only it serves N = 16384)
+    check_parity(
+        blade_shape_aftp(1, 2, 16384, 2),
+        16384,
+        1,
+        BLADE_WINDOW_RECTANGULAR,
+        1,
+        11,
+        BLADE_CHANNELIZER_KERNEL_GENERAL); // auto: the direct tile (only it serves N = 16384)
     check_parity(blade_shape_aftp(1, 2, 3 * 8191, 1), 8191, 1, BLADE_WINDOW_RECTANGULAR, 1, 12);
 }
 
