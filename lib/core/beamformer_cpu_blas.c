@@ -27,8 +27,9 @@
 #include <string.h>
 
 #ifdef BLADE_HAVE_OPENBLAS
+#include "cpu_blas.h"
+
 #include <cblas.h>
-#include <pthread.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -37,10 +38,6 @@
 /* Samples per task: X, Y and W of (64, 64) in 320 KiB, in L2; one thread's cgemm
  * of (64 x 64) x (64 x 256) ran at 89 GFLOP/s here, 83 at 512, 41 at 8192. */
 enum { TIME_BLOCK = 256 };
-
-static pthread_once_t openblas_once = PTHREAD_ONCE_INIT;
-
-static void openblas_single_thread(void) { openblas_set_num_threads(1); }
 
 typedef struct task_scratch {
     float* x;               /* [P][A][TIME_BLOCK] complex */
@@ -219,7 +216,7 @@ bool blade_cpu_beamformer_blas(const blade_beamformer_job* job)
 {
     const int64_t A = job->antennas, F = job->channels, T = job->times, P = job->pols;
     const int64_t B = job->beams;
-    pthread_once(&openblas_once, openblas_single_thread);
+    blade_cpu_blas_single_threaded();
     const int64_t blocks = (T + TIME_BLOCK - 1) / TIME_BLOCK;
     const int64_t tasks = F * blocks;
     int threads = blade_cpu_threads();

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+/* OpenBLAS as the CPU backend calls it (builds with BLADE_HAVE_OPENBLAS). Not installed. */
+#ifndef BLADE_CPU_BLAS_H
+#define BLADE_CPU_BLAS_H
+
+/* Make OpenBLAS single-threaded, once per process: the modules that call it share
+ * their work among OpenMP threads, each calling BLAS on its own block, and OpenBLAS's
+ * own threads would compete with them for the same cores. */
+void blade_cpu_blas_single_threaded(void);
+
+#endif
