@@ -51,7 +51,7 @@ correlator_setup(bench_case* self, blade_device device, blade_stream stream, int
     /* On the CPU fp16 computes the fp64 reference (timed by the fp64 case), fp64 runs
      * at about 1 G complex MAC/s: once per shape, A = 64 only with --quick, not the
      * larger arrays (seconds per quick chunk, hours at full size), and fp32 (float32
-     * BLAS, tens of times faster) up to A = 64 at full size, so that blade-bench's CPU
+     * BLAS, 5-7x faster) up to A = 64 at full size, so that blade-bench's CPU
      * runs stay short. fp64 is the CPU's reference alone. */
     const blade_correlator_path path = (blade_correlator_path)self->p[2];
     const bool gpu = device.kind == BLADE_DEVICE_CUDA;

@@ -448,7 +448,7 @@ def _add_correlator_arguments(dsp):
         "--precision",
         choices=["auto", "fp32", "fp16", "fp64"],
         default="auto",
-        help="arithmetic: fp32 (CUDA cores; on the CPU float32 sums through OpenBLAS, tens of times faster than "
+        help="arithmetic: fp32 (CUDA cores; on the CPU float32 sums through OpenBLAS, 5-7x faster than "
         "the reference), fp16 (tensor cores, fp16 operands and float32 sums; exact operands for 8-bit "
         "recordings), fp64 (the CPU's double-precision reference) (default: auto = fp32 on a GPU, fp64 on the "
         "CPU)",
