@@ -141,24 +141,10 @@ struct four_step_params {
 template <int kButterflies, typename Body>
 BLADE_TILE_FN void for_each_row_major(int thread, int log2rows, int log2per_row, Body&& body)
 {
-    const int butterflies = 1 << (log2rows + log2per_row);
-    BLADE_UNROLL
-    for (int k = 0; k < kButterflies; k++) {
-        const int b = thread + k * kDirectThreads;
-        if (b < butterflies)
+    for_each_butterfly<kButterflies, kDirectThreads>(
+        thread, 1 << (log2rows + log2per_row), [&](int k, int b) {
             body(k, b & ((1 << log2rows) - 1), b >> log2rows);
-    }
-}
-
-/* A first pass's results to shared memory: butterfly j's R outputs go to points j*R + r
- * of its row (rows of stride RS). */
-template <int LOG2R, int RS>
-BLADE_TILE_FN void write_first_outputs(float2* smem, int row, int j, const float2* v)
-{
-    float2* out = smem + row * RS;
-    BLADE_UNROLL
-    for (int r = 0; r < (1 << LOG2R); r++)
-        out[pad((j << LOG2R) + r)] = v[r];
+        });
 }
 
 /* A last pass's loads (radix 16, NS = L/16, rows of stride RS, row-major butterflies):
@@ -170,14 +156,7 @@ BLADE_TILE_FN void read_last_inputs(
 {
     constexpr int R = 16;
     for_each_row_major<kPerThread / R>(thread, log2rows, LOG2NS, [&](int k, int row, int j) {
-        const float2* in = smem + row * RS;
-        BLADE_UNROLL
-        for (int r = 0; r < R; r++)
-            v[k * R + r] = in[pad(j + (r << LOG2NS))];
-        BLADE_UNROLL
-        for (int r = 1; r < R; r++)
-            v[k * R + r] = cmul(v[k * R + r], twiddles[r * j]);
-        dft<4>(v + k * R);
+        last_butterfly<LOG2NS>(smem + row * RS, twiddles, j, v + k * R);
     });
 }
 
@@ -325,44 +304,41 @@ struct rows_first {
         row = ((u >> kPerRowLog2) << f.log2pb) + pl;
     }
 
+    template <typename Body>
+    BLADE_TILE_FN static void for_each(const four_step& f, int thread, Body&& body)
+    {
+        for_each_butterfly<kButterflies, kDirectThreads>(
+            thread, 1 << (f.log2pb + f.log2gs + f.log2g2 + kPerRowLog2), [&](int k, int b) {
+                int row, j;
+                decode(f, b, row, j);
+                body(k, row, j);
+            });
+    }
+
     BLADE_TILE_FN static void
     read(const four_step_params& q, const origin_b& o, int thread, float2 (&v)[kPerThread])
     {
         const four_step& f = q.f;
-        const int butterflies = 1 << (f.log2pb + f.log2gs + f.log2g2 + kPerRowLog2);
-        BLADE_UNROLL
-        for (int k = 0; k < kButterflies; k++) {
-            const int b = thread + k * kDirectThreads;
-            if (b < butterflies) {
-                int row, j, pl, gs, g2;
-                decode(f, b, row, j);
-                split_row_b(f, row, pl, gs, g2);
-                const int64_t s = o.s0 + gs, k2 = o.k20 + g2;
-                const int64_t z = ((((o.row * q.p.S + s) << LOG2N2) + k2) << LOG2N1) << q.p.log2P;
-                BLADE_UNROLL
-                for (int r = 0; r < R; r++)
-                    v[k * R + r] =
-                        q.work[z + ((static_cast<int64_t>(j + (r << kPerRowLog2)) << q.p.log2P) +
-                                    o.p0 + pl)];
-                dft<LOG2R>(v + k * R);
-            }
-        }
+        for_each(f, thread, [&](int k, int row, int j) {
+            int pl, gs, g2;
+            split_row_b(f, row, pl, gs, g2);
+            const int64_t s = o.s0 + gs, k2 = o.k20 + g2;
+            const int64_t z = ((((o.row * q.p.S + s) << LOG2N2) + k2) << LOG2N1) << q.p.log2P;
+            BLADE_UNROLL
+            for (int r = 0; r < R; r++)
+                v[k * R + r] =
+                    q.work[z + ((static_cast<int64_t>(j + (r << kPerRowLog2)) << q.p.log2P) + o.p0 +
+                                pl)];
+            dft<LOG2R>(v + k * R);
+        });
     }
 
     BLADE_TILE_FN static void
     write(float2* smem, const four_step_params& q, int thread, const float2 (&v)[kPerThread])
     {
-        const four_step& f = q.f;
-        const int butterflies = 1 << (f.log2pb + f.log2gs + f.log2g2 + kPerRowLog2);
-        BLADE_UNROLL
-        for (int k = 0; k < kButterflies; k++) {
-            const int b = thread + k * kDirectThreads;
-            if (b < butterflies) {
-                int row, j;
-                decode(f, b, row, j);
-                write_first_outputs<LOG2R, RS>(smem, row, j, v + k * R);
-            }
-        }
+        for_each(q.f, thread, [&](int k, int row, int j) {
+            write_first_outputs<LOG2R, RS>(smem, row, j, v + k * R);
+        });
     }
 };
 
@@ -406,21 +382,10 @@ struct rows_last {
     }
 };
 
-/* The radix-16 passes of an L-point row transform after a first pass of radix
- * 2^LOG2R1, before the last (shared memory to shared memory). */
+/* The radix-16 passes of an L-point row transform between its first pass and its
+ * last are the direct tile's (direct_middle, kDirectThreads threads). */
 template <int LOG2L, int LOG2NS>
-struct four_step_middle {
-    template <typename Exec>
-    BLADE_TILE_FN static void run(Exec& exec)
-    {
-        if constexpr (LOG2NS + 4 < LOG2L) {
-            exec.template pass<radix_pass<LOG2L, 4, LOG2NS, kDirectThreads>>();
-            four_step_middle<LOG2L, LOG2NS + 4>::run(exec);
-        }
-    }
-};
-
-BLADE_TILE_FN constexpr int first_radix_log2(int log2l) { return log2l % 4 != 0 ? log2l % 4 : 4; }
+using four_step_middle = direct_middle<LOG2L, LOG2NS>;
 
 /* Pass A of N = 2^LOG2N: Exec provides first<Pass>(), pass<Pass>(), last<Pass>() as
  * for the direct tile, with the four-step passes' signatures. */
