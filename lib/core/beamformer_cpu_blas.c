@@ -8,9 +8,18 @@
  * voltages as [p][a][t] (converting cf16 and ci8 exactly) and its phasors as [p][b][a],
  * calls cgemm once per polarization on those L2-resident blocks, and interleaves
  * the products into y[b, f, t, p] (the fp16 path rounds the packed operands to half
- * first). OpenMP threads share the tasks, each calling a
- * single-threaded cgemm (OpenBLAS's own threads would compete with OpenMP's for the
- * same cores), so the result does not depend on the thread count. Sums over the
+ * first).
+ *
+ * One level of threads: OpenMP threads share the tasks, each calling a
+ * single-threaded cgemm, so the result does not depend on the thread count. The
+ * other way, one cgemm per channel and polarization over all T samples with
+ * OpenBLAS's threads and no OpenMP around it, ran (64, 64) 3-4x slower on the CI
+ * machine with 2 threads and 0.92x with one (its pack and store run between the
+ * products, and its threads wait for one another at each call), and longer blocks
+ * with OpenMP did not pay either (512 and 1024 samples: 0.74-1.03x of 256;
+ * docs/performance.md). OpenBLAS's count is process-wide, so it is set to 1 before
+ * each product, not once: another user of OpenBLAS in the process (numpy) may have
+ * raised it, and its threads inside ours would oversubscribe the cores. Sums over the
  * antennas are float32, in the order OpenBLAS's kernel takes (not the hand loop's:
  * results agree with it to float32 rounding). The incoherent beam is summed from
  * the packed voltages with VOLK kernels, antennas in increasing order.
@@ -23,8 +32,10 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #ifdef BLADE_HAVE_OPENBLAS
 #include <cblas.h>
@@ -40,7 +51,39 @@ enum { TIME_BLOCK = 256 };
 
 static pthread_once_t openblas_once = PTHREAD_ONCE_INIT;
 
-static void openblas_single_thread(void) { openblas_set_num_threads(1); }
+/* Whether OpenBLAS's kernels (its DYNAMIC_ARCH choice, or OPENBLAS_CORETYPE) use
+ * AVX2: a library older than the CPU falls back to SSE kernels that run cgemm
+ * several times slower than the CPU can (cpu_threads.c reports the core's name). */
+static bool openblas_core_has_avx2(const char* core)
+{
+    /* OpenBLAS's x86-64 cores with AVX2 kernels (the rest are SSE or AVX) */
+    static const char* const wide[] = {
+        "Haswell", "Excavator", "Zen", "SkylakeX", "Cooperlake", "SapphireRapids",
+    };
+    for (size_t i = 0; i < sizeof wide / sizeof wide[0]; i++)
+        if (strncasecmp(core, wide[i], strlen(wide[i])) == 0)
+            return true;
+    return false;
+}
+
+/* Once per process: say so on stderr when OpenBLAS's kernels are narrower than the
+ * CPU (OPENBLAS_CORETYPE, read by OpenBLAS as it loads, is the remedy). */
+static void check_openblas_core(void)
+{
+    const char* core = openblas_get_corename();
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    __builtin_cpu_init();
+    if (core != NULL && __builtin_cpu_supports("avx2") && !openblas_core_has_avx2(core))
+        fprintf(stderr,
+                "gr-blade: OpenBLAS runs its %s kernels on a CPU with %s: the CPU beamformer "
+                "will be slow; run with OPENBLAS_CORETYPE=%s\n",
+                core,
+                __builtin_cpu_supports("avx512f") ? "AVX-512" : "AVX2",
+                __builtin_cpu_supports("avx512f") ? "SkylakeX" : "Haswell");
+#else
+    (void)core;
+#endif
+}
 
 typedef struct task_scratch {
     float* x;               /* [P][A][TIME_BLOCK] complex */
@@ -219,7 +262,9 @@ bool blade_cpu_beamformer_blas(const blade_beamformer_job* job)
 {
     const int64_t A = job->antennas, F = job->channels, T = job->times, P = job->pols;
     const int64_t B = job->beams;
-    pthread_once(&openblas_once, openblas_single_thread);
+    pthread_once(&openblas_once, check_openblas_core);
+    if (openblas_get_num_threads() != 1)
+        openblas_set_num_threads(1);
     const int64_t blocks = (T + TIME_BLOCK - 1) / TIME_BLOCK;
     const int64_t tasks = F * blocks;
     int threads = blade_cpu_threads();
