@@ -8,10 +8,12 @@
  * volk_8i_s32f_convert_32f and volk_16i_s32f_convert_32f (a scale of 1: every
  * integer is a float exactly, so the bits are those of the general path); ci4 ->
  * cf32 and cf32 <-> cf16, for which VOLK has no kernel, are loops the compiler
- * vectorises. Large casts are split across OpenMP threads; where the output is far
- * larger than the caches, the VOLK kernels convert a block at a time into a buffer
- * in L1 that is then written out with streaming stores (cpu_stream.h: no read of the
- * output's lines, a third less memory traffic for ci8 -> cf32). A scale other than 1
+ * vectorises. Large casts are split across OpenMP threads. With
+ * $BLADE_STREAM_MIN_BYTES set and the output at least that large, the VOLK kernels
+ * convert a block at a time into a buffer in L1 that is then written out with
+ * streaming stores (cpu_stream.h: no read of the output's lines, a third less memory
+ * traffic for ci8 -> cf32); not by default, as it ran 0.75-0.8x of the direct kernels
+ * on the CI machine (docs/performance.md). A scale other than 1
  * takes the general path: the complex family multiplies in float (every source value
  * is a float exactly), the real family in double, as the CUDA kernels do, then rounds
  * once.
@@ -253,7 +255,7 @@ void blade_cpu_cast(const void* input,
         return;
     }
     const bool stream =
-        count * (int64_t)blade_dtype_bits(output_type) / 8 >= blade_stream_min_bytes() &&
+        count * (int64_t)blade_dtype_bits(output_type) / 8 >= blade_stream_min_bytes(INT64_MAX) &&
         blade_can_stream(output);
     if (count < PARALLEL_THRESHOLD) {
         cast_range(input, input_type, output, output_type, 0, count, scale, stream);

@@ -427,7 +427,8 @@ void blade_cpu_channelizer_process(blade_cpu_channelizer* self, const void* inpu
     const int64_t units = g->rows * self->units_per_row;
     const int threads = blade_cpu_threads() < self->nscratch ? blade_cpu_threads() : self->nscratch;
     /* y far larger than the caches: written around them */
-    const bool stream = g->rows * row_values * out_bytes >= blade_stream_min_bytes();
+    const bool stream =
+        g->rows * row_values * out_bytes >= blade_stream_min_bytes(BLADE_STREAM_DEFAULT_MIN_BYTES);
 #pragma omp parallel for num_threads(threads) \
     schedule(static) if (g->rows * row_values >= PARALLEL_THRESHOLD)
     for (int64_t u = 0; u < units; u++) {

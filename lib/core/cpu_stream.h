@@ -21,17 +21,21 @@
 #include <immintrin.h>
 #endif
 
-/* Outputs of at least this many bytes are written with streaming stores: 64 MiB
- * (the last level caches of the machines measured hold 32-105 MiB, shared by every
- * core), or $BLADE_STREAM_MIN_BYTES (the tests set 0 to run these paths on small
- * shapes). */
-static inline int64_t blade_stream_min_bytes(void)
+/* The size from which an output is written with streaming stores:
+ * $BLADE_STREAM_MIN_BYTES where set (the tests set 0 to run these paths on small
+ * shapes; a benchmark sets it to compare), else the caller's default (64 MiB, past
+ * the 32-105 MiB last level caches of the machines measured, where streaming
+ * measured faster; INT64_MAX where it measured slower). */
+static inline int64_t blade_stream_min_bytes(int64_t fallback)
 {
     const char* chosen = getenv("BLADE_STREAM_MIN_BYTES");
     if (chosen != NULL && *chosen != '\0')
         return strtoll(chosen, NULL, 10);
-    return (int64_t)64 << 20;
+    return fallback;
 }
+
+/* The default where streaming pays. */
+#define BLADE_STREAM_DEFAULT_MIN_BYTES ((int64_t)64 << 20)
 
 /* Whether `to` can take blade_stream_floats. */
 static inline bool blade_can_stream(const void* to)
