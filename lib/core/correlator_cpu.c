@@ -14,6 +14,7 @@
  * them with no effect on the result.
  */
 #include "correlator_backend.h"
+#include "cpu_blas.h"
 #include "cpu_threads_internal.h"
 #include "internal.h"
 
@@ -170,9 +171,11 @@ blade_status blade_cpu_correlate(const blade_correlator_job* job,
     size_t work_values = (size_t)(A * TIME_BLOCK * 2 * P);
 #ifdef BLADE_HAVE_OPENBLAS
     const bool blas = job->path == BLADE_CORRELATOR_FP32;
-    if (blas)
+    if (blas) {
         work_values =
             (blade_cpu_correlator_blas_scratch(job) + sizeof(double) - 1) / sizeof(double);
+        blade_cpu_blas_single_threaded();
+    }
 #endif
     double* scratch = malloc((size_t)threads * (sums_values + work_values) * sizeof(double));
     if (scratch == NULL)

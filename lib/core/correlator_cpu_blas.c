@@ -20,8 +20,6 @@
 #include "correlator_backend.h"
 
 #ifdef BLADE_HAVE_OPENBLAS
-#include "cpu_blas.h"
-
 #include <cblas.h>
 #include <stdint.h>
 #include <string.h>
@@ -72,7 +70,6 @@ pack_block(const blade_correlator_job* job, int64_t f, int64_t t0, int64_t count
 void blade_cpu_correlator_blas_task(
     const blade_correlator_job* job, int64_t g, int64_t w, double* sums, void* scratch)
 {
-    blade_cpu_blas_single_threaded();
     const int64_t A = job->antennas, P = job->pols, inputs = A * P;
     float* c = scratch;                 /* [inputs][inputs] complex, upper triangle used */
     float* x = c + 2 * inputs * inputs; /* [inputs][TIME_BLOCK] complex */
