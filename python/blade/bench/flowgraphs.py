@@ -234,6 +234,20 @@ def duplex_floor(device, chunk_bytes, output_bytes, group):
     return rounds / group
 
 
+def case_inputs(mode, shape, options, quick, scratch):
+    """A bundle case's shape and options (shrunk with --quick) and its recipe in `scratch`
+    (made once per antenna and beam count; Mode H needs none)."""
+    shape = list(shape)
+    if quick:
+        shape[1], shape[2] = 4, 512
+        if mode == "h":
+            options = dict(options, rate=512)
+    recipe = os.path.join(scratch, f"recipe{shape[0]}x{options.get('beams', 1)}.bfr5")
+    if mode != "h" and not os.path.exists(recipe):
+        make_recipe(recipe, shape[0], options["beams"], shape[1])
+    return shape, options, recipe
+
+
 def run_bundles(device, quick):
     from gnuradio import blade
 
@@ -242,14 +256,7 @@ def run_bundles(device, quick):
     figures = []
     with tempfile.TemporaryDirectory() as scratch:
         for name, mode, shape, dtype, options, upstream_ms, target_ms in BUNDLE_CASES + SEARCH_CASES:
-            shape = list(shape)
-            if quick:
-                shape[1], shape[2] = 4, 512
-                if mode == "h":
-                    options = dict(options, rate=512)
-            recipe = os.path.join(scratch, f"recipe{shape[0]}x{options.get('beams', 1)}.bfr5")
-            if mode != "h" and not os.path.exists(recipe):
-                make_recipe(recipe, shape[0], options["beams"], shape[1])
+            shape, options, recipe = case_inputs(mode, shape, options, quick, scratch)
             chunk_bytes = blade.item_size(shape, dtype)
             chunk_seconds = shape[2] * TBIN
             chunks = 24 if not quick else 16
@@ -343,14 +350,7 @@ def run_cpu_bundles(device, quick):
     cases = [case for case in BUNDLE_CASES if case[0] in CPU_BUNDLE_NAMES]
     with tempfile.TemporaryDirectory() as scratch:
         for name, mode, shape, dtype, options, _, _ in cases:
-            shape = list(shape)
-            if quick:
-                shape[1], shape[2] = 4, 512
-                if mode == "h":
-                    options = dict(options, rate=512)
-            recipe = os.path.join(scratch, f"recipe{shape[0]}x{options.get('beams', 1)}.bfr5")
-            if mode != "h":
-                make_recipe(recipe, shape[0], options["beams"], shape[1])
+            shape, options, recipe = case_inputs(mode, shape, options, quick, scratch)
             chunks, warmup = (6, 2) if not quick else (3, 1)
             bundle = build_bundle(mode, shape, dtype, options, "cpu", recipe)
             per_chunk, _ = time_flowgraph(bundle, shape, dtype, "cpu", chunks + warmup, warmup, mode != "h")
