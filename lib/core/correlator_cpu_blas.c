@@ -22,7 +22,6 @@
 #ifdef BLADE_HAVE_OPENBLAS
 #include <cblas.h>
 #include <stdint.h>
-#include <string.h>
 
 /* Samples per cherk call: X of the ATA node (56 inputs) in 448 KiB, L2-resident. */
 enum { TIME_BLOCK = 1024 };
