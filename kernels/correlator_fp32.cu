@@ -26,25 +26,21 @@
 // Tile sizes: 32 x 32 antennas (256 threads) from 33 antennas on, 16 x 16 (64
 // threads) below, where a 32-antenna tile would mostly compute pairs that do not
 // exist (A = 28: 768 pairs computed for 406 baselines with 16-antenna tiles, 1024
-// with one 32-antenna tile). Loads from global memory are one complex element per
-// thread and iteration, consecutive threads reading consecutive elements.
+// with one 32-antenna tile). Stages come from global memory through registers, the
+// next one's loads in flight while this one is computed (correlator_stage.h).
 
 #include "correlator_kernels.h"
+#include "correlator_stage.h"
 #include "cuda_check.h"
 
 namespace correlator_cuda {
 namespace {
 
-template <blade_dtype In>
-__device__ __forceinline__ float2 load_element(const void* input, int64_t index)
+__device__ __forceinline__ float2 to_float2(char2 v)
 {
-    if constexpr (In == BLADE_CI8) {
-        const char2 v = static_cast<const char2*>(input)[index];
-        return make_float2(static_cast<float>(v.x), static_cast<float>(v.y));
-    } else {
-        return __ldg(static_cast<const float2*>(input) + index);
-    }
+    return make_float2(static_cast<float>(v.x), static_cast<float>(v.y));
 }
+__device__ __forceinline__ float2 to_float2(float2 v) { return v; }
 
 // acc += x * conj(y), four fused multiply-adds in this order.
 __device__ __forceinline__ void multiply_conjugate_add(float2& acc, float2 x, float2 y)
@@ -55,25 +51,27 @@ __device__ __forceinline__ void multiply_conjugate_add(float2& acc, float2 x, fl
     acc.y = fmaf(-x.x, y.y, acc.y);
 }
 
-// Copy samples [t0, t0 + kStageTimes) of channel f of antennas [first, first + kTile)
-// into stage[t][antenna][p]; samples past `end` and antennas past A are zeros.
 template <int kSide, int P, blade_dtype In>
-__device__ __forceinline__ void
-load_stage(const Grid& grid, int64_t f, int64_t t0, int64_t end, int first, float2* stage)
+using Fetch = StageFetch<2 * kSide, P, kSide * kSide, In>;
+
+// A thread's fetched units into stage[t][antenna][p]: both polarizations of a unit
+// in one 16-byte store.
+template <int kSide, int P, blade_dtype In>
+__device__ __forceinline__ void store_stage(const Fetch<kSide, P, In>& fetched, float2* stage)
 {
-    constexpr int kTile = 2 * kSide;
-    constexpr int kRow = kTile * P + 2;
-    constexpr int kElements = kTile * kStageTimes * P;
-    for (int e = threadIdx.x; e < kElements; e += kSide * kSide) {
-        const int antenna = e / (kStageTimes * P);
-        const int rest = e % (kStageTimes * P);
-        const int t = rest / P, p = rest % P;
-        const int a = first + antenna;
-        float2 value = make_float2(0.0f, 0.0f);
-        if (a < grid.antennas && t0 + t < end)
-            value = load_element<In>(grid.input,
-                                     ((a * grid.channels + f) * grid.times + t0 + t) * P + p);
-        stage[t * kRow + antenna * P + p] = value;
+    constexpr int kRow = 2 * kSide * P + 2;
+#pragma unroll
+    for (int i = 0; i < Fetch<kSide, P, In>::kPerThread; i++) {
+        if (!Fetch<kSide, P, In>::owned(i))
+            continue;
+        float2* at =
+            stage + Fetch<kSide, P, In>::time(i) * kRow + Fetch<kSide, P, In>::antenna(i) * P;
+        if constexpr (P == 2) {
+            const float2 x = to_float2(fetched.v[i][0]), y = to_float2(fetched.v[i][1]);
+            *reinterpret_cast<float4*>(at) = make_float4(x.x, x.y, y.x, y.y);
+        } else {
+            *at = to_float2(fetched.v[i][0]);
+        }
     }
 }
 
@@ -103,9 +101,6 @@ __global__ void __launch_bounds__(kSide* kSide) correlate_fp32_kernel(Grid grid)
     const bool diagonal = work.ti == work.tj;
     const float2* columns = diagonal ? rows_stage : columns_stage;
     const int tx = threadIdx.x % kSide, ty = threadIdx.x / kSide;
-    int64_t begin, end;
-    slice_bounds(grid, work, &begin, &end);
-
     float2 acc[2][2][P][P];
 #pragma unroll
     for (int m = 0; m < 2; m++)
@@ -117,31 +112,40 @@ __global__ void __launch_bounds__(kSide* kSide) correlate_fp32_kernel(Grid grid)
                 for (int q = 0; q < P; q++)
                     acc[m][n][p][q] = make_float2(0.0f, 0.0f);
 
-    for (int64_t c = 0; c < grid.fc; c++) {
-        const int64_t f = work.g * grid.fc + c;
-        for (int64_t t0 = begin; t0 < end; t0 += kStageTimes) {
-            __syncthreads(); // the previous stage has been used by every thread
-            load_stage<kSide, P, In>(grid, f, t0, end, first_row, rows_stage);
+    const StageWalk walk(grid, work);
+    Fetch<kSide, P, In> rows_next, columns_next;
+    if (walk.count > 0) {
+        rows_next.fetch(grid, walk, 0, first_row);
+        if (!diagonal)
+            columns_next.fetch(grid, walk, 0, first_column);
+    }
+    for (int64_t s = 0; s < walk.count; s++) {
+        __syncthreads(); // the previous stage has been used by every thread
+        store_stage<kSide, P, In>(rows_next, rows_stage);
+        if (!diagonal)
+            store_stage<kSide, P, In>(columns_next, columns_stage);
+        __syncthreads();
+        if (s + 1 < walk.count) { // in flight while this stage is computed
+            rows_next.fetch(grid, walk, s + 1, first_row);
             if (!diagonal)
-                load_stage<kSide, P, In>(grid, f, t0, end, first_column, columns_stage);
-            __syncthreads();
+                columns_next.fetch(grid, walk, s + 1, first_column);
+        }
 #pragma unroll 4
-            for (int t = 0; t < kStageTimes; t++) {
-                float2 x[2][P], y[2][P];
-                load_antenna<P>(rows_stage + t * kRow, ty, x[0]);
-                load_antenna<P>(rows_stage + t * kRow, ty + kSide, x[1]);
-                load_antenna<P>(columns + t * kRow, tx, y[0]);
-                load_antenna<P>(columns + t * kRow, tx + kSide, y[1]);
+        for (int t = 0; t < kStageTimes; t++) {
+            float2 x[2][P], y[2][P];
+            load_antenna<P>(rows_stage + t * kRow, ty, x[0]);
+            load_antenna<P>(rows_stage + t * kRow, ty + kSide, x[1]);
+            load_antenna<P>(columns + t * kRow, tx, y[0]);
+            load_antenna<P>(columns + t * kRow, tx + kSide, y[1]);
 #pragma unroll
-                for (int m = 0; m < 2; m++)
+            for (int m = 0; m < 2; m++)
 #pragma unroll
-                    for (int n = 0; n < 2; n++)
+                for (int n = 0; n < 2; n++)
 #pragma unroll
-                        for (int p = 0; p < P; p++)
+                    for (int p = 0; p < P; p++)
 #pragma unroll
-                            for (int q = 0; q < P; q++)
-                                multiply_conjugate_add(acc[m][n][p][q], x[m][p], y[n][q]);
-            }
+                        for (int q = 0; q < P; q++)
+                            multiply_conjugate_add(acc[m][n][p][q], x[m][p], y[n][q]);
         }
     }
 

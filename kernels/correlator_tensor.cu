@@ -32,6 +32,7 @@
 // from the operands plus the float32 accumulation; ci8 voltages are exact in fp16.
 
 #include "correlator_kernels.h"
+#include "correlator_stage.h"
 #include "cuda_check.h"
 
 #include <cuda_fp16.h>
@@ -47,38 +48,32 @@ constexpr int kThreads = 128;                          // 4 warps: 2 along rows 
 #define BLADE_CORRELATOR_TENSOR_CORES 1
 #endif
 
-template <blade_dtype In>
-__device__ __forceinline__ __half2 load_half2(const void* input, int64_t index, float scale)
+__device__ __forceinline__ __half2 to_half2(char2 v, float scale)
 {
-    if constexpr (In == BLADE_CI8) {
-        const char2 v = static_cast<const char2*>(input)[index]; // exact in fp16: not scaled
-        (void)scale;
-        return __floats2half2_rn(static_cast<float>(v.x), static_cast<float>(v.y));
-    } else {
-        const float2 v = __ldg(static_cast<const float2*>(input) + index);
-        return __floats2half2_rn(v.x * scale, v.y * scale);
-    }
+    (void)scale; // ci8 voltages are exact in fp16: not scaled
+    return __floats2half2_rn(static_cast<float>(v.x), static_cast<float>(v.y));
+}
+__device__ __forceinline__ __half2 to_half2(float2 v, float scale)
+{
+    return __floats2half2_rn(v.x * scale, v.y * scale);
 }
 
-// Samples [t0, t0 + kStageTimes) of channel f of inputs [first, first + kInputs) into
-// stage[input][t]; samples past `end` and inputs past A * P are zeros.
+// A thread's fetched units into stage[input][t] as fp16.
 template <int P, blade_dtype In>
-__device__ __forceinline__ void load_stage(
-    const Grid& grid, int64_t f, int64_t t0, int64_t end, int first, float scale, __half2* stage)
+using Fetch = StageFetch<kInputs / P, P, kThreads, In>;
+
+template <int P, blade_dtype In>
+__device__ __forceinline__ void
+store_stage(const Fetch<P, In>& fetched, float scale, __half2* stage)
 {
-    constexpr int kAntennas = kInputs / P;
-    constexpr int kElements = kAntennas * kStageTimes * P;
-    const int first_antenna = first / P;
-    for (int e = threadIdx.x; e < kElements; e += kThreads) {
-        const int antenna = e / (kStageTimes * P);
-        const int rest = e % (kStageTimes * P);
-        const int t = rest / P, p = rest % P;
-        const int a = first_antenna + antenna;
-        __half2 value = __floats2half2_rn(0.0f, 0.0f);
-        if (a < grid.antennas && t0 + t < end)
-            value = load_half2<In>(
-                grid.input, ((a * grid.channels + f) * grid.times + t0 + t) * P + p, scale);
-        stage[(antenna * P + p) * kRow + t] = value;
+#pragma unroll
+    for (int i = 0; i < Fetch<P, In>::kPerThread; i++) {
+        if (!Fetch<P, In>::owned(i))
+            continue;
+        const int antenna = Fetch<P, In>::antenna(i), t = Fetch<P, In>::time(i);
+#pragma unroll
+        for (int p = 0; p < P; p++)
+            stage[(antenna * P + p) * kRow + t] = to_half2(fetched.v[i][p], scale);
     }
 }
 
@@ -117,9 +112,6 @@ __global__ void __launch_bounds__(kThreads) correlate_fp16_kernel(Grid grid, flo
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4; // fragment row group, thread in group
     const int warp_row = (warp / 2) * 32, warp_column = (warp % 2) * 32;
-    int64_t begin, end;
-    slice_bounds(grid, work, &begin, &end);
-
     float re[2][4][4], im[2][4][4];
 #pragma unroll
     for (int m = 0; m < 2; m++)
@@ -131,41 +123,51 @@ __global__ void __launch_bounds__(kThreads) correlate_fp16_kernel(Grid grid, flo
 
     const uint32_t* rows_words = reinterpret_cast<const uint32_t*>(rows_stage);
     const uint32_t* columns_words = reinterpret_cast<const uint32_t*>(columns);
-    for (int64_t c = 0; c < grid.fc; c++) {
-        const int64_t f = work.g * grid.fc + c;
-        for (int64_t t0 = begin; t0 < end; t0 += kStageTimes) {
-            __syncthreads();
-            load_stage<P, In>(grid, f, t0, end, first_row, scale, rows_stage);
+    const StageWalk walk(grid, work);
+    Fetch<P, In> rows_next, columns_next;
+    const int first_row_antenna = first_row / P, first_column_antenna = first_column / P;
+    if (walk.count > 0) {
+        rows_next.fetch(grid, walk, 0, first_row_antenna);
+        if (!diagonal)
+            columns_next.fetch(grid, walk, 0, first_column_antenna);
+    }
+    for (int64_t s = 0; s < walk.count; s++) {
+        __syncthreads(); // every warp is done with the previous stage
+        store_stage<P, In>(rows_next, scale, rows_stage);
+        if (!diagonal)
+            store_stage<P, In>(columns_next, scale, columns_stage);
+        __syncthreads();
+        if (s + 1 < walk.count) { // in flight while this stage is computed
+            rows_next.fetch(grid, walk, s + 1, first_row_antenna);
             if (!diagonal)
-                load_stage<P, In>(grid, f, t0, end, first_column, scale, columns_stage);
-            __syncthreads();
+                columns_next.fetch(grid, walk, s + 1, first_column_antenna);
+        }
 #pragma unroll
-            for (int k = 0; k < kStageTimes; k += 8) {
-                uint32_t a[2][4], b[4][2], j[4][2];
+        for (int k = 0; k < kStageTimes; k += 8) {
+            uint32_t a[2][4], b[4][2], j[4][2];
 #pragma unroll
-                for (int m = 0; m < 2; m++) {
-                    const int row = warp_row + 16 * m + g;
-                    a[m][0] = rows_words[row * kRow + k + t];
-                    a[m][1] = rows_words[(row + 8) * kRow + k + t];
-                    a[m][2] = rows_words[row * kRow + k + t + 4];
-                    a[m][3] = rows_words[(row + 8) * kRow + k + t + 4];
-                }
+            for (int m = 0; m < 2; m++) {
+                const int row = warp_row + 16 * m + g;
+                a[m][0] = rows_words[row * kRow + k + t];
+                a[m][1] = rows_words[(row + 8) * kRow + k + t];
+                a[m][2] = rows_words[row * kRow + k + t + 4];
+                a[m][3] = rows_words[(row + 8) * kRow + k + t + 4];
+            }
+#pragma unroll
+            for (int n = 0; n < 4; n++) {
+                const int column = warp_column + 8 * n + g;
+                b[n][0] = columns_words[column * kRow + k + t];
+                b[n][1] = columns_words[column * kRow + k + t + 4];
+                j[n][0] = rotate(b[n][0]);
+                j[n][1] = rotate(b[n][1]);
+            }
+#pragma unroll
+            for (int m = 0; m < 2; m++)
 #pragma unroll
                 for (int n = 0; n < 4; n++) {
-                    const int column = warp_column + 8 * n + g;
-                    b[n][0] = columns_words[column * kRow + k + t];
-                    b[n][1] = columns_words[column * kRow + k + t + 4];
-                    j[n][0] = rotate(b[n][0]);
-                    j[n][1] = rotate(b[n][1]);
+                    mma_f16(re[m][n], a[m], b[n]);
+                    mma_f16(im[m][n], a[m], j[n]);
                 }
-#pragma unroll
-                for (int m = 0; m < 2; m++)
-#pragma unroll
-                    for (int n = 0; n < 4; n++) {
-                        mma_f16(re[m][n], a[m], b[n]);
-                        mma_f16(im[m][n], a[m], j[n]);
-                    }
-            }
         }
     }
 
