@@ -27,6 +27,7 @@ struct blade_dedoppler {
     dedoppler_grid grid;
     blade_dedoppler_geometry geometry;
     bool kurtosis, prepare;
+    bool device_statistics; /* CUDA, MAD, no flags: the statistics on the device */
     bool have_statistics;
     /* host memory (pinned on CUDA): what the host steps read and write */
     float* zero_drift;        /* [B][F] */
@@ -48,6 +49,7 @@ struct blade_dedoppler {
     int32_t* device_best_k;
     float* scratch;
     /* CUDA hit selection: flags [B][F], counts per span, the total, the hits */
+    void* statistics_scratch; /* with device_statistics */
     uint8_t* device_hit_flags;
     int64_t *device_span_counts, *device_hit_total;
     blade_dedoppler_hit* device_hits;
@@ -279,7 +281,8 @@ static blade_status allocate(blade_dedoppler* plan)
     const size_t channels = (size_t)(grid->beams * grid->channels);
     const size_t segments = (size_t)(grid->beams * plan->geometry.coarse_channels);
     const bool cuda = plan->device.kind == BLADE_DEVICE_CUDA;
-    BLADE_TRY(host_buffer(plan, channels * sizeof(float), (void**)&plan->zero_drift));
+    if (!plan->device_statistics)
+        BLADE_TRY(host_buffer(plan, channels * sizeof(float), (void**)&plan->zero_drift));
     BLADE_TRY(host_buffer(plan, segments * sizeof(float), (void**)&plan->centres));
     BLADE_TRY(host_buffer(plan, segments * sizeof(float), (void**)&plan->spreads));
     if (!cuda) {
@@ -308,6 +311,10 @@ static blade_status allocate(blade_dedoppler* plan)
     BLADE_TRY(device_buffer(plan, segments * sizeof(float), (void**)&plan->device_centres));
     BLADE_TRY(device_buffer(plan, segments * sizeof(float), (void**)&plan->device_spreads));
     BLADE_TRY(host_buffer(plan, sizeof(int64_t), (void**)&plan->hit_total));
+    if (plan->device_statistics)
+        BLADE_TRY(device_buffer(plan,
+                                blade_cuda_dedoppler_mad_scratch_bytes((int64_t)segments),
+                                &plan->statistics_scratch));
     BLADE_TRY(device_buffer(plan, channels, (void**)&plan->device_hit_flags));
     BLADE_TRY(device_buffer(plan,
                             blade_cuda_dedoppler_select_spans((int64_t)channels) * sizeof(int64_t),
@@ -343,6 +350,10 @@ blade_status blade_dedoppler_create(blade_dedoppler** plan,
     p->device = device;
     p->kurtosis = config->sk_shape > 0;
     p->prepare = p->kurtosis || config->blank_dc;
+#ifdef BLADE_HAVE_CUDA
+    p->device_statistics = device.kind == BLADE_DEVICE_CUDA && !p->kurtosis &&
+                           config->normalization == BLADE_DEDOPPLER_NORM_MAD;
+#endif
     blade_status status = make_grid(p);
     if (status == BLADE_OK)
         status = allocate(p);
@@ -384,6 +395,59 @@ normalize(blade_dedoppler* plan, const float* input, const float** searched, bla
     const bool cuda = plan->device.kind == BLADE_DEVICE_CUDA;
     plan->have_statistics = false;
     double clock = seconds_now();
+    if (plan->device_statistics) {
+#ifdef BLADE_HAVE_CUDA
+        /* Median and MAD by radix selection on the device: the sums stay there. */
+        BLADE_TRY(blade_cuda_dedoppler_moments(input,
+                                               grid->beams,
+                                               grid->spectra,
+                                               grid->channels,
+                                               plan->device_zero_drift,
+                                               NULL,
+                                               NULL,
+                                               stream));
+        BLADE_TRY(blade_stream_synchronize(plan->device, stream)); /* for the timings only */
+        plan->timings.moments_s = seconds_now() - clock;
+        clock = seconds_now();
+        BLADE_TRY(blade_cuda_dedoppler_mad(plan->device_zero_drift,
+                                           (int64_t)segments,
+                                           c->nfpc,
+                                           plan->device_centres,
+                                           plan->device_spreads,
+                                           plan->statistics_scratch,
+                                           stream));
+        BLADE_TRY(blade_memcpy(plan->device,
+                               plan->centres,
+                               plan->device_centres,
+                               segments * sizeof(float),
+                               BLADE_COPY_DEVICE_TO_HOST,
+                               stream));
+        BLADE_TRY(blade_memcpy(plan->device,
+                               plan->spreads,
+                               plan->device_spreads,
+                               segments * sizeof(float),
+                               BLADE_COPY_DEVICE_TO_HOST,
+                               stream));
+        BLADE_TRY(blade_stream_synchronize(plan->device, stream));
+        plan->timings.statistics_s = seconds_now() - clock;
+        plan->have_statistics = true;
+        *searched = input;
+        if (!plan->prepare)
+            return BLADE_OK;
+        BLADE_TRY(blade_cuda_dedoppler_prepare(input,
+                                               plan->work,
+                                               grid->beams,
+                                               grid->spectra,
+                                               grid->channels,
+                                               c->nfpc,
+                                               NULL,
+                                               NULL,
+                                               c->blank_dc,
+                                               stream));
+        *searched = plan->work;
+        return BLADE_OK;
+#endif
+    }
     if (cuda) {
 #ifdef BLADE_HAVE_CUDA
         BLADE_TRY(blade_cuda_dedoppler_moments(input,
@@ -681,6 +745,7 @@ void blade_dedoppler_destroy(blade_dedoppler* plan)
     blade_device_free(device, plan->device_centres);
     blade_device_free(device, plan->device_spreads);
     blade_host_free(device, plan->hit_total);
+    blade_device_free(device, plan->statistics_scratch);
     blade_device_free(device, plan->device_hit_flags);
     blade_device_free(device, plan->device_span_counts);
     blade_device_free(device, plan->device_hit_total);

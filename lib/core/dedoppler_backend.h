@@ -169,6 +169,20 @@ blade_status blade_cuda_dedoppler_select_hits(const float* best_sum,
                                               int64_t* total,
                                               void* stream);
 
+/* Centres and spreads of the MAD normalisation on the device (no flags): the median
+ * of each of `segments` consecutive runs of nfpc zero-drift sums and 1.4826 × the
+ * median of their absolute deviations, by radix selection: the host's values bit for
+ * bit (kernels/dedoppler_statistics.cu). `scratch`: the bytes below. */
+blade_status blade_cuda_dedoppler_mad(const float* zero_drift,
+                                      int64_t segments,
+                                      int64_t nfpc,
+                                      float* centres,
+                                      float* spreads,
+                                      void* scratch,
+                                      void* stream);
+
+size_t blade_cuda_dedoppler_mad_scratch_bytes(int64_t segments);
+
 /* Spans of channels the selection counts apart: the length of its `counts`. */
 size_t blade_cuda_dedoppler_select_spans(int64_t count);
 #endif

@@ -6,9 +6,11 @@
 //
 // Tolerance: none. Both backends add the same float32 values in the same order
 // (the tree), or the same doubles in the same order rounded once (brute force, the
-// zero-drift sums, S1 and S2, computed without FMA on the GPU); the statistics run
-// on the host for both, and the hit selection applies one rule
-// (dedoppler_hit_rule.h) on both: every value must be identical.
+// zero-drift sums, S1 and S2, computed without FMA on the GPU); the MAD statistics are
+// order statistics (radix selection on the GPU, quickselect on the host) with the same
+// arithmetic around them, the other statistics run on the host for both, and the hit
+// selection applies one rule (dedoppler_hit_rule.h) on both: every value must be
+// identical.
 #define BOOST_TEST_NO_MAIN
 #include <boost/test/unit_test.hpp>
 
