@@ -23,6 +23,7 @@
 
 #include "cuda_check.h"
 #include "dedoppler_backend.h"
+#include "dedoppler_hit_rule.h"
 
 #include <cmath>
 #include <cstdint>
@@ -287,6 +288,121 @@ __global__ void brute_force_kernel(const float* __restrict__ input,
     }
 }
 
+// Hit selection (dedoppler_hit_rule.h) in three steps, so that the hits come out in
+// beam and channel order, the first `capacity` kept, exactly as the host lists them:
+// flags and a count per span of kSpan channels, an exclusive scan of the counts,
+// then every hit written at its rank. Only the hits cross PCIe.
+constexpr int kSpan = 4 * kThreads;
+
+__global__ void __launch_bounds__(kThreads) hit_flags_kernel(const float* __restrict__ best_sum,
+                                                             const float* __restrict__ centres,
+                                                             const float* __restrict__ spreads,
+                                                             int64_t count,
+                                                             int64_t channels,
+                                                             int64_t nfpc,
+                                                             int64_t window,
+                                                             double threshold,
+                                                             uint8_t* flags,
+                                                             int64_t* counts)
+{
+    const int64_t coarse = channels / nfpc, base = static_cast<int64_t>(blockIdx.x) * kSpan;
+    int found = 0;
+    for (int round = 0; round < kSpan / kThreads; round++) {
+        const int64_t i = base + round * kThreads + threadIdx.x;
+        bool hit = false;
+        if (i < count) {
+            const int64_t beam = i / channels, f = i - beam * channels;
+            float snr;
+            hit = dedoppler_is_hit(best_sum + beam * channels,
+                                   centres + beam * coarse,
+                                   spreads + beam * coarse,
+                                   channels,
+                                   nfpc,
+                                   window,
+                                   threshold,
+                                   f,
+                                   &snr);
+            flags[i] = hit ? 1 : 0;
+        }
+        found += __syncthreads_count(hit);
+    }
+    if (threadIdx.x == 0)
+        counts[blockIdx.x] = found;
+}
+
+// Exclusive prefix sums of n counts in place, by one block; the total into *total.
+__global__ void scan_kernel(int64_t* counts, int64_t n, int64_t* total)
+{
+    __shared__ int64_t partial[1024];
+    int64_t carry = 0;
+    for (int64_t first = 0; first < n; first += blockDim.x) {
+        const int64_t i = first + threadIdx.x;
+        const int64_t value = i < n ? counts[i] : 0;
+        partial[threadIdx.x] = value;
+        __syncthreads();
+        for (unsigned step = 1; step < blockDim.x; step *= 2) {
+            const int64_t add = threadIdx.x >= step ? partial[threadIdx.x - step] : 0;
+            __syncthreads();
+            partial[threadIdx.x] += add;
+            __syncthreads();
+        }
+        if (i < n)
+            counts[i] = carry + partial[threadIdx.x] - value;
+        carry += partial[blockDim.x - 1];
+        __syncthreads(); // the next round overwrites what was read
+    }
+    if (threadIdx.x == 0)
+        *total = carry;
+}
+
+__global__ void __launch_bounds__(kThreads) write_hits_kernel(const uint8_t* __restrict__ flags,
+                                                              const int64_t* __restrict__ offsets,
+                                                              const float* __restrict__ best_sum,
+                                                              const int32_t* __restrict__ best_k,
+                                                              const float* __restrict__ centres,
+                                                              const float* __restrict__ spreads,
+                                                              int64_t count,
+                                                              int64_t channels,
+                                                              int64_t nfpc,
+                                                              double drift_step,
+                                                              blade_dedoppler_hit* hits,
+                                                              int64_t capacity)
+{
+    __shared__ int warp_counts[kThreads / 32];
+    const int64_t coarse = channels / nfpc, base = static_cast<int64_t>(blockIdx.x) * kSpan;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    int64_t position = offsets[blockIdx.x];
+    for (int round = 0; round < kSpan / kThreads; round++) {
+        const int64_t i = base + round * kThreads + threadIdx.x;
+        const bool flag = i < count && flags[i] != 0;
+        const unsigned ballot = __ballot_sync(0xffffffffu, flag);
+        if (lane == 0)
+            warp_counts[warp] = __popc(ballot);
+        __syncthreads();
+        int64_t rank = position + __popc(ballot & ((1u << lane) - 1u));
+        int round_total = 0;
+        for (int w = 0; w < kThreads / 32; w++) {
+            if (w < warp)
+                rank += warp_counts[w];
+            round_total += warp_counts[w];
+        }
+        if (flag && rank < capacity) {
+            const int64_t beam = i / channels, f = i - beam * channels;
+            const int64_t c = beam * coarse + f / nfpc;
+            dedoppler_fill_hit(&hits[rank],
+                               beam,
+                               f,
+                               nfpc,
+                               best_k[i],
+                               drift_step,
+                               dedoppler_snr(best_sum[i], centres[c], spreads[c]),
+                               best_sum[i]);
+        }
+        __syncthreads(); // the next round overwrites warp_counts
+        position += round_total;
+    }
+}
+
 } // namespace
 
 extern "C" blade_status blade_cuda_dedoppler_moments(const float* input,
@@ -389,5 +505,55 @@ extern "C" blade_status blade_cuda_dedoppler_brute_force(const float* input,
                          static_cast<cudaStream_t>(stream)>>>(
         input, *grid, best_sum, best_k, plane);
     BLADE_CUDA_CHECK_LAUNCH("dedoppler brute_force_kernel");
+    return BLADE_OK;
+}
+
+extern "C" size_t blade_cuda_dedoppler_select_spans(int64_t count)
+{
+    return static_cast<size_t>((count + kSpan - 1) / kSpan);
+}
+
+extern "C" blade_status blade_cuda_dedoppler_select_hits(const float* best_sum,
+                                                         const int32_t* best_k,
+                                                         const float* centres,
+                                                         const float* spreads,
+                                                         int64_t beams,
+                                                         int64_t channels,
+                                                         int64_t nfpc,
+                                                         int64_t window,
+                                                         double threshold,
+                                                         double drift_step,
+                                                         blade_dedoppler_hit* hits,
+                                                         int64_t capacity,
+                                                         uint8_t* flags,
+                                                         int64_t* counts,
+                                                         int64_t* total,
+                                                         void* stream_handle)
+{
+    cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
+    const int64_t count = beams * channels;
+    const size_t spans = blade_cuda_dedoppler_select_spans(count);
+    if (spans > 0x7fffffffu)
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "dedoppler: %lld channels are too many for the hit selection",
+                          static_cast<long long>(count));
+    hit_flags_kernel<<<static_cast<unsigned>(spans), kThreads, 0, stream>>>(
+        best_sum, centres, spreads, count, channels, nfpc, window, threshold, flags, counts);
+    BLADE_CUDA_CHECK_LAUNCH("dedoppler hit_flags_kernel");
+    scan_kernel<<<1, 1024, 0, stream>>>(counts, static_cast<int64_t>(spans), total);
+    BLADE_CUDA_CHECK_LAUNCH("dedoppler scan_kernel");
+    write_hits_kernel<<<static_cast<unsigned>(spans), kThreads, 0, stream>>>(flags,
+                                                                             counts,
+                                                                             best_sum,
+                                                                             best_k,
+                                                                             centres,
+                                                                             spreads,
+                                                                             count,
+                                                                             channels,
+                                                                             nfpc,
+                                                                             drift_step,
+                                                                             hits,
+                                                                             capacity);
+    BLADE_CUDA_CHECK_LAUNCH("dedoppler write_hits_kernel");
     return BLADE_OK;
 }

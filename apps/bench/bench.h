@@ -38,6 +38,7 @@ struct bench_case {
         tensor_peak; /* BENCH_TENSOR: the nominal tensor-core FLOP/s the case is measured against */
     const char* skipped; /* set by setup (returning BLADE_OK): why the case is not timed on this
                              device; printed, not a failure */
+    char note[200];      /* set by teardown: a line printed under the case's figures */
     void* state;
     blade_status (*setup)(bench_case* self, blade_device device, blade_stream stream, int shrink);
     blade_status (*run)(bench_case* self, blade_stream stream);

@@ -110,6 +110,19 @@ static void dedoppler_teardown(bench_case* self, blade_device device)
     dedoppler_state* state = self->state;
     if (state == NULL)
         return;
+    if (state->plan) {
+        /* the last run's breakdown (process() waits between these steps anyway) */
+        const blade_dedoppler_timings t = blade_dedoppler_last_timings(state->plan);
+        snprintf(self->note,
+                 sizeof self->note,
+                 "last run: moments %.3f ms, statistics %.3f ms, tree %.3f ms, hits %.3f ms "
+                 "(%lld found)",
+                 1e3 * t.moments_s,
+                 1e3 * t.statistics_s,
+                 1e3 * t.integrate_s,
+                 1e3 * t.select_s,
+                 (long long)t.candidates);
+    }
     blade_dedoppler_destroy(state->plan);
     blade_device_free(device, state->input.data);
     free(state->hits);

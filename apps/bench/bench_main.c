@@ -466,6 +466,8 @@ int main(int argc, char** argv)
                    one->tensor_peak / 1e12);
         if (one->duration_s > 0)
             printf("\n");
+        if (one->note[0])
+            printf("%-12s %-40s %10s %s\n", "", "", "", one->note);
         if (json)
             fprintf(
                 json,

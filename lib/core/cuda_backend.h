@@ -55,6 +55,18 @@ void blade_cuda_event_destroy(void* event);
 blade_status blade_cuda_pull_from_host(
     int index, void* destination, const void* pinned_source, size_t bytes, void* stream);
 
+/* Phasors [B][A][F][P] cf32 from the seeds phasor.c uploads (anchors, steps,
+ * calibration; lib/core/phasor_synthesis.h), on `stream` (kernels/phasor.cu). */
+blade_status blade_cuda_phasor_expand(const void* seeds,
+                                      int64_t beams,
+                                      int64_t antennas,
+                                      int64_t coarse,
+                                      int64_t rate,
+                                      int64_t fine,
+                                      int64_t pols,
+                                      void* phasors,
+                                      void* stream);
+
 /* Page-locking of existing host memory (kernels/host_register.cu). */
 blade_status blade_cuda_host_register(void* pointer, size_t bytes);
 void blade_cuda_host_unregister(void* pointer);

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Bounds of the drift range are compared with the grid within this relative
  * tolerance, so that max_drift = k × step computed by the caller includes k. */
@@ -26,25 +27,40 @@ struct blade_dedoppler {
     dedoppler_grid grid;
     blade_dedoppler_geometry geometry;
     bool kurtosis, prepare;
+    bool device_statistics; /* CUDA, MAD, no flags: the statistics on the device */
     bool have_statistics;
     /* host memory (pinned on CUDA): what the host steps read and write */
     float* zero_drift;        /* [B][F] */
     double *s1, *s2;          /* [B][F], with kurtosis */
     uint8_t* flags;           /* [B][F], with kurtosis */
     float *centres, *spreads; /* [B][C] */
-    float* best_sum;          /* [B][F] */
-    int32_t* best_k;          /* [B][F] */
+    float* best_sum;          /* [B][F], CPU only */
+    int32_t* best_k;          /* [B][F], CPU only */
+    int64_t* hit_total;       /* CUDA: the device selection's count, downloaded */
+    blade_dedoppler_timings timings;
     /* on the plan's device */
     float* work; /* [B][T][F], when prepared */
     /* CUDA only: device copies of the above */
     float* device_zero_drift;
     double *device_s1, *device_s2;
     uint8_t* device_flags;
-    float* device_centres;
+    float *device_centres, *device_spreads;
     float* device_best_sum;
     int32_t* device_best_k;
     float* scratch;
+    /* CUDA hit selection: flags [B][F], counts per span, the total, the hits */
+    void* statistics_scratch; /* with device_statistics */
+    uint8_t* device_hit_flags;
+    int64_t *device_span_counts, *device_hit_total;
+    blade_dedoppler_hit* device_hits;
 };
+
+static double seconds_now(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
 
 blade_dedoppler_config blade_dedoppler_config_default(void)
 {
@@ -265,11 +281,14 @@ static blade_status allocate(blade_dedoppler* plan)
     const size_t channels = (size_t)(grid->beams * grid->channels);
     const size_t segments = (size_t)(grid->beams * plan->geometry.coarse_channels);
     const bool cuda = plan->device.kind == BLADE_DEVICE_CUDA;
-    BLADE_TRY(host_buffer(plan, channels * sizeof(float), (void**)&plan->zero_drift));
+    if (!plan->device_statistics)
+        BLADE_TRY(host_buffer(plan, channels * sizeof(float), (void**)&plan->zero_drift));
     BLADE_TRY(host_buffer(plan, segments * sizeof(float), (void**)&plan->centres));
     BLADE_TRY(host_buffer(plan, segments * sizeof(float), (void**)&plan->spreads));
-    BLADE_TRY(host_buffer(plan, channels * sizeof(float), (void**)&plan->best_sum));
-    BLADE_TRY(host_buffer(plan, channels * sizeof(int32_t), (void**)&plan->best_k));
+    if (!cuda) {
+        BLADE_TRY(host_buffer(plan, channels * sizeof(float), (void**)&plan->best_sum));
+        BLADE_TRY(host_buffer(plan, channels * sizeof(int32_t), (void**)&plan->best_k));
+    }
     if (plan->kurtosis) {
         BLADE_TRY(host_buffer(plan, channels * sizeof(double), (void**)&plan->s1));
         BLADE_TRY(host_buffer(plan, channels * sizeof(double), (void**)&plan->s2));
@@ -289,8 +308,21 @@ static blade_status allocate(blade_dedoppler* plan)
         BLADE_TRY(device_buffer(plan, channels * sizeof(double), (void**)&plan->device_s2));
         BLADE_TRY(device_buffer(plan, channels, (void**)&plan->device_flags));
     }
-    if (plan->prepare)
-        BLADE_TRY(device_buffer(plan, segments * sizeof(float), (void**)&plan->device_centres));
+    BLADE_TRY(device_buffer(plan, segments * sizeof(float), (void**)&plan->device_centres));
+    BLADE_TRY(device_buffer(plan, segments * sizeof(float), (void**)&plan->device_spreads));
+    BLADE_TRY(host_buffer(plan, sizeof(int64_t), (void**)&plan->hit_total));
+    if (plan->device_statistics)
+        BLADE_TRY(device_buffer(plan,
+                                blade_cuda_dedoppler_mad_scratch_bytes((int64_t)segments),
+                                &plan->statistics_scratch));
+    BLADE_TRY(device_buffer(plan, channels, (void**)&plan->device_hit_flags));
+    BLADE_TRY(device_buffer(plan,
+                            blade_cuda_dedoppler_select_spans((int64_t)channels) * sizeof(int64_t),
+                            (void**)&plan->device_span_counts));
+    BLADE_TRY(device_buffer(plan, sizeof(int64_t), (void**)&plan->device_hit_total));
+    BLADE_TRY(device_buffer(plan,
+                            (size_t)plan->config.hit_capacity * sizeof(blade_dedoppler_hit),
+                            (void**)&plan->device_hits));
     const size_t scratch = plan->config.method == BLADE_DEDOPPLER_TAYLOR
                                ? blade_cuda_dedoppler_scratch_bytes(grid)
                                : 0;
@@ -318,6 +350,10 @@ blade_status blade_dedoppler_create(blade_dedoppler** plan,
     p->device = device;
     p->kurtosis = config->sk_shape > 0;
     p->prepare = p->kurtosis || config->blank_dc;
+#ifdef BLADE_HAVE_CUDA
+    p->device_statistics = device.kind == BLADE_DEVICE_CUDA && !p->kurtosis &&
+                           config->normalization == BLADE_DEDOPPLER_NORM_MAD;
+#endif
     blade_status status = make_grid(p);
     if (status == BLADE_OK)
         status = allocate(p);
@@ -358,6 +394,60 @@ normalize(blade_dedoppler* plan, const float* input, const float** searched, bla
     const size_t segments = (size_t)(grid->beams * plan->geometry.coarse_channels);
     const bool cuda = plan->device.kind == BLADE_DEVICE_CUDA;
     plan->have_statistics = false;
+    double clock = seconds_now();
+    if (plan->device_statistics) {
+#ifdef BLADE_HAVE_CUDA
+        /* Median and MAD by radix selection on the device: the sums stay there. */
+        BLADE_TRY(blade_cuda_dedoppler_moments(input,
+                                               grid->beams,
+                                               grid->spectra,
+                                               grid->channels,
+                                               plan->device_zero_drift,
+                                               NULL,
+                                               NULL,
+                                               stream));
+        BLADE_TRY(blade_stream_synchronize(plan->device, stream)); /* for the timings only */
+        plan->timings.moments_s = seconds_now() - clock;
+        clock = seconds_now();
+        BLADE_TRY(blade_cuda_dedoppler_mad(plan->device_zero_drift,
+                                           (int64_t)segments,
+                                           c->nfpc,
+                                           plan->device_centres,
+                                           plan->device_spreads,
+                                           plan->statistics_scratch,
+                                           stream));
+        BLADE_TRY(blade_memcpy(plan->device,
+                               plan->centres,
+                               plan->device_centres,
+                               segments * sizeof(float),
+                               BLADE_COPY_DEVICE_TO_HOST,
+                               stream));
+        BLADE_TRY(blade_memcpy(plan->device,
+                               plan->spreads,
+                               plan->device_spreads,
+                               segments * sizeof(float),
+                               BLADE_COPY_DEVICE_TO_HOST,
+                               stream));
+        BLADE_TRY(blade_stream_synchronize(plan->device, stream));
+        plan->timings.statistics_s = seconds_now() - clock;
+        plan->have_statistics = true;
+        *searched = input;
+        if (!plan->prepare)
+            return BLADE_OK;
+        BLADE_TRY(blade_cuda_dedoppler_prepare(input,
+                                               plan->work,
+                                               grid->beams,
+                                               grid->spectra,
+                                               grid->channels,
+                                               c->nfpc,
+                                               NULL,
+                                               NULL,
+                                               c->blank_dc,
+                                               stream));
+        *searched = plan->work;
+        return BLADE_OK;
+#endif
+    }
     if (cuda) {
 #ifdef BLADE_HAVE_CUDA
         BLADE_TRY(blade_cuda_dedoppler_moments(input,
@@ -399,6 +489,8 @@ normalize(blade_dedoppler* plan, const float* input, const float** searched, bla
                                     plan->s1,
                                     plan->s2);
     }
+    plan->timings.moments_s = seconds_now() - clock;
+    clock = seconds_now();
     if (plan->kurtosis)
         blade_dedoppler_kurtosis_flags(
             plan->s1, plan->s2, count, grid->spectra, c->sk_shape, c->sk_sigmas, plan->flags);
@@ -411,25 +503,37 @@ normalize(blade_dedoppler* plan, const float* input, const float** searched, bla
                                          plan->centres,
                                          plan->spreads));
     plan->have_statistics = true;
-    *searched = input;
-    if (!plan->prepare)
-        return BLADE_OK;
     if (cuda) {
 #ifdef BLADE_HAVE_CUDA
-        if (plan->kurtosis) {
+        /* for the preparation and the device's hit selection */
+        BLADE_TRY(blade_memcpy(plan->device,
+                               plan->device_centres,
+                               plan->centres,
+                               segments * sizeof(float),
+                               BLADE_COPY_HOST_TO_DEVICE,
+                               stream));
+        BLADE_TRY(blade_memcpy(plan->device,
+                               plan->device_spreads,
+                               plan->spreads,
+                               segments * sizeof(float),
+                               BLADE_COPY_HOST_TO_DEVICE,
+                               stream));
+        if (plan->kurtosis)
             BLADE_TRY(blade_memcpy(plan->device,
                                    plan->device_flags,
                                    plan->flags,
                                    (size_t)count,
                                    BLADE_COPY_HOST_TO_DEVICE,
                                    stream));
-            BLADE_TRY(blade_memcpy(plan->device,
-                                   plan->device_centres,
-                                   plan->centres,
-                                   segments * sizeof(float),
-                                   BLADE_COPY_HOST_TO_DEVICE,
-                                   stream));
-        }
+#endif
+    }
+    (void)segments;
+    plan->timings.statistics_s = seconds_now() - clock;
+    *searched = input;
+    if (!plan->prepare)
+        return BLADE_OK;
+    if (cuda) {
+#ifdef BLADE_HAVE_CUDA
         BLADE_TRY(blade_cuda_dedoppler_prepare(input,
                                                plan->work,
                                                grid->beams,
@@ -452,7 +556,6 @@ normalize(blade_dedoppler* plan, const float* input, const float** searched, bla
                                     plan->centres,
                                     c->blank_dc);
     }
-    (void)segments;
     *searched = plan->work;
     return BLADE_OK;
 }
@@ -499,43 +602,83 @@ blade_status blade_dedoppler_process(blade_dedoppler* plan,
             "dedoppler: process() needs a hit list of hit_capacity entries and a count");
     if (plan->device.kind == BLADE_DEVICE_CUDA)
         BLADE_TRY(blade_device_activate(plan->device));
+    memset(&plan->timings, 0, sizeof plan->timings);
     const float* searched;
     BLADE_TRY(normalize(plan, input->data, &searched, stream));
     const dedoppler_grid* grid = &plan->grid;
-    const size_t count = (size_t)(grid->beams * grid->channels);
+    const blade_dedoppler_config* c = &plan->config;
+    double clock = seconds_now();
     if (plan->device.kind == BLADE_DEVICE_CUDA) {
+#ifdef BLADE_HAVE_CUDA
         BLADE_TRY(
             integrate(plan, searched, plan->device_best_sum, plan->device_best_k, NULL, stream));
+        BLADE_TRY(blade_stream_synchronize(plan->device, stream)); /* for the timings only */
+        plan->timings.integrate_s = seconds_now() - clock;
+        clock = seconds_now();
+        BLADE_TRY(blade_cuda_dedoppler_select_hits(plan->device_best_sum,
+                                                   plan->device_best_k,
+                                                   plan->device_centres,
+                                                   plan->device_spreads,
+                                                   grid->beams,
+                                                   grid->channels,
+                                                   c->nfpc,
+                                                   plan->geometry.window,
+                                                   c->snr_threshold,
+                                                   plan->geometry.drift_step_hz_per_s,
+                                                   plan->device_hits,
+                                                   c->hit_capacity,
+                                                   plan->device_hit_flags,
+                                                   plan->device_span_counts,
+                                                   plan->device_hit_total,
+                                                   stream));
         BLADE_TRY(blade_memcpy(plan->device,
-                               plan->best_sum,
-                               plan->device_best_sum,
-                               count * sizeof(float),
-                               BLADE_COPY_DEVICE_TO_HOST,
-                               stream));
-        BLADE_TRY(blade_memcpy(plan->device,
-                               plan->best_k,
-                               plan->device_best_k,
-                               count * sizeof(int32_t),
+                               plan->hit_total,
+                               plan->device_hit_total,
+                               sizeof(int64_t),
                                BLADE_COPY_DEVICE_TO_HOST,
                                stream));
         BLADE_TRY(blade_stream_synchronize(plan->device, stream));
-    } else {
-        BLADE_TRY(integrate(plan, searched, plan->best_sum, plan->best_k, NULL, stream));
+        const int64_t found = *plan->hit_total;
+        const int64_t kept = found < c->hit_capacity ? found : c->hit_capacity;
+        if (kept > 0) {
+            BLADE_TRY(blade_memcpy(plan->device,
+                                   hits,
+                                   plan->device_hits,
+                                   (size_t)kept * sizeof(blade_dedoppler_hit),
+                                   BLADE_COPY_DEVICE_TO_HOST,
+                                   stream));
+            BLADE_TRY(blade_stream_synchronize(plan->device, stream));
+        }
+        *hit_count = kept;
+        if (dropped)
+            *dropped = found - kept;
+        plan->timings.select_s = seconds_now() - clock;
+        plan->timings.candidates = found;
+        return BLADE_OK;
+#endif
     }
+    BLADE_TRY(integrate(plan, searched, plan->best_sum, plan->best_k, NULL, stream));
+    plan->timings.integrate_s = seconds_now() - clock;
+    clock = seconds_now();
+    int64_t lost = 0;
     blade_dedoppler_select_hits(plan->best_sum,
                                 plan->best_k,
                                 plan->centres,
                                 plan->spreads,
                                 grid->beams,
                                 grid->channels,
-                                plan->config.nfpc,
+                                c->nfpc,
                                 plan->geometry.window,
-                                plan->config.snr_threshold,
+                                c->snr_threshold,
                                 plan->geometry.drift_step_hz_per_s,
                                 hits,
-                                plan->config.hit_capacity,
+                                c->hit_capacity,
                                 hit_count,
-                                dropped);
+                                &lost);
+    if (dropped)
+        *dropped = lost;
+    plan->timings.select_s = seconds_now() - clock;
+    plan->timings.candidates = *hit_count + lost;
     return BLADE_OK;
 }
 
@@ -551,6 +694,11 @@ blade_status blade_dedoppler_integrate(blade_dedoppler* plan,
     const float* searched;
     BLADE_TRY(normalize(plan, input->data, &searched, stream));
     return integrate(plan, searched, NULL, NULL, plane->data, stream);
+}
+
+blade_dedoppler_timings blade_dedoppler_last_timings(const blade_dedoppler* plan)
+{
+    return plan->timings;
 }
 
 blade_status blade_dedoppler_last_statistics(const blade_dedoppler* plan,
@@ -595,6 +743,13 @@ void blade_dedoppler_destroy(blade_dedoppler* plan)
     blade_device_free(device, plan->device_s2);
     blade_device_free(device, plan->device_flags);
     blade_device_free(device, plan->device_centres);
+    blade_device_free(device, plan->device_spreads);
+    blade_host_free(device, plan->hit_total);
+    blade_device_free(device, plan->statistics_scratch);
+    blade_device_free(device, plan->device_hit_flags);
+    blade_device_free(device, plan->device_span_counts);
+    blade_device_free(device, plan->device_hit_total);
+    blade_device_free(device, plan->device_hits);
     blade_device_free(device, plan->device_best_sum);
     blade_device_free(device, plan->device_best_k);
     blade_device_free(device, plan->scratch);

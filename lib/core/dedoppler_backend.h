@@ -8,7 +8,8 @@
  * statistics and flags on the host -> preparation of a working copy (flagged
  * channels, DC blanking) when asked -> integration (Taylor tree or brute force),
  * keeping per start channel the best path (sum and k) or writing every path sum ->
- * hit selection on the host.
+ * hit selection (on the host for the CPU, on the device for CUDA: only the hits come
+ * back).
  */
 #ifndef BLADE_CORE_DEDOPPLER_BACKEND_H
 #define BLADE_CORE_DEDOPPLER_BACKEND_H
@@ -146,6 +147,44 @@ blade_status blade_cuda_dedoppler_brute_force(const float* input,
                                               int32_t* best_k,
                                               float* plane,
                                               void* stream);
+
+/* Hit selection on the device, the rule of dedoppler_hit_rule.h: the first `capacity`
+ * hits in beam and channel order into `hits` (device memory), the number found
+ * before the capacity into *total (device). `flags` (B·F bytes) and `counts`
+ * (blade_cuda_dedoppler_select_spans(B·F) values) are scratch. */
+blade_status blade_cuda_dedoppler_select_hits(const float* best_sum,
+                                              const int32_t* best_k,
+                                              const float* centres,
+                                              const float* spreads,
+                                              int64_t beams,
+                                              int64_t channels,
+                                              int64_t nfpc,
+                                              int64_t window,
+                                              double threshold,
+                                              double drift_step,
+                                              blade_dedoppler_hit* hits,
+                                              int64_t capacity,
+                                              uint8_t* flags,
+                                              int64_t* counts,
+                                              int64_t* total,
+                                              void* stream);
+
+/* Centres and spreads of the MAD normalisation on the device (no flags): the median
+ * of each of `segments` consecutive runs of nfpc zero-drift sums and 1.4826 × the
+ * median of their absolute deviations, by radix selection: the host's values bit for
+ * bit (kernels/dedoppler_statistics.cu). `scratch`: the bytes below. */
+blade_status blade_cuda_dedoppler_mad(const float* zero_drift,
+                                      int64_t segments,
+                                      int64_t nfpc,
+                                      float* centres,
+                                      float* spreads,
+                                      void* scratch,
+                                      void* stream);
+
+size_t blade_cuda_dedoppler_mad_scratch_bytes(int64_t segments);
+
+/* Spans of channels the selection counts apart: the length of its `counts`. */
+size_t blade_cuda_dedoppler_select_spans(int64_t count);
 #endif
 
 #ifdef __cplusplus

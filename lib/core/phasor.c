@@ -4,7 +4,9 @@
  * The formulas are those of astrometry.md; see include/blade/modules/phasor.h.
  */
 #include "cpu_threads_internal.h"
+#include "cuda_backend.h"
 #include "internal.h"
+#include "phasor_synthesis.h"
 
 #include <blade/astrometry.h>
 #include <blade/memory.h>
@@ -14,12 +16,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Phasors of consecutive channels differ by a constant rotation; it is applied
- * this many times between exact evaluations, which keeps the rounding drift far
- * below float precision (~ANCHOR * 1e-16 rad) while costing one sincos per
- * ANCHOR channels. */
-#define ANCHOR 64
 
 /* At most this many threads synthesize a chunk's phasors. In a flowgraph the phasor
  * block shares the cores with GNU Radio's other block threads, several of them
@@ -50,11 +46,25 @@ struct blade_phasor {
     double* table_rates;  /* [times][B][A] or NULL */
     double* delays;       /* [B][A] work */
     double* directions;   /* [2 (B + 1)] work: RA then Dec; then H then Dec */
-    float* staging;       /* pinned host phasors for GPU-like devices */
+    float* staging;       /* pinned host phasors for GPU-like devices (emulated) */
+    /* The host's part of the synthesis ([B·A][anchors] anchors, [B·A] steps, and on
+     * CUDA [A][coarse][P] calibration; pinned there) and its device copy on CUDA,
+     * where the device expands it */
+    phasor_complex* seeds;
+    phasor_complex* device_seeds;
     bool upload_pending;
     blade_stream upload_stream;
     bool dubious_year;
 };
+
+/* Bytes of the seeds: anchors, steps, calibration. */
+static size_t seed_bytes(const blade_phasor* plan)
+{
+    const int64_t pairs = plan->beams * plan->antennas;
+    const int64_t count = (plan->fine + PHASOR_ANCHOR - 1) / PHASOR_ANCHOR;
+    return (size_t)(pairs * count + pairs + plan->antennas * plan->coarse * plan->pols) *
+           sizeof(phasor_complex);
+}
 
 static const char* mode_name(blade_delay_mode mode)
 {
@@ -289,7 +299,10 @@ blade_phasor_create(blade_phasor** result, const blade_phasor_config* config, bl
             STEP(copy_array(
                 table->rates, table->times * B * A, "phasor delay table", &plan->table_rates));
     }
-    if (blade_device_is_gpu_like(device))
+    STEP(blade_host_alloc(device, seed_bytes(plan), (void**)&plan->seeds));
+    if (device.kind == BLADE_DEVICE_CUDA)
+        STEP(blade_device_alloc(device, seed_bytes(plan), (void**)&plan->device_seeds));
+    else if (blade_device_is_gpu_like(device))
         STEP(blade_host_alloc(
             device, blade_tensor_bytes(BLADE_CF32, &plan->shape), (void**)&plan->staging));
 #undef STEP
@@ -311,6 +324,8 @@ void blade_phasor_destroy(blade_phasor* plan)
         return;
     /* The caller has synchronized the upload stream (its stream may be gone). */
     blade_host_free(plan->device, plan->staging);
+    blade_host_free(plan->device, plan->seeds);
+    blade_device_free(plan->device, plan->device_seeds);
     free(plan->xyz);
     free(plan->beam_ra);
     free(plan->beam_dec);
@@ -513,10 +528,12 @@ static int synthesis_threads(void)
     return threads < SYNTHESIS_THREADS ? threads : SYNTHESIS_THREADS;
 }
 
-static void synthesize(const blade_phasor* plan, float* out)
+/* The host's part of the synthesis: the exact phase of every PHASOR_ANCHOR-th
+ * channel and one channel's rotation, per (beam, antenna) pair. */
+static void phasor_seeds(const blade_phasor* plan, phasor_complex* anchors, phasor_complex* steps)
 {
-    const int64_t B = plan->beams, A = plan->antennas, C = plan->coarse;
-    const int64_t N = plan->rate, F = plan->fine, P = plan->pols;
+    const int64_t pairs = plan->beams * plan->antennas, F = plan->fine;
+    const int64_t count = (F + PHASOR_ANCHOR - 1) / PHASOR_ANCHOR;
     const double first = blade_observation_frequency(&plan->observation, 0);
     const double spacing = plan->observation.chan_bw;
     /* A lower-sideband band (CHAN_BW < 0) is recorded as the mirror image of the sky:
@@ -524,26 +541,47 @@ static void synthesize(const blade_phasor* plan, float* out)
      * included, so the phase that undoes a delay turns the other way. (The
      * calibration was measured on the voltages as recorded: it stays as it is.) */
     const double sense = plan->observation.chan_bw < 0 ? -1.0 : 1.0;
+#pragma omp parallel for num_threads(synthesis_threads()) schedule(static) if (pairs * count > 4096)
+    for (int64_t pair = 0; pair < pairs; pair++) {
+        const double delay = sense * plan->delays[pair];
+        const double complex step = turn(delay * spacing);
+        steps[pair].re = creal(step);
+        steps[pair].im = cimag(step);
+        for (int64_t m = 0; m < count; m++) {
+            const double complex anchor =
+                turn(delay * (first + (double)(m * PHASOR_ANCHOR) * spacing));
+            anchors[pair * count + m].re = creal(anchor);
+            anchors[pair * count + m].im = cimag(anchor);
+        }
+    }
+}
+
+static void synthesize(const blade_phasor* plan, float* out)
+{
+    const int64_t B = plan->beams, A = plan->antennas, C = plan->coarse;
+    const int64_t F = plan->fine, P = plan->pols;
+    const int64_t count = (F + PHASOR_ANCHOR - 1) / PHASOR_ANCHOR;
+    phasor_complex* anchors = plan->seeds;
+    phasor_complex* steps = anchors + B * A * count;
+    phasor_seeds(plan, anchors, steps);
+    const phasor_complex* cal = (const phasor_complex*)plan->cal;
 
 #pragma omp parallel for num_threads(synthesis_threads()) \
     schedule(static) if (B * A * F * P > 65536)
     for (int64_t pair = 0; pair < B * A; pair++) {
         const int64_t a = pair % A;
-        const double delay = sense * plan->delays[pair];
-        const double complex step = turn(delay * spacing);
-        double complex phase = 1.0;
         float* row = out + 2 * pair * F * P;
-        for (int64_t f = 0; f < F; f++) {
-            if (f % ANCHOR == 0)
-                phase = turn(delay * (first + (double)f * spacing));
-            else
-                phase *= step;
-            const double complex* cal = plan->cal + (a * C + f / N) * P;
-            for (int64_t p = 0; p < P; p++) {
-                const double complex w = cal[p] * phase;
-                row[2 * (f * P + p)] = (float)creal(w);
-                row[2 * (f * P + p) + 1] = (float)cimag(w);
-            }
+        for (int64_t m = 0; m < count; m++) {
+            const int64_t first = m * PHASOR_ANCHOR;
+            const int64_t end = first + PHASOR_ANCHOR < F ? first + PHASOR_ANCHOR : F;
+            phasor_expand(anchors[pair * count + m],
+                          steps[pair],
+                          cal + a * C * P,
+                          plan->rate,
+                          P,
+                          first,
+                          end,
+                          row);
         }
     }
 }
@@ -574,6 +612,40 @@ blade_status blade_phasor_compute(blade_phasor* plan,
     if (!blade_device_is_gpu_like(plan->device)) {
         synthesize(plan, phasors->data);
         return BLADE_OK;
+    }
+    if (plan->device.kind == BLADE_DEVICE_CUDA) {
+#ifdef BLADE_HAVE_CUDA
+        /* The host takes the sines and cosines (a few per PHASOR_ANCHOR channels), the
+         * device expands them: a chunk's phasors (700 MB for 8 beams × 28 antennas ×
+         * 196 608 channels) never cross PCIe. */
+        if (plan->upload_pending) {
+            BLADE_TRY(blade_stream_synchronize(plan->device, plan->upload_stream));
+            plan->upload_pending = false;
+        }
+        const int64_t pairs = plan->beams * plan->antennas;
+        const int64_t count = (plan->fine + PHASOR_ANCHOR - 1) / PHASOR_ANCHOR;
+        const int64_t cal_values = plan->antennas * plan->coarse * plan->pols;
+        phasor_seeds(plan, plan->seeds, plan->seeds + pairs * count);
+        memcpy(plan->seeds + pairs * count + pairs,
+               plan->cal,
+               (size_t)cal_values * sizeof(phasor_complex));
+        /* Not a DMA copy: those wait behind every upload queued before them (a chunk
+         * of voltages takes milliseconds), and the beamformer waits for its phasors. */
+        BLADE_TRY(blade_upload_small(
+            plan->device, plan->device_seeds, plan->seeds, seed_bytes(plan), stream));
+        BLADE_TRY(blade_cuda_phasor_expand(plan->device_seeds,
+                                           plan->beams,
+                                           plan->antennas,
+                                           plan->coarse,
+                                           plan->rate,
+                                           plan->fine,
+                                           plan->pols,
+                                           phasors->data,
+                                           stream));
+        plan->upload_pending = true;
+        plan->upload_stream = stream;
+        return BLADE_OK;
+#endif
     }
     /* The previous upload may still be reading the staging memory. */
     if (plan->upload_pending) {

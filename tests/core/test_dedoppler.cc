@@ -583,6 +583,10 @@ BOOST_AUTO_TEST_CASE(capacity_keeps_the_first_hits_and_counts_the_rest)
     BOOST_TEST(dropped == 3);
     BOOST_TEST(hits[0].channel == 100);
     BOOST_TEST(hits[1].channel == 300);
+    // the timings count every hit found, kept or dropped, and their steps took time
+    const blade_dedoppler_timings t = blade_dedoppler_last_timings(p.search);
+    BOOST_TEST(t.candidates == 5);
+    BOOST_TEST((t.moments_s >= 0 && t.statistics_s >= 0 && t.integrate_s > 0 && t.select_s >= 0));
 }
 
 BOOST_AUTO_TEST_CASE(dc_blanking_removes_the_dc_spike)

@@ -6,8 +6,11 @@
 //
 // Tolerance: none. Both backends add the same float32 values in the same order
 // (the tree), or the same doubles in the same order rounded once (brute force, the
-// zero-drift sums, S1 and S2, computed without FMA on the GPU), and the statistics
-// and hit selection run on the host for both: every value must be identical.
+// zero-drift sums, S1 and S2, computed without FMA on the GPU); the MAD statistics are
+// order statistics (radix selection on the GPU, quickselect on the host) with the same
+// arithmetic around them, the other statistics run on the host for both, and the hit
+// selection applies one rule (dedoppler_hit_rule.h) on both: every value must be
+// identical.
 #define BOOST_TEST_NO_MAIN
 #include <boost/test/unit_test.hpp>
 
@@ -30,14 +33,17 @@ struct result {
     std::vector<uint8_t> flags;
 };
 
-std::vector<float> random_spectrogram(const blade_shape& shape, uint32_t seed, bool gamma = false)
+// Noise: normal(100, 1), gamma (kind 1: powers) or small integers −3 … 3 (kind 2:
+// negative sums and many ties for the order statistics).
+std::vector<float> random_spectrogram(const blade_shape& shape, uint32_t seed, int kind = 0)
 {
     std::mt19937 rng(seed);
     std::normal_distribution<float> normal(100.0f, 1.0f);
     std::gamma_distribution<float> powers(8.0f, 1.0f);
+    std::uniform_int_distribution<int> integers(-3, 3);
     std::vector<float> values(static_cast<size_t>(blade_shape_count(&shape)));
     for (auto& v : values)
-        v = gamma ? powers(rng) : normal(rng);
+        v = kind == 1 ? powers(rng) : kind == 2 ? static_cast<float>(integers(rng)) : normal(rng);
     // a few tones drifting at various rates in every beam
     const int64_t channels = shape.dims[shape.rank - 1], spectra = shape.dims[shape.rank - 2];
     const int64_t beams = shape.rank == 3 ? shape.dims[0] : 1;
@@ -113,11 +119,11 @@ void check_parity(const blade_dedoppler_config& config,
                   const blade_shape& shape,
                   uint32_t seed,
                   bool with_plane = true,
-                  bool gamma = false)
+                  int kind = 0)
 {
     char text[96];
     blade_shape_format(&shape, text, sizeof text);
-    const auto data = random_spectrogram(shape, seed, gamma);
+    const auto data = random_spectrogram(shape, seed, kind);
     const auto cpu = run_on(blade_device_cpu(), config, shape, data, with_plane);
     const auto gpu = run_on(first_gpu(), config, shape, data, with_plane);
     const std::string what = std::string(text) + " " + blade_dedoppler_method_name(config.method);
@@ -202,10 +208,10 @@ BOOST_AUTO_TEST_CASE(normalisations_flagging_and_blanking)
     c.sk_shape = 8;
     c.sk_sigmas = 4;
     c.blank_dc = true;
-    check_parity(c, blade_shape_btf(2, 64, 2048), 42, true, true);
+    check_parity(c, blade_shape_btf(2, 64, 2048), 42, true, 1);
     c.hit_capacity = 2;
     c.snr_threshold = 2;
-    check_parity(c, blade_shape_btf(2, 64, 2048), 43, false, true);
+    check_parity(c, blade_shape_btf(2, 64, 2048), 43, false, 1);
 }
 
 BOOST_AUTO_TEST_CASE(benchmark_shapes)
@@ -221,6 +227,26 @@ BOOST_AUTO_TEST_CASE(benchmark_shapes)
     ata.foff_hz = 0.5e6 / (1 << 18);
     ata.tsamp_s = (1 << 18) / 0.5e6;
     check_parity(ata, blade_shape_btf(3, 16, 2 << 18), 52, false);
+}
+
+BOOST_AUTO_TEST_CASE(statistics_and_selection_on_the_device)
+{
+    // Ties and negative sums for the radix selection; odd and even coarse channels.
+    auto c = config_of(0.5, 1001, BLADE_DEDOPPLER_TAYLOR);
+    check_parity(c, blade_shape_btf(2, 8, 3003), 71, true, 2);
+    c.nfpc = 1000;
+    check_parity(c, blade_shape_btf(3, 8, 3000), 72, true, 2);
+    // A flood of hits (SNR 2) over more than 1024 spans of the selection's scan
+    // (2 × 2^20 channels / 1024), with and without the capacity cutting it.
+    auto flood = config_of(0.3, 1 << 16, BLADE_DEDOPPLER_TAYLOR);
+    flood.snr_threshold = 2;
+    flood.hit_capacity = 1 << 20;
+    check_parity(flood, blade_shape_btf(2, 4, 1 << 20), 73, false);
+    flood.hit_capacity = 5000;
+    check_parity(flood, blade_shape_btf(2, 4, 1 << 20), 74, false);
+    // turbo_seti's normalisation (host statistics) with the device's selection
+    flood.normalization = BLADE_DEDOPPLER_NORM_TURBO_SETI;
+    check_parity(flood, blade_shape_btf(2, 4, 1 << 20), 75, false, 1);
 }
 
 BOOST_AUTO_TEST_CASE(repeated_runs_give_identical_bits)

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
-// Phasors for a CUDA device are computed on the host and uploaded by the core:
-// the device copy must hold exactly the CPU plan's bits, after one counted upload
-// per step, also when steps follow each other on one stream (the staging memory
-// is reused only after the previous upload). Exits 77 (skipped) without a GPU.
+// Phasors for a CUDA device: the host computes the seeds (an exact phase every
+// PHASOR_ANCHOR = 1024 channels, one rotation per beam and antenna) and uploads them,
+// a kernel expands them with the host's arithmetic. The device copy must hold exactly
+// the CPU plan's bits, after one counted upload per step, also when steps follow each
+// other on one stream (the staging memory is reused only after the previous upload),
+// for channel counts below, at and across anchors (16; 1024; 2560, whose last anchor
+// covers 512 channels; 65536 in 64 coarse channels ×1024). Exits 77 (skipped)
+// without a GPU.
 #define BOOST_TEST_NO_MAIN
 #include <boost/test/unit_test.hpp>
 
@@ -15,7 +19,9 @@
 
 using blade_test::ok;
 
-BOOST_AUTO_TEST_CASE(uploaded_phasors_equal_the_cpu_plan_bit_for_bit)
+namespace {
+
+void check_channels(int64_t channels, int64_t rate)
 {
     const blade_device gpu{ BLADE_DEVICE_CUDA, 0 };
     const int A = 16, B = 8;
@@ -41,17 +47,17 @@ BOOST_AUTO_TEST_CASE(uploaded_phasors_equal_the_cpu_plan_bit_for_bit)
     config.beams = B;
     config.beam_ra = ra.data();
     config.beam_dec = dec.data();
-    // Channels 8 .. 23 of 64 recorded around 1.42 GHz (F-engine channel 100 on),
-    // channelized at 64.
+    // Channels 8 .. 8 + channels − 1 of 64 recorded around 1.42 GHz (F-engine
+    // channel 100 on), channelized by `rate`.
     blade_observation recording{};
     recording.freq_first = 1.42e9 - 31.5 * 0.5e6;
     recording.chan_bw = 0.5e6;
-    recording.nchan = 64;
+    recording.nchan = 128;
     recording.nfpc = 1;
     recording.coarse_first = 100;
     blade_observation chunks;
-    ok(blade_observation_select_channels(&recording, 8, 16, &chunks), "channels");
-    config.observation = blade_observation_channelized(&chunks, 64);
+    ok(blade_observation_select_channels(&recording, 8, channels, &chunks), "channels");
+    config.observation = rate > 1 ? blade_observation_channelized(&chunks, rate) : chunks;
     config.polarizations = 2;
 
     blade_phasor *cpu = nullptr, *cuda = nullptr;
@@ -86,13 +92,24 @@ BOOST_AUTO_TEST_CASE(uploaded_phasors_equal_the_cpu_plan_bit_for_bit)
                gpu, got.data(), device_memory[step], bytes, BLADE_COPY_DEVICE_TO_HOST, stream),
            "download");
         ok(blade_stream_synchronize(gpu, stream), "sync");
-        BOOST_TEST(std::memcmp(expected.data(), got.data(), bytes) == 0, "step " << step);
+        BOOST_TEST(std::memcmp(expected.data(), got.data(), bytes) == 0,
+                   channels << " x " << rate << " channels, step " << step);
     }
     blade_phasor_destroy(cpu);
     blade_phasor_destroy(cuda); // after the stream's last synchronize
     for (auto& memory : device_memory)
         blade_device_free(gpu, memory);
     blade_stream_destroy(gpu, stream);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(uploaded_phasors_equal_the_cpu_plan_bit_for_bit)
+{
+    check_channels(16, 1);  // fewer channels than an anchor
+    check_channels(16, 64); // one anchor exactly
+    check_channels(40, 64); // 2.5 anchors
+    check_channels(64, 1024);
 }
 
 bool init_unit_test() { return true; }

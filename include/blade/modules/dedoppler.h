@@ -285,6 +285,22 @@ BLADE_CORE_API blade_status blade_dedoppler_last_statistics(const blade_dedopple
                                                             float* spreads,
                                                             uint8_t* flagged);
 
+/**
+ * Where the last process() call spent its time (wall clock on the host, seconds):
+ * the steps are separated by waits for the stream (most of which process() makes
+ * anyway), so the figures add up to the call. For benchmarks and profiling.
+ */
+typedef struct blade_dedoppler_timings {
+    double moments_s;    /**< zero-drift sums (and S1, S2), with their download on CUDA */
+    double statistics_s; /**< centres, spreads and flags (on the host, or the device for MAD) */
+    double integrate_s;  /**< preparation and the Taylor tree or brute force */
+    double select_s;     /**< hit selection, with the hits' download on CUDA */
+    int64_t candidates;  /**< hits found before the capacity was applied */
+} blade_dedoppler_timings;
+
+/** The timings of the last process() call (zeros before any). */
+BLADE_CORE_API blade_dedoppler_timings blade_dedoppler_last_timings(const blade_dedoppler* plan);
+
 /** Release the plan (NULL is ignored). */
 BLADE_CORE_API void blade_dedoppler_destroy(blade_dedoppler* plan);
 

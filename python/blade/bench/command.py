@@ -343,7 +343,8 @@ def build_parser():
         "--suite",
         action="append",
         default=None,
-        help="modules (default), bundles, cpu-bundles, overhead, spectrometer, multigpu, numpy or rawspec; repeatable",
+        help="modules (default), bundles, cpu-bundles, search (Mode BS alone), overhead, spectrometer, multigpu, numpy "
+        "or rawspec; repeatable",
     )
     run_parser.add_argument(
         "--threads",

@@ -12,6 +12,9 @@ Suites:
                 and (c) from device memory to a blade.device_sink (the chain
                 alone). With the figures, the link's floor measured in the same
                 run: the chunk's upload and its products' download at once.
+  cpu-bundles   Mode B at the ATA node and Mode H through the CPU backend, host
+                input, at the backend's thread count (blade-bench --threads N).
+  search        the bundles suite's beamform-and-search case (Mode BS) alone.
   overhead      the per-chunk cost of the scheduler and the device buffers: a chain
                 of blocks on 4096-byte chunks, where the arithmetic is nothing.
   spectrometer  Mode H from a GUPPI RAW recording in the page cache to filterbank
@@ -248,14 +251,14 @@ def case_inputs(mode, shape, options, quick, scratch):
     return shape, options, recipe
 
 
-def run_bundles(device, quick):
+def run_bundles(device, quick, cases=None):
     from gnuradio import blade
 
     found = limits(device)
     upload = found["upload_bandwidth"]
     figures = []
     with tempfile.TemporaryDirectory() as scratch:
-        for name, mode, shape, dtype, options, upstream_ms, target_ms in BUNDLE_CASES + SEARCH_CASES:
+        for name, mode, shape, dtype, options, upstream_ms, target_ms in cases or BUNDLE_CASES + SEARCH_CASES:
             shape, options, recipe = case_inputs(mode, shape, options, quick, scratch)
             chunk_bytes = blade.item_size(shape, dtype)
             chunk_seconds = shape[2] * TBIN
@@ -308,6 +311,14 @@ def run_bundles(device, quick):
                     "upstream_ms": upstream_ms if compared else None,
                     "target_ms": target_ms if compared else None,
                 }
+                if mode == "bs":
+                    # the search's own share: the dedoppler block's time in its searches
+                    # (upload, statistics, tree, hits), against the chunks' real time
+                    windows = bundle.search.windows()
+                    search_ms = 1e3 * bundle.search.search_seconds() / max(1, windows)
+                    figure["search_windows"] = windows
+                    figure["search_ms_per_window"] = search_ms
+                    figure["search_hits"] = bundle.search.hits()
                 del bundle
                 gc.collect()  # release this flowgraph's device memory before the next
                 figures.append(figure)
@@ -321,6 +332,14 @@ def run_bundles(device, quick):
                     f"{figure['benchmark']}: {time_ms:.3f} ms, {figure['real_time_factor']:.1f}x real time, "
                     f"{figure['bytes_per_s'] / 1e9:.1f} GB/s {fraction}, device memory {memory / 2**20:.0f} MiB"
                 )
+                if mode == "bs":
+                    spectra = options["spectra"]
+                    print(
+                        f"  search: {figure['search_windows']} windows of {spectra} spectra, "
+                        f"{figure['search_ms_per_window']:.2f} ms each in the dedoppler block "
+                        f"({figure['search_ms_per_window'] / spectra:.3f} ms per chunk), "
+                        f"{figure['search_hits']} hits"
+                    )
     return figures, {"upload_bandwidth": upload, "copy_bandwidth": found["copy_bandwidth"]}
 
 
@@ -469,9 +488,15 @@ def run_spectrometer(device, quick):
     return [figure], {"cat_bandwidth": cat_rate}
 
 
+def run_search(device, quick):
+    """The bundles suite's beamform-and-search case alone."""
+    return run_bundles(device, quick, SEARCH_CASES)
+
+
 SUITES = {
     "bundles": run_bundles,
     "cpu-bundles": run_cpu_bundles,
+    "search": run_search,
     "overhead": run_overhead,
     "spectrometer": run_spectrometer,
 }
