@@ -36,22 +36,38 @@ channelizer::sptr channelizer::make(const std::vector<int64_t>& shape,
 channelizer_impl::channelizer_impl(const tensor_spec& input,
                                    const blade_channelizer_config& config,
                                    const std::string& requested_device,
-                                   const blade_device& device)
+                                   const blade_device& device,
+                                   const std::optional<tensor_spec>& arriving,
+                                   double scale)
     : gr::sync_block("channelizer",
-                     device_signature(device, 1, input.item_size()),
+                     device_signature(device, 1, arriving.value_or(input).item_size()),
                      device_signature(device, 1, input.item_size())),
       device_block("channelizer", requested_device, device),
-      d_config(config)
+      d_config(config),
+      d_coarse(input)
 {
     check(blade_channelizer_create(&d_channelizer, &d_config, &input.shape, blade_device_id()),
           "configuration");
     const tensor_spec output(input.dtype, blade_channelizer_output_shape(d_channelizer));
-    set_port_specs({ input }, { output });
+    if (arriving) {
+        if (input.shape.rank != 4 || input.shape.dims[2] != d_config.rate)
+            throw std::invalid_argument("blade.channelizer: a cast folded in needs one spectrum "
+                                        "per chunk (T = N) to channelize in place; got " +
+                                        input.str() + ", N = " + std::to_string(d_config.rate));
+        const blade_cast_config cast = { arriving->dtype, input.dtype, static_cast<float>(scale) };
+        check(blade_cast_create(&d_cast, &cast, &input.shape, blade_device_id()),
+              "cast configuration");
+    }
+    set_port_specs({ arriving.value_or(input) }, { output });
     set_tag_propagation_policy(TPP_DONT); // forward_tags() rewrites and copies them
     log_device_choice(d_logger);
 }
 
-channelizer_impl::~channelizer_impl() { blade_channelizer_destroy(d_channelizer); }
+channelizer_impl::~channelizer_impl()
+{
+    blade_channelizer_destroy(d_channelizer);
+    blade_cast_destroy(d_cast);
+}
 
 std::vector<double> channelizer_impl::prototype() const
 {
@@ -78,7 +94,15 @@ int channelizer_impl::work(int noutput_items,
                        output_items,
                        "channelizer",
                        [this](const blade_tensor& in, blade_tensor& out) {
-                           return blade_channelizer_process(d_channelizer, &in, &out, stream());
+                           if (d_cast == nullptr)
+                               return blade_channelizer_process(d_channelizer, &in, &out, stream());
+                           // the cast into this block's own chunk, channelized there
+                           blade_tensor coarse = tensor(d_coarse, out.data);
+                           const blade_status cast =
+                               blade_cast_process(d_cast, &in, &coarse, stream());
+                           if (cast != BLADE_OK)
+                               return cast;
+                           return blade_channelizer_process(d_channelizer, &coarse, &out, stream());
                        });
     if (done > 0)
         forward_tags(done);

@@ -292,6 +292,19 @@ int device_block::guarded_work(const gr::logger_ptr& logger, const std::function
     }
 }
 
+void device_block::append_in_place_stage(const std::string& what, in_place_stage stage)
+{
+    d_in_place_stages.emplace_back(what, std::move(stage));
+}
+
+std::vector<std::string> device_block::in_place_stage_names() const
+{
+    std::vector<std::string> names;
+    for (const auto& entry : d_in_place_stages)
+        names.push_back(entry.first);
+    return names;
+}
+
 int device_block::process_chunks(
     const gr::logger_ptr& logger,
     int noutput_items,
@@ -309,6 +322,8 @@ int device_block::process_chunks(
             const blade_tensor input = tensor(d_inputs[0], in + i * in_size);
             blade_tensor output = tensor(d_outputs[0], out + i * out_size);
             check(process(input, output), what);
+            for (const auto& [name, stage] : d_in_place_stages)
+                check(stage(output, d_stream), name.c_str());
             d_device_spans.mark(d_stream);
         }
         synchronize();

@@ -20,6 +20,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gr {
@@ -143,6 +144,26 @@ public:
      */
     virtual blade_device input_buffer_device() const { return d_device; }
 
+    /*!
+     * A core call that overwrites one output chunk with its result, of the same
+     * tensor (a polarizer): see append_in_place_stage().
+     */
+    using in_place_stage = std::function<blade_status(blade_tensor& chunk, blade_stream stream)>;
+
+    /*!
+     * Run `stage` on each output chunk of port 0, in place, after this block's own
+     * process and before GNU Radio sees the chunk: how a bundle runs a stage that
+     * may overwrite its input (a polarizer after a cast or a channelizer) without a
+     * block and a device buffer of its own. Only blocks whose work() is
+     * process_chunks() run stages (cast, channelizer, permutation, polarizer);
+     * call before the flowgraph starts. The stage's time counts as this block's on
+     * the timeline; `what` names it in errors ("<block>: <what>: <core message>").
+     */
+    void append_in_place_stage(const std::string& what, in_place_stage stage);
+
+    /*! What append_in_place_stage() added, in order. */
+    std::vector<std::string> in_place_stage_names() const;
+
     const tensor_spec& input_spec(size_t port) const { return d_inputs.at(port); }
     const tensor_spec& output_spec(size_t port) const { return d_outputs.at(port); }
     size_t ninput_specs() const { return d_inputs.size(); }
@@ -214,6 +235,7 @@ private:
     // Input buffers that upload a host writer's chunks: waited for before work.
     std::vector<device_buffer*> d_uploading_inputs;
     timeline::device_spans d_device_spans;
+    std::vector<std::pair<std::string, in_place_stage>> d_in_place_stages;
 };
 
 /*! Record a failure message ("blade.<block>: ...") for failures(). */
