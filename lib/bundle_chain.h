@@ -83,6 +83,9 @@ public:
     const std::string& device() const { return d_device; }
 
 private:
+    chain_end
+    channelize_in_place(const chain_end& in, int64_t rate, int taps, const std::string& window);
+
     gr::hier_block2& d_hier;
     std::string d_name;
     std::string d_device;

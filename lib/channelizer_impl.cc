@@ -44,7 +44,8 @@ channelizer_impl::channelizer_impl(const tensor_spec& input,
                      device_signature(device, 1, input.item_size())),
       device_block("channelizer", requested_device, device),
       d_config(config),
-      d_coarse(input)
+      d_coarse(input),
+      d_fine_tags(config.rate)
 {
     check(blade_channelizer_create(&d_channelizer, &d_config, &input.shape, blade_device_id()),
           "configuration");
@@ -115,69 +116,14 @@ void channelizer_impl::forward_tags(int nitems)
     std::vector<gr::tag_t> tags;
     get_tags_in_range(tags, 0, first_in, first_in + static_cast<uint64_t>(nitems));
     std::map<uint64_t, std::vector<gr::tag_t>> by_chunk;
-    for (auto& tag : tags)
+    for (auto& tag : tags) {
+        tag.offset = tag.offset - first_in + first_out;
         by_chunk[tag.offset].push_back(tag);
-
-    const pmt::pmt_t chan_bw = pmt::intern(tag::chan_bw), freq_first = pmt::intern(tag::freq_first);
-    const pmt::pmt_t tsamp = pmt::intern(tag::tsamp), nfpc = pmt::intern(tag::nfpc),
-                     nchan = pmt::intern(tag::nchan);
-    const int64_t n = d_config.rate;
-    const auto number = [](const gr::tag_t& t) {
-        return pmt::is_number(t.value) && !pmt::is_complex(t.value);
-    };
+    }
     for (auto& [offset, chunk_tags] : by_chunk) {
-        // The chunk's axis as an observation, turned into the fine one in one place
-        // (blade_observation_channelized). chan_bw first: freq_first of the same
-        // chunk is shifted by half of it, and later chunks may not repeat it.
-        blade_observation coarse = {};
-        coarse.nfpc = 1;
-        bool has_nfpc = false, axis = false;
-        for (const auto& t : chunk_tags) {
-            if (!number(t))
-                continue;
-            if (pmt::eq(t.key, chan_bw)) {
-                d_chan_bw = pmt::to_double(t.value);
-                d_have_chan_bw = true;
-            } else if (pmt::eq(t.key, freq_first)) {
-                coarse.freq_first = pmt::to_double(t.value);
-            } else if (pmt::eq(t.key, tsamp)) {
-                coarse.tsamp = pmt::to_double(t.value);
-            } else if (pmt::eq(t.key, nfpc)) {
-                coarse.nfpc = std::lround(pmt::to_double(t.value));
-            } else if (pmt::eq(t.key, nchan)) {
-                coarse.nchan = std::lround(pmt::to_double(t.value));
-            }
-        }
-        coarse.chan_bw = d_chan_bw;
-        const blade_observation fine = blade_observation_channelized(&coarse, n);
-        for (auto t : chunk_tags) {
-            if (number(t) && pmt::eq(t.key, chan_bw)) {
-                t.value = pmt::from_double(fine.chan_bw);
-                axis = true;
-            } else if (number(t) && pmt::eq(t.key, freq_first)) {
-                axis = true;
-                if (d_have_chan_bw) {
-                    t.value = pmt::from_double(fine.freq_first);
-                } else if (n > 1 && !d_warned_freq) {
-                    d_logger->warn("{} tag without a {} tag: passed on unchanged, as the centre "
-                                   "of the first fine channel cannot be known",
-                                   tag::freq_first,
-                                   tag::chan_bw);
-                    d_warned_freq = true;
-                }
-            } else if (number(t) && pmt::eq(t.key, tsamp)) {
-                t.value = pmt::from_double(fine.tsamp);
-            } else if (number(t) && pmt::eq(t.key, nfpc)) {
-                t.value = pmt::from_long(fine.nfpc);
-                has_nfpc = true;
-            } else if (number(t) && pmt::eq(t.key, nchan)) {
-                t.value = pmt::from_long(fine.nchan);
-            }
-            t.offset = offset - first_in + first_out;
+        d_fine_tags.rewrite(chunk_tags, alias_pmt(), d_logger);
+        for (const auto& t : chunk_tags)
             add_item_tag(0, t);
-        }
-        if (axis && !has_nfpc) // no nfpc means one channel per coarse channel so far
-            add_item_tag(0, offset - first_in + first_out, nfpc, pmt::from_long(n), alias_pmt());
     }
 }
 

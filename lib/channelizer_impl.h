@@ -5,6 +5,7 @@
 #define INCLUDED_BLADE_CHANNELIZER_IMPL_H
 
 #include "device_block.h"
+#include "fine_channel_tags.h"
 #include <gnuradio/blade/channelizer.h>
 
 #include <optional>
@@ -50,9 +51,7 @@ private:
     blade_channelizer* d_channelizer = nullptr;
     blade_cast* d_cast = nullptr; // the cast folded in front, or none
     tensor_spec d_coarse;         // a chunk before channelizing (the cast's output)
-    double d_chan_bw = 0;         // the last coarse chan_bw seen (for a lone freq_first)
-    bool d_have_chan_bw = false;
-    bool d_warned_freq = false;
+    fine_channel_tags d_fine_tags;
 };
 
 } // namespace blade

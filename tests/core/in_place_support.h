@@ -89,7 +89,8 @@ inline plan_factory polarizer_plans(const blade_shape& shape, blade_dtype type)
 }
 
 // Cast plans `from` -> `to` (one size per element) times `scale`.
-inline plan_factory cast_plans(const blade_shape& shape, blade_dtype from, blade_dtype to, float scale)
+inline plan_factory
+cast_plans(const blade_shape& shape, blade_dtype from, blade_dtype to, float scale)
 {
     return [=](blade_device device) -> process_fn {
         blade_cast* raw = nullptr;
@@ -106,11 +107,12 @@ inline plan_factory cast_plans(const blade_shape& shape, blade_dtype from, blade
 
 // Channelizer plans of one type, N = rate, M = taps, CUDA `kernel`. Null when the
 // kernel does not serve the shape (reported by `created`).
-inline plan_factory channelizer_plans(const blade_shape& shape,
-                                      blade_dtype type,
-                                      int64_t rate,
-                                      int taps,
-                                      blade_channelizer_kernel kernel = BLADE_CHANNELIZER_KERNEL_AUTO)
+inline plan_factory
+channelizer_plans(const blade_shape& shape,
+                  blade_dtype type,
+                  int64_t rate,
+                  int taps,
+                  blade_channelizer_kernel kernel = BLADE_CHANNELIZER_KERNEL_AUTO)
 {
     return [=](blade_device device) -> process_fn {
         blade_channelizer* raw = nullptr;

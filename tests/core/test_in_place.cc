@@ -57,7 +57,8 @@ BOOST_AUTO_TEST_CASE(polarizer_in_place_gives_the_out_of_place_bits)
 BOOST_AUTO_TEST_CASE(cast_in_place_between_types_of_one_size)
 {
     // 131072 elements: the threaded path (chunks of 2^16) as well as the plain loop
-    for (const blade_shape& shape : { blade_shape_aftp(3, 7, 13, 2), blade_shape_aftp(4, 16, 2048, 2) }) {
+    for (const blade_shape& shape :
+         { blade_shape_aftp(3, 7, 13, 2), blade_shape_aftp(4, 16, 2048, 2) }) {
         const int64_t count = blade_shape_count(&shape);
         check_in_place_matches(cpu,
                                blade_test::cast_plans(shape, BLADE_CF32, BLADE_CF32, 0.25f),
@@ -97,8 +98,8 @@ BOOST_AUTO_TEST_CASE(channelizer_in_place_with_one_spectrum_per_chunk)
                                geometry{ blade_shape_aftp(1, 1, 256, 1), 256, 8 },
                                geometry{ blade_shape_aftp(2, 4, 8192, 2), 8192, 4 } }) {
         const int64_t count = blade_shape_count(&g.shape);
-        const std::string what = "channelizer N = " + std::to_string(g.n) +
-                                 ", taps = " + std::to_string(g.taps);
+        const std::string what =
+            "channelizer N = " + std::to_string(g.n) + ", taps = " + std::to_string(g.taps);
         check_in_place_matches(cpu,
                                blade_test::channelizer_plans(g.shape, BLADE_CF32, g.n, g.taps),
                                random_chunks(BLADE_CF32, count, 3, 7),

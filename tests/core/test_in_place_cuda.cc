@@ -59,8 +59,8 @@ BOOST_AUTO_TEST_CASE(cast_in_place_on_the_gpu)
 BOOST_AUTO_TEST_CASE(channelizer_in_place_on_every_kernel)
 {
     const blade_channelizer_kernel kernels[] = {
-        BLADE_CHANNELIZER_KERNEL_SHARED,    BLADE_CHANNELIZER_KERNEL_DIRECT,
-        BLADE_CHANNELIZER_KERNEL_GENERAL,   BLADE_CHANNELIZER_KERNEL_FOUR_STEP,
+        BLADE_CHANNELIZER_KERNEL_SHARED,      BLADE_CHANNELIZER_KERNEL_DIRECT,
+        BLADE_CHANNELIZER_KERNEL_GENERAL,     BLADE_CHANNELIZER_KERNEL_FOUR_STEP,
         BLADE_CHANNELIZER_KERNEL_DIRECT_HALF,
     };
     const char* names[] = { "auto", "shared", "direct", "general", "four-step", "direct-half" };
@@ -74,9 +74,8 @@ BOOST_AUTO_TEST_CASE(channelizer_in_place_on_every_kernel)
             for (int taps : { 1, 4 }) {
                 for (blade_dtype type : { BLADE_CF32, BLADE_CF16 }) {
                     blade_channelizer* probe = nullptr;
-                    blade_channelizer_config config = {
-                        type, type, n, taps, BLADE_WINDOW_HAMMING, kernel
-                    };
+                    blade_channelizer_config config = { type,  type, n, taps, BLADE_WINDOW_HAMMING,
+                                                        kernel };
                     if (blade_channelizer_create(&probe, &config, &shape, first_gpu()) != BLADE_OK)
                         continue; // this kernel does not serve N
                     blade_channelizer_destroy(probe);

@@ -11,12 +11,15 @@ the out-of-place bits, and a partial overlap is refused.
 """
 
 import math
+import os
 
 import numpy
+import pmt
 from gnuradio import blocks, gr, gr_unittest
 
 from gnuradio import blade
 import blade_testing as bt
+import qa_bundles
 
 
 def separate_chain(shape, rate, taps, mode, integration, device, precision):
@@ -119,6 +122,96 @@ class qa_in_place(gr_unittest.TestCase):
         self.assertEqual(separate - fused, 2 * blade.item_size(shape, "cf32"))
 
 
+class separate_stages:
+    """Within it, bundles are built with their stages as separate blocks."""
+
+    def __enter__(self):
+        os.environ["BLADE_BUNDLE_IN_PLACE"] = "0"
+
+    def __exit__(self, *_):
+        os.environ.pop("BLADE_BUNDLE_IN_PLACE")
+
+
+class qa_mode_bh_in_place(qa_bundles.BundleTestCase):
+    """Mode BH channelizes the whole gathered time axis (T = N) in the gather's chunk."""
+
+    device = "emulated"
+
+    def bundle(self, shape, gather, recipe, precision):
+        return blade.mode_bh(
+            shape,
+            qa_bundles.chunk_axis(shape[1]),
+            blade.read_bfr5(recipe),
+            blade.beamforming_options(
+                gather=gather, incoherent=True, detector="I", device=self.device, precision=precision
+            ),
+        )
+
+    def test_same_products_and_tags_and_two_long_chunks_less(self):
+        shape, gather, nchunks = [4, 2, 16, 2], 4, 8
+        recipe = self.recipe(4, 2)[0]
+        voltages = qa_bundles.ci8_chunks(self.rng, nchunks, shape)
+        items, _ = self.chunk_times(nchunks, shape[2])
+        axis = [  # the axis a guppi_source tags its chunks with, on chunks 0 and 4
+            gr.tag_utils.python_to_tag((n, pmt.intern(key), pmt.from_double(value)))
+            for n in (0, 4)
+            for key, value in (("blade_chan_bw", -0.5e6), ("blade_freq_first", 1.42e9), ("blade_tsamp", 2e-6))
+        ]
+        for precision, work in (("fp32", "cf32"), ("fp16", "cf16")):
+            runs = {}
+            for in_place in (True, False):
+                if in_place:
+                    bundle = self.bundle(shape, gather, recipe, precision)
+                else:
+                    with separate_stages():
+                        bundle = self.bundle(shape, gather, recipe, precision)
+                ((data, tags),) = bt.run_graph(
+                    bundle,
+                    [(blade.pack(voltages, "ci8"), blade.item_size(shape, "ci8")), (items, 64)],
+                    [bundle.output_item_size()],
+                    [axis, []],
+                )
+                self.assertEqual(blade.failures(), [])
+                products = blade.unpack(data, list(bundle.output_shape()), "f32")  # not the items' padding
+                runs[in_place] = products, sorted((t.offset, pmt.symbol_to_string(t.key), str(t.value)) for t in tags)
+            self.assertGreater(numpy.max(runs[False][0]), 0)
+            numpy.testing.assert_array_equal(runs[True][0], runs[False][0])
+            self.assertEqual(runs[True][1], runs[False][1])
+            keys = {key for _, key, _ in runs[True][1]}
+            self.assertTrue({"blade_chan_bw", "blade_nfpc", "blade_tsamp"} <= keys, keys)
+
+            # the channelizer's buffer: two gathered chunks of 3 beams
+            long_chunk = blade.item_size([3, shape[1], shape[2] * gather, shape[3]], work)
+            held = {}
+            for in_place in (True, False):
+                if in_place:
+                    held[in_place] = self.held(shape, gather, recipe, precision)
+                else:
+                    with separate_stages():
+                        held[in_place] = self.held(shape, gather, recipe, precision)
+            self.assertEqual(held[False] - held[True], 2 * long_chunk, precision)
+
+    def held(self, shape, gather, recipe, precision):
+        import gc
+
+        from gnuradio.blade.bench.workloads import TBIN, chunk_times
+
+        gc.collect()
+        blade.reset_device_memory_peak()
+        baseline = blade.device_memory_stats()["bytes_in_use"]
+        bundle = self.bundle(shape, gather, recipe, precision)
+        tb = gr.top_block()
+        tb.connect(blade.device_source(shape, "ci8", 2, [], "cpu", False), (bundle, 0))
+        times = chunk_times(2, shape[2] * TBIN)
+        tb.connect(blocks.vector_source_b(times.view(numpy.uint8).tolist(), False, 64), (bundle, 1))
+        tb.connect(bundle, blocks.null_sink(bundle.output_item_size()))
+        tb.start()
+        memory = blade.device_memory_stats()["peak_bytes"] - baseline
+        tb.stop()
+        tb.wait()
+        return memory
+
+
 class qa_array_in_place(gr_unittest.TestCase):
     def test_polarizer_and_channelizer_out_is_the_input(self):
         from gnuradio.blade import array as ba
@@ -143,5 +236,4 @@ class qa_array_in_place(gr_unittest.TestCase):
 
 
 if __name__ == "__main__":
-    gr_unittest.run(qa_in_place)
-    gr_unittest.run(qa_array_in_place)
+    gr_unittest.main()

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 """
 qa_in_place on a CUDA GPU: Mode H with the channelizer and the polarizer in place
-(cuFFT-free tile kernels at these N) gives the separate blocks' bits there too, and
-holds four chunks of device memory less. Exits 77 without a GPU.
+(the tile kernels at these N) and Mode BH with the channelizer in place in the
+gather's chunk give the separate blocks' bits and tags there too, and hold the
+saved buffers less device memory. Exits 77 without a GPU.
 """
 
 from gnuradio import gr_unittest
@@ -16,6 +17,10 @@ class qa_in_place_gpu(cpu.qa_in_place):
     device = "cuda"
 
 
+class qa_mode_bh_in_place_gpu(cpu.qa_mode_bh_in_place):
+    device = "cuda"
+
+
 if __name__ == "__main__":
     bt.require_gpu()
-    gr_unittest.run(qa_in_place_gpu)
+    gr_unittest.main()
