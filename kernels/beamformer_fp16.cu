@@ -73,34 +73,21 @@
 // same sums (operands rounded to half, float32 sums): results agree to float32
 // accumulation order.
 
-#include "beamformer_kernels.h"
-#include "cp_async.h"
-#include "cuda_check.h"
-
-#include <algorithm>
+#include "beamformer_tensor_tiles.h"
 
 namespace beamformer_cuda {
 namespace {
 
-constexpr int kBeams = 64;    // beams per block (a beam group)
-constexpr int kColumns = 128; // (time, pol) columns per time tile
+// kBeams, kColumns, kThreads, kPad: beamformer_tensor_tiles.h
 // Pipeline stages (3 in flight ahead of the one computed). Antennas per stage: 32 (4
 // k-steps of 8 between barriers) for ci8 and cf16, whose stages are small (9 and 17 KB),
 // 16 for cf32 (17 KB), so that 4 stages and the resident phasors of 64 antennas leave
 // room for two blocks per SM. More work and bytes in flight per barrier than the TF32
 // kernel's 3 stages of 16 antennas: the stage is what a block waits for.
 constexpr int kStages = 4;
-constexpr int kThreads = 256; // 8 warps: 4 along beams, 2 along columns
-constexpr int kPad = 32;      // bytes added to every shared-memory row
 // Resident phasors while a block stays within this much shared memory: two blocks per
 // SM on sm_80/sm_90 (228 KB per SM, 1 KB reserved per block).
 constexpr int kResidentLimit = 110 * 1024;
-
-template <blade_dtype In>
-constexpr int element_bytes()
-{
-    return In == BLADE_CF32 ? 8 : In == BLADE_CF16 ? 4 : 2;
-}
 
 constexpr int stage_antennas(blade_dtype in) { return in == BLADE_CF32 ? 16 : 32; }
 
@@ -197,69 +184,6 @@ __device__ __forceinline__ void load_voltage(const char* row, int time, uint32_t
         } else {
             uint32_t unused;
             ci8x2_to_half2(*reinterpret_cast<const uint16_t*>(row + time * 2), v[0], unused);
-        }
-    }
-}
-
-// Issue the voltage copies of (time tile, antenna chunk) into `stage`, and the chunk's
-// phasors after them when they are not resident.
-template <blade_dtype In, int P, bool Resident>
-__device__ __forceinline__ void
-load_stage(const Fp16Args& args, char* stage, int64_t channel, int group, int64_t tile, int chunk)
-{
-    using L = Layout<In, P>;
-    constexpr int esize = element_bytes<In>();
-    const int64_t t0 = tile * L::times;
-    const int64_t valid_columns = std::min<int64_t>(kColumns, (args.times - t0) * P);
-    const char* x = static_cast<const char*>(args.x);
-
-    // Voltages: L::antennas rows of kColumns elements, contiguous in memory.
-    if (args.async_voltages) {
-        constexpr int per_row = kColumns * esize / 16;
-        for (int c = threadIdx.x; c < L::antennas * per_row; c += kThreads) {
-            const int r = c / per_row, k = c % per_row;
-            const int a = chunk * L::antennas + r;
-            const bool valid = a < args.antennas && k * (16 / esize) < valid_columns;
-            const char* source =
-                valid ? x +
-                            ((static_cast<int64_t>(a) * args.channels + channel) * args.times * P +
-                             t0 * P) *
-                                esize +
-                            k * 16
-                      : x;
-            cp_async16(stage + r * L::x_row + k * 16, source, valid);
-        }
-    } else {
-        for (int e = threadIdx.x; e < L::antennas * kColumns; e += kThreads) {
-            const int r = e / kColumns, k = e % kColumns;
-            const int a = chunk * L::antennas + r;
-            const bool valid = a < args.antennas && k < valid_columns;
-            const int64_t i =
-                (static_cast<int64_t>(a) * args.channels + channel) * args.times * P + t0 * P + k;
-            char* target = stage + r * L::x_row + k * esize;
-            if constexpr (In == BLADE_CF32)
-                *reinterpret_cast<float2*>(target) =
-                    valid ? __ldg(static_cast<const float2*>(args.x) + i) : make_float2(0.0f, 0.0f);
-            else if constexpr (In == BLADE_CF16)
-                *reinterpret_cast<uint32_t*>(target) =
-                    valid ? __ldg(static_cast<const unsigned int*>(args.x) + i) : 0u;
-            else
-                *reinterpret_cast<uint16_t*>(target) =
-                    valid ? __ldg(static_cast<const unsigned short*>(args.x) + i)
-                          : static_cast<unsigned short>(0);
-        }
-    }
-
-    if constexpr (!Resident) {
-        // Phasors: L::antennas rows of kBeams x P half2, packed and zero-padded.
-        constexpr int per_row = kBeams * P * 4 / 16;
-        const char* w = reinterpret_cast<const char*>(
-            args.w_packed + channel * args.packed_channel_stride +
-            (static_cast<int64_t>(group) * args.chunks + chunk) * L::antennas * kBeams * P);
-        char* w_stage = stage + L::x_stage;
-        for (int c = threadIdx.x; c < L::antennas * per_row; c += kThreads) {
-            const int r = c / per_row, k = c % per_row;
-            cp_async16(w_stage + r * L::w_row + k * 16, w + (r * per_row + k) * 16, true);
         }
     }
 }
@@ -372,13 +296,9 @@ __global__ void __launch_bounds__(kThreads, 2) fp16_kernel(const Fp16Args args)
     extern __shared__ __align__(16) char shared[];
     char* const resident = shared + kStages * kStageBytes; // Resident: [A_pad][w_row]
 
-    int64_t id = blockIdx.x;
-    const int group = static_cast<int>(id % args.groups);
-    id /= args.groups;
-    const int64_t segment = id % args.segments;
-    const int64_t channel = id / args.segments;
-    const int64_t first_tile = segment * args.segment;
-    const int64_t last_tile = std::min(args.tiles, first_tile + args.segment);
+    const BlockWork work = block_work(args);
+    const int group = work.group;
+    const int64_t channel = work.channel, first_tile = work.first_tile, last_tile = work.last_tile;
     if (first_tile >= last_tile)
         return;
     const int64_t steps = (last_tile - first_tile) * args.chunks;
@@ -396,27 +316,19 @@ __global__ void __launch_bounds__(kThreads, 2) fp16_kernel(const Fp16Args args)
     const int live_tiles = warp_beams <= 0 ? 0 : warp_beams <= 8 ? 1 : 2;
 
     float acc[2][kOctets][P][4];
-#pragma unroll
-    for (int m = 0; m < 2; m++)
-#pragma unroll
-        for (int o = 0; o < kOctets; o++)
-#pragma unroll
-            for (int p = 0; p < P; p++)
-#pragma unroll
-                for (int r = 0; r < 4; r++)
-                    acc[m][o][p][r] = 0.0f;
+    clear_accumulators(acc);
 
     // The resident phasors travel with stage 0 (the first commit group).
     if constexpr (Resident)
         load_resident_phasors<In, P>(args, resident, channel, group);
     for (int s = 0; s < kStages - 1; s++) {
         if (s < steps)
-            load_stage<In, P, Resident>(args,
-                                        shared + s * kStageBytes,
-                                        channel,
-                                        group,
-                                        first_tile + s / args.chunks,
-                                        static_cast<int>(s % args.chunks));
+            load_stage<In, P, L, !Resident>(args,
+                                            shared + s * kStageBytes,
+                                            channel,
+                                            group,
+                                            first_tile + s / args.chunks,
+                                            static_cast<int>(s % args.chunks));
         cp_async_commit();
     }
 
@@ -425,12 +337,12 @@ __global__ void __launch_bounds__(kThreads, 2) fp16_kernel(const Fp16Args args)
         __syncthreads(); // stage `step` has landed; every warp is done with step - 1
         const int64_t next = step + kStages - 1;
         if (next < steps)
-            load_stage<In, P, Resident>(args,
-                                        shared + (next % kStages) * kStageBytes,
-                                        channel,
-                                        group,
-                                        first_tile + next / args.chunks,
-                                        static_cast<int>(next % args.chunks));
+            load_stage<In, P, L, !Resident>(args,
+                                            shared + (next % kStages) * kStageBytes,
+                                            channel,
+                                            group,
+                                            first_tile + next / args.chunks,
+                                            static_cast<int>(next % args.chunks));
         cp_async_commit();
 
         const int chunk = static_cast<int>(step % args.chunks);
@@ -446,99 +358,20 @@ __global__ void __launch_bounds__(kThreads, 2) fp16_kernel(const Fp16Args args)
         if (chunk == args.chunks - 1) {
             // Tile done: write the beams, reset the accumulators.
             const int64_t t0 = (first_tile + step / args.chunks) * L::times;
-#pragma unroll
-            for (int m = 0; m < 2; m++) {
-                const int64_t beam = static_cast<int64_t>(group) * kBeams + warp_beam + m * 8 + g;
-#pragma unroll
-                for (int o = 0; o < kOctets; o++) {
-                    const int64_t time = t0 + warp_time + o * 8 + 2 * t;
-                    if (beam < args.beams && time < args.times) {
-                        const int64_t base =
-                            ((beam * args.channels + channel) * args.times + time) * P;
-                        const bool both = time + 1 < args.times;
-                        if constexpr (P == 2) {
-                            // (time, p0) (time, p1) (time+1, p0) (time+1, p1): 4 adjacent elements
-                            store_pair<Out>(args,
-                                            base,
-                                            make_float2(acc[m][o][0][0], acc[m][o][0][2]),
-                                            make_float2(acc[m][o][1][0], acc[m][o][1][2]));
-                            if (both)
-                                store_pair<Out>(args,
-                                                base + 2,
-                                                make_float2(acc[m][o][0][1], acc[m][o][0][3]),
-                                                make_float2(acc[m][o][1][1], acc[m][o][1][3]));
-                        } else {
-                            const float2 first = make_float2(acc[m][o][0][0], acc[m][o][0][2]);
-                            const float2 second = make_float2(acc[m][o][0][1], acc[m][o][0][3]);
-                            if (both && base % 2 == 0) {
-                                store_pair<Out>(args, base, first, second);
-                            } else {
-                                store_one<Out>(args.y, base, first);
-                                if (both)
-                                    store_one<Out>(args.y, base + 1, second);
-                            }
-                        }
-                    }
-#pragma unroll
-                    for (int p = 0; p < P; p++)
-#pragma unroll
-                        for (int r = 0; r < 4; r++)
-                            acc[m][o][p][r] = 0.0f;
-                }
-            }
+            const auto pair = [&](int64_t i, float2 a, float2 b) {
+                store_pair<Out>(args, i, a, b);
+            };
+            store_tile<Out>(args, acc, group, channel, t0, warp_beam, warp_time, g, t, pair);
         }
     }
     cp_async_wait<0>(); // nothing may be in flight when the block exits
 #endif
 }
 
-// Phasors [B, A, F, 1, P] (or [B, A]) -> half2 [Fw][groups][A_pad][64][P], rounded to
-// nearest even and zero-padded, so that a block's phasors are one contiguous block.
-__global__ void pack_phasors_fp16_kernel(const float2* __restrict__ w,
-                                         __half2* __restrict__ packed,
-                                         int64_t total,
-                                         int64_t beams,
-                                         int64_t antennas,
-                                         int64_t padded_antennas,
-                                         int groups,
-                                         int pols,
-                                         int64_t sb,
-                                         int64_t sa,
-                                         int64_t sf,
-                                         int64_t sp)
-{
-    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
-         i += stride) {
-        int64_t rest = i;
-        const int p = static_cast<int>(rest % pols);
-        rest /= pols;
-        const int64_t beam_in_group = rest % kBeams;
-        rest /= kBeams;
-        const int64_t antenna = rest % padded_antennas;
-        rest /= padded_antennas;
-        const int64_t group = rest % groups;
-        const int64_t channel = rest / groups;
-        const int64_t beam = group * kBeams + beam_in_group;
-        const float2 value = beam < beams && antenna < antennas
-                                 ? __ldg(w + beam * sb + antenna * sa + channel * sf + p * sp)
-                                 : make_float2(0.0f, 0.0f);
-        packed[i] = __floats2half2_rn(value.x, value.y);
-    }
-}
-
 int64_t padded_antennas(const blade_beamformer_job& job)
 {
     const int64_t chunk = stage_antennas(job.input_type);
     return (job.antennas + chunk - 1) / chunk * chunk;
-}
-
-int64_t beam_groups(const blade_beamformer_job& job) { return (job.beams + kBeams - 1) / kBeams; }
-
-// Phasors [B, A, F, 1, P] are packed per channel; [B, A] (no channel stride) once.
-int64_t phasor_channels(const blade_beamformer_job& job)
-{
-    return job.stride_channel != 0 ? job.channels : 1;
 }
 
 template <blade_dtype In, int P>
@@ -556,19 +389,9 @@ blade_status launch_products(const Fp16Args& args, unsigned blocks, cudaStream_t
             ? resident_bytes<In, P>(static_cast<int64_t>(args.chunks) * Layout<In, P>::antennas)
             : kStages * Layout<In, P>::stage(false);
     auto kernel = fp16_kernel<In, Out, P, Resident>;
-    // The kernel body exists only in code compiled for sm_80 or newer; a build for
-    // older architectures only, run through PTX on a newer GPU, would launch an empty
-    // kernel.
-    cudaFuncAttributes attributes{};
-    BLADE_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
-    if (attributes.ptxVersion < 80)
-        return blade_fail(
-            BLADE_ERROR_UNSUPPORTED,
-            "beamformer: this build has no tensor-core code for the GPU (compiled for "
-            "compute capability %d.%d; add 80 or 90 to CMAKE_CUDA_ARCHITECTURES) - use "
-            "path fp32",
-            attributes.ptxVersion / 10,
-            attributes.ptxVersion % 10);
+    const blade_status code = check_tensor_code(kernel);
+    if (code != BLADE_OK)
+        return code;
     BLADE_CUDA_TRY(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     kernel<<<blocks, kThreads, bytes, stream>>>(args);
@@ -620,48 +443,14 @@ blade_status launch_fp16(const blade_beamformer_job& job, cudaStream_t stream)
     // 1. Pack the phasors as half2 (small: B x A x F x P complex).
     const int64_t total = static_cast<int64_t>(needed / sizeof(__half2));
     auto* packed = static_cast<__half2*>(job.workspace);
-    pack_phasors_fp16_kernel<<<blade_grid_size(total, 256, 8u * blade_cuda_multiprocessors()),
-                               256,
-                               0,
-                               stream>>>(reinterpret_cast<const float2*>(job.phasors),
-                                         packed,
-                                         total,
-                                         job.beams,
-                                         job.antennas,
-                                         antennas_padded,
-                                         static_cast<int>(groups),
-                                         static_cast<int>(job.pols),
-                                         job.stride_beam,
-                                         job.stride_antenna,
-                                         job.stride_channel,
-                                         job.stride_pol);
-    BLADE_CUDA_CHECK_LAUNCH("pack_phasors_fp16_kernel");
+    const blade_status packing = pack_phasors(
+        job, packed, total, antennas_padded, groups, "pack_phasors_fp16_kernel", stream);
+    if (packing != BLADE_OK)
+        return packing;
 
     // 2. The products. Blocks: (channel, time segment, beam group), beam group fastest.
     Fp16Args args{};
-    args.x = job.input;
-    args.w_packed = packed;
-    args.y = job.output;
-    args.channels = job.channels;
-    args.times = job.times;
-    args.beams = job.beams;
-    args.packed_channel_stride =
-        job.stride_channel != 0 ? groups * antennas_padded * kBeams * job.pols : 0;
-    args.antennas = static_cast<int>(job.antennas);
-    args.chunks = static_cast<int>(antennas_padded / stage_antennas(job.input_type));
-    args.groups = static_cast<int>(groups);
-    const int64_t tile_times = kColumns / job.pols;
-    args.tiles = (job.times + tile_times - 1) / tile_times;
-    // About 16 blocks per SM in all; each block at least one tile, at most a channel.
-    const int64_t target_blocks = 16 * static_cast<int64_t>(blade_cuda_multiprocessors());
-    const int64_t all_tiles = job.channels * groups * args.tiles;
-    args.segment = std::min<int64_t>(args.tiles, std::max<int64_t>(1, all_tiles / target_blocks));
-    args.segments = (args.tiles + args.segment - 1) / args.segment;
-    const int64_t element_bytes = job.input_type == BLADE_CF32   ? 8
-                                  : job.input_type == BLADE_CF16 ? 4
-                                                                 : 2;
-    args.async_voltages = (job.times * job.pols * element_bytes) % 16 == 0 &&
-                          reinterpret_cast<uintptr_t>(job.input) % 16 == 0;
+    fill_args(args, job, packed, groups, antennas_padded, stage_antennas(job.input_type));
     args.aligned_output = tensor_output_aligned(job);
     const int64_t blocks = job.channels * args.segments * groups;
     if (blocks > INT32_MAX)
@@ -672,22 +461,9 @@ blade_status launch_fp16(const blade_beamformer_job& job, cudaStream_t stream)
             static_cast<long long>(blocks));
     const unsigned grid = static_cast<unsigned>(blocks);
     const int pols = static_cast<int>(job.pols);
-    if (job.input_type == BLADE_CF32 && job.output_type == BLADE_CF32)
-        return launch_pols<BLADE_CF32, BLADE_CF32>(args, pols, grid, stream);
-    if (job.input_type == BLADE_CF32 && job.output_type == BLADE_CF16)
-        return launch_pols<BLADE_CF32, BLADE_CF16>(args, pols, grid, stream);
-    if (job.input_type == BLADE_CF16 && job.output_type == BLADE_CF32)
-        return launch_pols<BLADE_CF16, BLADE_CF32>(args, pols, grid, stream);
-    if (job.input_type == BLADE_CF16 && job.output_type == BLADE_CF16)
-        return launch_pols<BLADE_CF16, BLADE_CF16>(args, pols, grid, stream);
-    if (job.input_type == BLADE_CI8 && job.output_type == BLADE_CF32)
-        return launch_pols<BLADE_CI8, BLADE_CF32>(args, pols, grid, stream);
-    if (job.input_type == BLADE_CI8 && job.output_type == BLADE_CF16)
-        return launch_pols<BLADE_CI8, BLADE_CF16>(args, pols, grid, stream);
-    return blade_fail(BLADE_ERROR_UNSUPPORTED,
-                      "beamformer: no fp16 kernel for %s -> %s",
-                      blade_dtype_name(job.input_type),
-                      blade_dtype_name(job.output_type));
+    return for_types(job, "fp16", [&](auto in, auto out) {
+        return launch_pols<decltype(in)::value, decltype(out)::value>(args, pols, grid, stream);
+    });
 }
 
 } // namespace beamformer_cuda

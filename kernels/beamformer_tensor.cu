@@ -50,30 +50,18 @@
 // small*small term is below float32 resolution; for ci8 and cf16 input big*small
 // vanishes and is skipped): float32-class accuracy for 3 (or 2) tensor-core products.
 
-#include "beamformer_kernels.h"
-#include "cp_async.h"
-#include "cuda_check.h"
-
-#include <algorithm>
+#include "beamformer_tensor_tiles.h"
 
 namespace beamformer_cuda {
 namespace {
 
-constexpr int kBeams = 64;    // beams per block (a beam group)
+// kBeams, kColumns, kThreads, kPad: beamformer_tensor_tiles.h
 constexpr int kAntennas = 16; // antennas per pipeline stage
-constexpr int kColumns = 128; // (time, pol) columns per time tile
 constexpr int kStages = 3;
-constexpr int kThreads = 256; // 8 warps: 4 along beams, 2 along columns
-constexpr int kPad = 32;      // bytes added to every shared-memory row
-
-template <blade_dtype In>
-constexpr int element_bytes()
-{
-    return In == BLADE_CF32 ? 8 : In == BLADE_CF16 ? 4 : 2;
-}
 
 template <blade_dtype In, int P>
 struct Layout {
+    static constexpr int antennas = kAntennas;                          // per stage
     static constexpr int times = kColumns / P;                          // per time tile
     static constexpr int x_row = kColumns * element_bytes<In>() + kPad; // one antenna's voltages
     static constexpr int w_row = kBeams * P * 8 + kPad;                 // one antenna's phasors
@@ -175,66 +163,6 @@ __device__ __forceinline__ void load_voltage(const char* row, int time, float2 (
     }
 }
 
-// Issue the copies of pipeline step `step` (time tile, antenna chunk) into `stage`.
-template <blade_dtype In, int P>
-__device__ __forceinline__ void
-load_stage(const TensorArgs& args, char* stage, int64_t channel, int group, int64_t tile, int chunk)
-{
-    using L = Layout<In, P>;
-    constexpr int esize = element_bytes<In>();
-    const int64_t t0 = tile * L::times;
-    const int64_t valid_columns = std::min<int64_t>(kColumns, (args.times - t0) * P);
-    const char* x = static_cast<const char*>(args.x);
-
-    // Voltages: kAntennas rows of kColumns elements, contiguous in memory.
-    if (args.async_voltages) {
-        constexpr int per_row = kColumns * esize / 16;
-        for (int c = threadIdx.x; c < kAntennas * per_row; c += kThreads) {
-            const int r = c / per_row, k = c % per_row;
-            const int a = chunk * kAntennas + r;
-            const bool valid = a < args.antennas && k * (16 / esize) < valid_columns;
-            const char* source =
-                valid ? x +
-                            ((static_cast<int64_t>(a) * args.channels + channel) * args.times * P +
-                             t0 * P) *
-                                esize +
-                            k * 16
-                      : x;
-            cp_async16(stage + r * L::x_row + k * 16, source, valid);
-        }
-    } else {
-        for (int e = threadIdx.x; e < kAntennas * kColumns; e += kThreads) {
-            const int r = e / kColumns, k = e % kColumns;
-            const int a = chunk * kAntennas + r;
-            const bool valid = a < args.antennas && k < valid_columns;
-            const int64_t i =
-                (static_cast<int64_t>(a) * args.channels + channel) * args.times * P + t0 * P + k;
-            char* target = stage + r * L::x_row + k * esize;
-            if constexpr (In == BLADE_CF32)
-                *reinterpret_cast<float2*>(target) =
-                    valid ? __ldg(static_cast<const float2*>(args.x) + i) : make_float2(0.0f, 0.0f);
-            else if constexpr (In == BLADE_CF16)
-                *reinterpret_cast<uint32_t*>(target) =
-                    valid ? __ldg(static_cast<const unsigned int*>(args.x) + i) : 0u;
-            else
-                *reinterpret_cast<uint16_t*>(target) =
-                    valid ? __ldg(static_cast<const unsigned short*>(args.x) + i)
-                          : static_cast<unsigned short>(0);
-        }
-    }
-
-    // Phasors: kAntennas rows of kBeams x P complex, packed and zero-padded.
-    constexpr int per_row = kBeams * P * 8 / 16;
-    const char* w = reinterpret_cast<const char*>(
-        args.w_packed + channel * args.packed_channel_stride +
-        (static_cast<int64_t>(group) * args.chunks + chunk) * kAntennas * kBeams * P);
-    char* w_stage = stage + L::x_stage;
-    for (int c = threadIdx.x; c < kAntennas * per_row; c += kThreads) {
-        const int r = c / per_row, k = c % per_row;
-        cp_async16(w_stage + r * L::w_row + k * 16, w + (r * per_row + k) * 16, true);
-    }
-}
-
 #endif // BLADE_TENSOR_CORES
 
 template <blade_dtype In, blade_dtype Out, int P, bool SplitMode>
@@ -249,13 +177,9 @@ __global__ void __launch_bounds__(kThreads, 2) tensor_kernel(const TensorArgs ar
     constexpr int kOctets = L::octets;
     extern __shared__ __align__(16) char shared[];
 
-    int64_t id = blockIdx.x;
-    const int group = static_cast<int>(id % args.groups);
-    id /= args.groups;
-    const int64_t segment = id % args.segments;
-    const int64_t channel = id / args.segments;
-    const int64_t first_tile = segment * args.segment;
-    const int64_t last_tile = std::min(args.tiles, first_tile + args.segment);
+    const BlockWork work = block_work(args);
+    const int group = work.group;
+    const int64_t channel = work.channel, first_tile = work.first_tile, last_tile = work.last_tile;
     if (first_tile >= last_tile)
         return;
     const int64_t steps = (last_tile - first_tile) * args.chunks;
@@ -266,24 +190,16 @@ __global__ void __launch_bounds__(kThreads, 2) tensor_kernel(const TensorArgs ar
     const int warp_time = (warp / 4) * (kColumns / 2 / P); // within the time tile
 
     float acc[2][kOctets][P][4];
-#pragma unroll
-    for (int m = 0; m < 2; m++)
-#pragma unroll
-        for (int o = 0; o < kOctets; o++)
-#pragma unroll
-            for (int p = 0; p < P; p++)
-#pragma unroll
-                for (int r = 0; r < 4; r++)
-                    acc[m][o][p][r] = 0.0f;
+    clear_accumulators(acc);
 
     for (int s = 0; s < kStages - 1; s++) {
         if (s < steps)
-            load_stage<In, P>(args,
-                              shared + s * L::stage,
-                              channel,
-                              group,
-                              first_tile + s / args.chunks,
-                              static_cast<int>(s % args.chunks));
+            load_stage<In, P, L, true>(args,
+                                       shared + s * L::stage,
+                                       channel,
+                                       group,
+                                       first_tile + s / args.chunks,
+                                       static_cast<int>(s % args.chunks));
         cp_async_commit();
     }
 
@@ -292,12 +208,12 @@ __global__ void __launch_bounds__(kThreads, 2) tensor_kernel(const TensorArgs ar
         __syncthreads(); // stage `step` has landed; every warp is done with step - 1
         const int64_t next = step + kStages - 1;
         if (next < steps)
-            load_stage<In, P>(args,
-                              shared + (next % kStages) * L::stage,
-                              channel,
-                              group,
-                              first_tile + next / args.chunks,
-                              static_cast<int>(next % args.chunks));
+            load_stage<In, P, L, true>(args,
+                                       shared + (next % kStages) * L::stage,
+                                       channel,
+                                       group,
+                                       first_tile + next / args.chunks,
+                                       static_cast<int>(next % args.chunks));
         cp_async_commit();
 
         const char* x_stage = shared + (step % kStages) * L::stage;
@@ -360,84 +276,14 @@ __global__ void __launch_bounds__(kThreads, 2) tensor_kernel(const TensorArgs ar
         if ((step + 1) % args.chunks == 0) {
             // Tile done: write the beams, reset the accumulators.
             const int64_t t0 = (first_tile + step / args.chunks) * L::times;
-#pragma unroll
-            for (int m = 0; m < 2; m++) {
-                const int64_t beam = static_cast<int64_t>(group) * kBeams + warp_beam + m * 8 + g;
-#pragma unroll
-                for (int o = 0; o < kOctets; o++) {
-                    const int64_t time = t0 + warp_time + o * 8 + 2 * t;
-                    if (beam < args.beams && time < args.times) {
-                        const int64_t base =
-                            ((beam * args.channels + channel) * args.times + time) * P;
-                        const bool both = time + 1 < args.times;
-                        if constexpr (P == 2) {
-                            // (time, p0) (time, p1) (time+1, p0) (time+1, p1): 4 adjacent elements
-                            store_two<Out>(args.y,
-                                           base,
-                                           make_float2(acc[m][o][0][0], acc[m][o][0][2]),
-                                           make_float2(acc[m][o][1][0], acc[m][o][1][2]));
-                            if (both)
-                                store_two<Out>(args.y,
-                                               base + 2,
-                                               make_float2(acc[m][o][0][1], acc[m][o][0][3]),
-                                               make_float2(acc[m][o][1][1], acc[m][o][1][3]));
-                        } else {
-                            const float2 first = make_float2(acc[m][o][0][0], acc[m][o][0][2]);
-                            const float2 second = make_float2(acc[m][o][0][1], acc[m][o][0][3]);
-                            if (both && base % 2 == 0) {
-                                store_two<Out>(args.y, base, first, second);
-                            } else {
-                                store_one<Out>(args.y, base, first);
-                                if (both)
-                                    store_one<Out>(args.y, base + 1, second);
-                            }
-                        }
-                    }
-#pragma unroll
-                    for (int p = 0; p < P; p++)
-#pragma unroll
-                        for (int r = 0; r < 4; r++)
-                            acc[m][o][p][r] = 0.0f;
-                }
-            }
+            const auto pair = [&](int64_t i, float2 a, float2 b) {
+                store_two<Out>(args.y, i, a, b);
+            };
+            store_tile<Out>(args, acc, group, channel, t0, warp_beam, warp_time, g, t, pair);
         }
     }
     cp_async_wait<0>(); // nothing may be in flight when the block exits
 #endif
-}
-
-// Phasors [B, A, F, 1, P] (or [B, A]) -> [Fw][groups][A_pad][64][P], zero-padded, so
-// that every pipeline stage's phasors are one contiguous, aligned block.
-__global__ void pack_phasors_kernel(const float2* __restrict__ w,
-                                    float2* __restrict__ packed,
-                                    int64_t total,
-                                    int64_t beams,
-                                    int64_t antennas,
-                                    int64_t padded_antennas,
-                                    int groups,
-                                    int pols,
-                                    int64_t sb,
-                                    int64_t sa,
-                                    int64_t sf,
-                                    int64_t sp)
-{
-    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
-         i += stride) {
-        int64_t rest = i;
-        const int p = static_cast<int>(rest % pols);
-        rest /= pols;
-        const int64_t beam_in_group = rest % kBeams;
-        rest /= kBeams;
-        const int64_t antenna = rest % padded_antennas;
-        rest /= padded_antennas;
-        const int64_t group = rest % groups;
-        const int64_t channel = rest / groups;
-        const int64_t beam = group * kBeams + beam_in_group;
-        packed[i] = beam < beams && antenna < antennas
-                        ? __ldg(w + beam * sb + antenna * sa + channel * sf + p * sp)
-                        : make_float2(0.0f, 0.0f);
-    }
 }
 
 int64_t padded_antennas(const blade_beamformer_job& job)
@@ -445,26 +291,14 @@ int64_t padded_antennas(const blade_beamformer_job& job)
     return (job.antennas + kAntennas - 1) / kAntennas * kAntennas;
 }
 
-int64_t beam_groups(const blade_beamformer_job& job) { return (job.beams + kBeams - 1) / kBeams; }
-
 template <blade_dtype In, blade_dtype Out, int P, bool SplitMode>
 blade_status launch_products(const TensorArgs& args, unsigned blocks, cudaStream_t stream)
 {
     constexpr int bytes = Layout<In, P>::shared_bytes;
     auto kernel = tensor_kernel<In, Out, P, SplitMode>;
-    // The kernel body exists only in code compiled for sm_80 or newer; a build for
-    // older architectures only, run through PTX on a newer GPU, would launch an empty
-    // kernel.
-    cudaFuncAttributes attributes{};
-    BLADE_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
-    if (attributes.ptxVersion < 80)
-        return blade_fail(
-            BLADE_ERROR_UNSUPPORTED,
-            "beamformer: this build has no tensor-core code for the GPU (compiled for "
-            "compute capability %d.%d; add 80 or 90 to CMAKE_CUDA_ARCHITECTURES) - use "
-            "path fp32",
-            attributes.ptxVersion / 10,
-            attributes.ptxVersion % 10);
+    const blade_status code = check_tensor_code(kernel);
+    if (code != BLADE_OK)
+        return code;
     BLADE_CUDA_TRY(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     kernel<<<blocks, kThreads, bytes, stream>>>(args);
@@ -481,12 +315,6 @@ launch_pols(const TensorArgs& args, int pols, bool split, unsigned blocks, cudaS
                      : launch_products<In, Out, 2, false>(args, blocks, stream);
     return split ? launch_products<In, Out, 1, true>(args, blocks, stream)
                  : launch_products<In, Out, 1, false>(args, blocks, stream);
-}
-
-// Phasors [B, A, F, 1, P] are packed per channel; [B, A] (no channel stride) once.
-int64_t phasor_channels(const blade_beamformer_job& job)
-{
-    return job.stride_channel != 0 ? job.channels : 1;
 }
 
 } // namespace
@@ -521,48 +349,14 @@ blade_status launch_tensor(const blade_beamformer_job& job, bool split, cudaStre
     // 1. Pack the phasors (small: B x A x F x P complex).
     const int64_t total = static_cast<int64_t>(needed / sizeof(float2));
     auto* packed = static_cast<float2*>(job.workspace);
-    pack_phasors_kernel<<<blade_grid_size(total, 256, 8u * blade_cuda_multiprocessors()),
-                          256,
-                          0,
-                          stream>>>(reinterpret_cast<const float2*>(job.phasors),
-                                    packed,
-                                    total,
-                                    job.beams,
-                                    job.antennas,
-                                    antennas_padded,
-                                    static_cast<int>(groups),
-                                    static_cast<int>(job.pols),
-                                    job.stride_beam,
-                                    job.stride_antenna,
-                                    job.stride_channel,
-                                    job.stride_pol);
-    BLADE_CUDA_CHECK_LAUNCH("pack_phasors_kernel");
+    const blade_status packing =
+        pack_phasors(job, packed, total, antennas_padded, groups, "pack_phasors_kernel", stream);
+    if (packing != BLADE_OK)
+        return packing;
 
     // 2. The products. Blocks: (channel, time segment, beam group), beam group fastest.
     TensorArgs args{};
-    args.x = job.input;
-    args.w_packed = packed;
-    args.y = job.output;
-    args.channels = job.channels;
-    args.times = job.times;
-    args.beams = job.beams;
-    args.packed_channel_stride =
-        job.stride_channel != 0 ? groups * antennas_padded * kBeams * job.pols : 0;
-    args.antennas = static_cast<int>(job.antennas);
-    args.chunks = static_cast<int>(antennas_padded / kAntennas);
-    args.groups = static_cast<int>(groups);
-    const int64_t tile_times = kColumns / job.pols;
-    args.tiles = (job.times + tile_times - 1) / tile_times;
-    // About 16 blocks per SM in all; each block at least one tile, at most a channel.
-    const int64_t target_blocks = 16 * static_cast<int64_t>(blade_cuda_multiprocessors());
-    const int64_t all_tiles = job.channels * groups * args.tiles;
-    args.segment = std::min<int64_t>(args.tiles, std::max<int64_t>(1, all_tiles / target_blocks));
-    args.segments = (args.tiles + args.segment - 1) / args.segment;
-    const int64_t element_bytes = job.input_type == BLADE_CF32   ? 8
-                                  : job.input_type == BLADE_CF16 ? 4
-                                                                 : 2;
-    args.async_voltages = (job.times * job.pols * element_bytes) % 16 == 0 &&
-                          reinterpret_cast<uintptr_t>(job.input) % 16 == 0;
+    fill_args(args, job, packed, groups, antennas_padded, kAntennas);
     const int64_t blocks = job.channels * args.segments * groups;
     if (blocks > INT32_MAX)
         return blade_fail(
@@ -576,28 +370,11 @@ blade_status launch_tensor(const blade_beamformer_job& job, bool split, cudaStre
             "beamformer: the tensor-core path needs a 16-byte (cf32) or 8-byte (cf16) "
             "aligned output");
     const unsigned grid = static_cast<unsigned>(blocks);
-    if (job.input_type == BLADE_CF32 && job.output_type == BLADE_CF32)
-        return launch_pols<BLADE_CF32, BLADE_CF32>(
-            args, static_cast<int>(job.pols), split, grid, stream);
-    if (job.input_type == BLADE_CF32 && job.output_type == BLADE_CF16)
-        return launch_pols<BLADE_CF32, BLADE_CF16>(
-            args, static_cast<int>(job.pols), split, grid, stream);
-    if (job.input_type == BLADE_CF16 && job.output_type == BLADE_CF32)
-        return launch_pols<BLADE_CF16, BLADE_CF32>(
-            args, static_cast<int>(job.pols), split, grid, stream);
-    if (job.input_type == BLADE_CF16 && job.output_type == BLADE_CF16)
-        return launch_pols<BLADE_CF16, BLADE_CF16>(
-            args, static_cast<int>(job.pols), split, grid, stream);
-    if (job.input_type == BLADE_CI8 && job.output_type == BLADE_CF32)
-        return launch_pols<BLADE_CI8, BLADE_CF32>(
-            args, static_cast<int>(job.pols), split, grid, stream);
-    if (job.input_type == BLADE_CI8 && job.output_type == BLADE_CF16)
-        return launch_pols<BLADE_CI8, BLADE_CF16>(
-            args, static_cast<int>(job.pols), split, grid, stream);
-    return blade_fail(BLADE_ERROR_UNSUPPORTED,
-                      "beamformer: no tensor-core kernel for %s -> %s",
-                      blade_dtype_name(job.input_type),
-                      blade_dtype_name(job.output_type));
+    const int pols = static_cast<int>(job.pols);
+    return for_types(job, "tensor-core", [&](auto in, auto out) {
+        return launch_pols<decltype(in)::value, decltype(out)::value>(
+            args, pols, split, grid, stream);
+    });
 }
 
 } // namespace beamformer_cuda

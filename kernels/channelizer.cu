@@ -542,6 +542,30 @@ blade_status create(blade_cuda_channelizer* self, const float* filter)
     return BLADE_OK;
 }
 
+// What the tile kernels (the single-pass tile and both four-step passes) take alike
+// from a call: its tensors, the filter and the history ring.
+blade_tile::params
+tile_params(const blade_cuda_channelizer* self, const void* input, void* output, int log2p)
+{
+    const blade_channelizer_geometry& g = self->g;
+    blade_tile::params p{};
+    p.input = input;
+    p.output = output;
+    p.input_half = g.input_half != 0;
+    p.output_half = g.output_half != 0;
+    p.filter = self->filter;
+    p.history = self->history;
+    p.T = g.T;
+    p.S = g.S;
+    p.H = g.H;
+    p.R = self->ring.R;
+    p.hread = self->ring.read_base(g.H);
+    p.hwrite = self->ring.write_base(g.T, g.H);
+    p.M = g.M;
+    p.log2P = log2p;
+    return p;
+}
+
 } // namespace
 
 extern "C" blade_status blade_cuda_channelizer_create(const blade_channelizer_geometry* geometry,
@@ -588,21 +612,7 @@ extern "C" blade_status blade_cuda_channelizer_process(blade_cuda_channelizer* s
         const blade_tile::four_step& f = self->steps;
         const int64_t n1 = int64_t(1) << f.log2n1, n2 = int64_t(1) << f.log2n2;
         blade_tile::four_step_params q{};
-        blade_tile::params& p = q.p;
-        p.input = input;
-        p.output = output;
-        p.input_half = g.input_half != 0;
-        p.output_half = g.output_half != 0;
-        p.filter = self->filter;
-        p.history = self->history;
-        p.T = g.T;
-        p.S = g.S;
-        p.H = g.H;
-        p.R = ring.R;
-        p.hread = ring.read_base(g.H);
-        p.hwrite = ring.write_base(g.T, g.H);
-        p.M = g.M;
-        p.log2P = f.log2p;
+        q.p = tile_params(self, input, output, f.log2p);
         q.work = self->work;
         q.twiddles_a = self->tables;
         q.twiddles_b = self->tables + n2;
@@ -612,22 +622,8 @@ extern "C" blade_status blade_cuda_channelizer_process(blade_cuda_channelizer* s
         BLADE_CUDA_TRY(blade_tile::four_step_launch(q, g.M > 1, stream));
     } else if (self->single_pass) {
         const blade_tile::tiling& t = self->tiling;
-        blade_tile::params p{};
-        p.input = input;
-        p.output = output;
-        p.input_half = g.input_half != 0;
-        p.output_half = g.output_half != 0;
+        blade_tile::params p = tile_params(self, input, output, t.log2p);
         p.twiddles = self->twiddles;
-        p.filter = self->filter;
-        p.history = self->history;
-        p.T = g.T;
-        p.S = g.S;
-        p.H = g.H;
-        p.R = ring.R;
-        p.hread = ring.read_base(g.H);
-        p.hwrite = ring.write_base(g.T, g.H);
-        p.M = g.M;
-        p.log2P = t.log2p;
         p.log2pb = t.log2pb;
         p.log2sb = t.log2sb;
         p.pgroups = t.pgroups;

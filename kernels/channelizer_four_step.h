@@ -133,6 +133,33 @@ struct four_step_params {
     four_step f;
 };
 
+/* --- what both passes share ---------------------------------------------------- */
+
+/* Calls body(k, row, j) for each butterfly k this thread holds, b = thread + k *
+ * kDirectThreads, of the 2^(log2rows + log2per_row) of a pass whose butterfly b is (row:
+ * the lowest log2rows bits of b, then j): consecutive lanes take consecutive rows. */
+template <int kButterflies, typename Body>
+BLADE_TILE_FN void for_each_row_major(int thread, int log2rows, int log2per_row, Body&& body)
+{
+    for_each_butterfly<kButterflies, kDirectThreads>(
+        thread, 1 << (log2rows + log2per_row), [&](int k, int b) {
+            body(k, b & ((1 << log2rows) - 1), b >> log2rows);
+        });
+}
+
+/* A last pass's loads (radix 16, NS = L/16, rows of stride RS, row-major butterflies):
+ * butterfly j reads points j + r*NS of its row, twiddles them by W_L^(r j) and
+ * transforms them. */
+template <int LOG2NS, int RS>
+BLADE_TILE_FN void read_last_inputs(
+    const float2* smem, int log2rows, const float2* twiddles, int thread, float2 (&v)[kPerThread])
+{
+    constexpr int R = 16;
+    for_each_row_major<kPerThread / R>(thread, log2rows, LOG2NS, [&](int k, int row, int j) {
+        last_butterfly<LOG2NS>(smem + row * RS, twiddles, j, v + k * R);
+    });
+}
+
 /* --- pass A: columns ---------------------------------------------------------- */
 
 struct origin_a {
@@ -189,19 +216,10 @@ struct columns_first {
     BLADE_TILE_FN static void
     write(float2* smem, const four_step_params& q, int thread, const float2 (&v)[kPerThread])
     {
-        const int log2rows = q.f.log2pa + q.f.log2ga;
-        const int butterflies = 1 << (log2rows + kPerRowLog2);
-        BLADE_UNROLL
-        for (int k = 0; k < kButterflies; k++) {
-            const int b = thread + k * kDirectThreads;
-            if (b < butterflies) {
-                const int row = b & ((1 << log2rows) - 1), j = b >> log2rows;
-                float2* out = smem + row * RS;
-                BLADE_UNROLL
-                for (int r = 0; r < R; r++)
-                    out[pad((j << LOG2R) + r)] = v[k * R + r];
-            }
-        }
+        for_each_row_major<kButterflies>(
+            thread, q.f.log2pa + q.f.log2ga, kPerRowLog2, [&](int k, int row, int j) {
+                write_first_outputs<LOG2R, RS>(smem, row, j, v + k * R);
+            });
     }
 };
 
@@ -215,37 +233,16 @@ struct columns_last {
     BLADE_TILE_FN static void
     read(const float2* smem, const four_step_params& q, int thread, float2 (&v)[kPerThread])
     {
-        const int log2rows = q.f.log2pa + q.f.log2ga;
-        const int butterflies = 1 << (log2rows + LOG2NS);
-        BLADE_UNROLL
-        for (int k = 0; k < kButterflies; k++) {
-            const int b = thread + k * kDirectThreads;
-            if (b < butterflies) {
-                const int row = b & ((1 << log2rows) - 1), j = b >> log2rows;
-                const float2* in = smem + row * RS;
-                BLADE_UNROLL
-                for (int r = 0; r < R; r++)
-                    v[k * R + r] = in[pad(j + (r << LOG2NS))];
-                BLADE_UNROLL
-                for (int r = 1; r < R; r++)
-                    v[k * R + r] = cmul(v[k * R + r], q.twiddles_a[r * j]);
-                dft<4>(v + k * R);
-            }
-        }
+        read_last_inputs<LOG2NS, RS>(smem, q.f.log2pa + q.f.log2ga, q.twiddles_a, thread, v);
     }
 
     // Z[row][s][k2][n1][p] = Y[n1][k2] * W_N^(n1 k2), k2 = j + r*NS
     BLADE_TILE_FN static void
     store(const four_step_params& q, const origin_a& a, int thread, const float2 (&v)[kPerThread])
     {
-        const int log2rows = q.f.log2pa + q.f.log2ga;
-        const int butterflies = 1 << (log2rows + LOG2NS);
         const int64_t z_block = ((a.o.row * q.p.S + a.o.s0) << LOG2N) << q.p.log2P;
-        BLADE_UNROLL
-        for (int k = 0; k < kButterflies; k++) {
-            const int b = thread + k * kDirectThreads;
-            if (b < butterflies) {
-                const int row = b & ((1 << log2rows) - 1), j = b >> log2rows;
+        for_each_row_major<kButterflies>(
+            thread, q.f.log2pa + q.f.log2ga, LOG2NS, [&](int k, int row, int j) {
                 const int pl = row & ((1 << q.f.log2pa) - 1), g = row >> q.f.log2pa;
                 const int64_t n1 = a.n10 + g;
                 BLADE_UNROLL
@@ -257,8 +254,7 @@ struct columns_last {
                     q.work[z_block + ((((k2 << LOG2N1) + n1) << q.p.log2P) + a.o.p0 + pl)] =
                         cmul(v[k * R + r], w);
                 }
-            }
-        }
+            });
     }
 };
 
@@ -308,47 +304,41 @@ struct rows_first {
         row = ((u >> kPerRowLog2) << f.log2pb) + pl;
     }
 
+    template <typename Body>
+    BLADE_TILE_FN static void for_each(const four_step& f, int thread, Body&& body)
+    {
+        for_each_butterfly<kButterflies, kDirectThreads>(
+            thread, 1 << (f.log2pb + f.log2gs + f.log2g2 + kPerRowLog2), [&](int k, int b) {
+                int row, j;
+                decode(f, b, row, j);
+                body(k, row, j);
+            });
+    }
+
     BLADE_TILE_FN static void
     read(const four_step_params& q, const origin_b& o, int thread, float2 (&v)[kPerThread])
     {
         const four_step& f = q.f;
-        const int butterflies = 1 << (f.log2pb + f.log2gs + f.log2g2 + kPerRowLog2);
-        BLADE_UNROLL
-        for (int k = 0; k < kButterflies; k++) {
-            const int b = thread + k * kDirectThreads;
-            if (b < butterflies) {
-                int row, j, pl, gs, g2;
-                decode(f, b, row, j);
-                split_row_b(f, row, pl, gs, g2);
-                const int64_t s = o.s0 + gs, k2 = o.k20 + g2;
-                const int64_t z = ((((o.row * q.p.S + s) << LOG2N2) + k2) << LOG2N1) << q.p.log2P;
-                BLADE_UNROLL
-                for (int r = 0; r < R; r++)
-                    v[k * R + r] =
-                        q.work[z + ((static_cast<int64_t>(j + (r << kPerRowLog2)) << q.p.log2P) +
-                                    o.p0 + pl)];
-                dft<LOG2R>(v + k * R);
-            }
-        }
+        for_each(f, thread, [&](int k, int row, int j) {
+            int pl, gs, g2;
+            split_row_b(f, row, pl, gs, g2);
+            const int64_t s = o.s0 + gs, k2 = o.k20 + g2;
+            const int64_t z = ((((o.row * q.p.S + s) << LOG2N2) + k2) << LOG2N1) << q.p.log2P;
+            BLADE_UNROLL
+            for (int r = 0; r < R; r++)
+                v[k * R + r] =
+                    q.work[z + ((static_cast<int64_t>(j + (r << kPerRowLog2)) << q.p.log2P) + o.p0 +
+                                pl)];
+            dft<LOG2R>(v + k * R);
+        });
     }
 
     BLADE_TILE_FN static void
     write(float2* smem, const four_step_params& q, int thread, const float2 (&v)[kPerThread])
     {
-        const four_step& f = q.f;
-        const int butterflies = 1 << (f.log2pb + f.log2gs + f.log2g2 + kPerRowLog2);
-        BLADE_UNROLL
-        for (int k = 0; k < kButterflies; k++) {
-            const int b = thread + k * kDirectThreads;
-            if (b < butterflies) {
-                int row, j;
-                decode(f, b, row, j);
-                float2* out = smem + row * RS;
-                BLADE_UNROLL
-                for (int r = 0; r < R; r++)
-                    out[pad((j << LOG2R) + r)] = v[k * R + r];
-            }
-        }
+        for_each(q.f, thread, [&](int k, int row, int j) {
+            write_first_outputs<LOG2R, RS>(smem, row, j, v + k * R);
+        });
     }
 };
 
@@ -364,23 +354,7 @@ struct rows_last {
     read(const float2* smem, const four_step_params& q, int thread, float2 (&v)[kPerThread])
     {
         const four_step& f = q.f;
-        const int log2rows = f.log2pb + f.log2gs + f.log2g2;
-        const int butterflies = 1 << (log2rows + LOG2NS);
-        BLADE_UNROLL
-        for (int k = 0; k < kButterflies; k++) {
-            const int b = thread + k * kDirectThreads;
-            if (b < butterflies) {
-                const int row = b & ((1 << log2rows) - 1), j = b >> log2rows;
-                const float2* in = smem + row * RS;
-                BLADE_UNROLL
-                for (int r = 0; r < R; r++)
-                    v[k * R + r] = in[pad(j + (r << LOG2NS))];
-                BLADE_UNROLL
-                for (int r = 1; r < R; r++)
-                    v[k * R + r] = cmul(v[k * R + r], q.twiddles_b[r * j]);
-                dft<4>(v + k * R);
-            }
-        }
+        read_last_inputs<LOG2NS, RS>(smem, f.log2pb + f.log2gs + f.log2g2, q.twiddles_b, thread, v);
     }
 
     // y[row][k][s][p], k = (k2 + N2 k1 + N/2) mod N
@@ -388,15 +362,10 @@ struct rows_last {
     store(const four_step_params& q, const origin_b& o, int thread, const float2 (&v)[kPerThread])
     {
         const four_step& f = q.f;
-        const int log2rows = f.log2pb + f.log2gs + f.log2g2;
-        const int butterflies = 1 << (log2rows + LOG2NS);
         const int64_t row_base = (o.row * q.p.T) << q.p.log2P;
         constexpr int64_t N = int64_t(1) << LOG2N;
-        BLADE_UNROLL
-        for (int k = 0; k < kButterflies; k++) {
-            const int b = thread + k * kDirectThreads;
-            if (b < butterflies) {
-                const int row = b & ((1 << log2rows) - 1), j = b >> log2rows;
+        for_each_row_major<kButterflies>(
+            thread, f.log2pb + f.log2gs + f.log2g2, LOG2NS, [&](int k, int row, int j) {
                 int pl, gs, g2;
                 split_row_b(f, row, pl, gs, g2);
                 const int64_t s = o.s0 + gs, k2 = o.k20 + g2;
@@ -409,26 +378,14 @@ struct rows_last {
                                  row_base + ((channel * q.p.S + s) << q.p.log2P) + o.p0 + pl,
                                  v[k * R + r]);
                 }
-            }
-        }
+            });
     }
 };
 
-/* The radix-16 passes of an L-point row transform after a first pass of radix
- * 2^LOG2R1, before the last (shared memory to shared memory). */
+/* The radix-16 passes of an L-point row transform between its first pass and its
+ * last are the direct tile's (direct_middle, kDirectThreads threads). */
 template <int LOG2L, int LOG2NS>
-struct four_step_middle {
-    template <typename Exec>
-    BLADE_TILE_FN static void run(Exec& exec)
-    {
-        if constexpr (LOG2NS + 4 < LOG2L) {
-            exec.template pass<radix_pass<LOG2L, 4, LOG2NS, kDirectThreads>>();
-            four_step_middle<LOG2L, LOG2NS + 4>::run(exec);
-        }
-    }
-};
-
-BLADE_TILE_FN constexpr int first_radix_log2(int log2l) { return log2l % 4 != 0 ? log2l % 4 : 4; }
+using four_step_middle = direct_middle<LOG2L, LOG2NS>;
 
 /* Pass A of N = 2^LOG2N: Exec provides first<Pass>(), pass<Pass>(), last<Pass>() as
  * for the direct tile, with the four-step passes' signatures. */

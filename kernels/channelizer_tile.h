@@ -355,6 +355,23 @@ BLADE_TILE_FN void load(const params& p, const origin& o, float2* smem, int thre
     }
 }
 
+/* Calls body(q, b) for each butterfly q of this thread, b = thread + q * THREADS,
+ * among the first `butterflies` of a pass: the loop of every pass's read and write. */
+template <int kButterflies, int THREADS, typename Body>
+BLADE_TILE_FN void for_each_butterfly(int thread, int butterflies, Body&& body)
+{
+    BLADE_UNROLL
+    for (int q = 0; q < kButterflies; q++) {
+        const int b = thread + q * THREADS;
+        if (b < butterflies)
+            body(q, b);
+    }
+}
+
+/* The radix of the first pass of a 2^log2n-point transform: 2^(log2n mod 4), or 16
+ * when log2n is a multiple of 4; the passes after it are radix 16. */
+BLADE_TILE_FN constexpr int first_radix_log2(int log2n) { return log2n % 4 != 0 ? log2n % 4 : 4; }
+
 /* Step 2: one Stockham pass of radix R = 2^LOG2R over every row, after passes that
  * have combined NS = 2^LOG2NS points. Butterfly j of a row reads the R points
  * j + r*N/R, twiddles them by exp(-2 pi i r (j mod NS) / (NS R)), transforms them,
@@ -367,49 +384,44 @@ struct radix_pass {
     static_assert(LOG2NS + LOG2R <= LOG2N, "passes overrun the transform");
     static_assert(kPerThread % R == 0, "radix larger than the staging");
 
+    // Butterfly b: row b / (N/R), butterfly j = b mod N/R of the row.
+    template <typename Body>
+    BLADE_TILE_FN static void for_each(int rows, int thread, Body&& body)
+    {
+        for_each_butterfly<kButterflies, THREADS>(thread, rows << kPerRowLog2, [&](int q, int b) {
+            body(q, b >> kPerRowLog2, b & ((1 << kPerRowLog2) - 1));
+        });
+    }
+
     BLADE_TILE_FN static void
     read(const float2* smem, int rows, const float2* twiddles, int thread, float2 (&v)[kPerThread])
     {
-        const int butterflies = rows << kPerRowLog2;
-        BLADE_UNROLL
-        for (int q = 0; q < kButterflies; q++) {
-            const int b = thread + q * THREADS;
-            if (b < butterflies) {
-                const int row = b >> kPerRowLog2;
-                const int j = b & ((1 << kPerRowLog2) - 1);
-                const float2* in = smem + row * RS;
+        for_each(rows, thread, [&](int q, int row, int j) {
+            const float2* in = smem + row * RS;
+            BLADE_UNROLL
+            for (int r = 0; r < R; r++)
+                v[q * R + r] = in[pad(j + (r << kPerRowLog2))];
+            if constexpr (NS > 1) {
+                const int jm = j & (NS - 1);
                 BLADE_UNROLL
-                for (int r = 0; r < R; r++)
-                    v[q * R + r] = in[pad(j + (r << kPerRowLog2))];
-                if constexpr (NS > 1) {
-                    const int jm = j & (NS - 1);
-                    BLADE_UNROLL
-                    for (int r = 1; r < R; r++)
-                        v[q * R + r] =
-                            cmul(v[q * R + r], twiddles[(r * jm) << (LOG2N - LOG2NS - LOG2R)]);
-                }
-                dft<LOG2R>(v + q * R);
+                for (int r = 1; r < R; r++)
+                    v[q * R + r] =
+                        cmul(v[q * R + r], twiddles[(r * jm) << (LOG2N - LOG2NS - LOG2R)]);
             }
-        }
+            dft<LOG2R>(v + q * R);
+        });
     }
 
     BLADE_TILE_FN static void
     write(float2* smem, int rows, int thread, const float2 (&v)[kPerThread])
     {
-        const int butterflies = rows << kPerRowLog2;
-        BLADE_UNROLL
-        for (int q = 0; q < kButterflies; q++) {
-            const int b = thread + q * THREADS;
-            if (b < butterflies) {
-                const int row = b >> kPerRowLog2;
-                const int j = b & ((1 << kPerRowLog2) - 1);
-                const int base = ((j >> LOG2NS) << (LOG2NS + LOG2R)) + (j & (NS - 1));
-                float2* out = smem + row * RS;
-                BLADE_UNROLL
-                for (int r = 0; r < R; r++)
-                    out[pad(base + (r << LOG2NS))] = v[q * R + r];
-            }
-        }
+        for_each(rows, thread, [&](int q, int row, int j) {
+            const int base = ((j >> LOG2NS) << (LOG2NS + LOG2R)) + (j & (NS - 1));
+            float2* out = smem + row * RS;
+            BLADE_UNROLL
+            for (int r = 0; r < R; r++)
+                out[pad(base + (r << LOG2NS))] = v[q * R + r];
+        });
     }
 };
 
@@ -422,7 +434,7 @@ struct fft_passes {
     BLADE_TILE_FN static void run(Exec& exec)
     {
         if constexpr (LOG2NS < LOG2N) {
-            constexpr int LOG2R = (LOG2NS == 0 && LOG2N % 4 != 0) ? LOG2N % 4 : 4;
+            constexpr int LOG2R = LOG2NS == 0 ? first_radix_log2(LOG2N) : 4;
             exec.template pass<radix_pass<LOG2N, LOG2R, LOG2NS>>();
             fft_passes<LOG2N, LOG2NS + LOG2R>::run(exec);
         }
@@ -487,6 +499,30 @@ BLADE_TILE_FN void lane_split(int b, int log2pb, int log2u, int& pl, int& u)
     u = (b & ((1 << low) - 1)) | ((b >> (low + log2pb)) << low);
 }
 
+/* for_each_butterfly over the `butterflies` of a direct pass, butterfly b decoded by
+ * Pass::decode (lane_split) into polarization pl, butterfly j and output sample sl:
+ * body(q, pl, j, sl). */
+template <class Pass, int THREADS, typename Body>
+BLADE_TILE_FN void for_each_lane(const params& p, int thread, int butterflies, Body&& body)
+{
+    for_each_butterfly<Pass::kButterflies, THREADS>(thread, butterflies, [&](int q, int b) {
+        int pl, j, sl;
+        Pass::decode(p, b, pl, j, sl);
+        body(q, pl, j, sl);
+    });
+}
+
+/* A first pass's results to shared memory (radix_pass::write with NS = 1): butterfly
+ * j's R outputs go to points j*R + r of its row (rows of stride RS). */
+template <int LOG2R, int RS>
+BLADE_TILE_FN void write_first_outputs(float2* smem, int row, int j, const float2* v)
+{
+    float2* out = smem + row * RS;
+    BLADE_UNROLL
+    for (int r = 0; r < (1 << LOG2R); r++)
+        out[pad((j << LOG2R) + r)] = v[r];
+}
+
 /* The first pass (NS = 1) of radix R = 2^LOG2R, from global memory. u = j + sl*N/R:
  * butterfly j of row (pl, sl) takes the points t = j + r*N/R of output sample sl. */
 template <int LOG2N, int LOG2R, bool FILTER, int THREADS = kDirectThreads>
@@ -505,43 +541,31 @@ struct first_pass {
         sl = u >> kPerRowLog2;
     }
 
+    template <typename Body>
+    BLADE_TILE_FN static void for_each(const params& p, int thread, Body&& body)
+    {
+        for_each_lane<first_pass, THREADS>(p, thread, tile_rows(p) << kPerRowLog2, body);
+    }
+
     BLADE_TILE_FN static void
     read(const params& p, const origin& o, int thread, float2 (&v)[kPerThread])
     {
-        const int butterflies = tile_rows(p) << kPerRowLog2;
-        BLADE_UNROLL
-        for (int q = 0; q < kButterflies; q++) {
-            const int b = thread + q * THREADS;
-            if (b < butterflies) {
-                int pl, j, sl;
-                decode(p, b, pl, j, sl);
-                const int64_t t0 = ((o.s0 + sl) << LOG2N) + j;
-                BLADE_UNROLL
-                for (int r = 0; r < R; r++)
-                    v[q * R + r] = input_value<LOG2N, FILTER>(
-                        p, o, o.p0 + pl, t0 + (r << kPerRowLog2), j + (r << kPerRowLog2));
-                dft<LOG2R>(v + q * R);
-            }
-        }
+        for_each(p, thread, [&](int q, int pl, int j, int sl) {
+            const int64_t t0 = ((o.s0 + sl) << LOG2N) + j;
+            BLADE_UNROLL
+            for (int r = 0; r < R; r++)
+                v[q * R + r] = input_value<LOG2N, FILTER>(
+                    p, o, o.p0 + pl, t0 + (r << kPerRowLog2), j + (r << kPerRowLog2));
+            dft<LOG2R>(v + q * R);
+        });
     }
 
-    // as radix_pass::write with NS = 1: butterfly j's outputs go to j*R + r
     BLADE_TILE_FN static void
     write(float2* smem, const params& p, int thread, const float2 (&v)[kPerThread])
     {
-        const int butterflies = tile_rows(p) << kPerRowLog2;
-        BLADE_UNROLL
-        for (int q = 0; q < kButterflies; q++) {
-            const int b = thread + q * THREADS;
-            if (b < butterflies) {
-                int pl, j, sl;
-                decode(p, b, pl, j, sl);
-                float2* out = smem + ((pl << p.log2sb) + sl) * RS;
-                BLADE_UNROLL
-                for (int r = 0; r < R; r++)
-                    out[pad((j << LOG2R) + r)] = v[q * R + r];
-            }
-        }
+        for_each(p, thread, [&](int q, int pl, int j, int sl) {
+            write_first_outputs<LOG2R, RS>(smem, (pl << p.log2sb) + sl, j, v + q * R);
+        });
     }
 };
 
@@ -555,6 +579,20 @@ store_value(const params& p, const origin& o, int log2n, int pl, int sl, int m, 
     const int64_t row_base = (o.row * p.T) << p.log2P;
     store_sample(
         p.output, p.output_half, row_base + ((k * p.S + o.s0 + sl) << p.log2P) + o.p0 + pl, v);
+}
+
+/* Butterfly j < NS of a last radix-16 pass (NS = L/16) over the row at `in`: its 16
+ * points j + r*NS, twiddled by exp(-2 pi i r j / L), transformed. */
+template <int LOG2NS>
+BLADE_TILE_FN void last_butterfly(const float2* in, const float2* twiddles, int j, float2* v)
+{
+    BLADE_UNROLL
+    for (int r = 0; r < 16; r++)
+        v[r] = in[pad(j + (r << LOG2NS))];
+    BLADE_UNROLL
+    for (int r = 1; r < 16; r++)
+        v[r] = cmul(v[r], twiddles[r * j]);
+    dft<4>(v);
 }
 
 /* The last pass, radix 16 (NS = N/16), to global memory. u = sl + j*sb: butterfly j
@@ -573,47 +611,31 @@ struct last_pass {
         j = u >> p.log2sb;
     }
 
+    template <typename Body>
+    BLADE_TILE_FN static void for_each(const params& p, int thread, Body&& body)
+    {
+        for_each_lane<last_pass, THREADS>(p, thread, tile_rows(p) << LOG2NS, body);
+    }
+
     BLADE_TILE_FN static void read(const float2* smem,
                                    const params& p,
                                    const float2* twiddles,
                                    int thread,
                                    float2 (&v)[kPerThread])
     {
-        const int butterflies = tile_rows(p) << LOG2NS;
-        BLADE_UNROLL
-        for (int q = 0; q < kButterflies; q++) {
-            const int b = thread + q * THREADS;
-            if (b < butterflies) {
-                int pl, j, sl;
-                decode(p, b, pl, j, sl);
-                const float2* in = smem + ((pl << p.log2sb) + sl) * RS;
-                BLADE_UNROLL
-                for (int r = 0; r < R; r++)
-                    v[q * R + r] = in[pad(j + (r << LOG2NS))];
-                // j < NS: the twiddle exp(-2 pi i r j / N)
-                BLADE_UNROLL
-                for (int r = 1; r < R; r++)
-                    v[q * R + r] = cmul(v[q * R + r], twiddles[r * j]);
-                dft<LOG2R>(v + q * R);
-            }
-        }
+        for_each(p, thread, [&](int q, int pl, int j, int sl) {
+            last_butterfly<LOG2NS>(smem + ((pl << p.log2sb) + sl) * RS, twiddles, j, v + q * R);
+        });
     }
 
     BLADE_TILE_FN static void
     store(const params& p, const origin& o, int thread, const float2 (&v)[kPerThread])
     {
-        const int butterflies = tile_rows(p) << LOG2NS;
-        BLADE_UNROLL
-        for (int q = 0; q < kButterflies; q++) {
-            const int b = thread + q * THREADS;
-            if (b < butterflies) {
-                int pl, j, sl;
-                decode(p, b, pl, j, sl);
-                BLADE_UNROLL
-                for (int r = 0; r < R; r++)
-                    store_value(p, o, LOG2N, pl, sl, j + (r << LOG2NS), v[q * R + r]);
-            }
-        }
+        for_each(p, thread, [&](int q, int pl, int j, int sl) {
+            BLADE_UNROLL
+            for (int r = 0; r < R; r++)
+                store_value(p, o, LOG2N, pl, sl, j + (r << LOG2NS), v[q * R + r]);
+        });
     }
 };
 
@@ -632,18 +654,11 @@ struct single_pass {
     BLADE_TILE_FN static void
     store(const params& p, const origin& o, int thread, const float2 (&v)[kPerThread])
     {
-        const int butterflies = tile_rows(p);
-        BLADE_UNROLL
-        for (int q = 0; q < first::kButterflies; q++) {
-            const int b = thread + q * THREADS;
-            if (b < butterflies) {
-                int pl, j, sl;
-                first::decode(p, b, pl, j, sl); // j = 0
-                BLADE_UNROLL
-                for (int r = 0; r < R; r++)
-                    store_value(p, o, LOG2N, pl, sl, r, v[q * R + r]);
-            }
-        }
+        first::for_each(p, thread, [&](int q, int pl, int j, int sl) { // j = 0
+            BLADE_UNROLL
+            for (int r = 0; r < R; r++)
+                store_value(p, o, LOG2N, pl, sl, r, v[q * R + r]);
+        });
     }
 };
 
@@ -675,7 +690,7 @@ struct direct_passes {
         if constexpr (LOG2N <= 4) {
             exec.template only<single_pass<LOG2N, FILTER, THREADS>>();
         } else {
-            constexpr int LOG2R1 = LOG2N % 4 != 0 ? LOG2N % 4 : 4;
+            constexpr int LOG2R1 = first_radix_log2(LOG2N);
             exec.template first<first_pass<LOG2N, LOG2R1, FILTER, THREADS>>();
             direct_middle<LOG2N, LOG2R1, THREADS>::run(exec);
             exec.template last<last_pass<LOG2N, THREADS>>();

@@ -441,21 +441,36 @@ blade_status launch(const void* input,
     return BLADE_OK;
 }
 
+// One call's buffers and shape, as the public entry point received them.
+struct launch_args {
+    const void* input;
+    int64_t rows;
+    int64_t integration;
+    const float* previous;
+    float* destination;
+    float scale;
+    cudaStream_t stream;
+};
+
 // The mode on cf32 voltages, or on cf16 ones widened as they are read.
 template <class Mode>
-blade_status launch_for(bool half_input,
-                        const void* input,
-                        int64_t rows,
-                        int64_t integration,
-                        const float* previous,
-                        float* destination,
-                        float scale,
-                        cudaStream_t stream)
+blade_status launch_for(bool half_input, const launch_args& a)
 {
     if (half_input)
         return launch<half_input_mode<Mode>>(
-            input, rows, integration, previous, destination, scale, stream);
-    return launch<Mode>(input, rows, integration, previous, destination, scale, stream);
+            a.input, a.rows, a.integration, a.previous, a.destination, a.scale, a.stream);
+    return launch<Mode>(
+        a.input, a.rows, a.integration, a.previous, a.destination, a.scale, a.stream);
+}
+
+// A mode whose sign depends on the band's sideband: both instances are compiled and
+// the sideband picks one at run time.
+template <template <bool> class Mode>
+blade_status launch_for_sideband(bool lower_sideband, bool half_input, const launch_args& a)
+{
+    if (lower_sideband)
+        return launch_for<Mode<true>>(half_input, a);
+    return launch_for<Mode<false>>(half_input, a);
 }
 
 } // namespace
@@ -480,46 +495,29 @@ extern "C" blade_status blade_cuda_detect(const void* input,
                           "detector: CUDA input must be %zu-byte aligned (cudaMalloc memory "
                           "and gr-blade items are)",
                           alignment);
-    cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
+    const launch_args args = { input,
+                               rows,
+                               integration,
+                               previous,
+                               destination,
+                               scale,
+                               static_cast<cudaStream_t>(stream_handle) };
     if (polarizations == 1) {
         if (mode != BLADE_DETECT_I)
             return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                               "detector: mode %s needs two polarizations",
                               blade_detector_mode_name(mode));
-        return launch_for<total_power_single>(
-            half_input, input, rows, integration, previous, destination, scale, stream);
+        return launch_for<total_power_single>(half_input, args);
     }
     switch (mode) {
     case BLADE_DETECT_I:
-        return launch_for<total_power_dual>(
-            half_input, input, rows, integration, previous, destination, scale, stream);
+        return launch_for<total_power_dual>(half_input, args);
     case BLADE_DETECT_XXYY:
-        return launch_for<dual_powers>(
-            half_input, input, rows, integration, previous, destination, scale, stream);
+        return launch_for<dual_powers>(half_input, args);
     case BLADE_DETECT_CROSS:
-        return lower_sideband
-                   ? launch_for<cross_products<true>>(
-                         half_input, input, rows, integration, previous, destination, scale, stream)
-                   : launch_for<cross_products<false>>(half_input,
-                                                       input,
-                                                       rows,
-                                                       integration,
-                                                       previous,
-                                                       destination,
-                                                       scale,
-                                                       stream);
+        return launch_for_sideband<cross_products>(lower_sideband, half_input, args);
     case BLADE_DETECT_IQUV:
-        return lower_sideband
-                   ? launch_for<stokes_iquv<true>>(
-                         half_input, input, rows, integration, previous, destination, scale, stream)
-                   : launch_for<stokes_iquv<false>>(half_input,
-                                                    input,
-                                                    rows,
-                                                    integration,
-                                                    previous,
-                                                    destination,
-                                                    scale,
-                                                    stream);
+        return launch_for_sideband<stokes_iquv>(lower_sideband, half_input, args);
     }
     return blade_fail(BLADE_ERROR_INVALID_ARGUMENT, "detector: unknown mode code %d", (int)mode);
 }

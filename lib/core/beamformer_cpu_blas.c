@@ -8,9 +8,18 @@
  * voltages as [p][a][t] (converting cf16 and ci8 exactly) and its phasors as [p][b][a],
  * calls cgemm once per polarization on those L2-resident blocks, and interleaves
  * the products into y[b, f, t, p] (the fp16 path rounds the packed operands to half
- * first). OpenMP threads share the tasks, each calling a
- * single-threaded cgemm (OpenBLAS's own threads would compete with OpenMP's for the
- * same cores), so the result does not depend on the thread count. Sums over the
+ * first).
+ *
+ * One level of threads: OpenMP threads share the tasks, each calling a
+ * single-threaded cgemm, so the result does not depend on the thread count. The
+ * other way, one cgemm per channel and polarization over all T samples with
+ * OpenBLAS's threads and no OpenMP around it, ran (64, 64) 3-4x slower on the CI
+ * machine with 2 threads and 0.92x with one (its pack and store run between the
+ * products, and its threads wait for one another at each call), and longer blocks
+ * with OpenMP did not pay either (512 and 1024 samples: 0.74-1.03x of 256;
+ * docs/performance.md). OpenBLAS's count is process-wide, so it is set to 1 before
+ * each product, not once: another user of OpenBLAS in the process (numpy) may have
+ * raised it, and its threads inside ours would oversubscribe the cores. Sums over the
  * antennas are float32, in the order OpenBLAS's kernel takes (not the hand loop's:
  * results agree with it to float32 rounding). The incoherent beam is summed from
  * the packed voltages with VOLK kernels, antennas in increasing order.
@@ -27,8 +36,9 @@
 #include <string.h>
 
 #ifdef BLADE_HAVE_OPENBLAS
+#include "cpu_blas.h"
+
 #include <cblas.h>
-#include <pthread.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -37,10 +47,6 @@
 /* Samples per task: X, Y and W of (64, 64) in 320 KiB, in L2; one thread's cgemm
  * of (64 x 64) x (64 x 256) ran at 89 GFLOP/s here, 83 at 512, 41 at 8192. */
 enum { TIME_BLOCK = 256 };
-
-static pthread_once_t openblas_once = PTHREAD_ONCE_INIT;
-
-static void openblas_single_thread(void) { openblas_set_num_threads(1); }
 
 typedef struct task_scratch {
     float* x;               /* [P][A][TIME_BLOCK] complex */
@@ -219,7 +225,7 @@ bool blade_cpu_beamformer_blas(const blade_beamformer_job* job)
 {
     const int64_t A = job->antennas, F = job->channels, T = job->times, P = job->pols;
     const int64_t B = job->beams;
-    pthread_once(&openblas_once, openblas_single_thread);
+    blade_cpu_blas_single_threaded();
     const int64_t blocks = (T + TIME_BLOCK - 1) / TIME_BLOCK;
     const int64_t tasks = F * blocks;
     int threads = blade_cpu_threads();

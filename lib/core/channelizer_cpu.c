@@ -23,8 +23,20 @@
  * cf16 input is converted to float as the gather reads it (exactly), cf16 output
  * rounded to half (nearest, ties to even: half.h) as the scatter writes it; the
  * history is float32 either way.
+ *
+ * With two polarizations and one spectrum per unit (N = 8192 and up: the ATA's
+ * spectrometer shape) the gather and scatter have loops of their own, as the
+ * general ones move one complex value at a time through strides: one pass splits
+ * each sample pair into both planes, and one interleaves the two spectra into y,
+ * with streaming stores where y is cf32, contiguous, 16-byte aligned and larger
+ * than the caches (cpu_stream.h: y goes to memory without being read into the
+ * cache first, a third less traffic). Both are copies, exact sign flips and the
+ * same half rounding: the same bits as the general loops, in every clone
+ * (cpu_simd.h).
  */
 #include "channelizer_backend.h"
+#include "cpu_simd.h"
+#include "cpu_stream.h"
 #include "cpu_threads_internal.h"
 #include "fftw_planner.h"
 #include "half.h"
@@ -32,6 +44,7 @@
 
 #include <fftw3.h>
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,6 +183,96 @@ copy_alternating_half(float* restrict out, const uint16_t* restrict x, int64_t s
     }
 }
 
+/* The two polarizations of N samples x = [n][X, Y] (complex) to the planes
+ * X[n] = (-1)^n x[n][X] and Y[n] = (-1)^n x[n][Y], two samples per step so that the
+ * signs are constants (the loop vectorises with no multiplies). */
+BLADE_CPU_CLONES
+static void
+split_pair_alternating(float* restrict X, float* restrict Y, const float* restrict x, int64_t N)
+{
+    int64_t n = 0;
+    for (; n + 2 <= N; n += 2, x += 8) {
+        X[2 * n] = x[0];
+        X[2 * n + 1] = x[1];
+        Y[2 * n] = x[2];
+        Y[2 * n + 1] = x[3];
+        X[2 * n + 2] = -x[4];
+        X[2 * n + 3] = -x[5];
+        Y[2 * n + 2] = -x[6];
+        Y[2 * n + 3] = -x[7];
+    }
+    if (n < N) { /* odd N: the last sample has an even index */
+        X[2 * n] = x[0];
+        X[2 * n + 1] = x[1];
+        Y[2 * n] = x[2];
+        Y[2 * n + 1] = x[3];
+    }
+}
+
+/* The same from cf16 samples (each converted exactly, then the sign flipped). */
+static void split_pair_alternating_half(float* restrict X,
+                                        float* restrict Y,
+                                        const uint16_t* restrict x,
+                                        int64_t N)
+{
+    for (int64_t n = 0; n < N; n++, x += 4) {
+        const float sign = (n & 1) ? -1.0f : 1.0f;
+        X[2 * n] = sign * blade_half_to_float(x[0]);
+        X[2 * n + 1] = sign * blade_half_to_float(x[1]);
+        Y[2 * n] = sign * blade_half_to_float(x[2]);
+        Y[2 * n + 1] = sign * blade_half_to_float(x[3]);
+    }
+}
+
+/* y[k][X, Y] = (X[k], Y[k]) over N spectral points, y's points `stride` sample pairs
+ * apart (1: contiguous); with `stream`, contiguous y is written with streaming stores
+ * (cpu_stream.h). */
+BLADE_CPU_CLONES
+static void interleave_pair(float* restrict y,
+                            int64_t stride,
+                            const float* restrict X,
+                            const float* restrict Y,
+                            int64_t N,
+                            bool stream)
+{
+#ifdef __SSE2__
+    if (stream && stride == 1 && blade_can_stream(y)) {
+        /* the sfence orders the stores before the OpenMP barrier ending the loop */
+        for (int64_t k = 0; k < N; k++) {
+            __m128 both = _mm_setzero_ps();
+            both = _mm_loadl_pi(both, (const __m64*)(X + 2 * k));
+            both = _mm_loadh_pi(both, (const __m64*)(Y + 2 * k));
+            _mm_stream_ps(y + 4 * k, both);
+        }
+        _mm_sfence();
+        return;
+    }
+#endif
+    for (int64_t k = 0; k < N; k++) {
+        float* to = y + 4 * k * stride;
+        to[0] = X[2 * k];
+        to[1] = X[2 * k + 1];
+        to[2] = Y[2 * k];
+        to[3] = Y[2 * k + 1];
+    }
+}
+
+/* The same to cf16 y, each value rounded to half. */
+static void interleave_pair_half(uint16_t* restrict y,
+                                 int64_t stride,
+                                 const float* restrict X,
+                                 const float* restrict Y,
+                                 int64_t N)
+{
+    for (int64_t k = 0; k < N; k++) {
+        uint16_t* to = y + 4 * k * stride;
+        to[0] = blade_half_from_float(X[2 * k]);
+        to[1] = blade_half_from_float(X[2 * k + 1]);
+        to[2] = blade_half_from_float(Y[2 * k]);
+        to[3] = blade_half_from_float(Y[2 * k + 1]);
+    }
+}
+
 /* Step 1 of a unit: work[p][sl][n] = (-1)^n * (x or the filtered x) at t = (s0+sl)*N + n.
  * The filter taps carry the (-1)^n already (set at creation: a sign flip is exact, so
  * the sums are those of filtering first and flipping after). Tap m of spectrum s
@@ -190,6 +293,17 @@ static void gather(const blade_cpu_channelizer* self,
         for (int64_t sl = 0; sl < block; sl++) {
             float* out = work + 2 * (p * block + sl) * N;
             const int64_t s = s0 + sl;
+            if (self->filter == NULL && P == 2 && block == 1) {
+                /* long transforms: both polarizations in one pass, at p = 0 */
+                const int64_t first = 2 * s * N * P;
+                if (p == 1)
+                    continue;
+                if (g->input_half)
+                    split_pair_alternating_half(out, out + 2 * N, row_in_half + first, N);
+                else
+                    split_pair_alternating(out, out + 2 * N, row_in + first, N);
+                continue;
+            }
             if (self->filter == NULL) {
                 const int64_t first = 2 * (s * N * P + p); /* part index of (s*N, p) */
                 const float* x = g->input_half ? NULL : row_in + first;
@@ -227,11 +341,18 @@ static void gather(const blade_cpu_channelizer* self,
 }
 
 /* Step 3 of a unit: y[row][k][s0+sl][p] = work[p][sl][k] (rounded to half for cf16). */
-static void
-scatter(const blade_cpu_channelizer* self, const float* work, int64_t s0, void* row_output)
+static void scatter(
+    const blade_cpu_channelizer* self, const float* work, int64_t s0, void* row_output, bool stream)
 {
     const blade_channelizer_geometry* g = &self->g;
     const int64_t N = g->N, P = g->P, S = g->S, block = self->block;
+    if (P == 2 && block == 1) { /* one spectrum per polarization (N = 8192 and up) */
+        if (g->output_half)
+            interleave_pair_half((uint16_t*)row_output + 4 * s0, S, work, work + 2 * N, N);
+        else
+            interleave_pair((float*)row_output + 4 * s0, S, work, work + 2 * N, N, stream);
+        return;
+    }
     for (int64_t k = 0; k < N; k++)
         for (int64_t sl = 0; sl < block; sl++)
             for (int64_t p = 0; p < P; p++) {
@@ -315,6 +436,12 @@ void blade_cpu_channelizer_process(blade_cpu_channelizer* self, const void* inpu
      * may be the input itself (channelizer.c), whose rows are overwritten by the time
      * a pass over the whole input after the loop would read them. */
     const bool history_by_unit = self->history != NULL && self->units_per_row == 1 && g->S == 1;
+    /* y far larger than the caches: written around them. In place (S = 1) too: a
+     * unit's split pass and history have read its whole row into the scratch before
+     * the interleave pass writes the row back, from the scratch alone, and a
+     * streaming store to a line still in the cache keeps it coherent. */
+    const bool stream =
+        g->rows * row_values * out_bytes >= blade_stream_min_bytes(BLADE_STREAM_DEFAULT_MIN_BYTES);
 #pragma omp parallel for num_threads(threads) \
     schedule(static) if (g->rows * row_values >= PARALLEL_THRESHOLD)
     for (int64_t u = 0; u < units; u++) {
@@ -331,7 +458,7 @@ void blade_cpu_channelizer_process(blade_cpu_channelizer* self, const void* inpu
             for (int64_t p = 0; p < g->P; p++)
                 update_series_history(self, input, row * g->P + p);
         fftwf_execute_dft(self->plan, work, work);
-        scatter(self, (const float*)work, s0, (char*)output + row * row_values * out_bytes);
+        scatter(self, (const float*)work, s0, (char*)output + row * row_values * out_bytes, stream);
     }
     if (self->history != NULL && !history_by_unit)
         update_history(self, input);

@@ -180,7 +180,14 @@ static blade_status resolve_path(const blade_correlator_config* config,
                                  blade_correlator_path* path)
 {
     if (device.kind != BLADE_DEVICE_CUDA) {
-        *path = BLADE_CORRELATOR_FP64; /* the CPU computes the reference for every path */
+        /* The CPU computes the reference for every path but fp32, which it computes
+         * in float32 through BLAS where gr-blade has OpenBLAS. */
+#ifdef BLADE_HAVE_OPENBLAS
+        *path =
+            config->path == BLADE_CORRELATOR_FP32 ? BLADE_CORRELATOR_FP32 : BLADE_CORRELATOR_FP64;
+#else
+        *path = BLADE_CORRELATOR_FP64;
+#endif
         return BLADE_OK;
     }
     if (config->path == BLADE_CORRELATOR_FP64)

@@ -14,6 +14,7 @@
  * them with no effect on the result.
  */
 #include "correlator_backend.h"
+#include "cpu_blas.h"
 #include "cpu_threads_internal.h"
 #include "internal.h"
 
@@ -163,15 +164,24 @@ blade_status blade_cpu_correlate(const blade_correlator_job* job,
     if (threaded)
         threads = blade_cpu_threads();
 #endif
-    /* Each thread's sums and sample block, allocated before the threads start so
-     * that a failure is reported rather than met inside a parallel region. */
+    /* Each thread's sums and working memory (the reference's sample block, or the
+     * BLAS task's), allocated before the threads start so that a failure is reported
+     * rather than met inside a parallel region. */
     const size_t sums_values = (size_t)(baselines * 2 * P * P);
-    const size_t block_values = (size_t)(A * TIME_BLOCK * 2 * P);
-    double* scratch = malloc((size_t)threads * (sums_values + block_values) * sizeof(double));
+    size_t work_values = (size_t)(A * TIME_BLOCK * 2 * P);
+#ifdef BLADE_HAVE_OPENBLAS
+    const bool blas = job->path == BLADE_CORRELATOR_FP32;
+    if (blas) {
+        work_values =
+            (blade_cpu_correlator_blas_scratch(job) + sizeof(double) - 1) / sizeof(double);
+        blade_cpu_blas_single_threaded();
+    }
+#endif
+    double* scratch = malloc((size_t)threads * (sums_values + work_values) * sizeof(double));
     if (scratch == NULL)
         return blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
                           "correlator: %zu bytes of working memory for %d thread(s)",
-                          (size_t)threads * (sums_values + block_values) * sizeof(double),
+                          (size_t)threads * (sums_values + work_values) * sizeof(double),
                           threads);
 #pragma omp parallel num_threads(threads) if (threaded)
     {
@@ -179,12 +189,17 @@ blade_status blade_cpu_correlate(const blade_correlator_job* job,
 #ifdef _OPENMP
         thread = omp_get_thread_num();
 #endif
-        double* sums = scratch + (size_t)thread * (sums_values + block_values);
-        double* block = sums + sums_values;
+        double* sums = scratch + (size_t)thread * (sums_values + work_values);
+        double* work = sums + sums_values;
 #pragma omp for schedule(static)
         for (int64_t task = 0; task < tasks; task++) {
             const int64_t g = task / job->windows, w = task % job->windows;
-            correlate_task(job, g, w, sums, block);
+#ifdef BLADE_HAVE_OPENBLAS
+            if (blas)
+                blade_cpu_correlator_blas_task(job, g, w, sums, work);
+            else
+#endif
+                correlate_task(job, g, w, sums, work);
             store_task(job, g, w, sums, previous, accumulator, output);
         }
     }

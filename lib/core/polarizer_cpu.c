@@ -12,8 +12,13 @@
 /* Below this many pairs threads cost more than they save. */
 #define PARALLEL_THRESHOLD (1 << 17)
 
-static void polarize_range(const float* input, float* output, int64_t begin, int64_t end)
+/* A range of pairs [begin, end); the tensors are float or half by the function. */
+typedef void (*polarize_range_fn)(const void* input, void* output, int64_t begin, int64_t end);
+
+static void polarize_range(const void* input_data, void* output_data, int64_t begin, int64_t end)
 {
+    const float* input = input_data;
+    float* output = output_data;
     for (int64_t i = begin; i < end; i++) {
         const float xr = input[4 * i], xi = input[4 * i + 1];
         const float yr = input[4 * i + 2], yi = input[4 * i + 3];
@@ -25,23 +30,11 @@ static void polarize_range(const float* input, float* output, int64_t begin, int
     }
 }
 
-void blade_cpu_polarize(const float* input, float* output, int64_t pairs)
+static void
+polarize_half_range(const void* input_data, void* output_data, int64_t begin, int64_t end)
 {
-    if (pairs < PARALLEL_THRESHOLD) {
-        polarize_range(input, output, 0, pairs);
-        return;
-    }
-    const int64_t chunk = 1 << 15;
-    const int64_t chunks = (pairs + chunk - 1) / chunk;
-#pragma omp parallel for num_threads(blade_cpu_threads()) schedule(static)
-    for (int64_t c = 0; c < chunks; c++) {
-        const int64_t begin = c * chunk;
-        polarize_range(input, output, begin, begin + chunk < pairs ? begin + chunk : pairs);
-    }
-}
-
-static void polarize_half_range(const uint16_t* input, uint16_t* output, int64_t begin, int64_t end)
-{
+    const uint16_t* input = input_data;
+    uint16_t* output = output_data;
     for (int64_t i = begin; i < end; i++) {
         const float xr = blade_half_to_float(input[4 * i]);
         const float xi = blade_half_to_float(input[4 * i + 1]);
@@ -54,10 +47,12 @@ static void polarize_half_range(const uint16_t* input, uint16_t* output, int64_t
     }
 }
 
-void blade_cpu_polarize_half(const uint16_t* input, uint16_t* output, int64_t pairs)
+/* Runs range over all pairs: inline when small, else in fixed chunks across threads. */
+static void
+polarize_dispatch(polarize_range_fn range, const void* input, void* output, int64_t pairs)
 {
     if (pairs < PARALLEL_THRESHOLD) {
-        polarize_half_range(input, output, 0, pairs);
+        range(input, output, 0, pairs);
         return;
     }
     const int64_t chunk = 1 << 15;
@@ -65,6 +60,16 @@ void blade_cpu_polarize_half(const uint16_t* input, uint16_t* output, int64_t pa
 #pragma omp parallel for num_threads(blade_cpu_threads()) schedule(static)
     for (int64_t c = 0; c < chunks; c++) {
         const int64_t begin = c * chunk;
-        polarize_half_range(input, output, begin, begin + chunk < pairs ? begin + chunk : pairs);
+        range(input, output, begin, begin + chunk < pairs ? begin + chunk : pairs);
     }
+}
+
+void blade_cpu_polarize(const float* input, float* output, int64_t pairs)
+{
+    polarize_dispatch(polarize_range, input, output, pairs);
+}
+
+void blade_cpu_polarize_half(const uint16_t* input, uint16_t* output, int64_t pairs)
+{
+    polarize_dispatch(polarize_half_range, input, output, pairs);
 }

@@ -824,7 +824,11 @@ class Job:
             fine = f"{T // rate} fine samples x {self.shape[1] * rate} fine channels"
             raise ValueError(f"{error} (the correlator's chunks: {fine}, after --channelizer-rate {rate})") from None
         if o.precision in ("fp32", "fp16") and bundle.precision() == "fp64":
-            self.warnings.append(f"--precision {o.precision} is for GPUs: the CPU computes the fp64 reference")
+            self.warnings.append(
+                f"--precision {o.precision} is for GPUs"
+                + (" (fp32 on the CPU needs gr-blade built with OpenBLAS)" if o.precision == "fp32" else "")
+                + ": the CPU computes the fp64 reference"
+            )
         return bundle
 
     def visibility_axes(self, product=None):

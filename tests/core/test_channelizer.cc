@@ -660,13 +660,16 @@ struct typed_case {
     blade_channelizer_window window;
 };
 
-// plain FFTs (power of two, prime, T itself, threads over [2, 9, 8192, 2]) and
-// polyphase filters (history within and across several chunks)
+// plain FFTs (power of two, prime, T itself, threads over [2, 9, 8192, 2], one
+// spectrum per unit of work with contiguous and strided output: N = 8192 with S = 1,
+// N = 16384 with S = 2) and polyphase filters (history within and across chunks)
 const typed_case typed_cases[] = {
     { blade_shape_aftp(2, 3, 32, 2), 8, 1, BLADE_WINDOW_RECTANGULAR },
     { blade_shape_aftp(1, 5, 21, 2), 7, 1, BLADE_WINDOW_RECTANGULAR },
     { blade_shape_aftp(1, 3, 96, 3), 96, 1, BLADE_WINDOW_RECTANGULAR },
     { blade_shape_aftp(2, 9, 8192, 2), 64, 1, BLADE_WINDOW_RECTANGULAR },
+    { blade_shape_aftp(1, 3, 8192, 2), 8192, 1, BLADE_WINDOW_RECTANGULAR },
+    { blade_shape_aftp(1, 2, 32768, 2), 16384, 1, BLADE_WINDOW_RECTANGULAR },
     { blade_shape_aftp(2, 3, 32, 2), 8, 4, BLADE_WINDOW_HAMMING },
     { blade_shape_aftp(1, 1, 16, 2), 16, 8, BLADE_WINDOW_BLACKMAN_HARRIS }, // M N = 8 T
     { blade_shape_aftp(1, 2, 30, 1), 5, 3, BLADE_WINDOW_HANN },

@@ -2,14 +2,18 @@
 // Correlator on the CPU: products worked out by hand, random data against a direct
 // double-precision sum written from the header's definition, integration within and
 // across chunks (distinct data per chunk) and over channels, edge shapes (A = 1, 2,
-// odd, 64; P = 1), the baseline numbering, and the validation messages.
+// odd, 64; P = 1), the baseline numbering, and the validation messages; the fp32
+// path (float32 sums through BLAS) against the same definition within float32 sums'
+// rounding, with the same bits at any thread count.
 #define BOOST_TEST_MODULE correlator
 #include <boost/test/unit_test.hpp>
 
 #include "device_memory.h"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstring>
 
 using blade_test::ok;
 using cf = std::complex<float>;
@@ -27,11 +31,13 @@ struct plan {
                   int64_t channel_integration = 1,
                   blade_dtype input_type = BLADE_CF32,
                   bool lower_sideband = false,
-                  blade_device on = blade_device_cpu())
+                  blade_device on = blade_device_cpu(),
+                  blade_correlator_path path = BLADE_CORRELATOR_AUTO)
         : shape(s), type(input_type), device(on)
     {
         blade_correlator_config config = blade_correlator_config_default();
         config.input_type = input_type;
+        config.path = path;
         config.integration = integration;
         config.channel_integration = channel_integration;
         config.lower_sideband = lower_sideband;
@@ -349,7 +355,11 @@ BOOST_AUTO_TEST_CASE(repeated_runs_give_identical_bits)
     BOOST_TEST(std::memcmp(first.data(), second.data(), first.size() * sizeof(cf)) == 0);
 }
 
-BOOST_AUTO_TEST_CASE(every_path_computes_the_reference_on_the_cpu)
+namespace {
+bool cpu_has_blas() { return std::string(blade_cpu_blas()) != "none"; }
+} // namespace
+
+BOOST_AUTO_TEST_CASE(every_path_but_fp32_computes_the_reference_on_the_cpu)
 {
     const blade_shape shape = blade_shape_aftp(3, 2, 4, 2);
     const auto bytes = blade_test::random_cf32(blade_shape_count(&shape), 3);
@@ -361,7 +371,9 @@ BOOST_AUTO_TEST_CASE(every_path_computes_the_reference_on_the_cpu)
         config.operand_scale = 0.5f; // ignored off the tensor cores
         blade_correlator* correlator;
         ok(blade_correlator_create(&correlator, &config, &shape, blade_device_cpu()), "create");
-        BOOST_TEST(blade_correlator_path_used(correlator) == BLADE_CORRELATOR_FP64);
+        const bool blas = path == BLADE_CORRELATOR_FP32 && cpu_has_blas();
+        BOOST_TEST(blade_correlator_path_used(correlator) ==
+                   (blas ? BLADE_CORRELATOR_FP32 : BLADE_CORRELATOR_FP64));
         const blade_shape out_shape = blade_correlator_output_shape(correlator);
         std::vector<cf> out(blade_shape_count(&out_shape));
         blade_tensor input = blade_tensor_make(
@@ -372,9 +384,117 @@ BOOST_AUTO_TEST_CASE(every_path_computes_the_reference_on_the_cpu)
         blade_correlator_destroy(correlator);
         if (path == 0)
             first = out;
-        else
+        else if (!blas)
             BOOST_TEST(out == first, boost::test_tools::per_element());
     }
+}
+
+namespace {
+// Every output within the rounding of an n-term float32 sum (the header's fp32
+// bound, n = the samples and channels summed per chunk) plus the float output's.
+void expect_within_float32_sums(const std::vector<cf>& got,
+                                const reference& want,
+                                int64_t terms,
+                                const std::string& what)
+{
+    BOOST_TEST_REQUIRE(got.size() == want.values.size(), what);
+    size_t bad = 0, first = 0;
+    double worst = 0; // error / scale
+    for (size_t k = 0; k < got.size(); k++) {
+        const double bound = static_cast<double>(terms) * std::ldexp(1.0, -24) * want.scale[k] +
+                             6.0e-8 * std::abs(want.values[k]);
+        const double error = std::abs(cd(got[k]) - want.values[k]);
+        if (want.scale[k] > 0)
+            worst = std::max(worst, error / want.scale[k]);
+        if (!(error <= bound) && bad++ == 0)
+            first = k;
+    }
+    BOOST_TEST(bad == 0,
+               what << ": " << bad << " of " << got.size() << " outputs beyond the bound, first "
+                    << first << " got " << got[first] << " want " << want.values[first]);
+    BOOST_TEST_MESSAGE(what << ": worst error " << worst << " of sum |x_i||x_j|");
+}
+} // namespace
+
+BOOST_AUTO_TEST_CASE(the_fp32_path_sums_in_float32_within_its_bound)
+{
+    if (!cpu_has_blas()) {
+        BOOST_TEST_MESSAGE("built without OpenBLAS: fp32 on the CPU is the reference");
+        return;
+    }
+    // Edge and odd shapes, both types, one or two polarizations, windows, channel
+    // integration, a lower sideband, more samples than one BLAS block (1024), the
+    // ATA node's 28 antennas; integration across 1 or 3 chunks of distinct data.
+    const struct {
+        int64_t A, F, T, P, I, Fc, K;
+        blade_dtype type;
+        bool lsb;
+    } cases[] = {
+        { 1, 3, 8, 2, 8, 1, 1, BLADE_CF32, false },
+        { 2, 2, 6, 2, 3, 2, 1, BLADE_CF32, false },
+        { 3, 5, 7, 2, 7, 5, 1, BLADE_CF32, true },
+        { 5, 4, 40, 2, 8, 2, 1, BLADE_CI8, false },
+        { 7, 3, 33, 1, 11, 3, 1, BLADE_CF32, false },
+        { 9, 1, 1, 1, 1, 1, 1, BLADE_CI8, false },
+        { 28, 2, 2500, 2, 2500, 1, 1, BLADE_CF32, false },
+        { 33, 2, 1030, 2, 1030, 2, 1, BLADE_CI8, true },
+        { 6, 4, 16, 2, 48, 2, 3, BLADE_CF32, false },
+        { 4, 2, 8, 1, 24, 1, 3, BLADE_CI8, true },
+    };
+    uint32_t seed = 300;
+    for (const auto& c : cases) {
+        const blade_shape shape = blade_shape_aftp(c.A, c.F, c.T, c.P);
+        const int64_t count = blade_shape_count(&shape);
+        const auto chunks = random_voltages(c.type, c.K * count, seed++);
+        plan p(shape, c.I, c.Fc, c.type, c.lsb, blade_device_cpu(), BLADE_CORRELATOR_FP32);
+        BOOST_TEST(blade_correlator_path_used(p.correlator) == BLADE_CORRELATOR_FP32);
+        const size_t chunk_bytes = chunks.size() / static_cast<size_t>(c.K);
+        std::vector<cf> out(p.outputs(), cf(-1.0f, -1.0f));
+        for (int64_t k = 0; k < c.K; k++)
+            p.run(chunks.data() + k * chunk_bytes, out.data());
+        char text[64];
+        // Float32 sums within a chunk (I or T samples of Fc channels); across chunks
+        // the sums add in double.
+        const int64_t terms = std::min(c.I, c.T) * c.Fc;
+        expect_within_float32_sums(
+            out,
+            correlate_reference(
+                as_complex(chunks, c.type), c.A, c.F, c.T, c.P, c.K, c.I, c.Fc, c.lsb),
+            terms,
+            std::string(blade_shape_format(&shape, text, sizeof text)) + " I " +
+                std::to_string(c.I) + " Fc " + std::to_string(c.Fc) + " " +
+                blade_dtype_name(c.type) + (c.lsb ? " lsb" : ""));
+        if (c.P == 2 && !c.lsb) { // autocorrelations: XX, YY real, YX = conj(XY) exactly
+            const int64_t per_baseline = p.out_shape.dims[1] * p.out_shape.dims[2] * 4;
+            for (int64_t a = 0; a < c.A; a++) {
+                const cf* v = &out[static_cast<size_t>(blade_correlator_baseline_index(c.A, a, a) *
+                                                       per_baseline)];
+                BOOST_TEST(v[0].imag() == 0.0f);
+                BOOST_TEST(v[3].imag() == 0.0f);
+                BOOST_TEST(v[2] == std::conj(v[1]));
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(the_fp32_path_gives_the_same_bits_with_any_thread_count)
+{
+    if (!cpu_has_blas())
+        return;
+    const blade_shape shape = blade_shape_aftp(20, 12, 1536, 2); // above the threaded threshold
+    const auto bytes = blade_test::random_cf32(blade_shape_count(&shape), 11);
+    std::vector<cf> first;
+    for (int threads : { 1, 2, 3, 5 }) {
+        blade_cpu_threads_set(threads);
+        plan p(shape, 512, 1, BLADE_CF32, false, blade_device_cpu(), BLADE_CORRELATOR_FP32);
+        const auto out = p.run(bytes.data());
+        if (first.empty())
+            first = out;
+        else
+            BOOST_TEST(std::memcmp(out.data(), first.data(), out.size() * sizeof(cf)) == 0,
+                       threads << " threads");
+    }
+    blade_cpu_threads_set(0);
 }
 
 BOOST_AUTO_TEST_CASE(baseline_numbering_runs_row_by_row_over_the_upper_triangle)

@@ -192,7 +192,9 @@ double exact_operand_bound(int64_t n)
 errors check(const job& j, int nchunks, uint32_t seed, float scale = 100.0f)
 {
     const auto chunks = random_input(j, nchunks, seed, scale);
-    const auto cpu = correlate_on(blade_device_cpu(), j, chunks);
+    job reference = j; // the fp64 reference, not the CPU's float32 fp32 path
+    reference.path = BLADE_CORRELATOR_FP64;
+    const auto cpu = correlate_on(blade_device_cpu(), reference, chunks);
     const auto gpu = correlate_on(first_gpu(), j, chunks);
     const int64_t outputs = nchunks / steps_of(j);
     if (j.path == BLADE_CORRELATOR_FP32)

@@ -249,10 +249,19 @@ BOOST_AUTO_TEST_CASE(thread_count_is_set_and_results_do_not_depend_on_it)
     const auto x = random_values(static_cast<size_t>(A * F * T * P), 77, 10.0f);
     const auto w = random_values(static_cast<size_t>(B * A * F * P), 78, 1.0f);
     const auto raw = blade_test::random_elements(BLADE_CI8, A * F * T * P, 79);
-    std::vector<std::vector<uint8_t>> results[3];
-    for (int threads = 1; threads <= 3; threads++) {
+    // Each count with ordinary stores, then with the streaming stores that outputs
+    // larger than the caches take (cast ci8 -> cf32, channelizer N = T), forced here
+    // on this small shape: 6 runs, every one the same bits as the first.
+    std::vector<std::vector<uint8_t>> results[6];
+    for (int run = 0; run < 6; run++) {
+        const int threads = run % 3 + 1;
+        const bool streamed = run >= 3;
+        if (streamed)
+            setenv("BLADE_STREAM_MIN_BYTES", "0", 1);
+        else
+            unsetenv("BLADE_STREAM_MIN_BYTES");
         blade_cpu_threads_set(threads);
-        auto& r = results[threads - 1];
+        auto& r = results[run];
         beams bf(A, F, T, P, B);
         bf.config.incoherent = true;
         const auto y = bf.run(x, w);
@@ -281,11 +290,17 @@ BOOST_AUTO_TEST_CASE(thread_count_is_set_and_results_do_not_depend_on_it)
         const auto spectra = channelize(x, shape, 64, 4);
         r.emplace_back(reinterpret_cast<const uint8_t*>(spectra.data()),
                        reinterpret_cast<const uint8_t*>(spectra.data() + spectra.size()));
+        // N = T: one spectrum per unit of work (the split and interleaved passes)
+        const auto long_spectra = channelize(x, shape, T, 1);
+        r.emplace_back(reinterpret_cast<const uint8_t*>(long_spectra.data()),
+                       reinterpret_cast<const uint8_t*>(long_spectra.data() + long_spectra.size()));
     }
     blade_cpu_threads_set(0);
-    const char* names[] = { "beamformer", "cast", "detector", "channelizer" };
-    for (int m = 0; m < 4; m++)
-        for (int threads = 2; threads <= 3; threads++)
-            BOOST_TEST(results[threads - 1][m] == results[0][m],
-                       names[m] << ": " << threads << " threads differ from 1");
+    unsetenv("BLADE_STREAM_MIN_BYTES");
+    const char* names[] = { "beamformer", "cast", "detector", "channelizer", "channelizer N = T" };
+    for (int m = 0; m < 5; m++)
+        for (int run = 1; run < 6; run++)
+            BOOST_TEST(results[run][m] == results[0][m],
+                       names[m] << ": " << run % 3 + 1 << " threads"
+                                << (run >= 3 ? ", streamed," : "") << " differ from 1 thread");
 }

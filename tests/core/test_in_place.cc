@@ -8,6 +8,9 @@
 
 #include "in_place_support.h"
 
+#include <blade/cpu_threads.h>
+
+#include <cstdlib>
 #include <string>
 
 using blade_test::check_in_place_matches;
@@ -111,6 +114,44 @@ BOOST_AUTO_TEST_CASE(channelizer_in_place_with_one_spectrum_per_chunk)
                                static_cast<size_t>(count) * 4,
                                what + " cf16");
     }
+}
+
+BOOST_AUTO_TEST_CASE(channelizer_in_place_through_streaming_stores)
+{
+    // Outputs larger than the caches are written with streaming stores (cpu_stream.h):
+    // at T = N with two polarizations the channelizer splits each row into its scratch
+    // and interleaves the spectra back over that very row. Forced here on small shapes
+    // (BLADE_STREAM_MIN_BYTES = 0), on 1 and 2 threads: the bits of out of place.
+    setenv("BLADE_STREAM_MIN_BYTES", "0", 1);
+    for (int threads : { 1, 2 })
+        for (int taps : { 1, 4 }) {
+            blade_cpu_threads_set(threads);
+            const blade_shape shape = blade_shape_aftp(2, 4, 8192, 2);
+            const int64_t count = blade_shape_count(&shape);
+            const std::string what =
+                "streamed channelizer N = 8192, taps = " + std::to_string(taps) + ", " +
+                std::to_string(threads) + " threads";
+            check_in_place_matches(cpu,
+                                   blade_test::channelizer_plans(shape, BLADE_CF32, 8192, taps),
+                                   random_chunks(BLADE_CF32, count, 3, 9),
+                                   static_cast<size_t>(count) * 8,
+                                   what + " cf32");
+            check_in_place_matches(cpu,
+                                   blade_test::channelizer_plans(shape, BLADE_CF16, 8192, taps),
+                                   random_chunks(BLADE_CF16, count, 3, 10),
+                                   static_cast<size_t>(count) * 4,
+                                   what + " cf16");
+        }
+    // the casts that may run in place never take the streamed (widening) path
+    const blade_shape shape = blade_shape_aftp(4, 16, 2048, 2);
+    const int64_t count = blade_shape_count(&shape);
+    check_in_place_matches(cpu,
+                           blade_test::cast_plans(shape, BLADE_CI16, BLADE_CF16, 0.0f),
+                           random_chunks(BLADE_CI16, count, 1, 11),
+                           static_cast<size_t>(count) * 4,
+                           "streamed cast ci16 -> cf16");
+    blade_cpu_threads_set(0);
+    unsetenv("BLADE_STREAM_MIN_BYTES");
 }
 
 BOOST_AUTO_TEST_CASE(partial_overlap_is_refused_with_a_clear_message)

@@ -46,8 +46,8 @@ class qa_correlator(bt.FileTestCase, gr_unittest.TestCase):
         worst = float(numpy.max(error / bound))
         self.assertLessEqual(worst, 1.0, f"{what}: error {worst:.3g} x the bound")
 
-    def run_correlator(self, chunks, shape, input_type, integration, fc=1, device="cpu", tags=()):
-        block = blade.correlator(shape, input_type, integration, fc, "auto", device)
+    def run_correlator(self, chunks, shape, input_type, integration, fc=1, device="cpu", tags=(), path="auto"):
+        block = blade.correlator(shape, input_type, integration, fc, path, device)
         out, out_tags = bt.run_chunks([block], chunks, shape, input_type, block.output_shape(), "cf32", tags)
         return block, out, out_tags
 
@@ -75,6 +75,28 @@ class qa_correlator(bt.FileTestCase, gr_unittest.TestCase):
                 self.assertEqual(block.path(), "fp64")
                 if dtype == "ci8":  # integer products: exact
                     self.assertTrue(numpy.array_equal(got, want.astype(numpy.complex64)))
+
+    def test_fp32_on_the_cpu_sums_in_float32_through_blas(self):
+        # Where gr-blade has OpenBLAS (tools/bootstrap installs it), path fp32 on the CPU
+        # sums each chunk in float32: within n 2^-24 S of the reference (n samples and
+        # channels per chunk), across chunks in double.
+        if blade.correlator([1, 1, 1, 1], "cf32", 1, 1, "fp32", "cpu").path() != "fp32":
+            self.skipTest("built without OpenBLAS: fp32 on the CPU is the fp64 reference")
+        for shape, dtype, integration, fc, n in [
+            ([5, 3, 300, 2], "cf32", 300, 1, 2),
+            ([9, 4, 64, 1], "ci8", 128, 2, 4),  # across 2 chunks, channel integration
+            ([28, 2, 1100, 2], "cf32", 550, 1, 1),
+        ]:
+            with self.subTest(shape=shape, dtype=dtype):
+                chunks = (ci8_chunks if dtype == "ci8" else cf32_chunks)(self.rng, n, shape)
+                values = ci8_values(chunks) if dtype == "ci8" else chunks
+                block, got, _ = self.run_correlator(chunks, shape, dtype, integration, fc, path="fp32")
+                self.assertEqual(block.path(), "fp32")
+                want = correlate(values, integration, fc)
+                terms = min(integration, shape[2]) * fc
+                error = numpy.abs(got - want)
+                bound = terms * 2.0**-24 * scale(values, integration, fc) + 2.0**-23 * numpy.abs(want)
+                self.assertTrue(numpy.all(error <= bound), f"{shape} {dtype}: {numpy.max(error / bound):.3g} x")
 
     def test_emulated_device_gives_the_cpu_bits(self):
         shape = [6, 3, 16, 2]

@@ -645,6 +645,35 @@ class qa_inputs_survive_every_run(NeverLoseDataCase):
                 runs += 1
         self.assertEqual(runs, 45)
 
+    def test_fp16_runs_leave_the_inputs_byte_for_byte(self):
+        # The fp16 chain (--precision fp16: cf16 between the stages) in every mode and
+        # each format it writes: into a fresh place it writes its products; aimed at
+        # the inputs' own names it is refused (raw) or writes beside them; the inputs
+        # keep every byte.
+        runs = 0
+        for mode, formats in (("mode-b", ["fil", "h5", "raw"]), ("mode-h", ["fil", "h5"]), ("mode-bh", ["fil", "h5"])):
+            for fmt in formats:
+                recipe = [] if mode == "mode-h" else ["-r", self.files["recipe"]]
+                gather = ["--gather", "2"] if mode == "mode-bh" else []  # the recording has 4 chunks
+                argv = [mode, "-i", self.files["stem"], *recipe, *gather, "--device", "cpu", "--no-progress"]
+                argv += ["--format", fmt, "--precision", "fp16"]
+                with self.subTest(mode=mode, format=fmt):
+                    name = f"half-{mode}-{fmt}"
+                    code, out, err = run_cli(*argv, "-o", self.scratch, "--name", name)
+                    self.assertEqual(code, 0, err)
+                    self.assertIn("(fp16: cf16 intermediates)", out)  # the chain that ran
+                    written = [f for f in os.listdir(self.scratch) if f.startswith(f"{name}.")]
+                    self.assertTrue(written)
+                    self.assertTrue(all(os.path.getsize(self.out(f)) > 0 for f in written), written)
+                    code, out, err = run_cli(*argv, "-o", self.dir, "--name", "obs")
+                    if fmt == "raw":
+                        self.assert_error(code, err, 1, "would destroy the recording")
+                    else:
+                        self.assertEqual(code, 0, err)
+                    self.assertEqual(snapshot(self.inputs), self.before)
+                    runs += 1
+        self.assertEqual(runs, 7)
+
     def test_killed_runs_leave_the_inputs_byte_for_byte(self):
         # SIGKILL cannot be caught: whatever it interrupts, no input is touched.
         for sig in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT):

@@ -46,8 +46,12 @@
  * the step of the next call. The channel integration Fc must divide F.
  *
  * **Paths** (blade_correlator_path). On the CPU and the emulated device every path
- * computes the reference: products and sums in double precision, rounded to float
- * once (the across-chunk accumulator is double too). On a CUDA GPU:
+ * but `fp32` computes the reference: products and sums in double precision, rounded
+ * to float once (the across-chunk accumulator is double too). `fp32` there (where
+ * gr-blade is built with OpenBLAS; the reference otherwise, as
+ * blade_correlator_path_used() says) sums each chunk in float32 with BLAS's
+ * Hermitian rank-k update (cblas_cherk, 5 to 7 times faster), within the CUDA fp32
+ * path's bound below; across chunks it adds in double. On a CUDA GPU:
  * - `fp32` (and `auto`): CUDA cores, float32 products and sums (fused multiply-adds):
  *   each output is summed sequentially over its samples by one thread, so its error
  *   is that of an n-term float32 sum, |error| ≤ n·2^-24·Σ|x_i||x_j| (typically
@@ -90,11 +94,11 @@
 extern "C" {
 #endif
 
-/** How the products are computed on a GPU (the CPU always computes the fp64 reference). */
+/** How the products are computed (on the CPU: the fp64 reference, or float32 BLAS for fp32). */
 typedef enum blade_correlator_path {
     BLADE_CORRELATOR_AUTO = 0, /**< fp32 on a GPU, fp64 on the CPU */
     BLADE_CORRELATOR_FP64,     /**< the CPU reference: double products and sums (CPU only) */
-    BLADE_CORRELATOR_FP32,     /**< CUDA cores, float32 */
+    BLADE_CORRELATOR_FP32,     /**< CUDA cores, float32; on the CPU float32 BLAS (cherk) */
     BLADE_CORRELATOR_FP16,     /**< tensor cores, fp16 operands, float32 accumulation */
     BLADE_CORRELATOR_PATH_COUNT
 } blade_correlator_path;
@@ -105,7 +109,7 @@ typedef struct blade_correlator_config {
     int64_t integration; /**< time samples summed per output: a divisor of T, or a multiple of T */
     int64_t
         channel_integration;    /**< adjacent channels summed per output (Fc, divides F); 1: none */
-    blade_correlator_path path; /**< how to compute on a GPU */
+    blade_correlator_path path; /**< how to compute (see Paths above) */
     /** Tensor-core path with cf32 voltages only: the voltages are multiplied by this
      *  before they are rounded to fp16 and the sums divided by its square (a power of
      *  two keeps that exact). 0 means 1. Choose it so that |scale · x| < 65504 and
@@ -166,8 +170,9 @@ BLADE_CORE_API blade_status blade_correlator_create(blade_correlator** correlato
 /** Output shape: [B, F/Fc, T/I, P²], or [B, F/Fc, 1, P²] when I is a multiple of T. */
 BLADE_CORE_API blade_shape blade_correlator_output_shape(const blade_correlator* correlator);
 
-/** The path the plan computes with: ::BLADE_CORRELATOR_FP64 on the CPU and the emulated
- *  device, the resolved `auto` (fp32) or the path asked for on a GPU. */
+/** The path the plan computes with: on the CPU and the emulated device
+ *  ::BLADE_CORRELATOR_FP32 where fp32 was asked for and BLAS is built in, else
+ *  ::BLADE_CORRELATOR_FP64; on a GPU the resolved `auto` (fp32) or the path asked for. */
 BLADE_CORE_API blade_correlator_path blade_correlator_path_used(const blade_correlator* correlator);
 
 /** Input chunks per output chunk (K = I/T when I > T, else 1). */

@@ -42,7 +42,8 @@ namespace blade {
  * Path ("precision"): "auto" (fp32 on a GPU), "fp32" (CUDA cores), "fp16" (tensor
  * cores, compute capability 8.0+, fp16 operands and float32 sums; ci8 voltages are
  * exact in fp16) or "fp64" (the CPU reference, CPU only). The CPU computes the fp64
- * reference whatever the path. operand_scale (fp16 with cf32 voltages): the voltages
+ * reference for every path but "fp32", which it sums in float32 through OpenBLAS
+ * where gr-blade has it (path() says which). operand_scale (fp16 with cf32 voltages): the voltages
  * are multiplied by it before they are rounded to fp16 (0: 1).
  *
  * Device: "auto", "cpu", "cuda", "cuda:N" or "emulated".
@@ -81,7 +82,7 @@ public:
     /*! \brief Input chunks per output chunk (I / T when I > T, else 1). */
     virtual int64_t chunks_per_output() const = 0;
 
-    /*! \brief The path computed with: "fp64" on the CPU, else "fp32" or "fp16". */
+    /*! \brief The path computed with: "fp64" (or "fp32" through BLAS) on the CPU, else "fp32" or "fp16". */
     virtual std::string path() const = 0;
 
     /*! \brief Baselines per output chunk, A(A+1)/2. */

@@ -71,7 +71,7 @@ public:
     static sptr make(const std::vector<int64_t>& shape,
                      const correlator_options& options = correlator_options());
 
-    /*! \brief The correlator's path ("fp64" on the CPU, "fp32" or "fp16" on a GPU). */
+    /*! \brief The correlator's path ("fp64" or, asked for, "fp32" on the CPU; "fp32" or "fp16" on a GPU). */
     virtual std::string precision() const = 0;
 };
 

@@ -2,7 +2,7 @@
 """
 blade-bench: gr-blade benchmarks kept over time.
 
-    blade-bench run [--device cuda:0|cpu] [--suite NAME]... [--quick] [--threads N] [--module NAME]...
+    blade-bench run [--device cuda:0|cpu] [--suite NAME]... [--quick] [--threads N] [--module NAME]... [--case LABEL]...
                     [--record] [--history FILE]
     blade-bench plot [--history FILE] [--output DIR]
     blade-bench compare [--history FILE] [--threshold 0.10]
@@ -120,6 +120,14 @@ def _cuda_version():
 
 
 def run(args):
+    if args.threads and os.environ.get("OMP_NUM_THREADS") != str(args.threads):
+        # The CPU backend's default thread count is OpenMP's, which OpenMP reads from the
+        # environment as the library loads (already loaded here, by this package's
+        # import): run again with it set, so that it reaches the flowgraph suites too
+        # (blade-module-bench takes --threads itself).
+        os.environ["OMP_NUM_THREADS"] = str(args.threads)
+        sys.stdout.flush()
+        os.execv(sys.executable, [sys.executable] + sys.orig_argv[1:])
     from gnuradio import blade
 
     device = blade.resolve_device(args.device)
@@ -129,10 +137,14 @@ def run(args):
         record["settings"]["threads"] = args.threads
     if args.module:
         record["settings"]["modules"] = args.module
+    if args.case:
+        record["settings"]["cases"] = args.case
     record["figures"] = []
     record["limits"] = {}
     if "modules" in args.suite:
-        figures, limits = module_figures(device, args.quick, args.repeat, args.threads, args.module or ())
+        figures, limits = module_figures(
+            device, args.quick, args.repeat, args.threads, args.module or (), args.case or ()
+        )
         record["figures"] += figures
         record["limits"].update(limits)
     for suite in args.suite:
@@ -331,16 +343,22 @@ def build_parser():
         "--suite",
         action="append",
         default=None,
-        help="modules (default), bundles, overhead, spectrometer, multigpu, numpy or rawspec; repeatable",
+        help="modules (default), bundles, cpu-bundles, overhead, spectrometer, multigpu, numpy or rawspec; repeatable",
     )
     run_parser.add_argument(
         "--threads",
         type=int,
         default=None,
-        help="CPU threads for the modules and the measured CPU limits (default: every core)",
+        help="CPU threads for the modules, the measured CPU limits and the cpu-bundles suite (default: every core)",
     )
     run_parser.add_argument(
         "--module", action="append", default=None, help="time only this module's cases (modules suite); repeatable"
+    )
+    run_parser.add_argument(
+        "--case",
+        action="append",
+        default=None,
+        help="time only the case of this label, as blade-module-bench --case takes it (modules suite); repeatable",
     )
     run_parser.add_argument("--output", help="write the record to this file")
     run_parser.add_argument("--record", action="store_true", help="append the record to the history")

@@ -317,6 +317,68 @@ def run_bundles(device, quick):
     return figures, {"upload_bandwidth": upload, "copy_bandwidth": found["copy_bandwidth"]}
 
 
+# The bundles on the CPU backend (issue 22: Mode H and Mode B at the ATA shape on the
+# host's cores, real-time factor reported). Few chunks, fed from host memory to a
+# null sink: a CPU chunk takes 10-100x a GPU's, and the run must stay short (under
+# a minute on the 2-core CI machine). The threads are the backend's (OMP_NUM_THREADS,
+# which `blade-bench run --threads N` sets), used by each block in turn as GNU Radio
+# runs it.
+CPU_BUNDLE_NAMES = (
+    "Mode B ATA node ci8 [28, 192, 8192, 2] -> 8 beams + incoherent, Stokes I",
+    "Mode H ci8 [8, 192, 8192, 2], circular, N = 8192",
+)
+
+
+def cpu_threads():
+    """The CPU backend's thread count as blade-bench set it (OMP_NUM_THREADS), else every core."""
+    chosen = os.environ.get("OMP_NUM_THREADS", "")
+    return int(chosen) if chosen.isdigit() and int(chosen) > 0 else os.cpu_count()
+
+
+def run_cpu_bundles(device, quick):
+    from gnuradio import blade
+
+    threads = cpu_threads()
+    figures = []
+    cases = [case for case in BUNDLE_CASES if case[0] in CPU_BUNDLE_NAMES]
+    with tempfile.TemporaryDirectory() as scratch:
+        for name, mode, shape, dtype, options, _, _ in cases:
+            shape = list(shape)
+            if quick:
+                shape[1], shape[2] = 4, 512
+                if mode == "h":
+                    options = dict(options, rate=512)
+            recipe = os.path.join(scratch, f"recipe{shape[0]}x{options.get('beams', 1)}.bfr5")
+            if mode != "h":
+                make_recipe(recipe, shape[0], options["beams"], shape[1])
+            chunks, warmup = (6, 2) if not quick else (3, 1)
+            bundle = build_bundle(mode, shape, dtype, options, "cpu", recipe)
+            per_chunk, _ = time_flowgraph(bundle, shape, dtype, "cpu", chunks + warmup, warmup, mode != "h")
+            del bundle
+            gc.collect()
+            chunk_bytes = blade.item_size(shape, dtype)
+            chunk_seconds = shape[2] * TBIN
+            figure = {
+                "benchmark": f"flowgraph-cpu{'-quick' if quick else ''}-{threads}t/{name} [host input]",
+                "time_ms": per_chunk * 1e3,
+                "real_time_factor": chunk_seconds / per_chunk,
+                "bytes_per_s": chunk_bytes / per_chunk,
+                "bound": "real-time",
+                "fraction_of_bound": None,
+                "threads": threads,
+                "chunks": chunks,
+                "upstream_ms": None,
+                "target_ms": None,
+            }
+            figures.append(figure)
+            print(
+                f"{figure['benchmark']}: {per_chunk * 1e3:.1f} ms per {chunk_seconds * 1e3:.3f} ms chunk, "
+                f"{figure['real_time_factor']:.3f}x real time, {chunk_bytes / per_chunk / 1e9:.2f} GB/s in, "
+                f"{threads} threads, {chunks} chunks timed"
+            )
+    return figures, {"cpu_threads": threads}
+
+
 def run_overhead(device, quick):
     """Per-chunk cost of a 4-block chain on tiny chunks: scheduler plus buffers."""
     from gnuradio import blade, blocks, gr
@@ -407,7 +469,12 @@ def run_spectrometer(device, quick):
     return [figure], {"cat_bandwidth": cat_rate}
 
 
-SUITES = {"bundles": run_bundles, "overhead": run_overhead, "spectrometer": run_spectrometer}
+SUITES = {
+    "bundles": run_bundles,
+    "cpu-bundles": run_cpu_bundles,
+    "overhead": run_overhead,
+    "spectrometer": run_spectrometer,
+}
 
 
 def run_suite(suite, device, quick):

@@ -36,16 +36,18 @@ def module_bench_report(device, *options):
             return json.load(data)
 
 
-def module_figures(device, quick, repeat, threads=None, modules=()):
+def module_figures(device, quick, repeat, threads=None, modules=(), cases=()):
     """Run blade-module-bench and turn its JSON into figures. `threads` (CPU only) runs
     the modules and measures the CPU's limits with that many threads, and names the
     figures module-<N>t/..., apart from the all-core figures; `modules` keeps only the
-    cases of the modules named."""
+    cases of the modules named, `cases` only the cases labelled so."""
     options = ["--repeat", str(repeat), *(["--quick"] if quick else [])]
     if threads:
         options += ["--threads", str(threads)]
     for name in modules:
         options += ["--module", name]
+    for label in cases:
+        options += ["--case", label]
     report = module_bench_report(device, *options)
     limits = {"copy_bandwidth": report["copy_bandwidth"], "fp32_peak": report["fp32_peak"]}
     # The CPU's own limits: STREAM copy and triad, the FMA loop's kind, the BLAS used.

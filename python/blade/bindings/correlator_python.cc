@@ -7,7 +7,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(correlator.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(dec035b451bcaab1759e2b56b232a19b)                     */
+/* BINDTOOL_HEADER_FILE_HASH(46a5d49d5d97a17cd1e80be4d44028fe)                     */
 /***********************************************************************************/
 
 #include <pybind11/pybind11.h>

@@ -7,7 +7,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(mode_x.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(059106a8deb17b2a446f9be316540698)                     */
+/* BINDTOOL_HEADER_FILE_HASH(9c9f8a9760daff347563e320c414d142)                     */
 /***********************************************************************************/
 
 #include <pybind11/pybind11.h>

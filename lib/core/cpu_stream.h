@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Streaming (non-temporal) stores for the CPU backend's memory-bound passes. An
+ * ordinary store first reads the destination's cache line from memory (read for
+ * ownership), so a pass that writes W bytes moves 2 W; a streaming store writes the
+ * line without reading it, so a cast from ci8 to cf32 moves 1 + 4 bytes per value
+ * instead of 1 + 8. They pay only when the output is far larger than the caches
+ * (it would be evicted before anyone read it anyway): callers decide by size. The
+ * values are copied bit for bit. The closing sfence orders the stores before the
+ * OpenMP barrier that ends the caller's loop, so before any reader. Not installed.
+ */
+#ifndef BLADE_CORE_CPU_STREAM_H
+#define BLADE_CORE_CPU_STREAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef __SSE2__
+#include <immintrin.h>
+#endif
+
+/* The size from which an output is written with streaming stores:
+ * $BLADE_STREAM_MIN_BYTES where set (the tests set 0 to run these paths on small
+ * shapes; a benchmark sets it to compare), else the caller's default (64 MiB, past
+ * the 32-105 MiB last level caches of the machines measured, where streaming
+ * measured faster; INT64_MAX where it measured slower). */
+static inline int64_t blade_stream_min_bytes(int64_t fallback)
+{
+    const char* chosen = getenv("BLADE_STREAM_MIN_BYTES");
+    if (chosen != NULL && *chosen != '\0')
+        return strtoll(chosen, NULL, 10);
+    return fallback;
+}
+
+/* The default where streaming pays. */
+#define BLADE_STREAM_DEFAULT_MIN_BYTES ((int64_t)64 << 20)
+
+/* Whether `to` can take blade_stream_floats. */
+static inline bool blade_can_stream(const void* to)
+{
+#ifdef __SSE2__
+    return ((uintptr_t)to & 15) == 0;
+#else
+    (void)to;
+    return false;
+#endif
+}
+
+/* to[i] = from[i] for i < n, through streaming stores where `to` is 16-byte aligned
+ * (blade_can_stream), else plain. */
+static inline void blade_stream_floats(float* restrict to, const float* restrict from, int64_t n)
+{
+    int64_t i = 0;
+#ifdef __SSE2__
+    if (blade_can_stream(to)) {
+        for (; i + 4 <= n; i += 4)
+            _mm_stream_ps(to + i, _mm_loadu_ps(from + i));
+        _mm_sfence();
+    }
+#endif
+    if (i < n)
+        memcpy(to + i, from + i, (size_t)(n - i) * sizeof(float));
+}
+
+#endif
