@@ -114,9 +114,13 @@ __device__ inline void store_real(void* data, int64_t i, double v)
         static_cast<double*>(data)[i] = canonical(v);
 }
 
+// Element i of the input becomes element i of the output, and each thread reads its
+// element before it writes it: between types of one size the cast may run in place
+// (output == input). That call takes cast_in_place_kernel, the same body without
+// __restrict__ (which promises the compiler that input and output never alias).
 template <blade_dtype In, blade_dtype Out>
-__global__ void
-cast_kernel(const void* __restrict__ input, void* __restrict__ output, int64_t count, float scale)
+__device__ __forceinline__ void
+cast_elements(const void* input, void* output, int64_t count, float scale)
 {
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
     for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
@@ -133,6 +137,27 @@ cast_kernel(const void* __restrict__ input, void* __restrict__ output, int64_t c
             store_real<Out>(output, i, v);
         }
     }
+}
+
+template <blade_dtype In, blade_dtype Out>
+__global__ void
+cast_kernel(const void* __restrict__ input, void* __restrict__ output, int64_t count, float scale)
+{
+    cast_elements<In, Out>(input, output, count, scale);
+}
+
+template <blade_dtype In, blade_dtype Out>
+__global__ void cast_in_place_kernel(void* data, int64_t count, float scale)
+{
+    cast_elements<In, Out>(data, data, count, scale);
+}
+
+constexpr int element_bits(blade_dtype type)
+{
+    return type == BLADE_CI4                                               ? 8
+           : type == BLADE_CI8 || type == BLADE_F16                        ? 16
+           : type == BLADE_CI16 || type == BLADE_CF16 || type == BLADE_F32 ? 32
+                                                                           : 64;
 }
 
 // ci8 -> cf16, scaled: two samples (4 bytes) per thread and step into two __half2
@@ -198,6 +223,15 @@ template <blade_dtype In, blade_dtype Out>
 blade_status
 launch(const void* input, void* output, int64_t count, float scale, cudaStream_t stream)
 {
+    if constexpr (element_bits(In) == element_bits(Out)) {
+        if (input == output) {
+            cast_in_place_kernel<In, Out>
+                <<<blade_grid_size(count, kThreads, kMaxBlocks), kThreads, 0, stream>>>(
+                    output, count, scale);
+            BLADE_CUDA_CHECK_LAUNCH("cast_in_place_kernel");
+            return BLADE_OK;
+        }
+    }
     cast_kernel<In, Out><<<blade_grid_size(count, kThreads, kMaxBlocks), kThreads, 0, stream>>>(
         input, output, count, scale);
     BLADE_CUDA_CHECK_LAUNCH("cast_kernel");

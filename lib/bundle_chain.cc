@@ -2,7 +2,9 @@
 /* SPDX-License-Identifier: MIT */
 
 #include "bundle_chain.h"
+#include "channelizer_impl.h"
 #include "device_block.h"
+#include "fine_channel_tags.h"
 
 #include <gnuradio/blade/cast.h>
 #include <gnuradio/blade/channel_merge.h>
@@ -16,6 +18,7 @@
 #include <blade/modules/channelizer.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace gr {
@@ -26,6 +29,8 @@ bundle_chain::bundle_chain(gr::hier_block2& hier,
                            const std::string& device)
     : d_hier(hier), d_name(name), d_device(device)
 {
+    const char* in_place = std::getenv("BLADE_BUNDLE_IN_PLACE");
+    d_in_place = in_place == nullptr || std::string(in_place) != "0";
 }
 
 chain_end bundle_chain::input(int port, const std::vector<int64_t>& shape, const std::string& dtype)
@@ -49,7 +54,13 @@ chain_end bundle_chain::cast(const chain_end& in, const std::string& dtype, doub
         return in;
     auto block = gr::blade::cast::make(in.shape, in.dtype, dtype, d_device, scale);
     connect(in, block, 0);
-    return chain_end{ block, 0, in.shape, dtype, in.chunks_per_item, in.scale * scale };
+    return chain_end{ block,
+                      0,
+                      in.shape,
+                      dtype,
+                      in.chunks_per_item,
+                      in.scale * scale,
+                      dynamic_cast<device_block*>(block.get()) };
 }
 
 chain_end
@@ -57,18 +68,113 @@ bundle_chain::channelize(const chain_end& in, int64_t rate, int taps, const std:
 {
     if (rate == 1 && taps == 1)
         return in;
+    const bool one_spectrum = in.shape.size() == 4 && in.shape[2] == rate;
+    if (d_in_place && one_spectrum && in.in_place_host != nullptr &&
+        in.in_place_host->rewrites_stage_tags() && (in.dtype == "cf32" || in.dtype == "cf16"))
+        return channelize_in_place(in, rate, taps, window);
     auto block = gr::blade::channelizer::make(in.shape, rate, d_device, taps, window, in.dtype);
     connect(in, block, 0);
-    return chain_end{ block, 0, block->output_shape(), in.dtype, in.chunks_per_item, in.scale };
+    return chain_end{ block,
+                      0,
+                      block->output_shape(),
+                      in.dtype,
+                      in.chunks_per_item,
+                      in.scale,
+                      dynamic_cast<device_block*>(block.get()) };
+}
+
+chain_end bundle_chain::channelize_in_place(const chain_end& in,
+                                            int64_t rate,
+                                            int taps,
+                                            const std::string& window)
+{
+    // One spectrum per chunk, in a chunk the bundle's own block wrote (the gather's
+    // long chunk in Mode BH): channelized where it lies, its tags rewritten there.
+    device_block* host = in.in_place_host;
+    const tensor_spec coarse(parse_dtype(in.dtype, "blade.channelizer dtype"),
+                             parse_shape(in.shape, "blade.channelizer shape"));
+    blade_channelizer_config config = {
+        coarse.dtype, coarse.dtype, rate, taps, BLADE_WINDOW_HAMMING
+    };
+    throw_on_error(blade_channelizer_window_parse(window.c_str(), &config.window),
+                   "blade.channelizer window");
+    blade_channelizer* raw = nullptr;
+    throw_on_error(blade_channelizer_create(&raw, &config, &coarse.shape, host->blade_device_id()),
+                   "blade.channelizer");
+    std::shared_ptr<blade_channelizer> plan(raw, blade_channelizer_destroy);
+    const tensor_spec fine(coarse.dtype, blade_channelizer_output_shape(raw));
+    auto tags = std::make_shared<fine_channel_tags>(rate);
+    host->append_in_place_stage(
+        "channelizer (in place)",
+        fine,
+        [plan, fine](const blade_tensor& x, blade_stream stream) {
+            blade_tensor y = x;
+            y.shape = fine.shape;
+            return blade_channelizer_process(plan.get(), &x, &y, stream);
+        },
+        [tags](std::vector<gr::tag_t>& chunk_tags,
+               const pmt::pmt_t& srcid,
+               const gr::logger_ptr& logger) { tags->rewrite(chunk_tags, srcid, logger); });
+    return chain_end{ in.block, in.port, shape_to_vector(fine.shape), in.dtype, in.chunks_per_item,
+                      in.scale, host };
+}
+
+chain_end bundle_chain::cast_and_channelize(const chain_end& in,
+                                            const std::string& dtype,
+                                            double scale,
+                                            int64_t rate,
+                                            int taps,
+                                            const std::string& window)
+{
+    const bool casts = in.dtype != dtype || scale != 1.0;
+    const bool channelizes = rate != 1 || taps != 1;
+    const bool one_spectrum = in.shape.size() == 4 && in.shape[2] == rate;
+    if (!casts || !channelizes || !one_spectrum || !d_in_place)
+        return channelize(cast(in, dtype, scale), rate, taps, window);
+    const tensor_spec arriving(parse_dtype(in.dtype, "blade." + d_name + " input type"),
+                               parse_shape(in.shape, "blade." + d_name + " shape"));
+    const tensor_spec work(parse_dtype(dtype, "blade." + d_name + " working type"), arriving.shape);
+    blade_channelizer_config config = { work.dtype, work.dtype, rate, taps, BLADE_WINDOW_HAMMING };
+    throw_on_error(blade_channelizer_window_parse(window.c_str(), &config.window),
+                   "blade.channelizer window");
+    auto block = gnuradio::make_block_sptr<channelizer_impl>(
+        work, config, d_device, resolve_device(d_device, "channelizer"), arriving, scale);
+    connect(in, block, 0);
+    return chain_end{
+        block, 0, block->output_shape(), dtype, in.chunks_per_item, in.scale * scale, block.get()
+    };
 }
 
 chain_end bundle_chain::polarize(const chain_end& in, bool circular)
 {
     if (!circular)
         return in;
+    if (d_in_place && in.in_place_host != nullptr && (in.dtype == "cf32" || in.dtype == "cf16")) {
+        // The chunk is this bundle's own: polarized where its block wrote it.
+        const blade_shape shape = parse_shape(in.shape, "blade.polarizer shape");
+        const blade_polarizer_config config = { BLADE_BASIS_CIRCULAR };
+        blade_polarizer* raw = nullptr;
+        throw_on_error(
+            blade_polarizer_create(&raw, &config, &shape, in.in_place_host->blade_device_id()),
+            "blade.polarizer");
+        std::shared_ptr<blade_polarizer> plan(raw, blade_polarizer_destroy);
+        const tensor_spec chunk(parse_dtype(in.dtype, "blade.polarizer dtype"), shape);
+        in.in_place_host->append_in_place_stage(
+            "polarizer (in place)", chunk, [plan](const blade_tensor& x, blade_stream stream) {
+                blade_tensor y = x;
+                return blade_polarizer_process(plan.get(), &x, &y, stream);
+            });
+        return in;
+    }
     auto block = gr::blade::polarizer::make(in.shape, d_device, "circular", in.dtype);
     connect(in, block, 0);
-    return chain_end{ block, 0, in.shape, in.dtype, in.chunks_per_item, in.scale };
+    return chain_end{ block,
+                      0,
+                      in.shape,
+                      in.dtype,
+                      in.chunks_per_item,
+                      in.scale,
+                      dynamic_cast<device_block*>(block.get()) };
 }
 
 chain_end bundle_chain::detect(const chain_end& in, const std::string& mode, int64_t integration)
@@ -88,8 +194,13 @@ chain_end bundle_chain::gather_time(const chain_end& in, int64_t multiplier)
         return in;
     auto block = gr::blade::gather::make(in.shape, 2, multiplier, in.dtype, d_device);
     connect(in, block, 0);
-    return chain_end{ block,   0, block->output_shape(), in.dtype, in.chunks_per_item * multiplier,
-                      in.scale };
+    return chain_end{ block,
+                      0,
+                      block->output_shape(),
+                      in.dtype,
+                      in.chunks_per_item * multiplier,
+                      in.scale,
+                      dynamic_cast<device_block*>(block.get()) };
 }
 
 chain_end build_across_devices(gr::hier_block2& hier,

@@ -5,6 +5,17 @@
  * hier block (private header). Each step takes where the stream ends now, appends
  * a block when the step has work to do (a cast from cf32 to cf32, a rate-1
  * channelizer or a linear polarizer would only copy), and returns the new end.
+ *
+ * Stages that may overwrite their input run in place where the bundle owns the
+ * chunk (a block it made writes it, and nothing else reads it): the polarizer on
+ * the output of the cast or channelizer before it, and the channelizer, when it
+ * makes one spectrum per chunk (T = N), on the output of the cast before it. Each
+ * saves a block and its device buffer (two chunks). A flowgraph edge cannot be
+ * shared that way: GNU Radio gives every block's output its own buffer, which the
+ * upstream block refills while readers still hold their items, so a block never
+ * writes into its input buffer (docs/performance.md, "In place"). The environment
+ * variable BLADE_BUNDLE_IN_PLACE=0 builds the separate blocks instead, to measure
+ * what in place saves (tools/bundle-memory).
  */
 #ifndef INCLUDED_BLADE_BUNDLE_CHAIN_H
 #define INCLUDED_BLADE_BUNDLE_CHAIN_H
@@ -19,6 +30,8 @@
 namespace gr {
 namespace blade {
 
+class device_block;
+
 /*! Where a stream ends: a block's output port, its chunk shape and type. */
 struct chain_end {
     gr::basic_block_sptr block;
@@ -29,6 +42,9 @@ struct chain_end {
     //! The values here are what the fp32 chain has times this: a half-precision
     //! chain's range scale (a power of two), undone by the detector.
     double scale = 1.0;
+    //! The block of this bundle that writes these chunks with process_chunks(), if
+    //! any: a stage that may overwrite its input can run there, in place.
+    device_block* in_place_host = nullptr;
 };
 
 class bundle_chain
@@ -44,6 +60,15 @@ public:
     //! The channelizer, polarizer and detector keep the type they are given (cf32 or
     //! cf16; the detector writes f32).
     chain_end channelize(const chain_end& in, int64_t rate, int taps, const std::string& window);
+    //! cast() then channelize(); with both at work and one spectrum per chunk (T = N)
+    //! one block that casts into its own output and channelizes it in place.
+    chain_end cast_and_channelize(const chain_end& in,
+                                  const std::string& dtype,
+                                  double scale,
+                                  int64_t rate,
+                                  int taps,
+                                  const std::string& window);
+    //! A circular polarizer: in place on the chunk's own block where there is one.
     chain_end polarize(const chain_end& in, bool circular);
     chain_end detect(const chain_end& in, const std::string& mode, int64_t integration);
     chain_end gather_time(const chain_end& in, int64_t multiplier);
@@ -58,9 +83,13 @@ public:
     const std::string& device() const { return d_device; }
 
 private:
+    chain_end
+    channelize_in_place(const chain_end& in, int64_t rate, int taps, const std::string& window);
+
     gr::hier_block2& d_hier;
     std::string d_name;
     std::string d_device;
+    bool d_in_place; // stages may run in place (BLADE_BUNDLE_IN_PLACE is not "0")
 };
 
 /*!

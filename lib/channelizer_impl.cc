@@ -36,22 +36,39 @@ channelizer::sptr channelizer::make(const std::vector<int64_t>& shape,
 channelizer_impl::channelizer_impl(const tensor_spec& input,
                                    const blade_channelizer_config& config,
                                    const std::string& requested_device,
-                                   const blade_device& device)
+                                   const blade_device& device,
+                                   const std::optional<tensor_spec>& arriving,
+                                   double scale)
     : gr::sync_block("channelizer",
-                     device_signature(device, 1, input.item_size()),
+                     device_signature(device, 1, arriving.value_or(input).item_size()),
                      device_signature(device, 1, input.item_size())),
       device_block("channelizer", requested_device, device),
-      d_config(config)
+      d_config(config),
+      d_coarse(input),
+      d_fine_tags(config.rate)
 {
     check(blade_channelizer_create(&d_channelizer, &d_config, &input.shape, blade_device_id()),
           "configuration");
     const tensor_spec output(input.dtype, blade_channelizer_output_shape(d_channelizer));
-    set_port_specs({ input }, { output });
+    if (arriving) {
+        if (input.shape.rank != 4 || input.shape.dims[2] != d_config.rate)
+            throw std::invalid_argument("blade.channelizer: a cast folded in needs one spectrum "
+                                        "per chunk (T = N) to channelize in place; got " +
+                                        input.str() + ", N = " + std::to_string(d_config.rate));
+        const blade_cast_config cast = { arriving->dtype, input.dtype, static_cast<float>(scale) };
+        check(blade_cast_create(&d_cast, &cast, &input.shape, blade_device_id()),
+              "cast configuration");
+    }
+    set_port_specs({ arriving.value_or(input) }, { output });
     set_tag_propagation_policy(TPP_DONT); // forward_tags() rewrites and copies them
     log_device_choice(d_logger);
 }
 
-channelizer_impl::~channelizer_impl() { blade_channelizer_destroy(d_channelizer); }
+channelizer_impl::~channelizer_impl()
+{
+    blade_channelizer_destroy(d_channelizer);
+    blade_cast_destroy(d_cast);
+}
 
 std::vector<double> channelizer_impl::prototype() const
 {
@@ -78,7 +95,15 @@ int channelizer_impl::work(int noutput_items,
                        output_items,
                        "channelizer",
                        [this](const blade_tensor& in, blade_tensor& out) {
-                           return blade_channelizer_process(d_channelizer, &in, &out, stream());
+                           if (d_cast == nullptr)
+                               return blade_channelizer_process(d_channelizer, &in, &out, stream());
+                           // the cast into this block's own chunk, channelized there
+                           blade_tensor coarse = tensor(d_coarse, out.data);
+                           const blade_status cast =
+                               blade_cast_process(d_cast, &in, &coarse, stream());
+                           if (cast != BLADE_OK)
+                               return cast;
+                           return blade_channelizer_process(d_channelizer, &coarse, &out, stream());
                        });
     if (done > 0)
         forward_tags(done);
@@ -91,69 +116,14 @@ void channelizer_impl::forward_tags(int nitems)
     std::vector<gr::tag_t> tags;
     get_tags_in_range(tags, 0, first_in, first_in + static_cast<uint64_t>(nitems));
     std::map<uint64_t, std::vector<gr::tag_t>> by_chunk;
-    for (auto& tag : tags)
+    for (auto& tag : tags) {
+        tag.offset = tag.offset - first_in + first_out;
         by_chunk[tag.offset].push_back(tag);
-
-    const pmt::pmt_t chan_bw = pmt::intern(tag::chan_bw), freq_first = pmt::intern(tag::freq_first);
-    const pmt::pmt_t tsamp = pmt::intern(tag::tsamp), nfpc = pmt::intern(tag::nfpc),
-                     nchan = pmt::intern(tag::nchan);
-    const int64_t n = d_config.rate;
-    const auto number = [](const gr::tag_t& t) {
-        return pmt::is_number(t.value) && !pmt::is_complex(t.value);
-    };
+    }
     for (auto& [offset, chunk_tags] : by_chunk) {
-        // The chunk's axis as an observation, turned into the fine one in one place
-        // (blade_observation_channelized). chan_bw first: freq_first of the same
-        // chunk is shifted by half of it, and later chunks may not repeat it.
-        blade_observation coarse = {};
-        coarse.nfpc = 1;
-        bool has_nfpc = false, axis = false;
-        for (const auto& t : chunk_tags) {
-            if (!number(t))
-                continue;
-            if (pmt::eq(t.key, chan_bw)) {
-                d_chan_bw = pmt::to_double(t.value);
-                d_have_chan_bw = true;
-            } else if (pmt::eq(t.key, freq_first)) {
-                coarse.freq_first = pmt::to_double(t.value);
-            } else if (pmt::eq(t.key, tsamp)) {
-                coarse.tsamp = pmt::to_double(t.value);
-            } else if (pmt::eq(t.key, nfpc)) {
-                coarse.nfpc = std::lround(pmt::to_double(t.value));
-            } else if (pmt::eq(t.key, nchan)) {
-                coarse.nchan = std::lround(pmt::to_double(t.value));
-            }
-        }
-        coarse.chan_bw = d_chan_bw;
-        const blade_observation fine = blade_observation_channelized(&coarse, n);
-        for (auto t : chunk_tags) {
-            if (number(t) && pmt::eq(t.key, chan_bw)) {
-                t.value = pmt::from_double(fine.chan_bw);
-                axis = true;
-            } else if (number(t) && pmt::eq(t.key, freq_first)) {
-                axis = true;
-                if (d_have_chan_bw) {
-                    t.value = pmt::from_double(fine.freq_first);
-                } else if (n > 1 && !d_warned_freq) {
-                    d_logger->warn("{} tag without a {} tag: passed on unchanged, as the centre "
-                                   "of the first fine channel cannot be known",
-                                   tag::freq_first,
-                                   tag::chan_bw);
-                    d_warned_freq = true;
-                }
-            } else if (number(t) && pmt::eq(t.key, tsamp)) {
-                t.value = pmt::from_double(fine.tsamp);
-            } else if (number(t) && pmt::eq(t.key, nfpc)) {
-                t.value = pmt::from_long(fine.nfpc);
-                has_nfpc = true;
-            } else if (number(t) && pmt::eq(t.key, nchan)) {
-                t.value = pmt::from_long(fine.nchan);
-            }
-            t.offset = offset - first_in + first_out;
+        d_fine_tags.rewrite(chunk_tags, alias_pmt(), d_logger);
+        for (const auto& t : chunk_tags)
             add_item_tag(0, t);
-        }
-        if (axis && !has_nfpc) // no nfpc means one channel per coarse channel so far
-            add_item_tag(0, offset - first_in + first_out, nfpc, pmt::from_long(n), alias_pmt());
     }
 }
 

@@ -138,6 +138,8 @@ void device_block::set_port_specs(std::vector<tensor_spec> inputs, std::vector<t
 {
     d_inputs = std::move(inputs);
     d_outputs = std::move(outputs);
+    if (!d_outputs.empty())
+        d_produced = d_outputs[0];
 }
 
 void device_block::log_device_choice(const gr::logger_ptr& logger) const
@@ -292,6 +294,48 @@ int device_block::guarded_work(const gr::logger_ptr& logger, const std::function
     }
 }
 
+void device_block::append_in_place_stage(const std::string& what,
+                                         const tensor_spec& result,
+                                         in_place_stage stage,
+                                         stage_tags tags)
+{
+    if (d_outputs.empty() || result.item_size() != d_outputs[0].item_size())
+        throw std::logic_error("blade." + d_block_name + ": the in-place stage " + what +
+                               " writes " + result.str() + ", not the item size of " +
+                               (d_outputs.empty() ? std::string("an output") : d_outputs[0].str()));
+    if (tags && !rewrites_stage_tags())
+        throw std::logic_error("blade." + d_block_name + " cannot rewrite tags for the stage " +
+                               what);
+    d_in_place_stages.push_back({ what, result, std::move(stage), std::move(tags) });
+    d_outputs[0] = result;
+}
+
+std::vector<std::string> device_block::in_place_stage_names() const
+{
+    std::vector<std::string> names;
+    for (const auto& entry : d_in_place_stages)
+        names.push_back(entry.what);
+    return names;
+}
+
+void device_block::run_in_place_stages(void* chunk)
+{
+    const tensor_spec* spec = &d_produced;
+    for (const auto& entry : d_in_place_stages) {
+        check(entry.run(tensor(*spec, chunk), d_stream), entry.what.c_str());
+        spec = &entry.result;
+    }
+}
+
+void device_block::rewrite_stage_tags(std::vector<gr::tag_t>& chunk_tags,
+                                      const pmt::pmt_t& srcid,
+                                      const gr::logger_ptr& logger) const
+{
+    for (const auto& entry : d_in_place_stages)
+        if (entry.tags)
+            entry.tags(chunk_tags, srcid, logger);
+}
+
 int device_block::process_chunks(
     const gr::logger_ptr& logger,
     int noutput_items,
@@ -307,8 +351,9 @@ int device_block::process_chunks(
         d_device_spans.begin(d_device, d_stream);
         for (int i = 0; i < noutput_items; i++) {
             const blade_tensor input = tensor(d_inputs[0], in + i * in_size);
-            blade_tensor output = tensor(d_outputs[0], out + i * out_size);
+            blade_tensor output = tensor(d_produced, out + i * out_size);
             check(process(input, output), what);
+            run_in_place_stages(output.data);
             d_device_spans.mark(d_stream);
         }
         synchronize();

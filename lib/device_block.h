@@ -20,6 +20,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gr {
@@ -143,6 +144,46 @@ public:
      */
     virtual blade_device input_buffer_device() const { return d_device; }
 
+    /*!
+     * A core call that overwrites one output chunk with its result: `chunk` is the
+     * chunk as the block (or the stage before) left it, and the result takes the
+     * same memory as the stage's result tensor (see append_in_place_stage()).
+     */
+    using in_place_stage =
+        std::function<blade_status(const blade_tensor& chunk, blade_stream stream)>;
+
+    /*!
+     * Rewrites the tags of one output chunk for a stage (a channelizer's fine axis);
+     * tags it adds come from `srcid`, warnings go to `logger` (the host block's).
+     */
+    using stage_tags = std::function<void(
+        std::vector<gr::tag_t>& chunk_tags, const pmt::pmt_t& srcid, const gr::logger_ptr& logger)>;
+
+    /*!
+     * Run `stage` on each output chunk of port 0, in place, after this block's own
+     * process and before GNU Radio sees the chunk: how a bundle runs a stage that
+     * may overwrite its input (a polarizer after a cast or a channelizer; a
+     * channelizer with T = N after a gather) without a block and a device buffer of
+     * its own. `result` is the tensor the chunk holds afterwards, of the same item
+     * size; it becomes this port's output tensor (what neighbours are checked
+     * against). Blocks whose work() is process_chunks() (cast, channelizer,
+     * permutation, polarizer) and the gather run stages; only the gather rewrites
+     * tags for them (`tags`). Call before the flowgraph starts. The stage's time
+     * counts as this block's on the timeline; `what` names it in errors
+     * ("<block>: <what>: <core message>"). Throws std::logic_error for a result of
+     * another item size, or tags this block cannot rewrite.
+     */
+    void append_in_place_stage(const std::string& what,
+                               const tensor_spec& result,
+                               in_place_stage stage,
+                               stage_tags tags = {});
+
+    /*! Whether this block rewrites the tags of its chunks for its stages. */
+    virtual bool rewrites_stage_tags() const { return false; }
+
+    /*! What append_in_place_stage() added, in order. */
+    std::vector<std::string> in_place_stage_names() const;
+
     const tensor_spec& input_spec(size_t port) const { return d_inputs.at(port); }
     const tensor_spec& output_spec(size_t port) const { return d_outputs.at(port); }
     size_t ninput_specs() const { return d_inputs.size(); }
@@ -151,6 +192,17 @@ public:
 protected:
     /*! Declare the tensors of the ports (call in the constructor). */
     void set_port_specs(std::vector<tensor_spec> inputs, std::vector<tensor_spec> outputs);
+
+    /*! The tensor this block's own process writes on port 0, before any stage. */
+    const tensor_spec& produced_output_spec() const { return d_produced; }
+
+    /*! Run the in-place stages on one output chunk of port 0 at `chunk`. */
+    void run_in_place_stages(void* chunk);
+
+    /*! Apply the stages' tag rewrites to the tags of one output chunk. */
+    void rewrite_stage_tags(std::vector<gr::tag_t>& chunk_tags,
+                            const pmt::pmt_t& srcid,
+                            const gr::logger_ptr& logger) const;
 
     /*! Throw a descriptive error if a neighbour does not fit. */
     void check_neighbours(gr::block& self) const;
@@ -214,6 +266,14 @@ private:
     // Input buffers that upload a host writer's chunks: waited for before work.
     std::vector<device_buffer*> d_uploading_inputs;
     timeline::device_spans d_device_spans;
+    struct stage_entry {
+        std::string what;
+        tensor_spec result;
+        in_place_stage run;
+        stage_tags tags;
+    };
+    std::vector<stage_entry> d_in_place_stages;
+    tensor_spec d_produced; // port 0's tensor as this block's own process writes it
 };
 
 /*! Record a failure message ("blade.<block>: ...") for failures(). */

@@ -81,6 +81,7 @@ void gather_impl::forward_tags(int noutput_items)
              const auto tsamp = find_double(chunk, tag::tsamp);
              if (along_time && tsamp && steps > 1)
                  shift_mid_times(chunk, (steps - 1) * shape.dims[2] * *tsamp / 2);
+             rewrite_stage_tags(chunk, alias_pmt(), d_logger); // a channelizer in place
          }))
         add_item_tag(0, tag);
 }
@@ -95,11 +96,12 @@ int gather_impl::work(int noutput_items,
         const size_t in_size = input_item_size(), out_size = output_item_size();
         const int64_t steps = d_config.multiplier;
         for (int o = 0; o < noutput_items; o++) {
-            blade_tensor output = tensor(output_spec(0), out + o * out_size);
+            blade_tensor output = tensor(produced_output_spec(), out + o * out_size);
             for (int64_t step = 0; step < steps; step++) {
                 const blade_tensor input = tensor(input_spec(0), in + (o * steps + step) * in_size);
                 check(blade_gather_process(d_gather, &input, step, &output, stream()), "gather");
             }
+            run_in_place_stages(output.data); // a channelizer, in Mode BH
         }
         synchronize();
         forward_tags(noutput_items);

@@ -23,6 +23,9 @@ public:
     int axis() const override { return d_config.axis; }
     int64_t multiplier() const override { return d_config.multiplier; }
 
+    //! forward_tags() applies the in-place stages' tag rewrites (Mode BH's channelizer)
+    bool rewrites_stage_tags() const override { return true; }
+
     bool start() override;
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,

@@ -31,12 +31,16 @@ chain_end beamform(bundle_chain& chain,
         // (detector "none") are not scaled: they must fit half's range as they are.
         const std::string work = working_type(o.precision, "blade.mode_b");
         const bool scaled = work == "cf16" && o.detector != "none";
-        voltages =
-            chain.cast(voltages,
-                       work,
-                       scaled ? half_range_scale(channelizer_gain(rate, o.taps, o.window)) : 1.0);
+        // cast, channelizer (in place on the cast's chunk when T = N) and polarizer
+        // (in place on the chunk before it) share blocks and device buffers
+        voltages = chain.cast_and_channelize(
+            voltages,
+            work,
+            scaled ? half_range_scale(channelizer_gain(rate, o.taps, o.window)) : 1.0,
+            rate,
+            o.taps,
+            o.window);
     }
-    voltages = chain.channelize(voltages, rate, o.taps, o.window);
     voltages = chain.polarize(voltages, o.circular);
 
     // The phasors are for the channels the beamformer sees: the axis channelized.

@@ -35,8 +35,10 @@ mode_h_impl::mode_h_impl(const std::vector<int64_t>& shape,
         work == "cf16" ? half_range_scale(channelizer_gain(rate, options.taps, options.window))
                        : 1.0;
     auto spectrometer = [&](bundle_chain& chain, const chain_end& voltages) {
-        chain_end end = chain.cast(voltages, work, scale);
-        end = chain.channelize(end, rate, options.taps, options.window);
+        // With T = N the channelizer runs in place on the cast's chunk and the
+        // polarizer in place after it: one block and one device buffer for the three.
+        chain_end end =
+            chain.cast_and_channelize(voltages, work, scale, rate, options.taps, options.window);
         end = chain.polarize(end, options.circular);
         return chain.detect(end, options.detector, options.integration);
     };

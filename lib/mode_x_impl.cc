@@ -36,8 +36,7 @@ mode_x_impl::mode_x_impl(const std::vector<int64_t>& shape,
     auto correlate = [&](bundle_chain& chain, const chain_end& voltages) {
         chain_end end = voltages;
         if (rate != 1 || options.taps != 1) {
-            end = chain.cast(end, "cf32");
-            end = chain.channelize(end, rate, options.taps, options.window);
+            end = chain.cast_and_channelize(end, "cf32", 1.0, rate, options.taps, options.window);
         } else if (end.dtype != "ci8") { // the correlator reads ci8 as it is
             end = chain.cast(end, "cf32");
         }

@@ -8,6 +8,7 @@
 
 #include <blade/modules/cast.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 
 struct blade_cast {
@@ -86,6 +87,22 @@ blade_status blade_cast_process(blade_cast* cast,
 {
     BLADE_TRY(blade_check_tensor("cast", "input", input, cast->config.input_type, &cast->shape));
     BLADE_TRY(blade_check_tensor("cast", "output", output, cast->config.output_type, &cast->shape));
+    /* Element i is read before element i is written, and no other: in place is safe
+     * when both types take the same bytes per element. A narrowing cast would write
+     * over elements another thread (or SIMD lane, or GPU block) has yet to read. */
+    const int in_bits = (int)blade_dtype_bits(cast->config.input_type);
+    const int out_bits = (int)blade_dtype_bits(cast->config.output_type);
+    char why[160] = "";
+    if (in_bits != out_bits && input->data == output->data)
+        snprintf(why,
+                 sizeof why,
+                 "a cast runs in place only between types of one size (%s has %d bits per "
+                 "element, %s %d): give it a separate output",
+                 blade_dtype_name(cast->config.input_type),
+                 in_bits,
+                 blade_dtype_name(cast->config.output_type),
+                 out_bits);
+    BLADE_TRY(blade_check_aliasing("cast", input, output, in_bits == out_bits ? NULL : why));
     const int64_t count = blade_shape_count(&cast->shape);
 
     if (cast->device.kind == BLADE_DEVICE_CUDA) {

@@ -342,12 +342,31 @@ blade_status blade_channelizer_process(blade_channelizer* channelizer,
         "channelizer", "input", input, config->input_type, &channelizer->input_shape));
     BLADE_TRY(blade_check_tensor(
         "channelizer", "output", output, config->output_type, &channelizer->output_shape));
-    /* a pass-through of one type may run in place; anything else reads what it writes */
-    if (input->data == output->data &&
-        (channelizer->geometry.N > 1 || config->input_type != config->output_type))
-        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
-                          "channelizer: input and output are the same memory; the "
-                          "channelizer needs separate buffers");
+    /* In place (one type): with one spectrum per row and chunk (S = T/N = 1) a row's
+     * output occupies exactly the bytes of its input, and every path reads a row's
+     * input (per polarization, on the GPU's tiles) before it writes that row's output:
+     * the CPU's units and the GPU's tiles hold whole rows, and the two-pass kernels
+     * (four-step, general) read the input only in their first pass. With S > 1 a row's
+     * spectra are spread over the whole row while other units still read it. A
+     * pass-through (N = 1) of one type is nothing to do in place. */
+    const blade_channelizer_geometry* g = &channelizer->geometry;
+    char why[200] = "";
+    if (input->data == output->data) {
+        if (config->input_type != config->output_type)
+            snprintf(why,
+                     sizeof why,
+                     "the channelizer runs in place only when it keeps the type (%s in, %s out)",
+                     blade_dtype_name(config->input_type),
+                     blade_dtype_name(config->output_type));
+        else if (g->N > 1 && g->S != 1)
+            snprintf(why,
+                     sizeof why,
+                     "the channelizer runs in place only with one spectrum per chunk (T = N; "
+                     "here T = %lld, N = %lld): give it a separate output",
+                     (long long)g->T,
+                     (long long)g->N);
+    }
+    BLADE_TRY(blade_check_aliasing("channelizer", input, output, why[0] ? why : NULL));
 
     if (channelizer->device.kind == BLADE_DEVICE_CUDA) {
 #ifdef BLADE_HAVE_CUDA

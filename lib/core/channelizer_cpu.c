@@ -374,29 +374,34 @@ static inline float part(const void* data, int half, int64_t i)
     return half ? blade_half_to_float(((const uint16_t*)data)[i]) : ((const float*)data)[i];
 }
 
-/* After a chunk: history[row][p][j] = xs[T - H + j], the last H samples of the stream. */
-static void update_history(blade_cpu_channelizer* self, const void* input)
+/* After a chunk, for series `rp` (row rp / P, polarization rp % P):
+ * history[row][p][j] = xs[T - H + j], the last H samples of the stream. */
+static void update_series_history(blade_cpu_channelizer* self, const void* input, int64_t rp)
 {
     const blade_channelizer_geometry* g = &self->g;
     const int64_t T = g->T, P = g->P, H = g->H;
-    const int64_t series = g->rows * P;
-#pragma omp parallel for num_threads(blade_cpu_threads()) \
-    schedule(static) if (series * H >= PARALLEL_THRESHOLD)
-    for (int64_t rp = 0; rp < series; rp++) {
-        const int64_t row = rp / P, p = rp % P;
-        float* history = self->history + 2 * rp * H;
-        const int64_t row_in = 2 * row * T * P; /* part index of the row's first sample */
-        int64_t kept = 0; /* history samples that stay history (chunk shorter than H) */
-        if (T < H) {
-            kept = H - T;
-            memmove(history, history + 2 * T, (size_t)kept * 2 * sizeof(float));
-        }
-        for (int64_t j = kept; j < H; j++) {
-            const int64_t t = T - H + j;
-            history[2 * j] = part(input, g->input_half, row_in + 2 * (t * P + p));
-            history[2 * j + 1] = part(input, g->input_half, row_in + 2 * (t * P + p) + 1);
-        }
+    const int64_t row = rp / P, p = rp % P;
+    float* history = self->history + 2 * rp * H;
+    const int64_t row_in = 2 * row * T * P; /* part index of the row's first sample */
+    int64_t kept = 0; /* history samples that stay history (chunk shorter than H) */
+    if (T < H) {
+        kept = H - T;
+        memmove(history, history + 2 * T, (size_t)kept * 2 * sizeof(float));
     }
+    for (int64_t j = kept; j < H; j++) {
+        const int64_t t = T - H + j;
+        history[2 * j] = part(input, g->input_half, row_in + 2 * (t * P + p));
+        history[2 * j + 1] = part(input, g->input_half, row_in + 2 * (t * P + p) + 1);
+    }
+}
+
+static void update_history(blade_cpu_channelizer* self, const void* input)
+{
+    const int64_t series = self->g.rows * self->g.P;
+#pragma omp parallel for num_threads(blade_cpu_threads()) \
+    schedule(static) if (series * self->g.H >= PARALLEL_THRESHOLD)
+    for (int64_t rp = 0; rp < series; rp++)
+        update_series_history(self, input, rp);
 }
 
 /* N = 1: y = x, converted when the types differ. */
@@ -426,7 +431,15 @@ void blade_cpu_channelizer_process(blade_cpu_channelizer* self, const void* inpu
     const int64_t in_bytes = g->input_half ? 4 : 8, out_bytes = g->output_half ? 4 : 8;
     const int64_t units = g->rows * self->units_per_row;
     const int threads = blade_cpu_threads() < self->nscratch ? blade_cpu_threads() : self->nscratch;
-    /* y far larger than the caches: written around them */
+    /* Units of whole rows (one spectrum per row: S = 1) keep their rows' history as
+     * they go, after reading the row and before writing its spectra: then the output
+     * may be the input itself (channelizer.c), whose rows are overwritten by the time
+     * a pass over the whole input after the loop would read them. */
+    const bool history_by_unit = self->history != NULL && self->units_per_row == 1 && g->S == 1;
+    /* y far larger than the caches: written around them. In place (S = 1) too: a
+     * unit's split pass and history have read its whole row into the scratch before
+     * the interleave pass writes the row back, from the scratch alone, and a
+     * streaming store to a line still in the cache keeps it coherent. */
     const bool stream =
         g->rows * row_values * out_bytes >= blade_stream_min_bytes(BLADE_STREAM_DEFAULT_MIN_BYTES);
 #pragma omp parallel for num_threads(threads) \
@@ -441,10 +454,13 @@ void blade_cpu_channelizer_process(blade_cpu_channelizer* self, const void* inpu
         const int64_t s0 = (u % self->units_per_row) * self->block;
         const float* history = self->history ? self->history + 2 * row * g->P * g->H : NULL;
         gather(self, (const char*)input + row * row_values * in_bytes, history, s0, (float*)work);
+        if (history_by_unit)
+            for (int64_t p = 0; p < g->P; p++)
+                update_series_history(self, input, row * g->P + p);
         fftwf_execute_dft(self->plan, work, work);
         scatter(self, (const float*)work, s0, (char*)output + row * row_values * out_bytes, stream);
     }
-    if (self->history != NULL)
+    if (self->history != NULL && !history_by_unit)
         update_history(self, input);
 }
 

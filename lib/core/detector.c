@@ -189,6 +189,12 @@ blade_status blade_detector_process(blade_detector* detector,
     BLADE_TRY(blade_check_tensor(
         "detector", "input", input, half_input ? BLADE_CF16 : BLADE_CF32, &detector->input_shape));
     BLADE_TRY(blade_check_tensor("detector", "output", output, BLADE_F32, &detector->output_shape));
+    BLADE_TRY(blade_check_aliasing("detector",
+                                   input,
+                                   output,
+                                   "the detector cannot run in place (its threads write "
+                                   "power over voltages that others have yet to read); give "
+                                   "it a separate output"));
     const bool first = detector->position == 0;
     const bool last = detector->position == detector->steps - 1;
     const int polarizations = (int)detector->input_shape.dims[3];

@@ -81,6 +81,8 @@ blade_status blade_gather_process(blade_gather* gather,
     const blade_dtype dtype = gather->config.dtype;
     BLADE_TRY(blade_check_tensor("gather", "input", input, dtype, &gather->input_shape));
     BLADE_TRY(blade_check_tensor("gather", "output", output, dtype, &gather->output_shape));
+    BLADE_TRY(blade_check_aliasing(
+        "gather", input, output, "a gather copies its input into a separate, longer chunk"));
     if (step < 0 || step >= gather->config.multiplier)
         return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
                           "gather: step %lld is outside 0 to %lld (the multiplier is %lld)",

@@ -40,6 +40,17 @@ blade_status blade_check_tensor(const char* module,
                                 blade_dtype dtype,
                                 const blade_shape* shape);
 
+/* Check how the memory of `output` relates to that of `input` before a process()
+ * call writes it. Disjoint tensors always pass. The very same memory (same address,
+ * same byte count: an in-place call) passes when `why_not_in_place` is NULL; the
+ * same start is refused with "<module>: input and output are the same memory;
+ * <why_not_in_place>" otherwise. Any other overlap (a partial one) is refused: no module can read what
+ * it has already overwritten. */
+blade_status blade_check_aliasing(const char* module,
+                                  const blade_tensor* input,
+                                  const blade_tensor* output,
+                                  const char* why_not_in_place);
+
 /* Upload a small tensor from pinned host memory (blade_host_alloc()) to `device`
  * without queueing behind the device's other DMA uploads: on CUDA a kernel on
  * `stream` reads the host memory over PCIe (kernels/host_pull.cu); elsewhere a

@@ -109,10 +109,12 @@ blade_status blade_polarizer_process(blade_polarizer* polarizer,
                                      blade_tensor* output,
                                      blade_stream stream)
 {
-    blade_dtype type;
+    blade_dtype type = BLADE_CF32; /* set by element_type() */
     BLADE_TRY(element_type(input, output, &type));
     BLADE_TRY(blade_check_tensor("polarizer", "input", input, type, &polarizer->shape));
     BLADE_TRY(blade_check_tensor("polarizer", "output", output, type, &polarizer->shape));
+    /* each pair is read whole before its two outputs are written: in place is safe */
+    BLADE_TRY(blade_check_aliasing("polarizer", input, output, NULL));
     const int64_t pairs = blade_shape_count(&polarizer->shape) / 2;
     const size_t pair_bytes = 2 * blade_dtype_size(type);
     const bool pass_through = polarizer->config.output_basis == BLADE_BASIS_LINEAR;

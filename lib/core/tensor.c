@@ -4,6 +4,7 @@
  */
 #include "internal.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -154,4 +155,34 @@ blade_status blade_check_tensor(const char* module,
                           blade_shape_format(&tensor->shape, given, sizeof given),
                           blade_shape_format(shape, expected, sizeof expected));
     return BLADE_OK;
+}
+
+blade_status blade_check_aliasing(const char* module,
+                                  const blade_tensor* input,
+                                  const blade_tensor* output,
+                                  const char* why_not_in_place)
+{
+    const uintptr_t in = (uintptr_t)input->data, out = (uintptr_t)output->data;
+    const size_t in_bytes = blade_tensor_bytes(input->dtype, &input->shape);
+    const size_t out_bytes = blade_tensor_bytes(output->dtype, &output->shape);
+    if (out + out_bytes <= in || in + in_bytes <= out)
+        return BLADE_OK; /* disjoint */
+    if (in == out && (in_bytes == out_bytes || why_not_in_place != NULL)) {
+        if (why_not_in_place == NULL)
+            return BLADE_OK;
+        return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                          "%s: input and output are the same memory; %s",
+                          module,
+                          why_not_in_place);
+    }
+    const long long offset = out >= in ? (long long)(out - in) : -(long long)(in - out);
+    return blade_fail(BLADE_ERROR_INVALID_ARGUMENT,
+                      "%s: the output (%zu bytes at %+lld bytes from the input's start) "
+                      "overlaps the input (%zu bytes) without being the same memory; give "
+                      "either the very same buffer (in place, where the module allows it) "
+                      "or separate ones",
+                      module,
+                      out_bytes,
+                      offset,
+                      in_bytes);
 }

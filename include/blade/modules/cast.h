@@ -75,6 +75,15 @@ BLADE_CORE_API blade_shape blade_cast_output_shape(const blade_cast* cast);
 /**
  * Convert `input` into `output` (types and shapes as created; both on the plan's
  * device). On CUDA the work is queued on `stream` and this returns at once.
+ *
+ * **In place.** Between types of one size per element (a scaled cf32 → cf32,
+ * ci16 ↔ cf16, an identical pair) `output` may be `input` itself (the same address):
+ * element i is read before element i, and no other, is written, so the result is
+ * bit for bit the out-of-place one. A narrowing or widening cast cannot run in place
+ * (its threads would overwrite elements others have yet to read).
+ * @return ::BLADE_ERROR_INVALID_ARGUMENT, naming the module and both sizes, when the
+ *         output overlaps the input in any other way (in place between types of
+ *         different sizes, or a partial overlap).
  */
 BLADE_CORE_API blade_status blade_cast_process(blade_cast* cast,
                                                const blade_tensor* input,

@@ -207,9 +207,21 @@ BLADE_CORE_API blade_shape blade_channelizer_output_shape(const blade_channelize
 
 /**
  * Channelize `input` into `output` (of the configured types and the shapes as
- * created, on the plan's device, not overlapping). With taps >= 2 this also updates the plan's history, so chunks
- * must be processed in time order, on one stream (or with the previous call
- * finished). On CUDA the work is queued on `stream` and this returns at once.
+ * created, on the plan's device). With taps >= 2 this also updates the plan's
+ * history, so chunks must be processed in time order, on one stream (or with the
+ * previous call finished). On CUDA the work is queued on `stream` and this returns
+ * at once.
+ *
+ * **In place.** With one spectrum per row and chunk (T = N, so the output is
+ * [A, F*N, 1, P]) and one type in and out, `output` may be `input` itself (the same
+ * address), on both backends and with every kernel: a row's spectra then occupy
+ * exactly its input's bytes, and each row is read (a polarization at a time on the
+ * GPU's tiles; the first of two passes in the four-step and general kernels) before
+ * any of its spectra are written. The result is bit for bit the out-of-place one;
+ * the filter history is kept from the input before it is overwritten. With T > N a
+ * row's spectra interleave over the whole row, which other threads still read, so
+ * in place is refused; so is any partial overlap (::BLADE_ERROR_INVALID_ARGUMENT,
+ * naming the reason).
  */
 BLADE_CORE_API blade_status blade_channelizer_process(blade_channelizer* channelizer,
                                                       const blade_tensor* input,

@@ -140,7 +140,9 @@ BLADE_CORE_API void blade_detector_reset(blade_detector* detector);
  * `input` is cf32 or cf16 [A, F, T, P] (cf16 is widened to float as it is read: the
  * result is that of its cast to cf32, and the sums keep their precision, double on
  * the CPU and float on CUDA), `output` f32 of blade_detector_output_shape(), both
- * on the plan's device. On CUDA the work is queued on `stream`: the accumulator is
+ * on the plan's device and not overlapping (::BLADE_ERROR_INVALID_ARGUMENT if they
+ * do: the detector never runs in place, as its threads would write power over
+ * voltages other threads have yet to read). On CUDA the work is queued on `stream`: the accumulator is
  * then reused by the next call in stream order, so keep one plan on one stream.
  */
 BLADE_CORE_API blade_status blade_detector_process(blade_detector* detector,

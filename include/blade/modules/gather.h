@@ -68,7 +68,8 @@ BLADE_CORE_API blade_shape blade_gather_output_shape(const blade_gather* gather)
 /**
  * Copy `input` into its place in `output` as step `step` (0 … M − 1) of the group:
  * indices step·S[k] … (step+1)·S[k] − 1 of the gathered axis. Both tensors on the
- * plan's device; on CUDA the copy is queued on `stream`.
+ * plan's device, not overlapping (::BLADE_ERROR_INVALID_ARGUMENT if they do: a gather
+ * never runs in place); on CUDA the copy is queued on `stream`.
  */
 BLADE_CORE_API blade_status blade_gather_process(blade_gather* gather,
                                                  const blade_tensor* input,

@@ -84,7 +84,10 @@ BLADE_CORE_API blade_shape blade_polarizer_output_shape(const blade_polarizer* p
 
 /**
  * Convert `input` into `output` (both cf32 or both cf16, the created shape, on the
- * plan's device; they may be the same tensor). cf16 values are widened to float,
+ * plan's device). In place: `output` may be `input` itself (the same address), on
+ * both backends, bit for bit the out-of-place result (each pair is read whole before
+ * its two values are written); a partial overlap is refused
+ * (::BLADE_ERROR_INVALID_ARGUMENT). cf16 values are widened to float,
  * combined, and rounded to half once (round to nearest even), on both backends
  * alike. On CUDA the work is queued on `stream`.
  */
