@@ -62,8 +62,9 @@
 //   8 LDS.128, 128 FFMA, ~20 other: ~80 % FMAs; at 75-85 % of the issue rate that is
 //   5-5.6 T complex MAC/s (2.3-2.6 ms), against 0.68 T direct.
 //
-// Requirements (else the dispatcher runs the direct kernel): T * P even, voltages
-// aligned to a slot (16 B cf32, 8 B cf16, 4 B ci8), beams to 16 B (cf32) or 8 B (cf16).
+// Requirements (else the dispatcher runs the direct kernel): T * P even, at least a
+// warp's slots per channel (T * P / 2 >= 32 NT), voltages aligned to a slot (16 B cf32,
+// 8 B cf16, 4 B ci8), beams to 16 B (cf32) or 8 B (cf16).
 
 #include "beamformer_kernels.h"
 #include "cuda_check.h"
@@ -499,11 +500,20 @@ blade_status launch_staged(const blade_beamformer_job& job,
             return BLADE_OK; // too many antennas
     }
 
+    // A channel shorter than a warp's span leaves most lanes idle: Mode B after a ×1024
+    // channelizer has T = 8, 8 slots per channel against a warp's 64 (NT = 2), and a
+    // block per channel spends its time staging phasors and filling its ring for a few
+    // useful FMAs (the Mode BS timeline: 12.6 ms per chunk). The direct kernel, a thread
+    // per 4 elements across channels, gives the same bits there.
+    const int64_t channel_slots = job.times * job.pols / 2;
+    if (channel_slots < 32 * slots_per_thread)
+        return BLADE_OK;
+
     StagedArgs args{};
     args.x = job.input;
     args.w = reinterpret_cast<const float2*>(job.phasors);
     args.y = job.output;
-    args.slots = static_cast<int>(job.times * job.pols / 2);
+    args.slots = static_cast<int>(channel_slots);
     args.row_slots = row_slots;
     args.sb = job.stride_beam;
     args.sa = job.stride_antenna;
@@ -516,7 +526,11 @@ blade_status launch_staged(const blade_beamformer_job& job,
     args.group_beams = layout.group_beams;
     args.groups = layout.groups;
     args.warps_beam = layout.warps_beam;
-    args.warps_time = std::max(1, kMaxWarps / layout.warps_beam);
+    // No more warps along time than a channel fills.
+    const int64_t warps_filled =
+        (channel_slots + 32 * slots_per_thread - 1) / (32 * slots_per_thread);
+    args.warps_time = static_cast<int>(
+        std::min<int64_t>(std::max(1, kMaxWarps / layout.warps_beam), warps_filled));
     const int span_slots = 32 * slots_per_thread * args.warps_time;
     args.spans = (args.slots + span_slots - 1) / span_slots;
     args.incoherent = job.incoherent;

@@ -55,6 +55,25 @@ PHASOR_SHARED phasor_complex phasor_multiply(phasor_complex x, phasor_complex y)
  * `first` (a multiple of PHASOR_ANCHOR), `step` one channel's rotation, `cal` the
  * antenna's calibration [coarse][P], `rate` fine channels per coarse channel; `row`
  * gets the cf32 phasors [F][P] of the row. */
+/* One channel's two polarizations, adjacent in the row: one 16-byte store on the
+ * device where the row allows it (a thread writes its own run of channels, so four
+ * 4-byte stores would each touch a separate sector per lane). */
+#if defined(__CUDA_ARCH__)
+#define PHASOR_STORE_PAIR(out, a, b, c, d)                                  \
+    do {                                                                    \
+        if (((uintptr_t)(out)&15u) == 0) {                                  \
+            *(float4*)(out) = make_float4((a), (b), (c), (d));              \
+        } else {                                                            \
+            (out)[0] = (a), (out)[1] = (b), (out)[2] = (c), (out)[3] = (d); \
+        }                                                                   \
+    } while (0)
+#else
+#define PHASOR_STORE_PAIR(out, a, b, c, d)                              \
+    do {                                                                \
+        (out)[0] = (a), (out)[1] = (b), (out)[2] = (c), (out)[3] = (d); \
+    } while (0)
+#endif
+
 PHASOR_SHARED void phasor_expand(phasor_complex anchor,
                                  phasor_complex step,
                                  const phasor_complex* cal,
@@ -65,14 +84,28 @@ PHASOR_SHARED void phasor_expand(phasor_complex anchor,
                                  float* row)
 {
     phasor_complex phase = anchor;
+    /* The coarse channel advances every `rate` channels: counted, not divided (a 64-bit
+     * division per channel costs tens of instructions on the device). */
+    int64_t coarse_channel = first / rate, within = first - coarse_channel * rate;
     for (int64_t f = first; f < end; f++) {
         if (f > first)
             phase = phasor_multiply(phase, step);
-        const phasor_complex* coarse = cal + (f / rate) * pols;
-        for (int64_t p = 0; p < pols; p++) {
-            const phasor_complex w = phasor_multiply(coarse[p], phase);
-            row[2 * (f * pols + p)] = (float)w.re;
-            row[2 * (f * pols + p) + 1] = (float)w.im;
+        const phasor_complex* coarse = cal + coarse_channel * pols;
+        float* out = row + 2 * f * pols;
+        if (pols == 2) {
+            const phasor_complex w0 = phasor_multiply(coarse[0], phase);
+            const phasor_complex w1 = phasor_multiply(coarse[1], phase);
+            PHASOR_STORE_PAIR(out, (float)w0.re, (float)w0.im, (float)w1.re, (float)w1.im);
+        } else {
+            for (int64_t p = 0; p < pols; p++) {
+                const phasor_complex w = phasor_multiply(coarse[p], phase);
+                out[2 * p] = (float)w.re;
+                out[2 * p + 1] = (float)w.im;
+            }
+        }
+        if (++within == rate) {
+            within = 0;
+            coarse_channel++;
         }
     }
 }

@@ -382,6 +382,11 @@ BOOST_AUTO_TEST_CASE(edge_shapes_on_every_path)
         // beams, not for 9 (they fall back to the direct kernel)
         { 600, 2, 16, 2, 3 },
         { 1100, 2, 16, 2, 9 },
+        // Mode B after a x1024 channelizer (T = 8): too short a channel for a staged
+        // warp (the direct kernel serves it); T = 40 and 200 take fewer warps along time
+        { 28, 1536, 8, 2, 8 },
+        { 28, 96, 40, 2, 8 },
+        { 9, 40, 200, 2, 20 },
     };
     uint32_t seed = 10;
     for (size_t i = 0; i < problems.size(); i++) {

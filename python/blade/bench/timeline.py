@@ -21,12 +21,12 @@ def run(args):
 
     from gnuradio import blade
 
-    from .flowgraphs import BUNDLE_CASES, build_bundle, time_flowgraph
+    from .flowgraphs import BUNDLE_CASES, SEARCH_CASES, build_bundle, time_flowgraph
     from .workloads import make_recipe
 
-    matches = [case for case in BUNDLE_CASES if args.case.lower() in case[0].lower()]
+    matches = [case for case in BUNDLE_CASES + SEARCH_CASES if args.case.lower() in case[0].lower()]
     if not matches:
-        names = "; ".join(case[0] for case in BUNDLE_CASES)
+        names = "; ".join(case[0] for case in BUNDLE_CASES + SEARCH_CASES)
         raise ValueError(f"--case {args.case!r} matches none of: {names}")
     name, mode, shape, dtype, options = matches[0][:5]
     shape = list(shape)
