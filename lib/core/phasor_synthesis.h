@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The expansion of phasors across channels, shared word for word by the host
- * (phasor.c) and the CUDA kernel (kernels/phasor.cu): from an exact phase at every
+ * (phasor.c) and the CUDA kernel (kernels/phasor.cu): from a phase at every
  * PHASOR_ANCHOR-th channel, the channels between are reached by repeated rotation by
  * one channel's step, and each phase is multiplied by its antenna's calibration for
  * the coarse channel. The sines and cosines (the anchors and the steps) are taken on
@@ -32,10 +32,11 @@
 #endif
 
 /* Phases of consecutive channels differ by a constant rotation; it is applied this
- * many times between exact evaluations. The rounding drift stays far below float
- * precision (~PHASOR_ANCHOR · 1e-16 rad) and the host takes one sincos per
- * PHASOR_ANCHOR channels: at 1024, 43 000 per chunk for 8 beams × 28 antennas ×
- * 196 608 fine channels (Mode B ×1024 at the ATA node). */
+ * many times between anchors (and anchors follow one another by rotation between
+ * exact evaluations, phasor.c). The rounding drift stays far below float precision
+ * (~(PHASOR_ANCHOR + 16) · 1e-16 rad) and the host takes one sincos per 16
+ * PHASOR_ANCHOR channels: 3 000 per chunk for 8 beams × 28 antennas × 196 608 fine
+ * channels (Mode B ×1024 at the ATA node). */
 #define PHASOR_ANCHOR 1024
 
 typedef struct phasor_complex {

@@ -21,7 +21,9 @@ using blade_test::ok;
 
 namespace {
 
-void check_channels(int64_t channels, int64_t rate)
+// `pols` 2 with aligned rows takes the kernel that writes through shared memory; one
+// polarization, or rows 8 bytes off a 16-byte boundary, the kernel writing per thread.
+void check_channels(int64_t channels, int64_t rate, int pols = 2, bool misaligned = false)
 {
     const blade_device gpu{ BLADE_DEVICE_CUDA, 0 };
     const int A = 16, B = 8;
@@ -58,16 +60,17 @@ void check_channels(int64_t channels, int64_t rate)
     blade_observation chunks;
     ok(blade_observation_select_channels(&recording, 8, channels, &chunks), "channels");
     config.observation = rate > 1 ? blade_observation_channelized(&chunks, rate) : chunks;
-    config.polarizations = 2;
+    config.polarizations = pols;
 
     blade_phasor *cpu = nullptr, *cuda = nullptr;
     ok(blade_phasor_create(&cpu, &config, blade_device_cpu()), "cpu plan");
     ok(blade_phasor_create(&cuda, &config, gpu), "cuda plan");
     const blade_shape shape = blade_phasor_output_shape(cuda);
     const size_t bytes = blade_tensor_bytes(BLADE_CF32, &shape);
+    const size_t offset = misaligned ? 8 : 0;
     void* device_memory[3] = { nullptr, nullptr, nullptr };
     for (auto& memory : device_memory)
-        ok(blade_device_alloc(gpu, bytes, &memory), "device alloc");
+        ok(blade_device_alloc(gpu, bytes + offset, &memory), "device alloc");
     blade_stream stream = nullptr;
     ok(blade_stream_create(gpu, &stream), "stream");
 
@@ -75,7 +78,8 @@ void check_channels(int64_t channels, int64_t rate)
     blade_copy_stats_get(&before);
     const double t0 = 1.7e9;
     for (int step = 0; step < 3; step++) { // queued back to back on one stream
-        blade_tensor out = blade_tensor_make(BLADE_CF32, &shape, gpu, device_memory[step]);
+        blade_tensor out = blade_tensor_make(
+            BLADE_CF32, &shape, gpu, static_cast<char*>(device_memory[step]) + offset);
         ok(blade_phasor_compute(cuda, t0 + 600.0 * step, 0.1, nullptr, &out, stream), "cuda step");
     }
     ok(blade_stream_synchronize(gpu, stream), "sync");
@@ -88,12 +92,17 @@ void check_channels(int64_t channels, int64_t rate)
         blade_tensor host =
             blade_tensor_make(BLADE_CF32, &shape, blade_device_cpu(), expected.data());
         ok(blade_phasor_compute(cpu, t0 + 600.0 * step, 0.1, nullptr, &host, nullptr), "cpu step");
-        ok(blade_memcpy(
-               gpu, got.data(), device_memory[step], bytes, BLADE_COPY_DEVICE_TO_HOST, stream),
+        ok(blade_memcpy(gpu,
+                        got.data(),
+                        static_cast<char*>(device_memory[step]) + offset,
+                        bytes,
+                        BLADE_COPY_DEVICE_TO_HOST,
+                        stream),
            "download");
         ok(blade_stream_synchronize(gpu, stream), "sync");
         BOOST_TEST(std::memcmp(expected.data(), got.data(), bytes) == 0,
-                   channels << " x " << rate << " channels, step " << step);
+                   channels << " x " << rate << " channels, " << pols << " pols, offset " << offset
+                            << ", step " << step);
     }
     blade_phasor_destroy(cpu);
     blade_phasor_destroy(cuda); // after the stream's last synchronize
@@ -110,6 +119,10 @@ BOOST_AUTO_TEST_CASE(uploaded_phasors_equal_the_cpu_plan_bit_for_bit)
     check_channels(16, 64); // one anchor exactly
     check_channels(40, 64); // 2.5 anchors
     check_channels(64, 1024);
+    // runs of 1024 and 456 channels in one warp, coarse channels changing mid-run
+    check_channels(40, 37);
+    check_channels(40, 37, 1);
+    check_channels(40, 37, 2, true);
 }
 
 bool init_unit_test() { return true; }
