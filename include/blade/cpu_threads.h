@@ -32,6 +32,15 @@ BLADE_CORE_API int blade_cpu_threads(void);
 /** The BLAS library the CPU beamformer calls ("OpenBLAS 0.3.21 ..."), or "none". */
 BLADE_CORE_API const char* blade_cpu_blas(void);
 
+/**
+ * The OPENBLAS_CORETYPE ("SkylakeX" or "Haswell") whose kernels are as wide as this
+ * CPU's vectors, when the kernels OpenBLAS picked as it loaded are narrower (an
+ * OpenBLAS older than the CPU model falls back to SSE kernels, several times slower
+ * for the CPU beamformer and correlator); NULL when they are not, or without OpenBLAS.
+ * OpenBLAS reads the variable only as it loads: a program sets it and starts again.
+ */
+BLADE_CORE_API const char* blade_cpu_blas_better_core(void);
+
 #ifdef __cplusplus
 }
 #endif

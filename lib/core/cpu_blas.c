@@ -2,6 +2,8 @@
 /* See cpu_blas.h. */
 #include "cpu_blas.h"
 
+#include <blade/cpu_threads.h>
+
 #ifdef BLADE_HAVE_OPENBLAS
 #include <cblas.h>
 #include <pthread.h>
@@ -27,23 +29,28 @@ static bool openblas_core_has_avx2(const char* core)
     return false;
 }
 
+const char* blade_cpu_blas_better_core(void)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    const char* core = openblas_get_corename();
+    __builtin_cpu_init();
+    if (core != NULL && __builtin_cpu_supports("avx2") && !openblas_core_has_avx2(core))
+        return __builtin_cpu_supports("avx512f") ? "SkylakeX" : "Haswell";
+#endif
+    return NULL;
+}
+
 /* Once per process: say so on stderr when OpenBLAS's kernels are narrower than the
  * CPU (OPENBLAS_CORETYPE, read by OpenBLAS as it loads, is the remedy). */
 static void check_openblas_core(void)
 {
-    const char* core = openblas_get_corename();
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    __builtin_cpu_init();
-    if (core != NULL && __builtin_cpu_supports("avx2") && !openblas_core_has_avx2(core))
+    const char* better = blade_cpu_blas_better_core();
+    if (better != NULL)
         fprintf(stderr,
-                "gr-blade: OpenBLAS runs its %s kernels on a CPU with %s: the CPU beamformer "
-                "and correlator will be slow; run with OPENBLAS_CORETYPE=%s\n",
-                core,
-                __builtin_cpu_supports("avx512f") ? "AVX-512" : "AVX2",
-                __builtin_cpu_supports("avx512f") ? "SkylakeX" : "Haswell");
-#else
-    (void)core;
-#endif
+                "gr-blade: OpenBLAS runs its %s kernels on a CPU with wider vectors: the CPU "
+                "beamformer and correlator will be slow; run with OPENBLAS_CORETYPE=%s\n",
+                openblas_get_corename(),
+                better);
 }
 
 void blade_cpu_blas_single_threaded(void)
@@ -55,4 +62,6 @@ void blade_cpu_blas_single_threaded(void)
 }
 #else
 void blade_cpu_blas_single_threaded(void) {}
+
+const char* blade_cpu_blas_better_core(void) { return NULL; }
 #endif

@@ -8,6 +8,11 @@ multiple of 4096 bytes. `item_size`, `pack` and `unpack` convert between numpy
 arrays and items.
 """
 
+# Before anything below loads OpenBLAS (libblade links it): its kernels for this CPU.
+from . import openblas_kernels
+
+openblas_kernels.prefer_wide_kernels()
+
 # gr-blade's programs get their GPU ready while the imports below run (warm_up.py).
 from . import warm_up
 
