@@ -8,12 +8,13 @@
  * volk_8i_s32f_convert_32f and volk_16i_s32f_convert_32f (a scale of 1: every
  * integer is a float exactly, so the bits are those of the general path); ci4 ->
  * cf32 and cf32 <-> cf16, for which VOLK has no kernel, are loops the compiler
- * vectorises. Large casts are split across OpenMP threads. With
- * $BLADE_STREAM_MIN_BYTES set and the output at least that large, the VOLK kernels
- * convert a block at a time into a buffer in L1 that is then written out with
- * streaming stores (cpu_stream.h: no read of the output's lines, a third less memory
- * traffic for ci8 -> cf32); not by default, as it ran 0.75-0.8x of the direct kernels
- * on the CI machine (docs/performance.md). A scale other than 1
+ * vectorises. Large casts are split across OpenMP threads. With 8 or more threads
+ * and an output of 64 MiB or more ($BLADE_STREAM_MIN_BYTES sets another size for any
+ * thread count), the VOLK kernels convert a block at a time into a buffer in L1 that
+ * is then written out with streaming stores (cpu_stream.h: no read of the output's
+ * lines, a third less memory traffic for ci8 -> cf32): 1.6x the direct kernels at 16
+ * threads on the H200's host, 0.75-0.8x at 1-2 threads on the CI machine
+ * (docs/performance.md). A scale other than 1
  * takes the general path: the complex family multiplies in float (every source value
  * is a float exactly), the real family in double, as the CUDA kernels do, then rounds
  * once.
@@ -242,6 +243,9 @@ static void cast_range(const void* input,
     }
 }
 
+/* Threads from which large outputs are streamed by default (measured at 2 and 16). */
+#define STREAM_MIN_THREADS 8
+
 void blade_cpu_cast(const void* input,
                     blade_dtype input_type,
                     void* output,
@@ -254,9 +258,13 @@ void blade_cpu_cast(const void* input,
             memcpy(output, input, (size_t)count * blade_dtype_bits(input_type) / 8);
         return;
     }
-    const bool stream =
-        count * (int64_t)blade_dtype_bits(output_type) / 8 >= blade_stream_min_bytes(INT64_MAX) &&
-        blade_can_stream(output);
+    /* Streaming stores pay where many threads share the memory's bandwidth (1.6x at 16
+     * threads on the H200's host) and cost where few do (0.75x at 2 on the CI machine). */
+    const int64_t stream_default =
+        blade_cpu_threads() >= STREAM_MIN_THREADS ? BLADE_STREAM_DEFAULT_MIN_BYTES : INT64_MAX;
+    const bool stream = count * (int64_t)blade_dtype_bits(output_type) / 8 >=
+                            blade_stream_min_bytes(stream_default) &&
+                        blade_can_stream(output);
     if (count < PARALLEL_THRESHOLD) {
         cast_range(input, input_type, output, output_type, 0, count, scale, stream);
         return;
