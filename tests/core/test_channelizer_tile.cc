@@ -838,73 +838,36 @@ BOOST_AUTO_TEST_CASE(four_step_tilings)
 
 BOOST_AUTO_TEST_CASE(four_step_matches_fftw)
 {
+    struct four_step_case {
+        blade_shape shape;
+        int64_t rate;
+        int taps;
+        blade_channelizer_window window;
+        int chunks;
+        bool half; // cf16 input and output
+    };
+    const four_step_case cases[] = {
+        // both splits (N1 = N2, N1 = N2 / 2), P = 1, 2, 4, S = 4 (several spectra per tile)
+        { blade_shape_aftp(1, 1, 1 << 15, 2), 1 << 15, 1, BLADE_WINDOW_RECTANGULAR, 1, false },
+        { blade_shape_aftp(1, 2, 1 << 16, 1), 1 << 16, 1, BLADE_WINDOW_RECTANGULAR, 1, false },
+        { blade_shape_aftp(1, 1, 1 << 17, 4), 1 << 15, 1, BLADE_WINDOW_RECTANGULAR, 1, false },
+        { blade_shape_aftp(1, 1, 1 << 20, 2), 1 << 20, 1, BLADE_WINDOW_RECTANGULAR, 1, false },
+        // the polyphase filter over chunks (the history ring), T = N and T = 2N; cf16
+        { blade_shape_aftp(1, 1, 1 << 15, 2), 1 << 15, 4, BLADE_WINDOW_HAMMING, 3, false },
+        { blade_shape_aftp(1, 1, 1 << 16, 1), 1 << 15, 3, BLADE_WINDOW_HANN, 3, false },
+        { blade_shape_aftp(1, 1, 1 << 15, 2), 1 << 15, 2, BLADE_WINDOW_HAMMING, 2, true },
+    };
     uint32_t seed = 4000;
-    const auto four = kernel_kind::four_step;
-    // both splits (N1 = N2, N1 = N2 / 2), P = 1, 2, 4, S = 4 (several spectra per tile)
-    check_against_cpu(blade_shape_aftp(1, 1, 1 << 15, 2),
-                      1 << 15,
-                      1,
-                      BLADE_WINDOW_RECTANGULAR,
-                      1,
-                      seed++,
-                      false,
-                      false,
-                      four);
-    check_against_cpu(blade_shape_aftp(1, 2, 1 << 16, 1),
-                      1 << 16,
-                      1,
-                      BLADE_WINDOW_RECTANGULAR,
-                      1,
-                      seed++,
-                      false,
-                      false,
-                      four);
-    check_against_cpu(blade_shape_aftp(1, 1, 1 << 17, 4),
-                      1 << 15,
-                      1,
-                      BLADE_WINDOW_RECTANGULAR,
-                      1,
-                      seed++,
-                      false,
-                      false,
-                      four);
-    check_against_cpu(blade_shape_aftp(1, 1, 1 << 20, 2),
-                      1 << 20,
-                      1,
-                      BLADE_WINDOW_RECTANGULAR,
-                      1,
-                      seed++,
-                      false,
-                      false,
-                      four);
-    // the polyphase filter over chunks (the history ring), T = N and T = 2N; cf16
-    check_against_cpu(blade_shape_aftp(1, 1, 1 << 15, 2),
-                      1 << 15,
-                      4,
-                      BLADE_WINDOW_HAMMING,
-                      3,
-                      seed++,
-                      false,
-                      false,
-                      four);
-    check_against_cpu(blade_shape_aftp(1, 1, 1 << 16, 1),
-                      1 << 15,
-                      3,
-                      BLADE_WINDOW_HANN,
-                      3,
-                      seed++,
-                      false,
-                      false,
-                      four);
-    check_against_cpu(blade_shape_aftp(1, 1, 1 << 15, 2),
-                      1 << 15,
-                      2,
-                      BLADE_WINDOW_HAMMING,
-                      2,
-                      seed++,
-                      true,
-                      true,
-                      four);
+    for (const four_step_case& c : cases)
+        check_against_cpu(c.shape,
+                          c.rate,
+                          c.taps,
+                          c.window,
+                          c.chunks,
+                          seed++,
+                          c.half,
+                          c.half,
+                          kernel_kind::four_step);
 }
 
 BOOST_AUTO_TEST_CASE(direct_half_tile)
