@@ -159,31 +159,40 @@ class Plan:
                 if not self._handle:
                     self._plan(v)
 
-    def _call1(self, x, out, stream):
-        """__call__ of the one-input, one-output modules. An array the plan was made for
-        (read by its library's fast reader: numpy, CuPy, PyTorch) goes straight to
-        the core; anything else through view() and the full checks."""
-        where = self._where
-        if where is not None:
+    def _known_input(self, x):
+        """(family, data pointer) of an input array the plan was made for, read by its
+        library's fast reader (numpy, CuPy, PyTorch); None for anything else, which
+        takes view() and the full checks."""
+        if self._where is not None:
             family = _arrays.FAMILIES[type(x)]
             if family is not None:
                 got = family.read(x)
                 if got is not None and got[1:] == self._input.signature:
-                    if out is not None:
-                        return self._fast1(family, got[0], x, out, stream)
-                    # _fast1 written out for the commonest call (its own output)
-                    self._input.tensor.data = got[0]
-                    output = self._output
-                    result, output.tensor.data = family.empty(output.shape, output.dtype, where)
-                    status = self._process(
-                        self._handle,
-                        self._input.ref,
-                        output.ref,
-                        None if family is _NUMPY else family.stream(stream, where),
-                    )
-                    if status:
-                        _core.check(status, self.module)
-                    return result
+                    return family, got[0]
+        return None
+
+    def _call1(self, x, out, stream):
+        """__call__ of the one-input, one-output modules: an input the plan was made for
+        goes straight to the core (_known_input)."""
+        known = self._known_input(x)
+        if known is not None:
+            family, pointer = known
+            if out is not None:
+                return self._fast1(family, pointer, x, out, stream)
+            # _fast1 written out for the commonest call (its own output)
+            where = self._where
+            self._input.tensor.data = pointer
+            output = self._output
+            result, output.tensor.data = family.empty(output.shape, output.dtype, where)
+            status = self._process(
+                self._handle,
+                self._input.ref,
+                output.ref,
+                None if family is _NUMPY else family.stream(stream, where),
+            )
+            if status:
+                _core.check(status, self.module)
+            return result
         v = _arrays.view(x, f"{self.module}: input")
         self._ensure(v)
         return self._run1(v, out, stream)

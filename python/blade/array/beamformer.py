@@ -104,13 +104,9 @@ class Beamformer(Plan):
 
     def __call__(self, x, phasors, out=None, stream=None):
         """Beamform chunk `x` with `phasors` (same device, same library)."""
-        where = self._where
-        if where is not None:
-            family = _arrays.FAMILIES[type(x)]
-            if family is not None:
-                got = family.read(x)
-                if got is not None and got[1:] == self._input.signature:
-                    return self._fast2(family, got[0], x, phasors, out, stream)
+        known = self._known_input(x)
+        if known is not None:
+            return self._fast2(known[0], known[1], x, phasors, out, stream)
         return self._full(x, phasors, out, stream)
 
     def _fast2(self, family, pointer, x, phasors, out, stream, got=None):
