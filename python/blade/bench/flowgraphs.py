@@ -192,6 +192,7 @@ def time_flowgraph(bundle, shape, dtype, source_device, chunks, warmup, two_inpu
     # Earlier flowgraphs' memory may not be released yet (Python holds their blocks
     # until collected): count only what this one adds.
     baseline = blade.device_memory_stats()["bytes_in_use"]
+    started = time.perf_counter()
     tb.start()
     marks = []
     target = max(1, warmup // per_output)
@@ -213,6 +214,10 @@ def time_flowgraph(bundle, shape, dtype, source_device, chunks, warmup, two_inpu
     if blade.failures():
         raise RuntimeError(blade.failures()[0])
     (first, t0), (last, t1) = marks[0], marks[-1]
+    if last <= first:
+        # One poll saw both the warm-up's end and the run's (a short --quick run on a
+        # loaded machine): time the whole run rather than divide nothing by nothing.
+        first, t0 = 0, started
     seconds_per_chunk = (t1 - t0) / max(1, (last - first) * per_output)
     return seconds_per_chunk, blade.device_memory_stats()["peak_bytes"] - baseline
 
