@@ -33,7 +33,7 @@ __global__ void __launch_bounds__(kThreads) expand_kernel(const phasor_complex* 
                                                           int64_t pols,
                                                           float* phasors)
 {
-    const int64_t count = (fine + PHASOR_ANCHOR - 1) / PHASOR_ANCHOR;
+    const int64_t count = phasor_anchor_count(fine);
     const phasor_complex* anchors = seeds;
     const phasor_complex* steps = seeds + pairs * count;
     const phasor_complex* cal = steps + pairs;
@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(kThreads) expand_kernel(const phasor_complex* 
     }
 }
 
-// Two polarizations, 16-byte aligned rows: the same arithmetic as phasor_expand, but
+// Two polarizations, 16-byte aligned rows: phasor_expand's arithmetic, but
 // the stores go through shared memory. A thread's run of PHASOR_ANCHOR channels is
 // 16 KB from its neighbour's, so a warp's direct stores touch 32 sectors each (the
 // H200 wrote 0.6 TB/s that way, 1.3 ms for Mode B x1024's 792 MB); here each thread
@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(kThreads)
     // the eight-lane reads of one thread's channels fall in distinct banks.
     __shared__ float4 stage[kWarps][kGroup][33];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int64_t count = (fine + PHASOR_ANCHOR - 1) / PHASOR_ANCHOR;
+    const int64_t count = phasor_anchor_count(fine);
     const phasor_complex* anchors = seeds;
     const phasor_complex* steps = seeds + pairs * count;
     const phasor_complex* cal = steps + pairs;
@@ -119,11 +119,9 @@ __global__ void __launch_bounds__(kThreads)
             if (c < length) {
                 if (c > 0)
                     phase = phasor_multiply(phase, step);
-                const phasor_complex* w = cal_row + coarse_channel * 2;
-                const phasor_complex w0 = phasor_multiply(w[0], phase);
-                const phasor_complex w1 = phasor_multiply(w[1], phase);
-                stage[warp][j][lane] =
-                    make_float4((float)w0.re, (float)w0.im, (float)w1.re, (float)w1.im);
+                float values[4];
+                phasor_channel(phase, cal_row + coarse_channel * 2, 2, values);
+                stage[warp][j][lane] = make_float4(values[0], values[1], values[2], values[3]);
                 if (++within == rate) {
                     within = 0;
                     coarse_channel++;
@@ -154,7 +152,7 @@ extern "C" blade_status blade_cuda_phasor_expand(const void* seeds,
                                                  void* stream)
 {
     const int64_t pairs = beams * antennas;
-    const int64_t items = pairs * ((fine + PHASOR_ANCHOR - 1) / PHASOR_ANCHOR);
+    const int64_t items = pairs * phasor_anchor_count(fine);
     if (items == 0)
         return BLADE_OK;
     if (pols == 2 && reinterpret_cast<uintptr_t>(phasors) % 16 == 0) {

@@ -61,7 +61,7 @@ struct blade_phasor {
 static size_t seed_bytes(const blade_phasor* plan)
 {
     const int64_t pairs = plan->beams * plan->antennas;
-    const int64_t count = (plan->fine + PHASOR_ANCHOR - 1) / PHASOR_ANCHOR;
+    const int64_t count = phasor_anchor_count(plan->fine);
     return (size_t)(pairs * count + pairs + plan->antennas * plan->coarse * plan->pols) *
            sizeof(phasor_complex);
 }
@@ -541,7 +541,7 @@ static int synthesis_threads(void)
 static void phasor_seeds(const blade_phasor* plan, phasor_complex* anchors, phasor_complex* steps)
 {
     const int64_t pairs = plan->beams * plan->antennas, F = plan->fine;
-    const int64_t count = (F + PHASOR_ANCHOR - 1) / PHASOR_ANCHOR;
+    const int64_t count = phasor_anchor_count(F);
     const double first = blade_observation_frequency(&plan->observation, 0);
     const double spacing = plan->observation.chan_bw;
     /* A lower-sideband band (CHAN_BW < 0) is recorded as the mirror image of the sky:
@@ -575,7 +575,7 @@ static void synthesize(const blade_phasor* plan, float* out)
 {
     const int64_t B = plan->beams, A = plan->antennas, C = plan->coarse;
     const int64_t F = plan->fine, P = plan->pols;
-    const int64_t count = (F + PHASOR_ANCHOR - 1) / PHASOR_ANCHOR;
+    const int64_t count = phasor_anchor_count(F);
     phasor_complex* anchors = plan->seeds;
     phasor_complex* steps = anchors + B * A * count;
     phasor_seeds(plan, anchors, steps);
@@ -638,7 +638,7 @@ blade_status blade_phasor_compute(blade_phasor* plan,
             plan->upload_pending = false;
         }
         const int64_t pairs = plan->beams * plan->antennas;
-        const int64_t count = (plan->fine + PHASOR_ANCHOR - 1) / PHASOR_ANCHOR;
+        const int64_t count = phasor_anchor_count(plan->fine);
         const int64_t cal_values = plan->antennas * plan->coarse * plan->pols;
         phasor_seeds(plan, plan->seeds, plan->seeds + pairs * count);
         memcpy(plan->seeds + pairs * count + pairs,

@@ -56,24 +56,23 @@ PHASOR_SHARED phasor_complex phasor_multiply(phasor_complex x, phasor_complex y)
  * `first` (a multiple of PHASOR_ANCHOR), `step` one channel's rotation, `cal` the
  * antenna's calibration [coarse][P], `rate` fine channels per coarse channel; `row`
  * gets the cf32 phasors [F][P] of the row. */
-/* One channel's two polarizations, adjacent in the row: one 16-byte store on the
- * device where the row allows it (a thread writes its own run of channels, so four
- * 4-byte stores would each touch a separate sector per lane). */
-#if defined(__CUDA_ARCH__)
-#define PHASOR_STORE_PAIR(out, a, b, c, d)                                  \
-    do {                                                                    \
-        if (((uintptr_t)(out)&15u) == 0) {                                  \
-            *(float4*)(out) = make_float4((a), (b), (c), (d));              \
-        } else {                                                            \
-            (out)[0] = (a), (out)[1] = (b), (out)[2] = (c), (out)[3] = (d); \
-        }                                                                   \
-    } while (0)
-#else
-#define PHASOR_STORE_PAIR(out, a, b, c, d)                              \
-    do {                                                                \
-        (out)[0] = (a), (out)[1] = (b), (out)[2] = (c), (out)[3] = (d); \
-    } while (0)
-#endif
+/* Anchors (one per PHASOR_ANCHOR channels, the last may cover fewer) of `fine` channels. */
+PHASOR_SHARED int64_t phasor_anchor_count(int64_t fine)
+{
+    return (fine + PHASOR_ANCHOR - 1) / PHASOR_ANCHOR;
+}
+
+/* One channel's phasors: its phase times the calibration of each polarization,
+ * rounded to float, as (re, im) per polarization into out[2 * pols]. */
+PHASOR_SHARED void
+phasor_channel(phasor_complex phase, const phasor_complex* coarse, int64_t pols, float* out)
+{
+    for (int64_t p = 0; p < pols; p++) {
+        const phasor_complex w = phasor_multiply(coarse[p], phase);
+        out[2 * p] = (float)w.re;
+        out[2 * p + 1] = (float)w.im;
+    }
+}
 
 PHASOR_SHARED void phasor_expand(phasor_complex anchor,
                                  phasor_complex step,
@@ -91,19 +90,7 @@ PHASOR_SHARED void phasor_expand(phasor_complex anchor,
     for (int64_t f = first; f < end; f++) {
         if (f > first)
             phase = phasor_multiply(phase, step);
-        const phasor_complex* coarse = cal + coarse_channel * pols;
-        float* out = row + 2 * f * pols;
-        if (pols == 2) {
-            const phasor_complex w0 = phasor_multiply(coarse[0], phase);
-            const phasor_complex w1 = phasor_multiply(coarse[1], phase);
-            PHASOR_STORE_PAIR(out, (float)w0.re, (float)w0.im, (float)w1.re, (float)w1.im);
-        } else {
-            for (int64_t p = 0; p < pols; p++) {
-                const phasor_complex w = phasor_multiply(coarse[p], phase);
-                out[2 * p] = (float)w.re;
-                out[2 * p + 1] = (float)w.im;
-            }
-        }
+        phasor_channel(phase, cal + coarse_channel * pols, pols, row + 2 * f * pols);
         if (++within == rate) {
             within = 0;
             coarse_channel++;

@@ -24,9 +24,10 @@ def run(args):
     from .flowgraphs import BUNDLE_CASES, SEARCH_CASES, build_bundle, time_flowgraph
     from .workloads import make_recipe
 
-    matches = [case for case in BUNDLE_CASES + SEARCH_CASES if args.case.lower() in case[0].lower()]
+    cases = BUNDLE_CASES + SEARCH_CASES
+    matches = [case for case in cases if args.case.lower() in case[0].lower()]
     if not matches:
-        names = "; ".join(case[0] for case in BUNDLE_CASES + SEARCH_CASES)
+        names = "; ".join(case[0] for case in cases)
         raise ValueError(f"--case {args.case!r} matches none of: {names}")
     name, mode, shape, dtype, options = matches[0][:5]
     shape = list(shape)
