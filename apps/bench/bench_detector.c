@@ -2,8 +2,10 @@
 /*
  * Detector cases (performance.md): (A, I, Pout) in {(2, 8, 4), (16, 8, 4), (16, 64, 1)}
  * on cf32 [A, 192, 8192, 2] (Pout = 4 as Stokes IQUV, Pout = 1 as Stokes I), plus
- * (16, 8, 1) (blade-bench's numpy suite compares it), the cross products, and an
- * integration across chunks (I = 4 T) where one run is one step of the group.
+ * (16, 8, 1) (blade-bench's numpy suite compares it), the cross products, an
+ * integration across chunks (I = 4 T) where one run is one step of the group, and
+ * the spectrometer's detector after a channelizer of N = T = 8192 (Mode H): rows of
+ * one sample, [8, 192 x 8192, 1, 2], integrated in the chunk (I = 1) or over 16.
  */
 #include "bench.h"
 
@@ -23,8 +25,11 @@ detector_setup(bench_case* self, blade_device device, blade_stream stream, int s
     if (state == NULL)
         return BLADE_ERROR_OUT_OF_MEMORY;
     self->state = state;
-    const int64_t samples = 8192 / shrink;
-    const blade_shape shape = blade_shape_aftp(self->p[0], 192, samples, 2);
+    /* p[4] > 0: samples per chunk after a channelizer of 8192 / p[4] (192 * that many
+     * fine channels) */
+    const int64_t samples = self->p[4] > 0 ? self->p[4] : 8192 / shrink;
+    const int64_t channels = self->p[4] > 0 ? 192 * 8192 / shrink / self->p[4] : 192;
+    const blade_shape shape = blade_shape_aftp(self->p[0], channels, samples, 2);
     /* p[1] > 0: integration in samples; p[1] < 0: -p[1] whole chunks */
     const int64_t integration = self->p[1] > 0 ? self->p[1] : -self->p[1] * samples;
     const blade_detector_config config = { (blade_detector_mode)self->p[2], integration };
@@ -76,6 +81,7 @@ void bench_register_detector(bench_case** cases, int* count)
         blade_detector_mode mode;
         double upstream_ms, target_ms;
         blade_dtype type; /* 0: cf32 */
+        int samples;      /* 0: 8192; else after a channelizer to that many */
     } shapes[] = {
         { 2, 8, BLADE_DETECT_IQUV, 0, 0, 0 },
         { 16, 8, BLADE_DETECT_IQUV, 1.012, 0.15, 0 },
@@ -85,11 +91,24 @@ void bench_register_detector(bench_case** cases, int* count)
         { 16, -4, BLADE_DETECT_IQUV, 0, 0, 0 },
         { 16, 8, BLADE_DETECT_IQUV, 0, 0, BLADE_CF16 },
         { 16, 64, BLADE_DETECT_I, 0, 0, BLADE_CF16 },
+        { 8, 1, BLADE_DETECT_I, 0, 0, 0, 1 },
+        { 8, -16, BLADE_DETECT_I, 0, 0, 0, 1 },
+        { 8, 1, BLADE_DETECT_IQUV, 0, 0, 0, 1 },
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         bench_case one = { 0 };
         one.module = "detector";
-        if (shapes[i].integration > 0)
+        if (shapes[i].samples > 0)
+            snprintf(one.label,
+                     sizeof one.label,
+                     "%s I=%lld%s [%d, 192 x %d, %d, 2]",
+                     blade_detector_mode_name(shapes[i].mode),
+                     shapes[i].integration > 0 ? shapes[i].integration : -shapes[i].integration,
+                     shapes[i].integration > 0 ? "" : "T step",
+                     shapes[i].antennas,
+                     8192 / shapes[i].samples,
+                     shapes[i].samples);
+        else if (shapes[i].integration > 0)
             snprintf(one.label,
                      sizeof one.label,
                      "%s I=%lld%s [%d, 192, 8192, 2]",
@@ -114,6 +133,7 @@ void bench_register_detector(bench_case** cases, int* count)
         one.p[1] = shapes[i].integration;
         one.p[2] = shapes[i].mode;
         one.p[3] = shapes[i].type;
+        one.p[4] = shapes[i].samples;
         bench_add(cases, count, &one);
     }
 }

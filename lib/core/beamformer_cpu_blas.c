@@ -25,6 +25,7 @@
  * the packed voltages with VOLK kernels, antennas in increasing order.
  */
 #include "beamformer_backend.h"
+#include "cpu_pairs.h"
 #include "cpu_threads_internal.h"
 #include "half.h"
 
@@ -78,7 +79,13 @@ pack_voltages(const blade_beamformer_job* job, int64_t f, int64_t t0, int64_t nt
     const int64_t A = job->antennas, F = job->channels, T = job->times, P = job->pols;
     for (int64_t a = 0; a < A; a++) {
         const int64_t offset = ((a * F + f) * T + t0) * P; /* complex elements */
-        if (job->input_type == BLADE_CF32) {
+        float* planes[2] = { x + 2 * a * TIME_BLOCK, x + 2 * (A + a) * TIME_BLOCK };
+        if (P == 2 && job->input_type == BLADE_CF32) {
+            blade_split_pairs(
+                planes[0], planes[1], (const float*)job->input + 2 * offset, nt, false);
+        } else if (P == 2 && job->input_type == BLADE_CI8) {
+            blade_split_pairs_ci8(planes[0], planes[1], (const int8_t*)job->input + 2 * offset, nt);
+        } else if (job->input_type == BLADE_CF32) {
             const float* in = (const float*)job->input + 2 * offset;
             for (int64_t p = 0; p < P; p++) {
                 float* to = x + 2 * (p * A + a) * TIME_BLOCK;
@@ -116,6 +123,13 @@ store_beams(const blade_beamformer_job* job, int64_t f, int64_t t0, int64_t nt, 
     const int64_t F = job->channels, T = job->times, P = job->pols, B = job->beams;
     for (int64_t b = 0; b < B; b++) {
         const int64_t offset = ((b * F + f) * T + t0) * P;
+        if (P == 2 && job->output_type == BLADE_CF32) {
+            blade_join_pairs((float*)job->output + 2 * offset,
+                             y + 2 * b * TIME_BLOCK,
+                             y + 2 * (B + b) * TIME_BLOCK,
+                             nt);
+            continue;
+        }
         for (int64_t p = 0; p < P; p++) {
             const float* from = y + 2 * (p * B + b) * TIME_BLOCK;
             if (job->output_type == BLADE_CF16) {

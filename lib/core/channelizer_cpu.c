@@ -35,6 +35,7 @@
  * (cpu_simd.h).
  */
 #include "channelizer_backend.h"
+#include "cpu_pairs.h"
 #include "cpu_simd.h"
 #include "cpu_stream.h"
 #include "cpu_threads_internal.h"
@@ -183,33 +184,8 @@ copy_alternating_half(float* restrict out, const uint16_t* restrict x, int64_t s
     }
 }
 
-/* The two polarizations of N samples x = [n][X, Y] (complex) to the planes
- * X[n] = (-1)^n x[n][X] and Y[n] = (-1)^n x[n][Y], two samples per step so that the
- * signs are constants (the loop vectorises with no multiplies). */
-BLADE_CPU_CLONES
-static void
-split_pair_alternating(float* restrict X, float* restrict Y, const float* restrict x, int64_t N)
-{
-    int64_t n = 0;
-    for (; n + 2 <= N; n += 2, x += 8) {
-        X[2 * n] = x[0];
-        X[2 * n + 1] = x[1];
-        Y[2 * n] = x[2];
-        Y[2 * n + 1] = x[3];
-        X[2 * n + 2] = -x[4];
-        X[2 * n + 3] = -x[5];
-        Y[2 * n + 2] = -x[6];
-        Y[2 * n + 3] = -x[7];
-    }
-    if (n < N) { /* odd N: the last sample has an even index */
-        X[2 * n] = x[0];
-        X[2 * n + 1] = x[1];
-        Y[2 * n] = x[2];
-        Y[2 * n + 1] = x[3];
-    }
-}
-
-/* The same from cf16 samples (each converted exactly, then the sign flipped). */
+/* The two polarizations of N cf16 samples x = [n][X, Y] to the float planes
+ * X[n] = (-1)^n x[n][X] and Y[n] = (-1)^n x[n][Y] (for cf32, blade_split_pairs). */
 static void split_pair_alternating_half(float* restrict X,
                                         float* restrict Y,
                                         const uint16_t* restrict x,
@@ -248,6 +224,10 @@ static void interleave_pair(float* restrict y,
         return;
     }
 #endif
+    if (stride == 1) {
+        blade_join_pairs(y, X, Y, N);
+        return;
+    }
     for (int64_t k = 0; k < N; k++) {
         float* to = y + 4 * k * stride;
         to[0] = X[2 * k];
@@ -301,7 +281,7 @@ static void gather(const blade_cpu_channelizer* self,
                 if (g->input_half)
                     split_pair_alternating_half(out, out + 2 * N, row_in_half + first, N);
                 else
-                    split_pair_alternating(out, out + 2 * N, row_in + first, N);
+                    blade_split_pairs(out, out + 2 * N, row_in + first, N, true);
                 continue;
             }
             if (self->filter == NULL) {

@@ -25,4 +25,12 @@
 #define BLADE_CPU_CLONES
 #endif
 
+/* BLADE_HAVE_SHUFFLEVECTOR: __builtin_shufflevector (GCC 12 and newer, Clang) picks
+ * lanes of GCC and Clang vector types, lowered in each clone to that clone's shuffles. */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector)
+#define BLADE_HAVE_SHUFFLEVECTOR
+#endif
+#endif
+
 #endif

@@ -45,11 +45,6 @@ typedef double f64x4 __attribute__((vector_size(32)));
 /* The four floats at v as doubles (exact). */
 #define LOAD4(v) ((f64x4){ (v)[0], (v)[1], (v)[2], (v)[3] })
 /* (xr·yr, xi·yi, xr·yi, xi·yr) of one sample d = (xr, xi, yr, yi). */
-#if defined(__has_builtin)
-#if __has_builtin(__builtin_shufflevector)
-#define BLADE_HAVE_SHUFFLEVECTOR
-#endif
-#endif
 #ifdef BLADE_HAVE_SHUFFLEVECTOR
 #define CROSS_TERMS(d) \
     (__builtin_shufflevector((d), (d), 0, 1, 0, 1) * __builtin_shufflevector((d), (d), 2, 3, 3, 2))
@@ -162,6 +157,98 @@ static inline __attribute__((always_inline)) void sum_row(const blade_detector_m
         finish_products(&s, sums);
 }
 
+/* Each output of a row, plus `previous`, to `accumulator` (double) or `output`
+ * (float). */
+static inline __attribute__((always_inline)) void store_row(const int outputs,
+                                                            int64_t r,
+                                                            const double value[4],
+                                                            const double* previous,
+                                                            double* accumulator,
+                                                            float* restrict output,
+                                                            double scale)
+{
+    for (int c = 0; c < outputs; c++) {
+        const int64_t at = r * outputs + c;
+        const double total = previous ? previous[at] + value[c] : value[c];
+        if (accumulator)
+            accumulator[at] = total;
+        else
+            output[at] = (float)(total * scale);
+    }
+}
+
+/* A mode's outputs from its sums (sum_row's, or single_sample's). */
+static inline __attribute__((always_inline)) void products_to_values(const blade_detector_mode mode,
+                                                                     const double s[4],
+                                                                     double sign_of_im,
+                                                                     double value[4])
+{
+    if (mode == BLADE_DETECT_I) {
+        value[0] = s[0];
+    } else {
+        value[0] = mode == BLADE_DETECT_IQUV ? s[0] + s[1] : s[0];
+        value[1] = mode == BLADE_DETECT_IQUV ? s[0] - s[1] : s[1];
+        value[2] = mode == BLADE_DETECT_IQUV ? 2 * s[2] : s[2];
+        value[3] = mode == BLADE_DETECT_IQUV ? -2 * sign_of_im * s[3] : sign_of_im * s[3];
+    }
+}
+
+/* The sums of a row of one sample of two polarizations v = (xr, xi, yr, yi), as
+ * sum_row forms them: every lane starts from +0 (so a product of -0 adds up to +0, as
+ * in the chains), the lanes are then added in finish_products' (and finish_squares')
+ * order. Straight-line code with no loop: the row loop around it vectorises across
+ * rows, which the chains' loops, one trip long here, cannot. */
+static inline __attribute__((always_inline)) void
+single_sample(const blade_detector_mode mode, const float* restrict v, double s[4])
+{
+    const double xr = v[0], xi = v[1], yr = v[2], yi = v[3];
+    const double xx = xr * xr + xi * xi, yy = yr * yr + yi * yi; /* squares: never -0 */
+    if (mode == BLADE_DETECT_I) {
+        s[0] = xx + yy;
+        return;
+    }
+    s[0] = xx;
+    s[1] = yy;
+    s[2] = (0.0 + xr * yr) + (0.0 + xi * yi);
+    s[3] = (0.0 + xi * yr) - (0.0 + xr * yi);
+}
+
+/* Rows of one sample (integration 1, two polarizations, cf32): after a channelizer
+ * with one spectrum per chunk, every row of a spectrometer is one. The same bits as
+ * the general loop below, several rows per vector. */
+static inline __attribute__((always_inline)) void
+detect_single_samples_of(const blade_detector_mode mode,
+                         const int outputs,
+                         const float* restrict input,
+                         int64_t first,
+                         int64_t end,
+                         double sign_of_im,
+                         const double* previous,
+                         double* accumulator,
+                         float* restrict output,
+                         double scale)
+{
+#define SINGLE_SAMPLE_ROWS(previous_, accumulator_, output_)                   \
+    for (int64_t r = first; r < end; r++) {                                    \
+        double s[4], value[4];                                                 \
+        single_sample(mode, input + 4 * r, s);                                 \
+        products_to_values(mode, s, sign_of_im, value);                        \
+        store_row(outputs, r, value, previous_, accumulator_, output_, scale); \
+    }
+    /* One loop per combination, so that none tests a pointer per row. */
+    if (previous == NULL && accumulator == NULL)
+        SINGLE_SAMPLE_ROWS(NULL, NULL, output)
+    else if (previous == NULL)
+        SINGLE_SAMPLE_ROWS(NULL, accumulator, NULL)
+    else if (accumulator == NULL)
+        SINGLE_SAMPLE_ROWS(previous, NULL, output)
+    else if (previous == accumulator) /* the middle of a group: one array, read then written */
+        SINGLE_SAMPLE_ROWS(accumulator, accumulator, NULL)
+    else
+        SINGLE_SAMPLE_ROWS(previous, accumulator, NULL)
+#undef SINGLE_SAMPLE_ROWS
+}
+
 /* Rows [first, end) of one mode with its Pout outputs: each row's values, plus
  * `previous`, to `accumulator` (double) or `output` (float). Inlined with constant
  * `mode` and `outputs`, so each mode has a loop of its own and the values stay in
@@ -183,26 +270,17 @@ static inline __attribute__((always_inline)) void detect_rows_of(const blade_det
     const int64_t row_values = integration * 2 * polarizations;
     const size_t value_bytes = half_input ? sizeof(uint16_t) : sizeof(float);
     const double sign_of_im = mirror ? -1.0 : 1.0;
+    if (integration == 1 && polarizations == 2 && !half_input) {
+        detect_single_samples_of(
+            mode, outputs, input, first, end, sign_of_im, previous, accumulator, output, scale);
+        return;
+    }
     for (int64_t r = first; r < end; r++) {
         const void* row = (const char*)input + (size_t)(r * row_values) * value_bytes;
         double value[4], s[4];
         sum_row(mode, row, half_input, integration, polarizations, s);
-        if (mode == BLADE_DETECT_I) {
-            value[0] = s[0];
-        } else {
-            value[0] = mode == BLADE_DETECT_IQUV ? s[0] + s[1] : s[0];
-            value[1] = mode == BLADE_DETECT_IQUV ? s[0] - s[1] : s[1];
-            value[2] = mode == BLADE_DETECT_IQUV ? 2 * s[2] : s[2];
-            value[3] = mode == BLADE_DETECT_IQUV ? -2 * sign_of_im * s[3] : sign_of_im * s[3];
-        }
-        for (int c = 0; c < outputs; c++) {
-            const int64_t at = r * outputs + c;
-            const double total = previous ? previous[at] + value[c] : value[c];
-            if (accumulator)
-                accumulator[at] = total;
-            else
-                output[at] = (float)(total * scale);
-        }
+        products_to_values(mode, s, sign_of_im, value);
+        store_row(outputs, r, value, previous, accumulator, output, scale);
     }
 }
 

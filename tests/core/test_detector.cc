@@ -285,10 +285,11 @@ std::vector<float> detect_bytes(blade_dtype type,
                                 int64_t integration,
                                 const std::vector<uint8_t>& chunks,
                                 int64_t nchunks,
-                                float scale = 0)
+                                float scale = 0,
+                                bool lower_sideband = false)
 {
     blade_detector* detector;
-    const blade_detector_config config = { mode, integration, false, scale };
+    const blade_detector_config config = { mode, integration, lower_sideband, scale };
     ok(blade_detector_create(&detector, &config, &shape, blade_device_cpu()), "create");
     const blade_shape out_shape = blade_detector_output_shape(detector);
     const int64_t steps = blade_detector_steps(detector), outputs = blade_shape_count(&out_shape);
@@ -383,4 +384,44 @@ BOOST_AUTO_TEST_CASE(the_scale_multiplies_the_outputs_once)
                BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(detector == nullptr);
     BOOST_TEST(std::string(blade_last_error()).find("scale -2") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(rows_of_one_sample_give_the_bits_of_the_general_sums)
+{
+    // A spectrometer's detector (after a channelizer with N = T) sees rows of one
+    // sample; cf32 rows of one sample of two polarizations have a loop of their own,
+    // cf16 rows take the general sums of the same widened values. Both must give the
+    // same bits for every mode, with signed zeros (a product -0 sums to +0 in the
+    // general chains), subnormal and large halves, a lower sideband, a scale, and
+    // integration in the chunk (I = 1) and across chunks (I = 3 T with T = 1).
+    const uint16_t specials[] = { 0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x7BFF,
+                                  0xFBFF, 0x3C00, 0xBC00, 0x3555, 0x0400, 0x8400 };
+    struct run {
+        blade_shape shape;
+        int64_t integration, chunks;
+    };
+    const run runs[] = { { blade_shape_aftp(2, 5, 1, 2), 1, 3 },
+                         { blade_shape_aftp(2, 5, 1, 2), 3, 6 },
+                         { blade_shape_aftp(3, 4, 6, 2), 1, 2 } };
+    uint32_t seed = 71;
+    for (const run& r : runs) {
+        const int64_t values = blade_shape_count(&r.shape) * r.chunks;
+        auto half = blade_test::random_cf16(values, seed++);
+        uint16_t* parts = reinterpret_cast<uint16_t*>(half.data());
+        for (int64_t i = 0; i < 2 * values; i += 3) // every third part a special value
+            parts[i] = specials[(i / 3) % (sizeof specials / sizeof specials[0])];
+        const auto wide = blade_test::cast_on_cpu(half, BLADE_CF16, BLADE_CF32, values);
+        for (int mode = 0; mode < 4; mode++)
+            for (bool lower : { false, true }) {
+                const auto m = static_cast<blade_detector_mode>(mode);
+                const auto general =
+                    detect_bytes(BLADE_CF16, r.shape, m, r.integration, half, r.chunks, 4, lower);
+                const auto one_sample =
+                    detect_bytes(BLADE_CF32, r.shape, m, r.integration, wide, r.chunks, 4, lower);
+                BOOST_TEST_REQUIRE(general.size() == one_sample.size());
+                BOOST_TEST(std::memcmp(general.data(), one_sample.data(), general.size() * 4) == 0,
+                           "mode " << mode << " I " << r.integration << " T " << r.shape.dims[2]
+                                   << (lower ? " lower sideband" : ""));
+            }
+    }
 }
