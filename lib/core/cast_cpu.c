@@ -7,19 +7,21 @@
  * paths have direct kernels: ci8 -> cf32 and ci16 -> cf32 are VOLK's
  * volk_8i_s32f_convert_32f and volk_16i_s32f_convert_32f (a scale of 1: every
  * integer is a float exactly, so the bits are those of the general path); ci4 ->
- * cf32 and cf32 <-> cf16, for which VOLK has no kernel, are loops the compiler
- * vectorises. Large casts are split across OpenMP threads. With 8 or more threads
- * and an output of 64 MiB or more ($BLADE_STREAM_MIN_BYTES sets another size for any
- * thread count), the VOLK kernels convert a block at a time into a buffer in L1 that
- * is then written out with streaming stores (cpu_stream.h: no read of the output's
- * lines, a third less memory traffic for ci8 -> cf32): 1.6x the direct kernels at 16
- * threads on the H200's host, 0.75-0.8x at 1-2 threads on the CI machine
- * (docs/performance.md). A scale other than 1
- * takes the general path: the complex family multiplies in float (every source value
- * is a float exactly), the real family in double, as the CUDA kernels do, then rounds
- * once.
+ * cf32, for which VOLK has no kernel, is a loop the compiler vectorises; cf32 <->
+ * cf16 go through cpu_half.h (F16C where the CPU has it: half.h's per-value
+ * conversions do not vectorise). Large casts are split across OpenMP threads. With 8
+ * or more threads and an output of 64 MiB or more ($BLADE_STREAM_MIN_BYTES sets
+ * another size for any thread count), the VOLK kernels convert a block at a time into
+ * a buffer in L1 that is then written out with streaming stores (cpu_stream.h: no
+ * read of the output's lines, a third less memory traffic for ci8 -> cf32): 1.6x the
+ * direct kernels at 16 threads on the H200's host, 0.75-0.8x at 1-2 threads on the
+ * CI machine (docs/performance.md). A scale other than 1 takes the general path: the
+ * complex family multiplies in float (every source value is a float exactly), the
+ * real family in double, as the CUDA kernels do, then rounds once; ci8, ci16 and cf32
+ * into cf16 (the half-precision chain's input) do the same a block at a time.
  */
 #include "cast_backend.h"
+#include "cpu_half.h"
 #include "cpu_stream.h"
 #include "cpu_threads_internal.h"
 #include "half.h"
@@ -185,6 +187,31 @@ static void integers_to_floats_streamed(
     }
 }
 
+/* Parts [first, last) of ci8, ci16 or cf32 times `scale` into cf16 (the half-precision
+ * chain's input cast): a block at a time, each part as a float (exact), multiplied by
+ * the scale in float and rounded to half once, as scaled_range does value by value. */
+static void scaled_to_halves(const void* input,
+                             blade_dtype input_type,
+                             uint16_t* output,
+                             int64_t first,
+                             int64_t last,
+                             float scale)
+{
+    float block[STREAM_BLOCK] __attribute__((aligned(64)));
+    for (int64_t i = first; i < last; i += STREAM_BLOCK) {
+        const int64_t n = last - i < STREAM_BLOCK ? last - i : STREAM_BLOCK;
+        if (input_type == BLADE_CI8)
+            volk_8i_s32f_convert_32f(block, (const int8_t*)input + i, 1.0f, (unsigned)n);
+        else if (input_type == BLADE_CI16)
+            volk_16i_s32f_convert_32f(block, (const int16_t*)input + i, 1.0f, (unsigned)n);
+        else
+            memcpy(block, (const float*)input + i, (size_t)n * sizeof(float));
+        for (int64_t j = 0; j < n; j++)
+            block[j] *= scale;
+        blade_floats_to_halves(output + i, block, n);
+    }
+}
+
 static void cast_range(const void* input,
                        blade_dtype input_type,
                        void* output,
@@ -194,6 +221,11 @@ static void cast_range(const void* input,
                        float scale,
                        bool stream)
 {
+    if (scale != 1.0f && output_type == BLADE_CF16 &&
+        (input_type == BLADE_CI8 || input_type == BLADE_CI16 || input_type == BLADE_CF32)) {
+        scaled_to_halves(input, input_type, output, 2 * begin, 2 * end, scale);
+        return;
+    }
     if (scale != 1.0f) {
         scaled_range(input, input_type, output, output_type, begin, end, scale);
         return;
@@ -214,17 +246,13 @@ static void cast_range(const void* input,
         return;
     }
     if (input_type == BLADE_CF32 && output_type == BLADE_CF16) {
-        const float* in = input;
-        uint16_t* out = output;
-        for (int64_t i = 2 * begin; i < 2 * end; i++)
-            out[i] = blade_half_from_float(in[i]);
+        blade_floats_to_halves(
+            (uint16_t*)output + 2 * begin, (const float*)input + 2 * begin, 2 * (end - begin));
         return;
     }
     if (input_type == BLADE_CF16 && output_type == BLADE_CF32) {
-        const uint16_t* in = input;
-        float* out = output;
-        for (int64_t i = 2 * begin; i < 2 * end; i++)
-            out[i] = blade_half_to_float(in[i]);
+        blade_halves_to_floats(
+            (float*)output + 2 * begin, (const uint16_t*)input + 2 * begin, 2 * (end - begin));
         return;
     }
     if (input_type == BLADE_CI4 && output_type == BLADE_CF32) {

@@ -35,6 +35,7 @@
  * (cpu_simd.h).
  */
 #include "channelizer_backend.h"
+#include "cpu_half.h"
 #include "cpu_pairs.h"
 #include "cpu_simd.h"
 #include "cpu_stream.h"
@@ -185,18 +186,19 @@ copy_alternating_half(float* restrict out, const uint16_t* restrict x, int64_t s
 }
 
 /* The two polarizations of N cf16 samples x = [n][X, Y] to the float planes
- * X[n] = (-1)^n x[n][X] and Y[n] = (-1)^n x[n][Y] (for cf32, blade_split_pairs). */
+ * X[n] = (-1)^n x[n][X] and Y[n] = (-1)^n x[n][Y] (for cf32, blade_split_pairs): a
+ * block of samples at a time widened (cpu_half.h), then split. */
 static void split_pair_alternating_half(float* restrict X,
                                         float* restrict Y,
                                         const uint16_t* restrict x,
                                         int64_t N)
 {
-    for (int64_t n = 0; n < N; n++, x += 4) {
-        const float sign = (n & 1) ? -1.0f : 1.0f;
-        X[2 * n] = sign * blade_half_to_float(x[0]);
-        X[2 * n + 1] = sign * blade_half_to_float(x[1]);
-        Y[2 * n] = sign * blade_half_to_float(x[2]);
-        Y[2 * n + 1] = sign * blade_half_to_float(x[3]);
+    enum { BLOCK = 256 }; /* samples, an even count: the signs' pattern runs on */
+    float wide[4 * BLOCK];
+    for (int64_t n = 0; n < N; n += BLOCK) {
+        const int64_t count = N - n < BLOCK ? N - n : BLOCK;
+        blade_halves_to_floats(wide, x + 4 * n, 4 * count);
+        blade_split_pairs(X + 2 * n, Y + 2 * n, wide, count, true);
     }
 }
 
@@ -237,13 +239,24 @@ static void interleave_pair(float* restrict y,
     }
 }
 
-/* The same to cf16 y, each value rounded to half. */
+/* The same to cf16 y, each value rounded to half: contiguous y a block at a time
+ * (joined, then rounded by cpu_half.h). */
 static void interleave_pair_half(uint16_t* restrict y,
                                  int64_t stride,
                                  const float* restrict X,
                                  const float* restrict Y,
                                  int64_t N)
 {
+    if (stride == 1) {
+        enum { BLOCK = 256 };
+        float joined[4 * BLOCK];
+        for (int64_t k = 0; k < N; k += BLOCK) {
+            const int64_t count = N - k < BLOCK ? N - k : BLOCK;
+            blade_join_pairs(joined, X + 2 * k, Y + 2 * k, count);
+            blade_floats_to_halves(y + 4 * k, joined, 4 * count);
+        }
+        return;
+    }
     for (int64_t k = 0; k < N; k++) {
         uint16_t* to = y + 4 * k * stride;
         to[0] = blade_half_from_float(X[2 * k]);
@@ -392,11 +405,9 @@ static void pass_through(const blade_channelizer_geometry* g, const void* input,
         if (input != output)
             memcpy(output, input, (size_t)parts * (g->input_half ? 2 : 4));
     } else if (g->output_half) {
-        for (int64_t i = 0; i < parts; i++)
-            ((uint16_t*)output)[i] = blade_half_from_float(((const float*)input)[i]);
+        blade_floats_to_halves(output, input, parts);
     } else {
-        for (int64_t i = 0; i < parts; i++)
-            ((float*)output)[i] = blade_half_to_float(((const uint16_t*)input)[i]);
+        blade_halves_to_floats(output, input, parts);
     }
 }
 

@@ -23,10 +23,10 @@
  * sums, which this loop does in the same pass at memory speed, while the VOLK route
  * writes and reads the block a second time.
  */
+#include "cpu_half.h"
 #include "cpu_simd.h"
 #include "cpu_threads_internal.h"
 #include "detector_backend.h"
-#include "half.h"
 
 #include <stdint.h>
 
@@ -143,8 +143,7 @@ static inline __attribute__((always_inline)) void sum_row(const blade_detector_m
         for (int64_t begin = 0; begin < row_values; begin += HALF_BLOCK_VALUES) {
             const int64_t count =
                 row_values - begin < HALF_BLOCK_VALUES ? row_values - begin : HALF_BLOCK_VALUES;
-            for (int64_t i = 0; i < count; i++)
-                block[i] = blade_half_to_float(halves[begin + i]);
+            blade_halves_to_floats(block, halves + begin, count);
             if (mode == BLADE_DETECT_I)
                 add_squares(&s, block, count);
             else
@@ -213,27 +212,28 @@ single_sample(const blade_detector_mode mode, const float* restrict v, double s[
     s[3] = (0.0 + xi * yr) - (0.0 + xr * yi);
 }
 
-/* Rows of one sample (integration 1, two polarizations, cf32): after a channelizer
- * with one spectrum per chunk, every row of a spectrometer is one. The same bits as
- * the general loop below, several rows per vector. */
+/* `count` rows of one sample (integration 1, two polarizations) from `rows`, the
+ * outputs of rows first ... first + count - 1: after a channelizer with one spectrum
+ * per chunk, every row of a spectrometer is one. The same bits as the general loop
+ * below, several rows per vector. */
 static inline __attribute__((always_inline)) void
 detect_single_samples_of(const blade_detector_mode mode,
                          const int outputs,
-                         const float* restrict input,
+                         const float* restrict rows,
                          int64_t first,
-                         int64_t end,
+                         int64_t count,
                          double sign_of_im,
                          const double* previous,
                          double* accumulator,
                          float* restrict output,
                          double scale)
 {
-#define SINGLE_SAMPLE_ROWS(previous_, accumulator_, output_)                   \
-    for (int64_t r = first; r < end; r++) {                                    \
-        double s[4], value[4];                                                 \
-        single_sample(mode, input + 4 * r, s);                                 \
-        products_to_values(mode, s, sign_of_im, value);                        \
-        store_row(outputs, r, value, previous_, accumulator_, output_, scale); \
+#define SINGLE_SAMPLE_ROWS(previous_, accumulator_, output_)                           \
+    for (int64_t i = 0; i < count; i++) {                                              \
+        double s[4], value[4];                                                         \
+        single_sample(mode, rows + 4 * i, s);                                          \
+        products_to_values(mode, s, sign_of_im, value);                                \
+        store_row(outputs, first + i, value, previous_, accumulator_, output_, scale); \
     }
     /* One loop per combination, so that none tests a pointer per row. */
     if (previous == NULL && accumulator == NULL)
@@ -247,6 +247,35 @@ detect_single_samples_of(const blade_detector_mode mode,
     else
         SINGLE_SAMPLE_ROWS(previous, accumulator, NULL)
 #undef SINGLE_SAMPLE_ROWS
+}
+
+/* `count` float rows from `rows`, the outputs of rows first ... first + count - 1. */
+static inline __attribute__((always_inline)) void
+detect_float_rows_of(const blade_detector_mode mode,
+                     const int outputs,
+                     const float* rows,
+                     int64_t first,
+                     int64_t count,
+                     int64_t integration,
+                     int polarizations,
+                     double sign_of_im,
+                     const double* previous,
+                     double* accumulator,
+                     float* restrict output,
+                     double scale)
+{
+    if (integration == 1 && polarizations == 2) {
+        detect_single_samples_of(
+            mode, outputs, rows, first, count, sign_of_im, previous, accumulator, output, scale);
+        return;
+    }
+    const int64_t row_values = integration * 2 * polarizations;
+    for (int64_t i = 0; i < count; i++) {
+        double value[4], s[4];
+        sum_row(mode, rows + i * row_values, false, integration, polarizations, s);
+        products_to_values(mode, s, sign_of_im, value);
+        store_row(outputs, first + i, value, previous, accumulator, output, scale);
+    }
 }
 
 /* Rows [first, end) of one mode with its Pout outputs: each row's values, plus
@@ -268,20 +297,43 @@ static inline __attribute__((always_inline)) void detect_rows_of(const blade_det
                                                                  double scale)
 {
     const int64_t row_values = integration * 2 * polarizations;
-    const size_t value_bytes = half_input ? sizeof(uint16_t) : sizeof(float);
     const double sign_of_im = mirror ? -1.0 : 1.0;
-    if (integration == 1 && polarizations == 2 && !half_input) {
-        detect_single_samples_of(
-            mode, outputs, input, first, end, sign_of_im, previous, accumulator, output, scale);
-        return;
+#define FLOAT_ROWS(rows, from, count)   \
+    detect_float_rows_of(mode,          \
+                         outputs,       \
+                         rows,          \
+                         from,          \
+                         count,         \
+                         integration,   \
+                         polarizations, \
+                         sign_of_im,    \
+                         previous,      \
+                         accumulator,   \
+                         output,        \
+                         scale)
+    if (!half_input) {
+        FLOAT_ROWS((const float*)input + first * row_values, first, end - first);
+    } else if (row_values <= HALF_BLOCK_VALUES) {
+        /* short cf16 rows: several widened at once (cpu_half.h), then the float rows'
+         * loops, whose sums over one row are those of the widening per row below */
+        float block[HALF_BLOCK_VALUES];
+        const int64_t per_block = HALF_BLOCK_VALUES / row_values;
+        for (int64_t r = first; r < end; r += per_block) {
+            const int64_t count = end - r < per_block ? end - r : per_block;
+            blade_halves_to_floats(
+                block, (const uint16_t*)input + r * row_values, count * row_values);
+            FLOAT_ROWS(block, r, count);
+        }
+    } else {
+        for (int64_t r = first; r < end; r++) {
+            double value[4], s[4];
+            sum_row(
+                mode, (const uint16_t*)input + r * row_values, true, integration, polarizations, s);
+            products_to_values(mode, s, sign_of_im, value);
+            store_row(outputs, r, value, previous, accumulator, output, scale);
+        }
     }
-    for (int64_t r = first; r < end; r++) {
-        const void* row = (const char*)input + (size_t)(r * row_values) * value_bytes;
-        double value[4], s[4];
-        sum_row(mode, row, half_input, integration, polarizations, s);
-        products_to_values(mode, s, sign_of_im, value);
-        store_row(outputs, r, value, previous, accumulator, output, scale);
-    }
+#undef FLOAT_ROWS
 }
 
 BLADE_CPU_CLONES

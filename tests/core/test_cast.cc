@@ -6,7 +6,9 @@
 #include "test_support.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <vector>
 
 using blade_test::ok;
 
@@ -248,5 +250,127 @@ BOOST_AUTO_TEST_CASE(bad_scales_are_refused_at_creation)
                    BLADE_ERROR_INVALID_ARGUMENT);
         BOOST_TEST(cast == nullptr);
         BOOST_TEST(std::string(blade_last_error()).find("scale") != std::string::npos);
+    }
+}
+
+namespace {
+
+// IEEE binary16 written from the format, independently of the library: the value of
+// every finite half, and the half nearest a float (ties to the even significand;
+// 65520 and above round to infinity, which counts as 65536 here; NaN -> 0x7E00).
+double reference_half_value(uint16_t h)
+{
+    const int exponent = (h >> 10) & 0x1f, significand = h & 0x3ff;
+    const double magnitude = exponent == 0 ? std::ldexp(significand, -24)
+                                           : std::ldexp(1024 + significand, exponent - 25);
+    return (h & 0x8000) ? -magnitude : magnitude;
+}
+
+uint16_t reference_half_of(float value)
+{
+    if (std::isnan(value))
+        return 0x7E00;
+    const uint16_t sign = std::signbit(value) ? 0x8000 : 0;
+    const double magnitude = std::fabs(static_cast<double>(value));
+    auto at = [](int h) { return h == 0x7C00 ? 65536.0 : reference_half_value(h); };
+    int low = 0, high = 0x7C00; // at(low) <= magnitude < at(high), or magnitude >= 65536
+    if (magnitude >= 65536.0)
+        return sign | 0x7C00;
+    while (high - low > 1) {
+        const int middle = (low + high) / 2;
+        (at(middle) <= magnitude ? low : high) = middle;
+    }
+    const double below = magnitude - at(low), above = at(high) - magnitude;
+    const int nearest = below < above ? low : above < below ? high : (low & 1 ? high : low);
+    return sign | static_cast<uint16_t>(nearest);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(half_runs_convert_like_the_format_says_for_every_half_and_boundary)
+{
+    // cf16 <-> cf32 of long runs take the library's vector conversions (F16C where the
+    // CPU has it) with a per-value tail: every one of the 65536 halves to float, and
+    // floats at, just below and just above every midpoint between neighbouring halves
+    // (both signs), subnormal floats, infinities and NaNs to half, against the format.
+    std::vector<uint16_t> halves(65536);
+    for (int h = 0; h < 65536; h++)
+        halves[h] = static_cast<uint16_t>(h);
+    std::vector<float> widened(65536);
+    plan(BLADE_CF16, BLADE_CF32, blade_shape_aftp(1, 1, 32768, 1))
+        .run(BLADE_CF16, halves.data(), BLADE_CF32, widened.data());
+    int wrong = 0;
+    for (int h = 0; h < 65536; h++) {
+        const bool nan = (h & 0x7C00) == 0x7C00 && (h & 0x3FF);
+        uint32_t bits;
+        std::memcpy(&bits, &widened[h], 4);
+        const bool right = nan ? bits == 0x7FC00000u
+                           : (h & 0x7FFF) == 0x7C00
+                               ? widened[h] == ((h & 0x8000) ? -INFINITY : INFINITY)
+                               : static_cast<double>(widened[h]) == reference_half_value(h) &&
+                                     std::signbit(widened[h]) == bool(h & 0x8000);
+        if (!right && wrong++ < 5)
+            BOOST_ERROR("half " << std::hex << h << " widened to " << bits);
+    }
+    std::vector<float> floats;
+    for (int h = 0; h < 0x7C00; h++) {
+        const float middle = static_cast<float>(
+            (reference_half_value(h) + (h == 0x7BFF ? 65536.0 : reference_half_value(h + 1))) /
+            2); // exact: 12 significant bits at most
+        const float value = static_cast<float>(reference_half_value(h));
+        for (float f :
+             { value, middle, std::nextafter(middle, 0.0f), std::nextafter(middle, INFINITY) }) {
+            floats.push_back(f);
+            floats.push_back(-f);
+        }
+    }
+    for (float f : { 1e-45f, -1e-45f, 1e-40f, 3e38f, -3e38f, INFINITY, -INFINITY, NAN, -NAN })
+        floats.push_back(f);
+    floats.resize(floats.size() + floats.size() % 2); // whole complex values
+    std::vector<uint16_t> rounded(floats.size());
+    plan(BLADE_CF32, BLADE_CF16, blade_shape_aftp(1, 1, static_cast<int64_t>(floats.size() / 2), 1))
+        .run(BLADE_CF32, floats.data(), BLADE_CF16, rounded.data());
+    for (size_t i = 0; i < floats.size(); i++)
+        if (rounded[i] != reference_half_of(floats[i]) && wrong++ < 10)
+            BOOST_ERROR("float " << floats[i] << " rounded to " << std::hex << rounded[i] << " not "
+                                 << reference_half_of(floats[i]));
+    BOOST_TEST(wrong == 0);
+    BOOST_TEST(floats.size() > 250000);
+}
+
+BOOST_AUTO_TEST_CASE(the_half_chains_scaled_cast_rounds_each_scaled_float_once)
+{
+    // ci8, ci16 and cf32 x scale into cf16 take a block path: (value as float) x scale
+    // in float, then one rounding to half, as the general path computes it.
+    const int64_t count = 5000;
+    std::vector<int8_t> bytes(2 * count);
+    std::vector<int16_t> shorts(2 * count);
+    std::vector<float> floats(2 * count);
+    for (int64_t i = 0; i < 2 * count; i++) {
+        bytes[i] = static_cast<int8_t>(i * 37 + 11);
+        shorts[i] = static_cast<int16_t>(i * 7919 - 30000);
+        floats[i] = static_cast<float>(i % 977) * 1.37f - 600.0f;
+    }
+    const blade_shape shape = blade_shape_aftp(1, 1, count, 1);
+    for (float scale : { 0x1p-13f, 0.3f, 3.0f }) {
+        std::vector<uint16_t> out(2 * count);
+        auto check = [&](blade_dtype from, const void* in, auto value_of) {
+            blade_cast* cast = nullptr;
+            const blade_cast_config config = { from, BLADE_CF16, scale };
+            ok(blade_cast_create(&cast, &config, &shape, blade_device_cpu()), "create");
+            blade_tensor input =
+                blade_tensor_make(from, &shape, blade_device_cpu(), const_cast<void*>(in));
+            blade_tensor output =
+                blade_tensor_make(BLADE_CF16, &shape, blade_device_cpu(), out.data());
+            ok(blade_cast_process(cast, &input, &output, nullptr), "process");
+            blade_cast_destroy(cast);
+            int wrong = 0;
+            for (int64_t i = 0; i < 2 * count; i++)
+                wrong += out[i] != reference_half_of(value_of(i) * scale);
+            BOOST_TEST(wrong == 0, blade_dtype_name(from) << " x " << scale);
+        };
+        check(BLADE_CI8, bytes.data(), [&](int64_t i) { return static_cast<float>(bytes[i]); });
+        check(BLADE_CI16, shorts.data(), [&](int64_t i) { return static_cast<float>(shorts[i]); });
+        check(BLADE_CF32, floats.data(), [&](int64_t i) { return floats[i]; });
     }
 }
