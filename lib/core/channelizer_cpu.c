@@ -20,8 +20,9 @@
  * threads, each with its own scratch (all from fftwf_malloc, so they have the
  * alignment the plan was made for).
  *
- * cf16 input is converted to float as the gather reads it (exactly), cf16 output
- * rounded to half (nearest, ties to even: half.h) as the scatter writes it; the
+ * cf16 input is widened to float (exactly) before the gather reads it, the blocks of
+ * a unit at a time into a per-thread buffer, and cf16 output rounded to half
+ * (nearest, ties to even) as the scatter writes it, a run at a time (cpu_half.h); the
  * history is float32 either way.
  *
  * With two polarizations and one spectrum per unit (N = 8192 and up: the ATA's
@@ -67,6 +68,8 @@ struct blade_cpu_channelizer {
     int64_t units_per_row;
     int nscratch;
     fftwf_complex** scratch; /* per thread: P*block*N values */
+    float** widened;         /* per thread, cf16 input off the split path: the blocks a
+                              * unit reads, (block + M - 1)*N*P complex floats */
     fftwf_plan plan;         /* P*block in-place N-point forward transforms */
 };
 
@@ -78,6 +81,13 @@ static int64_t unit_block(int64_t s, int64_t p, int64_t n)
         if (s % d == 0)
             best = d;
     return best;
+}
+
+/* Whether cf16 input is widened a unit at a time before the gather (every path but
+ * the split of long transforms, which widens as it splits). */
+static bool widens(const blade_cpu_channelizer* self)
+{
+    return self->g.input_half && !(self->filter == NULL && self->g.P == 2 && self->block == 1);
 }
 
 blade_status blade_cpu_channelizer_create(const blade_channelizer_geometry* geometry,
@@ -117,6 +127,20 @@ blade_status blade_cpu_channelizer_create(const blade_channelizer_geometry* geom
                 status = blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
                                     "channelizer: no memory for %lld bytes of FFT scratch",
                                     (long long)values * 8);
+        }
+        if (status == BLADE_OK && widens(self)) {
+            const int64_t floats = 2 * (self->block + g->M - 1) * g->N * g->P;
+            self->widened = calloc((size_t)self->nscratch, sizeof *self->widened);
+            if (self->widened == NULL)
+                status =
+                    blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "channelizer: no memory for scratch");
+            for (int i = 0; status == BLADE_OK && i < self->nscratch; i++) {
+                self->widened[i] = malloc((size_t)floats * sizeof(float));
+                if (self->widened[i] == NULL)
+                    status = blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
+                                        "channelizer: no memory for %lld bytes of cf16 scratch",
+                                        (long long)floats * 4);
+            }
         }
         if (status == BLADE_OK) {
             self->plan = blade_fftw_plan_forward_batch(
@@ -159,29 +183,6 @@ copy_alternating(float* restrict out, const float* restrict x, int64_t stride, i
         const float sign = (n & 1) ? -1.0f : 1.0f;
         out[2 * n] = sign * x[2 * n * stride];
         out[2 * n + 1] = sign * x[2 * n * stride + 1];
-    }
-}
-
-/* The two loops above for cf16 x (converted to float as read). */
-static void multiply_add_taps_half(float* restrict out,
-                                   const float* restrict h,
-                                   const uint16_t* restrict x,
-                                   int64_t stride,
-                                   int64_t N)
-{
-    for (int64_t n = 0; n < N; n++) {
-        out[2 * n] += h[n] * blade_half_to_float(x[2 * n * stride]);
-        out[2 * n + 1] += h[n] * blade_half_to_float(x[2 * n * stride + 1]);
-    }
-}
-
-static void
-copy_alternating_half(float* restrict out, const uint16_t* restrict x, int64_t stride, int64_t N)
-{
-    for (int64_t n = 0; n < N; n++) {
-        const float sign = (n & 1) ? -1.0f : 1.0f;
-        out[2 * n] = sign * blade_half_to_float(x[2 * n * stride]);
-        out[2 * n + 1] = sign * blade_half_to_float(x[2 * n * stride + 1]);
     }
 }
 
@@ -271,38 +272,41 @@ static void interleave_pair_half(uint16_t* restrict y,
  * the sums are those of filtering first and flipping after). Tap m of spectrum s
  * weighs block s - (M-1-m), which lies wholly in this chunk or wholly in the history:
  * so each tap is one contiguous multiply-add over the block's N samples, taps in
- * increasing order, each output starting from 0 (the sums of the plain formula). */
+ * increasing order, each output starting from 0 (the sums of the plain formula).
+ * `blocks` holds the row's blocks of N samples from `first_block` on: the row itself
+ * (first_block 0, cf32, or cf16 on the split path), or the unit's blocks widened
+ * from cf16 to float. */
 static void gather(const blade_cpu_channelizer* self,
-                   const void* row_input,
+                   const void* blocks,
+                   bool half,
+                   int64_t first_block,
                    const float* row_history,
                    int64_t s0,
                    float* work)
 {
     const blade_channelizer_geometry* g = &self->g;
     const int64_t N = g->N, P = g->P, H = g->H, block = self->block;
-    const float* row_in = row_input;
-    const uint16_t* row_in_half = row_input;
+    const float* row_in = blocks;
     for (int64_t p = 0; p < P; p++)
         for (int64_t sl = 0; sl < block; sl++) {
             float* out = work + 2 * (p * block + sl) * N;
             const int64_t s = s0 + sl;
             if (self->filter == NULL && P == 2 && block == 1) {
                 /* long transforms: both polarizations in one pass, at p = 0 */
-                const int64_t first = 2 * s * N * P;
+                const int64_t first = 2 * (s - first_block) * N * P;
                 if (p == 1)
                     continue;
-                if (g->input_half)
-                    split_pair_alternating_half(out, out + 2 * N, row_in_half + first, N);
+                if (half)
+                    split_pair_alternating_half(
+                        out, out + 2 * N, (const uint16_t*)blocks + first, N);
                 else
                     blade_split_pairs(out, out + 2 * N, row_in + first, N, true);
                 continue;
             }
             if (self->filter == NULL) {
-                const int64_t first = 2 * (s * N * P + p); /* part index of (s*N, p) */
-                const float* x = g->input_half ? NULL : row_in + first;
-                if (g->input_half)
-                    copy_alternating_half(out, row_in_half + first, P, N);
-                else if (P == 2)
+                const int64_t first = 2 * ((s - first_block) * N * P + p); /* part of (s*N, p) */
+                const float* x = row_in + first;
+                if (P == 2)
                     copy_alternating(out, x, 2, N);
                 else if (P == 1)
                     copy_alternating(out, x, 1, N);
@@ -315,11 +319,8 @@ static void gather(const blade_cpu_channelizer* self,
                 const int64_t from = s - (int64_t)(g->M - 1 - m); /* the block tap m weighs */
                 const float* h = self->filter + m * N;
                 if (from >= 0) {
-                    const int64_t first = 2 * (from * N * P + p);
-                    const float* x = g->input_half ? NULL : row_in + first;
-                    if (g->input_half)
-                        multiply_add_taps_half(out, h, row_in_half + first, P, N);
-                    else if (P == 2)
+                    const float* x = row_in + 2 * ((from - first_block) * N * P + p);
+                    if (P == 2)
                         multiply_add_taps(out, h, x, 2, N);
                     else if (P == 1)
                         multiply_add_taps(out, h, x, 1, N);
@@ -346,18 +347,29 @@ static void scatter(
             interleave_pair((float*)row_output + 4 * s0, S, work, work + 2 * N, N, stream);
         return;
     }
+    if (g->output_half) {   /* each run of y over (s, p) gathered in float, then rounded */
+        enum { RUN = 256 }; /* complex values per piece of a run */
+        float run[2 * RUN];
+        for (int64_t k = 0; k < N; k++)
+            for (int64_t c0 = 0; c0 < block * P; c0 += RUN) { /* c = sl * P + p */
+                const int64_t count = block * P - c0 < RUN ? block * P - c0 : RUN;
+                for (int64_t c = c0; c < c0 + count; c++) {
+                    const float* from = work + 2 * ((c % P * block + c / P) * N + k);
+                    run[2 * (c - c0)] = from[0];
+                    run[2 * (c - c0) + 1] = from[1];
+                }
+                blade_floats_to_halves(
+                    (uint16_t*)row_output + 2 * ((k * S + s0) * P + c0), run, 2 * count);
+            }
+        return;
+    }
     for (int64_t k = 0; k < N; k++)
         for (int64_t sl = 0; sl < block; sl++)
             for (int64_t p = 0; p < P; p++) {
                 const float* from = work + 2 * ((p * block + sl) * N + k);
                 const int64_t to = 2 * ((k * S + s0 + sl) * P + p);
-                if (g->output_half) {
-                    ((uint16_t*)row_output)[to] = blade_half_from_float(from[0]);
-                    ((uint16_t*)row_output)[to + 1] = blade_half_from_float(from[1]);
-                } else {
-                    ((float*)row_output)[to] = from[0];
-                    ((float*)row_output)[to + 1] = from[1];
-                }
+                ((float*)row_output)[to] = from[0];
+                ((float*)row_output)[to + 1] = from[1];
             }
 }
 
@@ -444,7 +456,21 @@ void blade_cpu_channelizer_process(blade_cpu_channelizer* self, const void* inpu
         const int64_t row = u / self->units_per_row;
         const int64_t s0 = (u % self->units_per_row) * self->block;
         const float* history = self->history ? self->history + 2 * row * g->P * g->H : NULL;
-        gather(self, (const char*)input + row * row_values * in_bytes, history, s0, (float*)work);
+        const char* row_input = (const char*)input + row * row_values * in_bytes;
+        if (self->widened != NULL) {
+#ifdef _OPENMP
+            float* wide = self->widened[omp_get_thread_num()];
+#else
+            float* wide = self->widened[0];
+#endif
+            const int64_t lo = s0 - (g->M - 1) > 0 ? s0 - (g->M - 1) : 0; /* taps reach back */
+            const int64_t values = (s0 + self->block - lo) * g->N * g->P;
+            blade_halves_to_floats(
+                wide, (const uint16_t*)row_input + 2 * lo * g->N * g->P, 2 * values);
+            gather(self, wide, false, lo, history, s0, (float*)work);
+        } else {
+            gather(self, row_input, g->input_half, 0, history, s0, (float*)work);
+        }
         if (history_by_unit)
             for (int64_t p = 0; p < g->P; p++)
                 update_series_history(self, input, row * g->P + p);
@@ -474,6 +500,9 @@ void blade_cpu_channelizer_destroy(blade_cpu_channelizer* self)
     for (int i = 0; self->scratch != NULL && i < self->nscratch; i++)
         fftwf_free(self->scratch[i]);
     free(self->scratch);
+    for (int i = 0; self->widened != NULL && i < self->nscratch; i++)
+        free(self->widened[i]);
+    free(self->widened);
     free(self->filter);
     free(self->history);
     free(self);
