@@ -33,7 +33,7 @@ assert limits["fp32_peak"] > 0 and limits["copy_bandwidth"] == max(limits["strea
 modules = [f for f in record["figures"] if f["benchmark"].startswith("module-quick-1t/")]
 bundles = [f for f in record["figures"] if f["benchmark"].startswith("flowgraph-cpu-quick-1t/")]
 assert modules and all(f["benchmark"].startswith("module-quick-1t/cast/") for f in modules), record
-assert len(bundles) == 2 and len(modules) + len(bundles) == len(record["figures"]), record
+assert len(bundles) == 4 and len(modules) + len(bundles) == len(record["figures"]), record  # Mode B, Mode H; fp32, fp16
 assert all(f["threads"] == 1 and f["real_time_factor"] > 0 and f["time_ms"] > 0 for f in bundles), bundles
 assert limits["cpu_threads"] == 1, limits
 EOF
