@@ -67,10 +67,10 @@ struct blade_cpu_channelizer {
     int64_t block;  /* output samples per unit; divides S */
     int64_t units_per_row;
     int nscratch;
-    fftwf_complex** scratch; /* per thread: P*block*N values */
-    float** widened;         /* per thread, cf16 input off the split path: the blocks a
-                              * unit reads, (block + M - 1)*N*P complex floats */
-    fftwf_plan plan;         /* P*block in-place N-point forward transforms */
+    void** scratch;  /* per thread: P*block*N complex values (fftwf_complex) */
+    void** widened;  /* per thread, cf16 input off the split path: the blocks a unit
+                      * reads, (block + M - 1)*N*P complex values as floats */
+    fftwf_plan plan; /* P*block in-place N-point forward transforms */
 };
 
 /* The largest divisor of s with p*divisor*n <= SCRATCH_TARGET (at least 1). */
@@ -81,6 +81,25 @@ static int64_t unit_block(int64_t s, int64_t p, int64_t n)
         if (s % d == 0)
             best = d;
     return best;
+}
+
+/* `count` buffers of `bytes` each from fftwf_malloc (the alignment FFTW plans for),
+ * in a calloc'd array; on failure the array is kept for destroy() to free what was
+ * allocated. */
+static blade_status per_thread_buffers(int count, size_t bytes, const char* what, void*** buffers)
+{
+    *buffers = calloc((size_t)count, sizeof **buffers);
+    if (*buffers == NULL)
+        return blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "channelizer: no memory for %s scratch", what);
+    for (int i = 0; i < count; i++) {
+        (*buffers)[i] = fftwf_malloc(bytes);
+        if ((*buffers)[i] == NULL)
+            return blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
+                              "channelizer: no memory for %zu bytes of %s scratch",
+                              bytes,
+                              what);
+    }
+    return BLADE_OK;
 }
 
 /* Whether cf16 input is widened a unit at a time before the gather (every path but
@@ -118,29 +137,12 @@ blade_status blade_cpu_channelizer_create(const blade_channelizer_geometry* geom
         /* One scratch per thread; a count raised later is held to this one. */
         self->nscratch = blade_cpu_threads();
         const int64_t values = g->P * self->block * g->N;
-        self->scratch = calloc((size_t)self->nscratch, sizeof *self->scratch);
-        if (self->scratch == NULL)
-            status = blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "channelizer: no memory for scratch");
-        for (int i = 0; status == BLADE_OK && i < self->nscratch; i++) {
-            self->scratch[i] = fftwf_malloc((size_t)values * sizeof(fftwf_complex));
-            if (self->scratch[i] == NULL)
-                status = blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
-                                    "channelizer: no memory for %lld bytes of FFT scratch",
-                                    (long long)values * 8);
-        }
+        status = per_thread_buffers(
+            self->nscratch, (size_t)values * sizeof(fftwf_complex), "FFT", &self->scratch);
         if (status == BLADE_OK && widens(self)) {
             const int64_t floats = 2 * (self->block + g->M - 1) * g->N * g->P;
-            self->widened = calloc((size_t)self->nscratch, sizeof *self->widened);
-            if (self->widened == NULL)
-                status =
-                    blade_fail(BLADE_ERROR_OUT_OF_MEMORY, "channelizer: no memory for scratch");
-            for (int i = 0; status == BLADE_OK && i < self->nscratch; i++) {
-                self->widened[i] = malloc((size_t)floats * sizeof(float));
-                if (self->widened[i] == NULL)
-                    status = blade_fail(BLADE_ERROR_OUT_OF_MEMORY,
-                                        "channelizer: no memory for %lld bytes of cf16 scratch",
-                                        (long long)floats * 4);
-            }
+            status = per_thread_buffers(
+                self->nscratch, (size_t)floats * sizeof(float), "cf16", &self->widened);
         }
         if (status == BLADE_OK) {
             self->plan = blade_fftw_plan_forward_batch(
@@ -518,7 +520,7 @@ void blade_cpu_channelizer_destroy(blade_cpu_channelizer* self)
         fftwf_free(self->scratch[i]);
     free(self->scratch);
     for (int i = 0; self->widened != NULL && i < self->nscratch; i++)
-        free(self->widened[i]);
+        fftwf_free(self->widened[i]);
     free(self->widened);
     free(self->filter);
     free(self->history);
