@@ -15,16 +15,22 @@
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #define BLADE_HAVE_F16C_PATH
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
 #ifdef BLADE_HAVE_F16C_PATH
 static bool f16c; /* set once, as the library loads */
 
+/* AVX2 through the compiler (which also checks that the OS saves the vector
+ * registers), F16C from CPUID leaf 1 (ECX bit 29): Clang's __builtin_cpu_supports
+ * does not know "f16c". */
 __attribute__((constructor)) static void detect_f16c(void)
 {
     __builtin_cpu_init();
-    f16c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    f16c = __builtin_cpu_supports("avx2") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) &&
+           (ecx >> 29 & 1u);
 }
 
 static bool cpu_has_f16c(void) { return f16c; }

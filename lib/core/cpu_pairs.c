@@ -54,7 +54,7 @@ static inline __attribute__((always_inline)) void split_pairs(
 }
 
 /* split_pairs, compiled for the machine's vector width. */
-BLADE_CPU_CLONES void blade_split_pairs(
+BLADE_CPU_CLONES static void split_pairs_cloned(
     float* restrict X, float* restrict Y, const float* restrict x, int64_t n, bool alternate)
 {
     split_pairs(X, Y, x, n, alternate);
@@ -63,8 +63,8 @@ BLADE_CPU_CLONES void blade_split_pairs(
 /* The same from ci8 samples (x[t] = (Xr, Xi, Yr, Yi) bytes), each converted exactly:
  * a block at a time to floats in L1 (a loop the compiler vectorises; GCC 12's vector
  * conversions of int8 lanes went one element at a time), then split. */
-BLADE_CPU_CLONES void
-blade_split_pairs_ci8(float* restrict X, float* restrict Y, const int8_t* restrict x, int64_t n)
+BLADE_CPU_CLONES static void
+split_pairs_ci8_cloned(float* restrict X, float* restrict Y, const int8_t* restrict x, int64_t n)
 {
     enum { BLOCK = 64 }; /* samples: 1 KiB of floats */
     float block[4 * BLOCK] __attribute__((aligned(64)));
@@ -77,8 +77,8 @@ blade_split_pairs_ci8(float* restrict X, float* restrict Y, const int8_t* restri
 }
 
 /* y[t] = (X[t], Y[t]) for t < n: the planes interleaved again. */
-BLADE_CPU_CLONES void
-blade_join_pairs(float* restrict y, const float* restrict X, const float* restrict Y, int64_t n)
+BLADE_CPU_CLONES static void
+join_pairs_cloned(float* restrict y, const float* restrict X, const float* restrict Y, int64_t n)
 {
     int64_t t = 0;
 #ifdef BLADE_HAVE_SHUFFLEVECTOR
@@ -100,4 +100,28 @@ blade_join_pairs(float* restrict y, const float* restrict X, const float* restri
         y[4 * t + 2] = Y[2 * t];
         y[4 * t + 3] = Y[2 * t + 1];
     }
+}
+
+/* The entry points: the clones are static (Clang multiversions only functions whose
+ * every declaration carries the attribute, and the header's do not). */
+void blade_split_pairs(
+    float* restrict X, float* restrict Y, const float* restrict x, int64_t n, bool alternate)
+{
+    split_pairs_cloned(X, Y, x, n, alternate);
+}
+
+void blade_split_pairs_ci8(float* restrict X,
+                           float* restrict Y,
+                           const int8_t* restrict x,
+                           int64_t n)
+{
+    split_pairs_ci8_cloned(X, Y, x, n);
+}
+
+void blade_join_pairs(float* restrict y,
+                      const float* restrict X,
+                      const float* restrict Y,
+                      int64_t n)
+{
+    join_pairs_cloned(y, X, Y, n);
 }
