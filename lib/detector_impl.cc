@@ -58,10 +58,9 @@ detector_impl::detector_impl(const tensor_spec& input,
                              int64_t steps,
                              const std::string& requested_device,
                              const blade_device& device)
-    : gr::sync_decimator("detector",
-                         device_signature(device, 1, input.item_size()),
-                         device_signature(device, 1, output.item_size()),
-                         static_cast<unsigned>(steps)),
+    : gr::block("detector",
+                device_signature(device, 1, input.item_size()),
+                device_signature(device, 1, output.item_size())),
       device_block("detector", requested_device, device),
       d_config(config),
       d_steps(steps)
@@ -80,65 +79,83 @@ detector_impl::~detector_impl() { blade_detector_destroy(d_detector); }
 bool detector_impl::start()
 {
     blade_detector_reset(d_detector); // a restarted flowgraph begins a new group
+    d_group_tags.clear();
     check_neighbours_at_start(*this, d_logger);
-    return gr::sync_decimator::start();
+    return gr::block::start();
 }
 
-void detector_impl::forward_tags(int noutput_items)
+// One chunk at a time, whatever the group: no relative rate is declared either, so
+// GNU Radio sizes the upstream buffer for one chunk per call (two chunks), not for
+// whole groups.
+void detector_impl::forecast(int /* noutput_items */, gr_vector_int& ninput_items_required)
 {
-    const uint64_t first = nitems_read(0);
+    ninput_items_required[0] = 1;
+}
+
+// Which sideband the chunk at `item` is of, from its channel width: a lower
+// sideband's voltages are the sky's conjugates (the sign of Im(X·Y*)).
+void detector_impl::apply_sideband(uint64_t item)
+{
+    static const pmt::pmt_t chan_bw = pmt::intern(tag::chan_bw);
+    std::vector<gr::tag_t> widths;
+    get_tags_in_range(widths, 0, item, item + 1, chan_bw);
+    for (const auto& width : widths) // in the order they were added: the last one holds
+        if (pmt::is_real(width.value))
+            blade_detector_set_lower_sideband(d_detector, pmt::to_double(width.value) < 0);
+}
+
+// A group's first chunk: its tags go to the group's output chunk, tsamp times I and,
+// for K > 1, the mid-chunk times moved to the middle of the group (first_chunk_tags
+// maps input item g K to output item g).
+void detector_impl::keep_group_tags(uint64_t item)
+{
     std::vector<gr::tag_t> tags;
-    get_tags_in_range(tags, 0, first, first + static_cast<uint64_t>(noutput_items) * d_steps);
+    get_tags_in_range(tags, 0, item, item + 1);
     const int64_t samples = input_spec(0).shape.dims[2];
     const double integration = static_cast<double>(d_config.integration);
     const int64_t steps = d_steps;
-    for (const auto& tag : first_chunk_tags(tags, d_steps, [&](std::vector<gr::tag_t>& chunk) {
-             const auto tsamp = find_double(chunk, tag::tsamp);
-             if (tsamp && steps > 1) // the output spans K chunks: its middle moves
-                 shift_mid_times(chunk, (steps - 1) * samples * *tsamp / 2);
-             scale_double(chunk, tag::tsamp, integration);
-         }))
-        add_item_tag(0, tag);
+    d_group_tags = first_chunk_tags(tags, d_steps, [&](std::vector<gr::tag_t>& chunk) {
+        const auto tsamp = find_double(chunk, tag::tsamp);
+        if (tsamp && steps > 1) // the output spans K chunks: its middle moves
+            shift_mid_times(chunk, (steps - 1) * samples * *tsamp / 2);
+        scale_double(chunk, tag::tsamp, integration);
+    });
 }
 
-int detector_impl::work(int noutput_items,
-                        gr_vector_const_void_star& input_items,
-                        gr_vector_void_star& output_items)
+int detector_impl::general_work(int noutput_items,
+                                gr_vector_int& ninput_items,
+                                gr_vector_const_void_star& input_items,
+                                gr_vector_void_star& output_items)
 {
     return guarded_work(d_logger, [&]() {
         const auto* in = static_cast<const char*>(input_items[0]);
         auto* out = static_cast<char*>(output_items[0]);
         const size_t in_size = input_item_size(), out_size = output_item_size();
-        // Which sideband the chunks are of, from their channel width: a lower
-        // sideband's voltages are the sky's conjugates (the sign of Im(X·Y*)).
-        std::vector<gr::tag_t> widths;
-        static const pmt::pmt_t chan_bw = pmt::intern(tag::chan_bw);
-        get_tags_in_range(widths,
-                          0,
-                          nitems_read(0),
-                          nitems_read(0) + static_cast<uint64_t>(noutput_items) * d_steps,
-                          chan_bw);
-        std::stable_sort(widths.begin(), widths.end(), [](const gr::tag_t& a, const gr::tag_t& b) {
-            return a.offset < b.offset;
-        });
-        size_t next_width = 0;
-        for (int o = 0; o < noutput_items; o++) {
-            blade_tensor output = tensor(output_spec(0), out + o * out_size);
-            for (int64_t step = 0; step < d_steps; step++) {
-                const uint64_t item = nitems_read(0) + static_cast<uint64_t>(o * d_steps + step);
-                for (; next_width < widths.size() && widths[next_width].offset <= item;
-                     next_width++)
-                    if (pmt::is_real(widths[next_width].value))
-                        blade_detector_set_lower_sideband(
-                            d_detector, pmt::to_double(widths[next_width].value) < 0);
-                const blade_tensor input =
-                    tensor(input_spec(0), in + (o * d_steps + step) * in_size);
-                check(blade_detector_process(d_detector, &input, &output, stream()), "detector");
+        int consumed = 0, produced = 0;
+        // Each chunk adds to the group's sums; the group's last one writes the output
+        // (blade_detector_process writes nothing before it, so every chunk of a group
+        // may name the slot the output will take when the group completes).
+        while (consumed < ninput_items[0] && produced < noutput_items) {
+            const uint64_t item = nitems_read(0) + static_cast<uint64_t>(consumed);
+            const bool first = item % static_cast<uint64_t>(d_steps) == 0;
+            const bool last = (item + 1) % static_cast<uint64_t>(d_steps) == 0;
+            apply_sideband(item);
+            if (first)
+                keep_group_tags(item);
+            blade_tensor output = tensor(output_spec(0), out + produced * out_size);
+            const blade_tensor input = tensor(input_spec(0), in + consumed * in_size);
+            check(blade_detector_process(d_detector, &input, &output, stream()), "detector");
+            consumed++;
+            if (last) {
+                for (const auto& tag : d_group_tags)
+                    add_item_tag(0, tag);
+                d_group_tags.clear();
+                produced++;
             }
         }
         synchronize();
-        forward_tags(noutput_items);
-        return noutput_items;
+        consume_each(consumed);
+        return produced;
     });
 }
 

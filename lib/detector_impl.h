@@ -26,16 +26,20 @@ public:
     int64_t chunks_per_output() const override { return d_steps; }
 
     bool start() override;
-    int work(int noutput_items,
-             gr_vector_const_void_star& input_items,
-             gr_vector_void_star& output_items) override;
+    void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
+    int general_work(int noutput_items,
+                     gr_vector_int& ninput_items,
+                     gr_vector_const_void_star& input_items,
+                     gr_vector_void_star& output_items) override;
 
 private:
-    void forward_tags(int noutput_items);
+    void apply_sideband(uint64_t item);
+    void keep_group_tags(uint64_t item);
 
     blade_detector_config d_config;
     int64_t d_steps;
     blade_detector* d_detector = nullptr;
+    std::vector<gr::tag_t> d_group_tags; // the open group's first-chunk tags, rewritten
 };
 
 } // namespace blade

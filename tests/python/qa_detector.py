@@ -3,7 +3,7 @@
 """blade.detector against the spec's table written with numpy (CPU backend)."""
 
 import numpy
-from gnuradio import gr_unittest
+from gnuradio import blocks, gr, gr_unittest
 
 from gnuradio import blade
 import blade_testing as bt
@@ -109,7 +109,6 @@ class qa_detector(gr_unittest.TestCase):
             with self.subTest(mode=mode):
                 block = blade.detector(shape, mode, 24, "cpu")
                 self.assertEqual(block.chunks_per_output(), 3)
-                self.assertEqual(block.decimation(), 3)
                 self.assertEqual(list(block.output_shape()), [2, 3, 1, OUTPUTS[mode]])
                 got, _ = bt.run_chunks([block], chunks, shape, "cf32", [2, 3, 1, OUTPUTS[mode]], "f32")
                 expected, scale = detect(chunks, mode, 24)
@@ -118,6 +117,35 @@ class qa_detector(gr_unittest.TestCase):
                 # and the groups are not interchangeable: powers (1+2+3) and (4+5+6)
                 ratio = got[1, ..., 0].sum() / got[0, ..., 0].sum()
                 self.assertTrue(2.2 < ratio < 2.8, f"{mode}: group power ratio {ratio}")
+
+    def test_integrating_across_chunks_holds_two_input_chunks_whatever_k(self):
+        # The block takes one chunk at a time: its upstream buffer holds two chunks
+        # for K = 1 and K = 16 alike (as a decimator it held 2 K: BL's 2^20-point
+        # product, K = 51 chunks of 1 GiB, asked for 102 GiB). On the emulated device,
+        # whose buffers are counted, with cf32 chunks of 2 MiB into a host sink (before: 34
+        # chunks held for K = 16, 4 for K = 1); and 32 chunks give 32 / K outputs.
+        import gc
+
+        shape = [2, 4, 16384, 2]
+        chunk = blade.item_size(shape, "cf32")
+        held = {}
+        for k in (1, 16):
+            gc.collect()
+            blade.reset_device_memory_peak()
+            baseline = blade.device_memory_stats()["bytes_in_use"]
+            tb = gr.top_block()
+            source = blade.device_source(shape, "cf32", 32, [], "emulated", False)
+            block = blade.detector(shape, "I", k * shape[2], "emulated")
+            sink = blocks.vector_sink_b(block.output_item_size())
+            tb.connect(source, block, sink)
+            tb.run()
+            held[k] = blade.device_memory_stats()["peak_bytes"] - baseline
+            out = blade.unpack(numpy.array(sink.data(), numpy.uint8), [2, 4, 1, 1], "f32")
+            self.assertEqual(out.shape[0], 32 // k)
+            del tb, source, block, sink
+        # source's buffer (2 chunks) + the detector's output (2 small chunks), for each K
+        self.assertLess(held[16], 5 * chunk, held)
+        self.assertLess(abs(held[16] - held[1]), chunk // 2, held)
 
     def test_tsamp_is_multiplied_by_the_integration(self):
         shape = [1, 2, 8, 2]

@@ -6,7 +6,7 @@
 
 #include <gnuradio/blade/api.h>
 #include <gnuradio/blade/tensor_block.h>
-#include <gnuradio/sync_decimator.h>
+#include <gnuradio/block.h>
 
 #include <cstdint>
 #include <string>
@@ -30,23 +30,24 @@ namespace blade {
  *
  * Integration: I (in time samples) either divides T, and each chunk gives T/I
  * output samples, or is a multiple of T, and K = I/T consecutive chunks give one
- * output chunk [A, F, 1, Pout]: the block then decimates items by K (K chunks in,
- * one out) and chunks_per_output() returns K. The sums are deterministic: the same
- * input gives the same bits on every run.
+ * output chunk [A, F, 1, Pout]: K chunks in, one out, and chunks_per_output()
+ * returns K. The sums are deterministic: the same input gives the same bits on every
+ * run.
  *
  * Tags: the blade_tsamp tag is multiplied by I. When K > 1 only the tags of the
  * first chunk of each group travel (to that group's output chunk), and the
  * mid-chunk times (blade_time_mid_unix, blade_jd_mid) are moved to the middle of
  * the group when that chunk also carries blade_tsamp.
  *
- * Items: one item is one chunk padded to a multiple of 4096 bytes. The upstream
- * buffer holds 2 K input chunks when K > 1 (GNU Radio hands a decimator whole
- * groups).
+ * Items: one item is one chunk padded to a multiple of 4096 bytes. The block takes
+ * one chunk at a time and writes an output when a group completes, so its upstream
+ * buffer holds two chunks whatever K (as a decimator it held 2 K: 102 GiB for BL's
+ * 2^20-point product integrating 51 chunks of 1 GiB).
  *
  * Device: "auto" (the first GPU if any, else the CPU), "cpu", "cuda", "cuda:N", or
  * "emulated" (GPU-style device buffers in host memory, for testing without a GPU).
  */
-class BLADE_API detector : virtual public gr::sync_decimator, public virtual tensor_block
+class BLADE_API detector : virtual public gr::block, public virtual tensor_block
 {
 public:
     typedef std::shared_ptr<detector> sptr;

@@ -7,7 +7,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(detector.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(9e95f59630530f20b5aace7893693900)                     */
+/* BINDTOOL_HEADER_FILE_HASH(6b0fc2336f6b96a061b7586c3ae4d306)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -27,8 +27,6 @@ void bind_detector(py::module& m)
 
 
     py::class_<detector,
-               gr::sync_decimator,
-               gr::sync_block,
                gr::block,
                gr::basic_block,
                ::gr::blade::tensor_block,
