@@ -75,5 +75,14 @@ void shift_mid_times(std::vector<gr::tag_t>& tags, double seconds)
     add_to_double(tags, tag::jd_mid, seconds / 86400.0);
 }
 
+std::optional<bool> lower_sideband_of(const std::vector<gr::tag_t>& widths)
+{
+    std::optional<bool> lower;
+    for (const auto& width : widths) // the last one holds
+        if (pmt::is_real(width.value))
+            lower = pmt::to_double(width.value) < 0;
+    return lower;
+}
+
 } // namespace blade
 } // namespace gr

@@ -58,10 +58,9 @@ correlator_impl::correlator_impl(const tensor_spec& input,
                                  int64_t steps,
                                  const std::string& requested_device,
                                  const blade_device& device)
-    : gr::sync_decimator("correlator",
-                         device_signature(device, 1, input.item_size()),
-                         device_signature(device, 1, output.item_size()),
-                         static_cast<unsigned>(steps)),
+    : gr::block("correlator",
+                device_signature(device, 1, input.item_size()),
+                device_signature(device, 1, output.item_size())),
       device_block("correlator", requested_device, device),
       d_config(config),
       d_steps(steps)
@@ -86,19 +85,28 @@ std::string correlator_impl::path() const
 bool correlator_impl::start()
 {
     blade_correlator_reset(d_correlator); // a restarted flowgraph begins a new group
+    d_group_tags.clear();
     check_neighbours_at_start(*this, d_logger);
-    return gr::sync_decimator::start();
+    return gr::block::start();
 }
 
-void correlator_impl::forward_tags(int noutput_items)
+// One chunk at a time, whatever the group (no relative rate declared either): the
+// buffer feeding the block holds two chunks, not two groups (chunk_group_tags.h).
+void correlator_impl::forecast(int /* noutput_items */, gr_vector_int& ninput_items_required)
 {
-    const uint64_t first = nitems_read(0);
+    ninput_items_required[0] = 1;
+}
+
+// A group's first chunk (input item `item`): its tags go to the group's output.
+void correlator_impl::keep_group_tags(uint64_t item)
+{
     std::vector<gr::tag_t> tags;
-    get_tags_in_range(tags, 0, first, first + static_cast<uint64_t>(noutput_items) * d_steps);
+    get_tags_in_range(tags, 0, item, item + 1);
     const int64_t samples = input_spec(0).shape.dims[2];
     const double integration = static_cast<double>(d_config.integration);
     const int64_t fc = d_config.channel_integration;
     const int64_t steps = d_steps;
+    d_group_tags.clear();
     static const pmt::pmt_t chan_bw = pmt::intern(tag::chan_bw),
                             freq_first = pmt::intern(tag::freq_first),
                             nchan = pmt::intern(tag::nchan), nfpc = pmt::intern(tag::nfpc),
@@ -130,49 +138,47 @@ void correlator_impl::forward_tags(int noutput_items)
          })) {
         if (pmt::eq(tag.key, aspect)) // axis 0 now holds baselines
             tag.value = pmt::string_to_symbol("baseline");
-        add_item_tag(0, tag);
+        d_group_tags.push_back(tag);
     }
 }
 
-int correlator_impl::work(int noutput_items,
-                          gr_vector_const_void_star& input_items,
-                          gr_vector_void_star& output_items)
+int correlator_impl::general_work(int noutput_items,
+                                  gr_vector_int& ninput_items,
+                                  gr_vector_const_void_star& input_items,
+                                  gr_vector_void_star& output_items)
 {
     return guarded_work(d_logger, [&]() {
         const auto* in = static_cast<const char*>(input_items[0]);
         auto* out = static_cast<char*>(output_items[0]);
         const size_t in_size = input_item_size(), out_size = output_item_size();
-        // Which sideband the chunks are of, from their channel width: a lower
-        // sideband's voltages are the sky's conjugates.
-        std::vector<gr::tag_t> widths;
         static const pmt::pmt_t chan_bw = pmt::intern(tag::chan_bw);
-        get_tags_in_range(widths,
-                          0,
-                          nitems_read(0),
-                          nitems_read(0) + static_cast<uint64_t>(noutput_items) * d_steps,
-                          chan_bw);
-        std::stable_sort(widths.begin(), widths.end(), [](const gr::tag_t& a, const gr::tag_t& b) {
-            return a.offset < b.offset;
-        });
-        size_t next_width = 0;
-        for (int o = 0; o < noutput_items; o++) {
-            blade_tensor output = tensor(output_spec(0), out + o * out_size);
-            for (int64_t step = 0; step < d_steps; step++) {
-                const uint64_t item = nitems_read(0) + static_cast<uint64_t>(o * d_steps + step);
-                for (; next_width < widths.size() && widths[next_width].offset <= item;
-                     next_width++)
-                    if (pmt::is_real(widths[next_width].value))
-                        blade_correlator_set_lower_sideband(
-                            d_correlator, pmt::to_double(widths[next_width].value) < 0);
-                const blade_tensor input =
-                    tensor(input_spec(0), in + (o * d_steps + step) * in_size);
+        // Each chunk adds to the group's sums; the last one writes the output slot.
+        const auto [consumed, produced] = run_chunk_groups(
+            nitems_read(0),
+            d_steps,
+            ninput_items[0],
+            noutput_items,
+            [&](uint64_t item, int chunk, int slot, bool first) {
+                // A lower sideband's voltages are the sky's conjugates (chunk_group_tags.h).
+                std::vector<gr::tag_t> widths;
+                get_tags_in_range(widths, 0, item, item + 1, chan_bw);
+                if (const auto lower = lower_sideband_of(widths))
+                    blade_correlator_set_lower_sideband(d_correlator, *lower);
+                if (first)
+                    keep_group_tags(item);
+                blade_tensor output = tensor(output_spec(0), out + slot * out_size);
+                const blade_tensor input = tensor(input_spec(0), in + chunk * in_size);
                 check(blade_correlator_process(d_correlator, &input, &output, stream()),
                       "correlator");
-            }
-        }
+            },
+            [&]() {
+                for (const auto& tag : d_group_tags)
+                    add_item_tag(0, tag);
+                d_group_tags.clear();
+            });
         synchronize();
-        forward_tags(noutput_items);
-        return noutput_items;
+        consume_each(consumed);
+        return produced;
     });
 }
 

@@ -29,16 +29,19 @@ public:
     int64_t baselines() const override { return output_spec(0).shape.dims[0]; }
 
     bool start() override;
-    int work(int noutput_items,
-             gr_vector_const_void_star& input_items,
-             gr_vector_void_star& output_items) override;
+    void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
+    int general_work(int noutput_items,
+                     gr_vector_int& ninput_items,
+                     gr_vector_const_void_star& input_items,
+                     gr_vector_void_star& output_items) override;
 
 private:
-    void forward_tags(int noutput_items);
+    void keep_group_tags(uint64_t item);
 
     blade_correlator_config d_config;
     int64_t d_steps;
     blade_correlator* d_correlator = nullptr;
+    std::vector<gr::tag_t> d_group_tags; // the open group's first-chunk tags, rewritten
 };
 
 } // namespace blade

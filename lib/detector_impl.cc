@@ -99,9 +99,8 @@ void detector_impl::apply_sideband(uint64_t item)
     static const pmt::pmt_t chan_bw = pmt::intern(tag::chan_bw);
     std::vector<gr::tag_t> widths;
     get_tags_in_range(widths, 0, item, item + 1, chan_bw);
-    for (const auto& width : widths) // in the order they were added: the last one holds
-        if (pmt::is_real(width.value))
-            blade_detector_set_lower_sideband(d_detector, pmt::to_double(width.value) < 0);
+    if (const auto lower = lower_sideband_of(widths))
+        blade_detector_set_lower_sideband(d_detector, *lower);
 }
 
 // A group's first chunk: its tags go to the group's output chunk, tsamp times I and,
@@ -131,28 +130,27 @@ int detector_impl::general_work(int noutput_items,
         const auto* in = static_cast<const char*>(input_items[0]);
         auto* out = static_cast<char*>(output_items[0]);
         const size_t in_size = input_item_size(), out_size = output_item_size();
-        int consumed = 0, produced = 0;
         // Each chunk adds to the group's sums; the group's last one writes the output
         // (blade_detector_process writes nothing before it, so every chunk of a group
         // may name the slot the output will take when the group completes).
-        while (consumed < ninput_items[0] && produced < noutput_items) {
-            const uint64_t item = nitems_read(0) + static_cast<uint64_t>(consumed);
-            const bool first = item % static_cast<uint64_t>(d_steps) == 0;
-            const bool last = (item + 1) % static_cast<uint64_t>(d_steps) == 0;
-            apply_sideband(item);
-            if (first)
-                keep_group_tags(item);
-            blade_tensor output = tensor(output_spec(0), out + produced * out_size);
-            const blade_tensor input = tensor(input_spec(0), in + consumed * in_size);
-            check(blade_detector_process(d_detector, &input, &output, stream()), "detector");
-            consumed++;
-            if (last) {
+        const auto [consumed, produced] = run_chunk_groups(
+            nitems_read(0),
+            d_steps,
+            ninput_items[0],
+            noutput_items,
+            [&](uint64_t item, int chunk, int slot, bool first) {
+                apply_sideband(item);
+                if (first)
+                    keep_group_tags(item);
+                blade_tensor output = tensor(output_spec(0), out + slot * out_size);
+                const blade_tensor input = tensor(input_spec(0), in + chunk * in_size);
+                check(blade_detector_process(d_detector, &input, &output, stream()), "detector");
+            },
+            [&]() {
                 for (const auto& tag : d_group_tags)
                     add_item_tag(0, tag);
                 d_group_tags.clear();
-                produced++;
-            }
-        }
+            });
         synchronize();
         consume_each(consumed);
         return produced;

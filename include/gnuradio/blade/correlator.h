@@ -6,7 +6,7 @@
 
 #include <gnuradio/blade/api.h>
 #include <gnuradio/blade/tensor_block.h>
-#include <gnuradio/sync_decimator.h>
+#include <gnuradio/block.h>
 
 #include <cstdint>
 #include <string>
@@ -29,8 +29,9 @@ namespace blade {
  * samples and Fc channels (docs/correlator.md, include/blade/modules/correlator.h).
  *
  * Integration: I divides T (T/I outputs per chunk) or is a multiple of T: K = I/T
- * chunks then give one output chunk [B, F/Fc, 1, P²], the block decimating items
- * by K (chunks_per_output()), as the detector does.
+ * chunks then give one output chunk [B, F/Fc, 1, P²] (chunks_per_output() = K),
+ * taken one chunk at a time as the detector takes them, so that the buffer feeding
+ * the block holds two chunks whatever K.
  *
  * Tags: blade_tsamp is multiplied by I; with Fc > 1, blade_chan_bw is multiplied by
  * Fc, blade_nchan divided by it and blade_freq_first moved to the centre of the
@@ -48,7 +49,7 @@ namespace blade {
  *
  * Device: "auto", "cpu", "cuda", "cuda:N" or "emulated".
  */
-class BLADE_API correlator : virtual public gr::sync_decimator, public virtual tensor_block
+class BLADE_API correlator : virtual public gr::block, public virtual tensor_block
 {
 public:
     typedef std::shared_ptr<correlator> sptr;

@@ -7,7 +7,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(correlator.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(46a5d49d5d97a17cd1e80be4d44028fe)                     */
+/* BINDTOOL_HEADER_FILE_HASH(586df6fe691af7056d12811ddf137253)                     */
 /***********************************************************************************/
 
 #include <pybind11/pybind11.h>
@@ -24,8 +24,6 @@ void bind_correlator(py::module& m)
     using correlator = ::gr::blade::correlator;
 
     py::class_<correlator,
-               gr::sync_decimator,
-               gr::sync_block,
                gr::block,
                gr::basic_block,
                ::gr::blade::tensor_block,
