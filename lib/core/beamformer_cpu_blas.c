@@ -25,7 +25,6 @@
  * the packed voltages with VOLK kernels, antennas in increasing order.
  */
 #include "beamformer_backend.h"
-#include "cpu_half.h"
 #include "cpu_pairs.h"
 #include "cpu_threads_internal.h"
 #include "half.h"
@@ -87,10 +86,8 @@ pack_voltages(const blade_beamformer_job* job, int64_t f, int64_t t0, int64_t nt
         } else if (P == 2 && job->input_type == BLADE_CI8) {
             blade_split_pairs_ci8(planes[0], planes[1], (const int8_t*)job->input + 2 * offset, nt);
         } else if (P == 2 && job->input_type == BLADE_CF16) {
-            /* widened (cpu_half.h), then split */
-            float wide[4 * TIME_BLOCK];
-            blade_halves_to_floats(wide, (const uint16_t*)job->input + 2 * offset, 4 * nt);
-            blade_split_pairs(planes[0], planes[1], wide, nt, false);
+            blade_split_pairs_half(
+                planes[0], planes[1], (const uint16_t*)job->input + 2 * offset, nt, false);
         } else if (job->input_type == BLADE_CF32) {
             const float* in = (const float*)job->input + 2 * offset;
             for (int64_t p = 0; p < P; p++) {
@@ -136,10 +133,11 @@ store_beams(const blade_beamformer_job* job, int64_t f, int64_t t0, int64_t nt, 
                              nt);
             continue;
         }
-        if (P == 2) { /* cf16: joined, then rounded */
-            float joined[4 * TIME_BLOCK];
-            blade_join_pairs(joined, y + 2 * b * TIME_BLOCK, y + 2 * (B + b) * TIME_BLOCK, nt);
-            blade_floats_to_halves((uint16_t*)job->output + 2 * offset, joined, 4 * nt);
+        if (P == 2) {
+            blade_join_pairs_half((uint16_t*)job->output + 2 * offset,
+                                  y + 2 * b * TIME_BLOCK,
+                                  y + 2 * (B + b) * TIME_BLOCK,
+                                  nt);
             continue;
         }
         for (int64_t p = 0; p < P; p++) {

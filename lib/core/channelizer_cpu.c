@@ -102,11 +102,18 @@ static blade_status per_thread_buffers(int count, size_t bytes, const char* what
     return BLADE_OK;
 }
 
+/* Whether the gather is the split of long transforms: one spectrum of two
+ * polarizations per unit and no filter (N = 8192 and up). */
+static bool splits_pairs(const blade_cpu_channelizer* self)
+{
+    return self->filter == NULL && self->g.P == 2 && self->block == 1;
+}
+
 /* Whether cf16 input is widened a unit at a time before the gather (every path but
- * the split of long transforms, which widens as it splits). */
+ * the split, which widens as it splits). */
 static bool widens(const blade_cpu_channelizer* self)
 {
-    return self->g.input_half && !(self->filter == NULL && self->g.P == 2 && self->block == 1);
+    return self->g.input_half && !splits_pairs(self);
 }
 
 blade_status blade_cpu_channelizer_create(const blade_channelizer_geometry* geometry,
@@ -188,23 +195,6 @@ copy_alternating(float* restrict out, const float* restrict x, int64_t stride, i
     }
 }
 
-/* The two polarizations of N cf16 samples x = [n][X, Y] to the float planes
- * X[n] = (-1)^n x[n][X] and Y[n] = (-1)^n x[n][Y] (for cf32, blade_split_pairs): a
- * block of samples at a time widened (cpu_half.h), then split. */
-static void split_pair_alternating_half(float* restrict X,
-                                        float* restrict Y,
-                                        const uint16_t* restrict x,
-                                        int64_t N)
-{
-    enum { BLOCK = 256 }; /* samples, an even count: the signs' pattern runs on */
-    float wide[4 * BLOCK];
-    for (int64_t n = 0; n < N; n += BLOCK) {
-        const int64_t count = N - n < BLOCK ? N - n : BLOCK;
-        blade_halves_to_floats(wide, x + 4 * n, 4 * count);
-        blade_split_pairs(X + 2 * n, Y + 2 * n, wide, count, true);
-    }
-}
-
 /* y[k][X, Y] = (X[k], Y[k]) over N spectral points, y's points `stride` sample pairs
  * apart (1: contiguous); with `stream`, contiguous y is written with streaming stores
  * (cpu_stream.h). */
@@ -242,8 +232,7 @@ static void interleave_pair(float* restrict y,
     }
 }
 
-/* The same to cf16 y, each value rounded to half: contiguous y a block at a time
- * (joined, then rounded by cpu_half.h). */
+/* The same to cf16 y, each value rounded to half (contiguous y: cpu_pairs.h). */
 static void interleave_pair_half(uint16_t* restrict y,
                                  int64_t stride,
                                  const float* restrict X,
@@ -251,13 +240,7 @@ static void interleave_pair_half(uint16_t* restrict y,
                                  int64_t N)
 {
     if (stride == 1) {
-        enum { BLOCK = 256 };
-        float joined[4 * BLOCK];
-        for (int64_t k = 0; k < N; k += BLOCK) {
-            const int64_t count = N - k < BLOCK ? N - k : BLOCK;
-            blade_join_pairs(joined, X + 2 * k, Y + 2 * k, count);
-            blade_floats_to_halves(y + 4 * k, joined, 4 * count);
-        }
+        blade_join_pairs_half(y, X, Y, N);
         return;
     }
     for (int64_t k = 0; k < N; k++) {
@@ -293,14 +276,14 @@ static void gather(const blade_cpu_channelizer* self,
         for (int64_t sl = 0; sl < block; sl++) {
             float* out = work + 2 * (p * block + sl) * N;
             const int64_t s = s0 + sl;
-            if (self->filter == NULL && P == 2 && block == 1) {
+            if (splits_pairs(self)) {
                 /* long transforms: both polarizations in one pass, at p = 0 */
                 const int64_t first = 2 * (s - first_block) * N * P;
                 if (p == 1)
                     continue;
                 if (half)
-                    split_pair_alternating_half(
-                        out, out + 2 * N, (const uint16_t*)blocks + first, N);
+                    blade_split_pairs_half(
+                        out, out + 2 * N, (const uint16_t*)blocks + first, N, true);
                 else
                     blade_split_pairs(out, out + 2 * N, row_in + first, N, true);
                 continue;

@@ -33,8 +33,6 @@ __attribute__((constructor)) static void detect_f16c(void)
            (ecx >> 29 & 1u);
 }
 
-static bool cpu_has_f16c(void) { return f16c; }
-
 __attribute__((target("avx2,f16c"))) static int64_t
 halves_to_floats_f16c(float* restrict out, const uint16_t* restrict in, int64_t n)
 {
@@ -70,7 +68,7 @@ void blade_halves_to_floats(float* restrict out, const uint16_t* restrict in, in
 {
     int64_t i = 0;
 #ifdef BLADE_HAVE_F16C_PATH
-    if (cpu_has_f16c())
+    if (f16c)
         i = halves_to_floats_f16c(out, in, n);
 #endif
     for (; i < n; i++)
@@ -81,7 +79,7 @@ void blade_floats_to_halves(uint16_t* restrict out, const float* restrict in, in
 {
     int64_t i = 0;
 #ifdef BLADE_HAVE_F16C_PATH
-    if (cpu_has_f16c())
+    if (f16c)
         i = floats_to_halves_f16c(out, in, n);
 #endif
     for (; i < n; i++)

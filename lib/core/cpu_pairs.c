@@ -3,6 +3,7 @@
  * and the baseline (cpu_simd.h), the loader picking one. */
 #include "cpu_pairs.h"
 
+#include "cpu_half.h"
 #include "cpu_simd.h"
 
 #include <string.h>
@@ -124,4 +125,32 @@ void blade_join_pairs(float* restrict y,
                       int64_t n)
 {
     join_pairs_cloned(y, X, Y, n);
+}
+
+/* cf16 a block of samples at a time (an even count, so the signs' pattern runs on
+ * from block to block): widened, then split; or joined, then rounded. */
+enum { HALF_BLOCK = 256 };
+
+void blade_split_pairs_half(
+    float* restrict X, float* restrict Y, const uint16_t* restrict x, int64_t n, bool alternate)
+{
+    float wide[4 * HALF_BLOCK];
+    for (int64_t t = 0; t < n; t += HALF_BLOCK) {
+        const int64_t count = n - t < HALF_BLOCK ? n - t : HALF_BLOCK;
+        blade_halves_to_floats(wide, x + 4 * t, 4 * count);
+        split_pairs_cloned(X + 2 * t, Y + 2 * t, wide, count, alternate);
+    }
+}
+
+void blade_join_pairs_half(uint16_t* restrict y,
+                           const float* restrict X,
+                           const float* restrict Y,
+                           int64_t n)
+{
+    float joined[4 * HALF_BLOCK];
+    for (int64_t t = 0; t < n; t += HALF_BLOCK) {
+        const int64_t count = n - t < HALF_BLOCK ? n - t : HALF_BLOCK;
+        join_pairs_cloned(joined, X + 2 * t, Y + 2 * t, count);
+        blade_floats_to_halves(y + 4 * t, joined, 4 * count);
+    }
 }

@@ -30,10 +30,20 @@ void blade_split_pairs_ci8(float* restrict X,
                            const int8_t* restrict x,
                            int64_t n);
 
+/** blade_split_pairs from cf16 samples, each widened exactly (cpu_half.h). */
+void blade_split_pairs_half(
+    float* restrict X, float* restrict Y, const uint16_t* restrict x, int64_t n, bool alternate);
+
 /** y[t] = (X[t], Y[t]) for t < n: the planes interleaved again. */
 void blade_join_pairs(float* restrict y,
                       const float* restrict X,
                       const float* restrict Y,
                       int64_t n);
+
+/** blade_join_pairs into cf16, each value rounded to half once (cpu_half.h). */
+void blade_join_pairs_half(uint16_t* restrict y,
+                           const float* restrict X,
+                           const float* restrict Y,
+                           int64_t n);
 
 #endif
