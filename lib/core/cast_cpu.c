@@ -9,13 +9,12 @@
  * integer is a float exactly, so the bits are those of the general path); ci4 ->
  * cf32, for which VOLK has no kernel, is a loop the compiler vectorises; cf32 <->
  * cf16 go through cpu_half.h (F16C where the CPU has it: half.h's per-value
- * conversions do not vectorise). Large casts are split across OpenMP threads. With 8
- * or more threads and an output of 64 MiB or more ($BLADE_STREAM_MIN_BYTES sets
- * another size for any thread count), the VOLK kernels convert a block at a time into
- * a buffer in L1 that is then written out with streaming stores (cpu_stream.h: no
- * read of the output's lines, a third less memory traffic for ci8 -> cf32): 1.6x the
- * direct kernels at 16 threads on the H200's host, 0.75-0.8x at 1-2 threads on the
- * CI machine (docs/performance.md). A scale other than 1 takes the general path: the
+ * conversions do not vectorise). Large casts are split across OpenMP threads. An
+ * output of 64 MiB or more ($BLADE_STREAM_MIN_BYTES sets another size) of ci8 or ci16
+ * -> cf32 is converted in registers and written with streaming stores (cpu_stream.h:
+ * no read of the output's lines, a third less memory traffic for ci8 -> cf32): 1.6x
+ * VOLK's kernels with ordinary stores at 1 thread and 1.2x at 2 on the CI machine
+ * (docs/performance.md). A scale other than 1 takes the general path: the
  * complex family multiplies in float (every source value is a float exactly), the
  * real family in double, as the CUDA kernels do, then rounds once; ci8, ci16 and cf32
  * into cf16 (the half-precision chain's input) do the same a block at a time.
@@ -168,23 +167,17 @@ static void scaled_range(const void* input,
     }
 }
 
-/* Floats per block of the streaming path: 16 KiB, in L1 beside the input's block. */
+/* Floats per block of the scaled cast into cf16: 16 KiB, in L1 beside the input's block. */
 enum { STREAM_BLOCK = 4096 };
 
-/* ci8 or ci16 -> cf32 of parts [first, last) through VOLK into a block in L1, then
- * streamed out: the same kernels, so the same bits, as the direct path below. */
+/* ci8 or ci16 -> cf32 of parts [first, last), converted in registers and written with
+ * streaming stores (cpu_stream.h): integers are floats exactly, so the bits are the
+ * VOLK kernels' of the direct path below. */
 static void integers_to_floats_streamed(
     const void* input, blade_dtype input_type, float* output, int64_t first, int64_t last)
 {
-    float block[STREAM_BLOCK] __attribute__((aligned(64)));
-    for (int64_t i = first; i < last; i += STREAM_BLOCK) {
-        const int64_t n = last - i < STREAM_BLOCK ? last - i : STREAM_BLOCK;
-        if (input_type == BLADE_CI8)
-            volk_8i_s32f_convert_32f(block, (const int8_t*)input + i, 1.0f, (unsigned)n);
-        else
-            volk_16i_s32f_convert_32f(block, (const int16_t*)input + i, 1.0f, (unsigned)n);
-        blade_stream_floats(output + i, block, n);
-    }
+    const int bits = input_type == BLADE_CI8 ? 8 : 16;
+    blade_stream_widen(output + first, (const char*)input + first * (bits / 8), bits, last - first);
 }
 
 /* Parts [first, last) of ci8, ci16 or cf32 times `scale` into cf16 (the half-precision
@@ -271,9 +264,6 @@ static void cast_range(const void* input,
     }
 }
 
-/* Threads from which large outputs are streamed by default (measured at 2 and 16). */
-#define STREAM_MIN_THREADS 8
-
 void blade_cpu_cast(const void* input,
                     blade_dtype input_type,
                     void* output,
@@ -286,13 +276,8 @@ void blade_cpu_cast(const void* input,
             memcpy(output, input, (size_t)count * blade_dtype_bits(input_type) / 8);
         return;
     }
-    /* Streaming stores pay where many threads share the memory's bandwidth (1.6x at 16
-     * threads on the H200's host) and cost where few do (0.75x at 2 on the CI machine). */
-    const int64_t stream_default =
-        blade_cpu_threads() >= STREAM_MIN_THREADS ? BLADE_STREAM_DEFAULT_MIN_BYTES : INT64_MAX;
     const bool stream = count * (int64_t)blade_dtype_bits(output_type) / 8 >=
-                            blade_stream_min_bytes(stream_default) &&
-                        blade_can_stream(output);
+                        blade_stream_min_bytes(BLADE_STREAM_DEFAULT_MIN_BYTES);
     if (count < PARALLEL_THRESHOLD) {
         cast_range(input, input_type, output, output_type, 0, count, scale, stream);
         return;

@@ -436,6 +436,7 @@ void blade_cpu_channelizer_process(blade_cpu_channelizer* self, const void* inpu
     const int64_t in_bytes = g->input_half ? 4 : 8, out_bytes = g->output_half ? 4 : 8;
     const int64_t units = g->rows * self->units_per_row;
     const int threads = blade_cpu_threads() < self->nscratch ? blade_cpu_threads() : self->nscratch;
+    (void)threads; /* without OpenMP the pragma that reads it is ignored */
     /* Units of whole rows (one spectrum per row: S = 1) keep their rows' history as
      * they go, after reading the row and before writing its spectra: then the output
      * may be the input itself (channelizer.c), whose rows are overwritten by the time

@@ -64,4 +64,11 @@ static inline void blade_stream_floats(float* restrict to, const float* restrict
         memcpy(to + i, from + i, (size_t)(n - i) * sizeof(float));
 }
 
+/* to[i] = from[i] as a float for i < n, from int8 (bits 8) or int16 (bits 16)
+ * values, each vector converted in registers and written with a streaming store as
+ * wide as the CPU has (AVX-512 or AVX2; ordinary stores up to the first aligned line,
+ * and where neither exists). The values are exact, so the bits are those of any other
+ * conversion. */
+void blade_stream_widen(float* restrict to, const void* restrict from, int bits, int64_t n);
+
 #endif

@@ -6,6 +6,8 @@
 #include "test_support.h"
 
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -144,6 +146,45 @@ BOOST_AUTO_TEST_CASE(identical_types_copy_exactly_and_large_casts_split_across_t
     plan same(BLADE_CF32, BLADE_CF32, big);
     same.run(BLADE_CF32, out.data(), BLADE_CF32, copy.data());
     BOOST_TEST(std::memcmp(copy.data(), out.data(), copy.size() * sizeof(float)) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(streamed_integer_casts_give_every_value_at_every_alignment)
+{
+    // Outputs of 64 MiB and more are written with streaming stores (cast_cpu.c); a
+    // size of 0 sends every cast there. Each output starts 0 ... 16 floats past a
+    // 64-byte line (the plain head before the first aligned line, the vector body, the
+    // plain tail), lengths from one value to past the threading threshold, both
+    // integer widths, every value of int8 and values spread over int16's range.
+    setenv("BLADE_STREAM_MIN_BYTES", "0", 1);
+    for (const blade_dtype from : { BLADE_CI8, BLADE_CI16 }) {
+        for (const int64_t samples : { 1, 7, 33, 1000, (1 << 18) + 3 }) {
+            const blade_shape shape = blade_shape_aftp(1, 1, samples, 1);
+            plan p(from, BLADE_CF32, shape);
+            std::vector<int16_t> values(2 * samples);
+            for (int64_t i = 0; i < 2 * samples; i++)
+                values[i] = from == BLADE_CI8 ? static_cast<int16_t>(i % 256 - 128)
+                                              : static_cast<int16_t>((i * 7919) % 65536 - 32768);
+            std::vector<int8_t> bytes(values.begin(), values.end());
+            std::vector<float> storage(2 * samples + 16 + 16);
+            float* line = reinterpret_cast<float*>(
+                (reinterpret_cast<uintptr_t>(storage.data()) + 63) & ~static_cast<uintptr_t>(63));
+            for (const int offset : { 0, 1, 3, 8, 15 }) {
+                if (samples > 1000 && offset % 8 != 0 && offset != 1)
+                    continue; // the large case: aligned and one unaligned start
+                float* out = line + offset;
+                if (from == BLADE_CI8)
+                    p.run(from, bytes.data(), BLADE_CF32, out);
+                else
+                    p.run(from, values.data(), BLADE_CF32, out);
+                for (int64_t i = 0; i < 2 * samples; i++)
+                    if (out[i] != static_cast<float>(values[i]))
+                        BOOST_FAIL("type " << from << ", " << samples << " samples, offset "
+                                           << offset << ": value " << i << " is " << out[i]
+                                           << ", not " << values[i]);
+            }
+        }
+    }
+    unsetenv("BLADE_STREAM_MIN_BYTES");
 }
 
 BOOST_AUTO_TEST_CASE(unsupported_pairs_are_refused_at_creation)
