@@ -222,3 +222,15 @@ int cpu_limits_measure(int threads, long long array_bytes, cpu_limits* limits)
     measure_fp32(threads, limits);
     return 0;
 }
+
+int cpu_limits_measure_memory(int threads, long long array_bytes, cpu_limits* limits)
+{
+#ifndef _OPENMP
+    threads = 1;
+#endif
+    cpu_limits measured = *limits;
+    if (measure_memory(threads, array_bytes, &measured) != 0)
+        return -1;
+    *limits = measured;
+    return 0;
+}

@@ -19,4 +19,9 @@ typedef struct cpu_limits {
  * well above the last-level cache). Returns 0, or -1 when memory is short. */
 int cpu_limits_measure(int threads, long long array_bytes, cpu_limits* limits);
 
+/* The memory bandwidths alone (copy and triad), measured again into `limits`: the
+ * bound beside one case, on a machine whose bandwidth moves from minute to minute.
+ * Returns 0, or -1 when memory is short (limits then unchanged). */
+int cpu_limits_measure_memory(int threads, long long array_bytes, cpu_limits* limits);
+
 #endif
