@@ -96,3 +96,31 @@ void blade_stream_widen(float* restrict to, const void* restrict from, int bits,
     for (; i < n; i++)
         to[i] = widen_one(from, bits, i);
 }
+
+void blade_stream_copy(void* restrict to, const void* restrict from, size_t bytes)
+{
+    char* out = to;
+    const char* in = from;
+    size_t done = 0;
+#ifdef __SSE2__
+    /* 16-byte stores, four to a cache line: the bound's own copy loop
+     * (apps/bench/cpu_limits.c) reaches the memory's rate with them. */
+    const size_t head = (16 - ((uintptr_t)out & 15)) & 15;
+    if (bytes >= head + 64) {
+        memcpy(out, in, head);
+        done = head;
+        for (; done + 64 <= bytes; done += 64) {
+            const __m128i a = _mm_loadu_si128((const __m128i*)(in + done));
+            const __m128i b = _mm_loadu_si128((const __m128i*)(in + done + 16));
+            const __m128i c = _mm_loadu_si128((const __m128i*)(in + done + 32));
+            const __m128i d = _mm_loadu_si128((const __m128i*)(in + done + 48));
+            _mm_stream_si128((__m128i*)(out + done), a);
+            _mm_stream_si128((__m128i*)(out + done + 16), b);
+            _mm_stream_si128((__m128i*)(out + done + 32), c);
+            _mm_stream_si128((__m128i*)(out + done + 48), d);
+        }
+        _mm_sfence();
+    }
+#endif
+    memcpy(out + done, in + done, bytes - done);
+}

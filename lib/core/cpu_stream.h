@@ -64,6 +64,11 @@ static inline void blade_stream_floats(float* restrict to, const float* restrict
         memcpy(to + i, from + i, (size_t)(n - i) * sizeof(float));
 }
 
+/* memcpy(to, from, bytes) with streaming stores from the first 16-byte aligned byte
+ * of `to` (ordinary ones before it and for the last bytes): the copy of a gather or
+ * a permutation whose output is far larger than the caches. */
+void blade_stream_copy(void* restrict to, const void* restrict from, size_t bytes);
+
 /* to[i] = from[i] as a float for i < n, from int8 (bits 8) or int16 (bits 16)
  * values, each vector converted in registers and written with a streaming store as
  * wide as the CPU has (AVX-512 or AVX2; ordinary stores up to the first aligned line,

@@ -3,8 +3,12 @@
  * Duplicate on the CPU. The input is walked once in cache-sized pieces and each
  * piece is written to every output while it is still in cache, so memory reads the
  * input once however many copies are made. Large tensors are split across OpenMP
- * threads (copy bandwidth of one core is a fraction of the socket's).
+ * threads (copy bandwidth of one core is a fraction of the socket's). Copies of
+ * 64 MiB and more in all are written with streaming stores (cpu_stream.h): they
+ * would leave the caches before anyone read them, and ordinary stores would read
+ * every output line from memory first.
  */
+#include "cpu_stream.h"
 #include "cpu_threads_internal.h"
 #include "duplicate_backend.h"
 
@@ -18,11 +22,17 @@ void blade_cpu_duplicate(const void* input, void* const* outputs, int count, siz
 {
     const char* in = input;
     const int64_t pieces = (int64_t)((bytes + PIECE_BYTES - 1) / PIECE_BYTES);
+    const bool stream =
+        (int64_t)bytes * count >= blade_stream_min_bytes(BLADE_STREAM_DEFAULT_MIN_BYTES);
 #pragma omp parallel for num_threads(blade_cpu_threads()) schedule(static) if (pieces > 4)
     for (int64_t piece = 0; piece < pieces; piece++) {
         const size_t begin = (size_t)piece * PIECE_BYTES;
         const size_t length = bytes - begin < PIECE_BYTES ? bytes - begin : PIECE_BYTES;
-        for (int c = 0; c < count; c++)
-            memcpy((char*)outputs[c] + begin, in + begin, length);
+        for (int c = 0; c < count; c++) {
+            if (stream)
+                blade_stream_copy((char*)outputs[c] + begin, in + begin, length);
+            else
+                memcpy((char*)outputs[c] + begin, in + begin, length);
+        }
     }
 }

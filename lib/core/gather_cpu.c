@@ -2,8 +2,12 @@
 /*
  * Gather on the CPU: memcpy per row. Large copies are cut into pieces of at most
  * PIECE bytes that OpenMP threads share, so one huge row (gathering along axis 0)
- * and many small rows both use every core.
+ * and many small rows both use every core. Where the rows land in an output far
+ * larger than the caches (the group of steps spans 64 MiB or more), they are written
+ * with streaming stores (cpu_stream.h): the group is read only after its last step,
+ * long after these lines would have left the caches.
  */
+#include "cpu_stream.h"
 #include "cpu_threads_internal.h"
 #include "gather_backend.h"
 
@@ -21,6 +25,8 @@ void blade_cpu_place_rows(
             memcpy(out + r * output_pitch, in + r * row_bytes, (size_t)row_bytes);
         return;
     }
+    const bool stream =
+        rows * output_pitch >= blade_stream_min_bytes(BLADE_STREAM_DEFAULT_MIN_BYTES);
     const int64_t pieces_per_row = (row_bytes + PIECE - 1) / PIECE;
     const int64_t piece = (row_bytes + pieces_per_row - 1) / pieces_per_row;
 #pragma omp parallel for num_threads(blade_cpu_threads()) schedule(static)
@@ -28,8 +34,13 @@ void blade_cpu_place_rows(
         const int64_t r = p / pieces_per_row;
         const int64_t begin = (p % pieces_per_row) * piece;
         const int64_t end = begin + piece < row_bytes ? begin + piece : row_bytes;
-        if (begin < end)
-            memcpy(
-                out + r * output_pitch + begin, in + r * row_bytes + begin, (size_t)(end - begin));
+        if (begin >= end)
+            continue;
+        char* to = out + r * output_pitch + begin;
+        const char* from = in + r * row_bytes + begin;
+        if (stream)
+            blade_stream_copy(to, from, (size_t)(end - begin));
+        else
+            memcpy(to, from, (size_t)(end - begin));
     }
 }

@@ -6,6 +6,7 @@
 
 #include "test_support.h"
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,40 @@ BOOST_AUTO_TEST_CASE(large_tensors_split_across_threads)
         for (const auto& out : outputs)
             BOOST_TEST((out == input));
     }
+}
+
+BOOST_AUTO_TEST_CASE(streamed_copies_equal_the_input)
+{
+    // Copies of 64 MiB and more in all are written with streaming stores
+    // (duplicate_cpu.c); a size of 0 sends every copy there. Odd lengths (a tail after
+    // the streamed body), ragged last pieces, and output buffers starting 1 and 8
+    // bytes past a 16-byte boundary (an ordinary head first).
+    setenv("BLADE_STREAM_MIN_BYTES", "0", 1);
+    for (const blade_shape& shape :
+         { blade_shape_aftp(1, 1, 9, 1), blade_shape_aftp(3, 7, 31001, 2) }) {
+        auto input = blade_test::random_elements(BLADE_CI8, blade_shape_count(&shape), 11);
+        for (int copies : { 1, 3 }) {
+            plan p(BLADE_CI8, shape, copies);
+            std::vector<std::vector<uint8_t>> storage(copies,
+                                                      std::vector<uint8_t>(input.size() + 16, 0));
+            for (size_t offset : { 0, 1, 8 }) {
+                std::vector<void*> outputs;
+                for (auto& buffer : storage)
+                    outputs.push_back(buffer.data() + offset);
+                blade_tensor in =
+                    blade_tensor_make(BLADE_CI8, &shape, blade_device_cpu(), input.data());
+                std::vector<blade_tensor> out;
+                for (void* data : outputs)
+                    out.push_back(blade_tensor_make(BLADE_CI8, &shape, blade_device_cpu(), data));
+                ok(blade_duplicate_process(p.duplicate, &in, out.data(), copies, nullptr),
+                   "process");
+                for (void* data : outputs)
+                    BOOST_TEST(std::memcmp(data, input.data(), input.size()) == 0,
+                               "offset " << offset);
+            }
+        }
+    }
+    unsetenv("BLADE_STREAM_MIN_BYTES");
 }
 
 BOOST_AUTO_TEST_CASE(bad_configurations_are_rejected)

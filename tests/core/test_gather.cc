@@ -135,13 +135,30 @@ BOOST_AUTO_TEST_CASE(output_shape_grows_the_gathered_axis)
 
 BOOST_AUTO_TEST_CASE(large_chunks_split_across_threads)
 {
-    // Above the threaded threshold, rows long and short.
+    // Above the threaded threshold (4 MiB per step), rows long and short.
     for (int axis : { 0, 1, 2 }) {
-        const blade_shape shape = blade_shape_aftp(3, 11, 4099, 2); // 2.2 MB of cf32 per step
+        const blade_shape shape = blade_shape_aftp(3, 11, 8209, 2); // 4.3 MB of cf32 per step
         const auto steps = distinct_steps(BLADE_CF32, shape, 3);
         BOOST_TEST(gather_all(BLADE_CF32, shape, axis, steps) ==
                    concatenate(shape, axis, 8, steps));
     }
+}
+
+BOOST_AUTO_TEST_CASE(streamed_rows_land_where_copied_ones_do)
+{
+    // Groups of 64 MiB and more are written with streaming stores (gather_cpu.c); a
+    // size of 0 sends every threaded gather there. ci8 rows of an odd length start at
+    // every alignment (the ordinary head before the streamed body, and the tail).
+    setenv("BLADE_STREAM_MIN_BYTES", "0", 1);
+    for (const auto& [dtype, shape] : { std::pair{ BLADE_CF32, blade_shape_aftp(3, 11, 8209, 2) },
+                                        std::pair{ BLADE_CI8, blade_shape_aftp(5, 13, 16411, 2) } })
+        for (int axis : { 0, 1, 2, 3 }) {
+            const auto steps = distinct_steps(dtype, shape, 3);
+            BOOST_TEST((gather_all(dtype, shape, axis, steps) ==
+                        concatenate(shape, axis, blade_dtype_size(dtype), steps)),
+                       blade_dtype_name(dtype) << " axis " << axis);
+        }
+    unsetenv("BLADE_STREAM_MIN_BYTES");
 }
 
 BOOST_AUTO_TEST_CASE(bad_configurations_are_refused_with_reasons)

@@ -236,6 +236,35 @@ BOOST_AUTO_TEST_CASE(misaligned_pointers_give_the_same_result)
     }
 }
 
+BOOST_AUTO_TEST_CASE(streamed_outputs_give_the_same_result)
+{
+    // Outputs of 64 MiB and more are written with streaming stores (permutation_cpu.c:
+    // whole rows, and TILED's runs of 8- and 16-byte elements); a size of 0 sends every
+    // permutation there. Output pointers 16-byte aligned, 8 past it (an unaligned
+    // head before the streamed body) and 4 past it (8-byte elements then take the
+    // ordinary path), odd extents (a run's unpaired last element), every type.
+    setenv("BLADE_STREAM_MIN_BYTES", "0", 1);
+    uint32_t seed = 500;
+    for (const auto& dims :
+         { std::vector<int64_t>{ 3, 5, 7, 2 }, std::vector<int64_t>{ 2, 67, 131, 2 } }) {
+        const blade_shape shape = make_shape(dims);
+        std::vector<int> axes = { 0, 1, 2, 3 };
+        do {
+            for (int type = 0; type < BLADE_DTYPE_COUNT; type++) {
+                const blade_dtype dtype = static_cast<blade_dtype>(type);
+                const auto input =
+                    blade_test::random_elements(dtype, blade_shape_count(&shape), seed++);
+                const auto expected = reference(input, shape, axes, blade_dtype_size(dtype));
+                for (size_t offset : { 0, 8, 4 })
+                    BOOST_TEST((permute(dtype, shape, axes, input, 0, offset) == expected),
+                               blade_dtype_name(dtype) << " axes " << axes[0] << axes[1] << axes[2]
+                                                       << axes[3] << " output offset " << offset);
+            }
+        } while (std::next_permutation(axes.begin(), axes.end()));
+    }
+    unsetenv("BLADE_STREAM_MIN_BYTES");
+}
+
 BOOST_AUTO_TEST_CASE(identity_is_a_pass_through)
 {
     const blade_shape shape = blade_shape_aftp(3, 4, 5, 2);
