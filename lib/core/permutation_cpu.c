@@ -2,10 +2,10 @@
 /*
  * Permutation on the CPU, executing the reduced problem of permutation_backend.h.
  *
- * TILED is a transpose in square blocks of 32 x 32 elements: one block of the input
- * (32 rows along axis b, 32 elements along the contiguous axis a) stays in cache
- * while the output is written in contiguous runs along b, so each input cache line
- * is loaded once. ROWS copies
+ * TILED is a transpose in blocks of about 16 x 16 elements (TILE_SIDE below): one
+ * block of the input
+ * stays in cache while the output is written in contiguous runs along b, so each
+ * input cache line is loaded once. ROWS copies
  * whole rows with memcpy. Blocks and rows are split across OpenMP threads; every
  * output byte is written by exactly one thread, so the result does not depend on
  * the thread count. Outputs of 64 MiB and more are written with streaming stores
@@ -19,7 +19,14 @@
 
 #include <string.h>
 
-#define TILE 32
+/* Blocks of TILE_SIDE x TILE_SIDE elements, or as many elements (TILE_AREA) longer
+ * along b where b is short, and 2 TILE_SIDE along b where a is (a = P for -> AFPT:
+ * rows of two elements). Measured on the CI machine (2 threads, cf32), 16 x 16
+ * against the former 32 x 32: [16, 192, 8192, 2] -> ATPF 19.7-22 -> 16.7-17.4 ms,
+ * [2, ...] -> ATFP 2.44-3.03 -> 2.30-2.66 ms; AFPT was slower with 16 along b (2.6
+ * against 2.2 ms) and keeps 32. */
+#define TILE_SIDE 16
+#define TILE_AREA (TILE_SIDE * TILE_SIDE)
 
 /* Below this many bytes threads cost more than they save. */
 #define PARALLEL_BYTES ((size_t)1 << 20)
@@ -107,8 +114,8 @@ static bool stream_runs(const blade_permutation_layout* layout, const char* outp
            (int64_t)layout->bytes >= blade_stream_min_bytes(BLADE_STREAM_DEFAULT_MIN_BYTES);
 }
 
-/* TILED: blocks of TILE x TILE elements; each output run along b is gathered from
- * TILE input rows that stay in cache for the whole block. (Copying a block's input
+/* TILED: blocks of tile_a x tile_b elements; each output run along b is gathered
+ * from tile_b input rows that stay in cache for the whole block. (Copying a block's input
  * rows into an L1 buffer first, against the cache-set conflicts of power-of-two row
  * strides, was measured slower on the CI machine: ATFP 1.1x, AFPT 1.5-2x the time.) */
 static void tiled(const blade_permutation_layout* layout,
@@ -123,19 +130,23 @@ static void tiled(const blade_permutation_layout* layout,
     const int64_t extent_a = layout->dims[a], extent_b = layout->dims[b];
     const int64_t in_stride_b = layout->in_strides[b];
     const int64_t out_stride_a = layout->out_strides[a];
-    const int64_t tiles_a = (extent_a + TILE - 1) / TILE;
-    const int64_t tiles_b = (extent_b + TILE - 1) / TILE;
+    const int64_t tile_b = extent_a < TILE_SIDE   ? 2 * TILE_SIDE
+                           : extent_b < TILE_SIDE ? extent_b
+                                                  : TILE_SIDE;
+    const int64_t tile_a = TILE_AREA / tile_b;
+    const int64_t tiles_a = (extent_a + tile_a - 1) / tile_a;
+    const int64_t tiles_b = (extent_b + tile_b - 1) / tile_b;
     const int64_t tiles = batches * tiles_b * tiles_a;
 #pragma omp parallel num_threads(blade_cpu_threads()) if (layout->bytes >= PARALLEL_BYTES)
     {
 #pragma omp for schedule(static) nowait
         for (int64_t tile = 0; tile < tiles; tile++) {
-            const int64_t a0 = (tile % tiles_a) * TILE;
-            const int64_t b0 = (tile / tiles_a % tiles_b) * TILE;
+            const int64_t a0 = (tile % tiles_a) * tile_a;
+            const int64_t b0 = (tile / tiles_a % tiles_b) * tile_b;
             int64_t in_base, out_base;
             batch_offsets(batch, tile / tiles_a / tiles_b, &in_base, &out_base);
-            const int64_t a1 = a0 + TILE < extent_a ? a0 + TILE : extent_a;
-            const int64_t b1 = b0 + TILE < extent_b ? b0 + TILE : extent_b;
+            const int64_t a1 = a0 + tile_a < extent_a ? a0 + tile_a : extent_a;
+            const int64_t b1 = b0 + tile_b < extent_b ? b0 + tile_b : extent_b;
             for (int64_t i = a0; i < a1; i++) {
                 char* to = output + (out_base + i * out_stride_a + b0) * size;
                 const char* from = input + (in_base + i + b0 * in_stride_b) * size;
