@@ -276,8 +276,7 @@ void blade_cpu_cast(const void* input,
             memcpy(output, input, (size_t)count * blade_dtype_bits(input_type) / 8);
         return;
     }
-    const bool stream = count * (int64_t)blade_dtype_bits(output_type) / 8 >=
-                        blade_stream_min_bytes(BLADE_STREAM_DEFAULT_MIN_BYTES);
+    const bool stream = blade_stream_pays(count * (int64_t)blade_dtype_bits(output_type) / 8);
     if (count < PARALLEL_THRESHOLD) {
         cast_range(input, input_type, output, output_type, 0, count, scale, stream);
         return;

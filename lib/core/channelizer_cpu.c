@@ -446,8 +446,7 @@ void blade_cpu_channelizer_process(blade_cpu_channelizer* self, const void* inpu
      * unit's split pass and history have read its whole row into the scratch before
      * the interleave pass writes the row back, from the scratch alone, and a
      * streaming store to a line still in the cache keeps it coherent. */
-    const bool stream =
-        g->rows * row_values * out_bytes >= blade_stream_min_bytes(BLADE_STREAM_DEFAULT_MIN_BYTES);
+    const bool stream = blade_stream_pays(g->rows * row_values * out_bytes);
 #pragma omp parallel for num_threads(threads) \
     schedule(static) if (g->rows * row_values >= PARALLEL_THRESHOLD)
     for (int64_t u = 0; u < units; u++) {

@@ -37,6 +37,13 @@ static inline int64_t blade_stream_min_bytes(int64_t fallback)
 /* The default where streaming pays. */
 #define BLADE_STREAM_DEFAULT_MIN_BYTES ((int64_t)64 << 20)
 
+/* Whether a pass writing `output_bytes` in all should use streaming stores: from the
+ * default size, or $BLADE_STREAM_MIN_BYTES. */
+static inline bool blade_stream_pays(int64_t output_bytes)
+{
+    return output_bytes >= blade_stream_min_bytes(BLADE_STREAM_DEFAULT_MIN_BYTES);
+}
+
 /* Whether `to` can take blade_stream_floats. */
 static inline bool blade_can_stream(const void* to)
 {
@@ -68,6 +75,16 @@ static inline void blade_stream_floats(float* restrict to, const float* restrict
  * of `to` (ordinary ones before it and for the last bytes): the copy of a gather or
  * a permutation whose output is far larger than the caches. */
 void blade_stream_copy(void* restrict to, const void* restrict from, size_t bytes);
+
+/* blade_stream_copy where `stream` (blade_stream_pays), else memcpy. */
+static inline void
+blade_copy_bytes(void* restrict to, const void* restrict from, size_t bytes, bool stream)
+{
+    if (stream)
+        blade_stream_copy(to, from, bytes);
+    else
+        memcpy(to, from, bytes);
+}
 
 /* to[i] = from[i] as a float for i < n, from int8 (bits 8) or int16 (bits 16)
  * values, each vector converted in registers and written with a streaming store as

@@ -22,17 +22,12 @@ void blade_cpu_duplicate(const void* input, void* const* outputs, int count, siz
 {
     const char* in = input;
     const int64_t pieces = (int64_t)((bytes + PIECE_BYTES - 1) / PIECE_BYTES);
-    const bool stream =
-        (int64_t)bytes * count >= blade_stream_min_bytes(BLADE_STREAM_DEFAULT_MIN_BYTES);
+    const bool stream = blade_stream_pays((int64_t)bytes * count);
 #pragma omp parallel for num_threads(blade_cpu_threads()) schedule(static) if (pieces > 4)
     for (int64_t piece = 0; piece < pieces; piece++) {
         const size_t begin = (size_t)piece * PIECE_BYTES;
         const size_t length = bytes - begin < PIECE_BYTES ? bytes - begin : PIECE_BYTES;
-        for (int c = 0; c < count; c++) {
-            if (stream)
-                blade_stream_copy((char*)outputs[c] + begin, in + begin, length);
-            else
-                memcpy((char*)outputs[c] + begin, in + begin, length);
-        }
+        for (int c = 0; c < count; c++)
+            blade_copy_bytes((char*)outputs[c] + begin, in + begin, length, stream);
     }
 }

@@ -25,8 +25,7 @@ void blade_cpu_place_rows(
             memcpy(out + r * output_pitch, in + r * row_bytes, (size_t)row_bytes);
         return;
     }
-    const bool stream =
-        rows * output_pitch >= blade_stream_min_bytes(BLADE_STREAM_DEFAULT_MIN_BYTES);
+    const bool stream = blade_stream_pays(rows * output_pitch);
     const int64_t pieces_per_row = (row_bytes + PIECE - 1) / PIECE;
     const int64_t piece = (row_bytes + pieces_per_row - 1) / pieces_per_row;
 #pragma omp parallel for num_threads(blade_cpu_threads()) schedule(static)
@@ -34,13 +33,10 @@ void blade_cpu_place_rows(
         const int64_t r = p / pieces_per_row;
         const int64_t begin = (p % pieces_per_row) * piece;
         const int64_t end = begin + piece < row_bytes ? begin + piece : row_bytes;
-        if (begin >= end)
-            continue;
-        char* to = out + r * output_pitch + begin;
-        const char* from = in + r * row_bytes + begin;
-        if (stream)
-            blade_stream_copy(to, from, (size_t)(end - begin));
-        else
-            memcpy(to, from, (size_t)(end - begin));
+        if (begin < end)
+            blade_copy_bytes(out + r * output_pitch + begin,
+                             in + r * row_bytes + begin,
+                             (size_t)(end - begin),
+                             stream);
     }
 }

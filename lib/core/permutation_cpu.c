@@ -3,10 +3,9 @@
  * Permutation on the CPU, executing the reduced problem of permutation_backend.h.
  *
  * TILED is a transpose in blocks of about 16 x 16 elements (TILE_SIDE below): one
- * block of the input
- * stays in cache while the output is written in contiguous runs along b, so each
- * input cache line is loaded once. ROWS copies
- * whole rows with memcpy. Blocks and rows are split across OpenMP threads; every
+ * block of the input stays in cache while the output is written in contiguous runs
+ * along b, so each input cache line is loaded once. ROWS copies whole rows with
+ * memcpy. Blocks and rows are split across OpenMP threads; every
  * output byte is written by exactly one thread, so the result does not depend on
  * the thread count. Outputs of 64 MiB and more are written with streaming stores
  * (cpu_stream.h: no read of each output line before it is written): whole rows by
@@ -19,10 +18,10 @@
 
 #include <string.h>
 
-/* Blocks of TILE_SIDE x TILE_SIDE elements, or as many elements (TILE_AREA) longer
- * along b where b is short, and 2 TILE_SIDE along b where a is (a = P for -> AFPT:
- * rows of two elements). Measured on the CI machine (2 threads, cf32), 16 x 16
- * against the former 32 x 32: [16, 192, 8192, 2] -> ATPF 19.7-22 -> 16.7-17.4 ms,
+/* Blocks of TILE_SIDE x TILE_SIDE elements; where b is shorter, as many elements
+ * (TILE_AREA) longer along a; where a is shorter, 2 TILE_SIDE along b (a = P for
+ * -> AFPT: rows of two elements). Measured on the CI machine (2 threads, cf32), 16 x 16
+ * against the former 32 x 32: [16, 192, 8192, 2] -> ATPF 19.7-22 -> 16.7-17.5 ms,
  * [2, ...] -> ATFP 2.44-3.03 -> 2.30-2.66 ms; AFPT was slower with 16 along b (2.6
  * against 2.2 ms) and keeps 32. */
 #define TILE_SIDE 16
@@ -78,7 +77,7 @@ static inline void gather_run(char* to, const char* from, int64_t count, int64_t
     }
 }
 
-/* gather_run with streaming stores for elements of 8 or 16 bytes (`stream_run`):
+/* gather_run with streaming stores for elements of 8 or 16 bytes (stream_runs):
  * ordinary stores up to the run's first 16-byte aligned element, two 8-byte
  * elements or one 16-byte element per streaming store after it. */
 static inline void
@@ -110,14 +109,14 @@ gather_run_streamed(char* to, const char* from, int64_t count, int64_t stride, i
 static bool stream_runs(const blade_permutation_layout* layout, const char* output)
 {
     return (layout->element_bytes == 8 || layout->element_bytes == 16) &&
-           ((uintptr_t)output & 7) == 0 &&
-           (int64_t)layout->bytes >= blade_stream_min_bytes(BLADE_STREAM_DEFAULT_MIN_BYTES);
+           ((uintptr_t)output & 7) == 0 && blade_stream_pays((int64_t)layout->bytes);
 }
 
 /* TILED: blocks of tile_a x tile_b elements; each output run along b is gathered
- * from tile_b input rows that stay in cache for the whole block. (Copying a block's input
- * rows into an L1 buffer first, against the cache-set conflicts of power-of-two row
- * strides, was measured slower on the CI machine: ATFP 1.1x, AFPT 1.5-2x the time.) */
+ * from tile_b input rows that stay in cache for the whole block. (Copying a block's
+ * input rows into an L1 buffer first, against the cache-set conflicts of power-of-two
+ * row strides, was measured slower on the CI machine: ATFP 1.1x, AFPT 1.5-2x the
+ * time.) */
 static void tiled(const blade_permutation_layout* layout,
                   const batch_axes* batch,
                   int64_t batches,
@@ -172,19 +171,16 @@ static void rows(const blade_permutation_layout* layout,
 {
     const size_t row_bytes = (size_t)layout->dims[layout->rank - 1] * (size_t)layout->element_bytes;
     const size_t element = (size_t)layout->element_bytes;
-    const bool stream =
-        (int64_t)layout->bytes >= blade_stream_min_bytes(BLADE_STREAM_DEFAULT_MIN_BYTES);
+    const bool stream = blade_stream_pays((int64_t)layout->bytes);
 #pragma omp parallel for num_threads(blade_cpu_threads()) \
     schedule(static) if (layout->bytes >= PARALLEL_BYTES)
     for (int64_t row = 0; row < batches; row++) {
         int64_t in_offset, out_offset;
         batch_offsets(batch, row, &in_offset, &out_offset);
-        char* to = output + (size_t)out_offset * element;
-        const char* from = input + (size_t)in_offset * element;
-        if (stream)
-            blade_stream_copy(to, from, row_bytes);
-        else
-            memcpy(to, from, row_bytes);
+        blade_copy_bytes(output + (size_t)out_offset * element,
+                         input + (size_t)in_offset * element,
+                         row_bytes,
+                         stream);
     }
 }
 
