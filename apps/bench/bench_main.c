@@ -460,11 +460,12 @@ int main(int argc, char** argv)
          * minute to the next on the CI machine, so the run's first figure could be a
          * moment other than the case's, and one measurement beside it a slow moment
          * (a case once measured 104 % of the bandwidth taken after it alone). */
-        const bool memory_case = device.kind == BLADE_DEVICE_CPU && one->bound == BENCH_MEMORY;
+        const bool memory_case =
+            status == BLADE_OK && device.kind == BLADE_DEVICE_CPU && one->bound == BENCH_MEMORY;
         double case_bandwidth = memory_case ? memory_rate_now(&cpu, shrink) : 0;
         if (status == BLADE_OK)
             status = time_case(one, device, stream, 3, runs, &ms);
-        if (memory_case) {
+        if (memory_case && status == BLADE_OK) {
             const double after = memory_rate_now(&cpu, shrink);
             case_bandwidth = after > case_bandwidth ? after : case_bandwidth;
         }
