@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 typedef enum bench_bound {
-    BENCH_MEMORY = 0, /* bytes moved / copy bandwidth */
+    BENCH_MEMORY = 0, /* bytes moved / copy bandwidth (on the CPU: and read, write rates) */
     BENCH_FP32 = 1,   /* flops / FP32 peak */
     BENCH_TENSOR = 2  /* flops / tensor-core peak (given by the case) */
 } bench_bound;
@@ -27,6 +27,10 @@ struct bench_case {
     const char* module; /* "cast" */
     char label[96];     /* "ci8->cf32 A=16" */
     double bytes;       /* fewest bytes the case must move (read + write) */
+    double written;     /* of `bytes`, those written; on the CPU the bound takes the reads and
+                           writes that pair up at the copy rate, the rest at the read-only or
+                           write-only rate (a detector reads 8 to 64 times what it writes, a
+                           cast writes 4 times what it reads); 0: as many written as read */
     double samples;     /* input samples (complex elements) per run */
     double flops;       /* floating-point operations per run (0: memory bound) */
     double macs;        /* complex multiply-accumulates per run (beamformer) */

@@ -102,6 +102,7 @@ beamformer_setup(bench_case* self, blade_device device, blade_stream stream, int
     self->bytes = (double)(blade_tensor_bytes(config.input_type, &input) +
                            blade_tensor_bytes(BLADE_CF32, &phasors) +
                            blade_tensor_bytes(config.output_type, &output));
+    self->written = (double)blade_tensor_bytes(config.output_type, &output);
     const blade_beamformer_path used = blade_beamformer_path_used(state->plan);
     const bool tensor_cores = used == BLADE_BEAMFORMER_TF32 || used == BLADE_BEAMFORMER_TF32X3;
     self->bound = !tensor_cores && self->flops / NOMINAL_FP32 > self->bytes / NOMINAL_BANDWIDTH

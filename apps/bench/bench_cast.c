@@ -28,6 +28,7 @@ cast_setup(bench_case* self, blade_device device, blade_stream stream, int shrin
     self->samples = (double)count;
     self->bytes =
         (double)(blade_bytes(config.input_type, count) + blade_bytes(config.output_type, count));
+    self->written = (double)blade_bytes(config.output_type, count);
     void *in = NULL, *out = NULL;
     blade_status status = blade_cast_create(&state->plan, &config, &shape, device);
     if (status == BLADE_OK)

@@ -91,6 +91,7 @@ correlator_setup(bench_case* self, blade_device device, blade_stream stream, int
     self->flops = 8.0 * self->macs;
     self->bytes = (double)(blade_tensor_bytes(config.input_type, &input) +
                            blade_tensor_bytes(BLADE_CF32, &output));
+    self->written = (double)blade_tensor_bytes(BLADE_CF32, &output);
     self->duration_s = (double)times * SAMPLE_SECONDS;
     self->tensor_peak = NOMINAL_FP16_TENSOR;
     self->bound = blade_correlator_path_used(state->plan) == BLADE_CORRELATOR_FP16 ? BENCH_TENSOR

@@ -44,6 +44,7 @@ detector_setup(bench_case* self, blade_device device, blade_stream stream, int s
     self->samples = (double)blade_shape_count(&shape);
     /* Every step reads its chunk; the output (or the accumulator) is written once */
     self->bytes = (double)(in_bytes + out_bytes);
+    self->written = (double)out_bytes;
     self->flops = self->samples * 4; /* about 4 flops per complex sample and product */
     status = bench_random_device(device, in_bytes, 21, &in);
     if (status == BLADE_OK)

@@ -28,6 +28,7 @@ duplicate_setup(bench_case* self, blade_device device, blade_stream stream, int 
     const size_t bytes = blade_bytes(BLADE_CF32, count);
     self->samples = (double)count;
     self->bytes = (double)bytes * (1 + state->copies); /* read once, write each copy */
+    self->written = (double)bytes * state->copies;
     void* in = NULL;
     blade_status status = blade_duplicate_create(&state->plan, &config, &shape, device);
     if (status == BLADE_OK)

@@ -13,8 +13,11 @@
  * memory-bandwidth limit is a device-to-device copy timed in the same run (bytes
  * read + bytes written), the compute limit the GPU's nominal FP32 peak. On the CPU
  * both are measured in the same run with the threads the modules use (--threads,
- * default every core): the better of a STREAM copy and triad, and an FMA loop
- * (cpu_limits.c).
+ * default every core): the better of a STREAM copy and triad, read-only,
+ * write-only and widening passes, and
+ * an FMA loop (cpu_limits.c). A CPU case that reads more than it writes (or writes
+ * more than it reads) is held to the rate at its own mix, interpolated between the
+ * passes whose mixes surround it (rate_at_mix).
  *
  * Where OpenBLAS picked kernels narrower than the CPU as the program loaded, it starts
  * again once with OPENBLAS_CORETYPE set (blade_cpu_blas_better_core), so that the CPU
@@ -257,14 +260,54 @@ static void usage(void)
             "[--limits]\n");
 }
 
-/* The CPU's memory bandwidth measured now (the better of copy and triad over
- * 256 MiB), or 0 when it cannot be measured. */
-static double memory_rate_now(const cpu_limits* cpu, int shrink)
+/* A CPU's memory rates (bytes read plus written per second): `copy` the better of
+ * STREAM copy and triad, `read` a read-only pass's, `write` a write-only pass's,
+ * `widen` a pass that reads one byte per four written. Zero: not measured (a GPU). */
+typedef struct memory_rates {
+    double copy, read, write, widen;
+} memory_rates;
+
+static double better(double a, double b) { return a > b ? a : b; }
+
+static memory_rates rates_of(const cpu_limits* cpu)
+{
+    return (memory_rates){ better(cpu->copy, cpu->triad), cpu->read, cpu->write, cpu->widen };
+}
+
+/* The CPU's memory rates measured now over 256 MiB, or zeros when they cannot be. */
+static memory_rates memory_rates_now(const cpu_limits* cpu, int shrink)
 {
     cpu_limits now = *cpu;
     if (cpu_limits_measure_memory(blade_cpu_threads(), (256LL << 20) / shrink, &now) != 0)
-        return 0;
-    return now.copy > now.triad ? now.copy : now.triad;
+        return (memory_rates){ 0, 0, 0, 0 };
+    return rates_of(&now);
+}
+
+static memory_rates better_rates(memory_rates a, memory_rates b)
+{
+    return (memory_rates){ better(a.copy, b.copy),
+                           better(a.read, b.read),
+                           better(a.write, b.write),
+                           better(a.widen, b.widen) };
+}
+
+/* The memory rate at a case's mix of reads and writes (`written`: the share of its
+ * bytes written): linear in that share between the measured passes whose shares
+ * surround it, reads alone (0), copy (1/2), widen (4/5) and writes alone (1). A case
+ * that writes as much as it reads is held to the copy; a detector, which writes 1/9
+ * to 1/65 of its bytes, mostly to the read-only rate. The copy alone where the other
+ * passes were not measured. */
+static double rate_at_mix(memory_rates rates, double written)
+{
+    if (rates.read <= 0 || rates.write <= 0 || rates.widen <= 0)
+        return rates.copy;
+    const double share[4] = { 0, 0.5, 0.8, 1 };
+    const double rate[4] = { rates.read, rates.copy, rates.widen, rates.write };
+    int k = 0;
+    while (k < 2 && written > share[k + 1])
+        k++;
+    const double t = (written - share[k]) / (share[k + 1] - share[k]);
+    return rate[k] + t * (rate[k + 1] - rate[k]);
 }
 
 int main(int argc, char** argv)
@@ -343,7 +386,7 @@ int main(int argc, char** argv)
             fprintf(stderr, "blade-module-bench: no memory for the STREAM arrays\n");
             return 1;
         }
-        bandwidth = cpu.copy > cpu.triad ? cpu.copy : cpu.triad;
+        bandwidth = rates_of(&cpu).copy;
         fp32_peak = cpu.fp32;
     }
     if (blade_stream_create(device, &stream) != BLADE_OK ||
@@ -359,10 +402,14 @@ int main(int argc, char** argv)
         snprintf(cpu_json,
                  sizeof cpu_json,
                  ", \"threads\": %d, \"stream_copy\": %.6g, \"stream_triad\": %.6g, "
+                 "\"stream_read\": %.6g, \"stream_write\": %.6g, \"stream_widen\": %.6g, "
                  "\"fma_kind\": \"%s\", \"blas\": \"%s\"",
                  cpu.threads,
                  cpu.copy,
                  cpu.triad,
+                 cpu.read,
+                 cpu.write,
+                 cpu.widen,
                  cpu.fma_kind,
                  blade_cpu_blas());
     if (limits_only) {
@@ -385,16 +432,23 @@ int main(int argc, char** argv)
            shrink > 1 ? ", quick shapes (T / 64)" : "");
     if (device.kind == BLADE_DEVICE_CPU) {
         printf("%d thread(s); memory bound (read + write): %.1f GB/s (STREAM copy %.1f, triad "
-               "%.1f); FP32 peak: %.1f GFLOP/s (%s FMA loop); BLAS: %s\n",
+               "%.1f), reads alone %.1f, writes alone %.1f, 1:4 widening %.1f; FP32 peak: %.1f "
+               "GFLOP/s (%s FMA loop); "
+               "BLAS: %s\n",
                cpu.threads,
                bandwidth / 1e9,
                cpu.copy / 1e9,
                cpu.triad / 1e9,
+               cpu.read / 1e9,
+               cpu.write / 1e9,
+               cpu.widen / 1e9,
                fp32_peak / 1e9,
                cpu.fma_kind,
                blade_cpu_blas());
         printf("median of %d runs after warm-up, each from emptied caches; a memory-bound case's "
-               "fraction is of the better of the bounds measured right before and after it\n\n",
+               "fraction is of the better of the bounds measured right before and after it (the "
+               "rate at "
+               "its mix of reads and writes)\n\n",
                runs);
     } else {
         printf("copy bandwidth (read + write): %.1f GB/s", bandwidth / 1e9);
@@ -462,15 +516,17 @@ int main(int argc, char** argv)
          * (a case once measured 104 % of the bandwidth taken after it alone). */
         const bool memory_case =
             status == BLADE_OK && device.kind == BLADE_DEVICE_CPU && one->bound == BENCH_MEMORY;
-        double case_bandwidth = memory_case ? memory_rate_now(&cpu, shrink) : 0;
+        memory_rates case_rates =
+            memory_case ? memory_rates_now(&cpu, shrink) : (memory_rates){ 0, 0, 0, 0 };
         if (status == BLADE_OK)
             status = time_case(one, device, stream, 3, runs, &ms);
-        if (memory_case && status == BLADE_OK) {
-            const double after = memory_rate_now(&cpu, shrink);
-            case_bandwidth = after > case_bandwidth ? after : case_bandwidth;
-        }
-        if (case_bandwidth <= 0)
-            case_bandwidth = bandwidth;
+        if (memory_case && status == BLADE_OK)
+            case_rates = better_rates(case_rates, memory_rates_now(&cpu, shrink));
+        if (case_rates.copy <= 0) /* a GPU (its copy rate alone), or no memory to measure */
+            case_rates = device.kind == BLADE_DEVICE_CPU ? rates_of(&cpu)
+                                                         : (memory_rates){ bandwidth, 0, 0, 0 };
+        const double case_bandwidth =
+            rate_at_mix(case_rates, one->written > 0 ? one->written / one->bytes : 0.5);
         one->teardown(one, device);
         if (status != BLADE_OK) {
             printf("%-12s %-40s failed: %s\n", one->module, one->label, blade_last_error());

@@ -8,6 +8,15 @@
  * module that streams its output, as the cast does with many threads, skips the
  * write-allocate read, and the bound it is measured against must too);
  * triad adds a second read stream, like the detector or a calibration product.
+ * A module that reads far more than it writes (the detector) or writes more than it
+ * reads (the cast, the duplicate) moves memory at another rate than a copy: on the
+ * CI machine's Xeon one core read alone at 18-22 GB/s against a copy's 26-31 GB/s of
+ * reads and writes (streaming stores need no read slots), and a pass reading one
+ * byte per four written moved 31 GB/s. So three more passes, each the better of two
+ * ways: read (a sum over the array as wide as the CPU's vectors, with and without a
+ * software prefetch 4 KiB ahead), write (memset, and streaming stores as wide as the
+ * CPU has) and widen (bytes to floats with streaming stores: one byte read per four
+ * written). The bench interpolates between them by a case's share of bytes written.
  * Bytes are counted as STREAM counts them (the write-allocate read of the
  * destination is not counted), the same convention as the modules' figures (bytes
  * read + bytes written). The arrays are first touched by the threads that use
@@ -22,6 +31,9 @@
  */
 #include "cpu_limits.h"
 
+#include "cpu_simd.h" /* the library's BLADE_CPU_CLONES: loops as wide as the modules' */
+
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +63,102 @@ static void stream_copy(float* b, const float* a, long long begin, long long end
         b[i] = a[i];
 }
 
+/* The sum of this thread's part of `a` in sixteen independent lanes, which the
+ * compiler vectorises without reordering any lane's additions; `prefetch` asks for
+ * each line 4 KiB ahead. The sum is returned so the reads are not removed. */
+BLADE_CPU_CLONES
+static float read_pass(const float* a, long long begin, long long end, bool prefetch)
+{
+    float lanes[16] = { 0 };
+    long long i = begin;
+    for (; i + 16 <= end; i += 16) {
+        if (prefetch)
+            __builtin_prefetch(a + i + 1024);
+        for (int k = 0; k < 16; k++)
+            lanes[k] += a[i + k];
+    }
+    for (; i < end; i++)
+        lanes[0] += a[i];
+    float sum = 0;
+    for (int k = 0; k < 16; k++)
+        sum += lanes[k];
+    return sum;
+}
+
+/* Fills this thread's part of `b` with `value` through streaming stores (no read of
+ * b's lines), 64 bytes at a time where the CPU has AVX-512. */
+#ifdef HAVE_X86
+__attribute__((target("avx512f"))) static void
+stream_fill_avx512(float* b, long long begin, long long end, float value)
+{
+    long long i = begin;
+    for (; i < end && ((uintptr_t)(b + i) & 63) != 0; i++)
+        b[i] = value;
+    const __m512 v = _mm512_set1_ps(value);
+    for (; i + 16 <= end; i += 16)
+        _mm512_stream_ps(b + i, v);
+    _mm_sfence();
+    for (; i < end; i++)
+        b[i] = value;
+}
+#endif
+
+static void stream_fill(float* b, long long begin, long long end, float value)
+{
+    long long i = begin;
+#ifdef HAVE_X86
+    if (__builtin_cpu_supports("avx512f")) {
+        stream_fill_avx512(b, begin, end, value);
+        return;
+    }
+    for (; i < end && ((uintptr_t)(b + i) & 15) != 0; i++)
+        b[i] = value;
+    const __m128 v = _mm_set1_ps(value);
+    for (; i + 4 <= end; i += 4)
+        _mm_stream_ps(b + i, v);
+    _mm_sfence();
+#endif
+    for (; i < end; i++)
+        b[i] = value;
+}
+
+/* b[i] = d[i] for this thread's part with streaming stores: one byte read per four
+ * written, 64 bytes at a time where the CPU has AVX-512. */
+#ifdef HAVE_X86
+__attribute__((target("avx512f"))) static void
+widen_avx512(float* b, const int8_t* d, long long begin, long long end)
+{
+    long long i = begin;
+    for (; i < end && ((uintptr_t)(b + i) & 63) != 0; i++)
+        b[i] = d[i];
+    for (; i + 16 <= end; i += 16) {
+        const __m128i bytes = _mm_loadu_si128((const __m128i*)(d + i));
+        _mm512_stream_ps(b + i, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(bytes)));
+    }
+    _mm_sfence();
+    for (; i < end; i++)
+        b[i] = d[i];
+}
+#endif
+
+static void widen(float* b, const int8_t* d, long long begin, long long end)
+{
+    long long i = begin;
+#ifdef HAVE_X86
+    if (__builtin_cpu_supports("avx512f")) {
+        widen_avx512(b, d, begin, end);
+        return;
+    }
+    for (; i < end && ((uintptr_t)(b + i) & 15) != 0; i++)
+        b[i] = d[i];
+    for (; i + 4 <= end; i += 4)
+        _mm_stream_ps(b + i, _mm_cvtepi32_ps(_mm_set_epi32(d[i + 3], d[i + 2], d[i + 1], d[i])));
+    _mm_sfence();
+#endif
+    for (; i < end; i++)
+        b[i] = d[i];
+}
+
 /* Seconds on a monotonic clock (without OpenMP the loops run on one thread). */
 static double now(void)
 {
@@ -65,10 +173,12 @@ static int measure_memory(int threads, long long array_bytes, cpu_limits* limits
     float* a = malloc((size_t)n * sizeof(float));
     float* b = malloc((size_t)n * sizeof(float));
     float* c = malloc((size_t)n * sizeof(float));
-    if (a == NULL || b == NULL || c == NULL) {
+    int8_t* d = malloc((size_t)n);
+    if (a == NULL || b == NULL || c == NULL || d == NULL) {
         free(a);
         free(b);
         free(c);
+        free(d);
         return -1;
     }
 #pragma omp parallel for num_threads(threads) schedule(static)
@@ -76,9 +186,11 @@ static int measure_memory(int threads, long long array_bytes, cpu_limits* limits
         a[i] = 1.0f;
         b[i] = 2.0f;
         c[i] = 0.5f;
+        d[i] = (int8_t)(i & 0x3f);
     }
     const float scalar = 3.0f;
-    double copy = 0, triad = 0;
+    double copy = 0, triad = 0, read = 0, write = 0, widened = 0;
+    float read_sink = 0;
     for (int pass = 0; pass < PASSES; pass++) {
         double start = now();
 #pragma omp parallel for num_threads(threads) schedule(static)
@@ -108,15 +220,49 @@ static int measure_memory(int threads, long long array_bytes, cpu_limits* limits
             a[i] = b[i] + scalar * c[i];
         seconds = now() - start;
         triad = best_of(triad, 3.0 * (double)n * sizeof(float) / seconds);
+        for (int prefetch = 0; prefetch < 2; prefetch++) {
+            float total = 0;
+            start = now();
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : total)
+            for (int part = 0; part < threads; part++)
+                total += read_pass(a, n * part / threads, n * (part + 1) / threads, prefetch);
+            seconds = now() - start;
+            read_sink += total;
+            read = best_of(read, (double)n * sizeof(float) / seconds);
+        }
+        start = now();
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (int part = 0; part < threads; part++) {
+            const long long begin = n * part / threads, end = n * (part + 1) / threads;
+            memset(c + begin, 0, (size_t)(end - begin) * sizeof(float));
+        }
+        seconds = now() - start;
+        write = best_of(write, (double)n * sizeof(float) / seconds);
+        start = now();
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (int part = 0; part < threads; part++)
+            stream_fill(c, n * part / threads, n * (part + 1) / threads, 0.5f);
+        seconds = now() - start;
+        write = best_of(write, (double)n * sizeof(float) / seconds);
+        start = now();
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (int part = 0; part < threads; part++)
+            widen(b, d, n * part / threads, n * (part + 1) / threads);
+        seconds = now() - start;
+        widened = best_of(widened, (double)n * (1 + sizeof(float)) / seconds);
     }
     /* Keep the results alive so the loops are not removed. */
-    volatile float sink = a[n / 2] + b[n / 3];
+    volatile float sink = a[n / 2] + b[n / 3] + c[n / 4] + read_sink;
     (void)sink;
     free(a);
     free(b);
     free(c);
+    free(d);
     limits->copy = copy;
     limits->triad = triad;
+    limits->read = read;
+    limits->write = write;
+    limits->widen = widened;
     return 0;
 }
 

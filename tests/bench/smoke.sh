@@ -30,6 +30,8 @@ record = json.load(open(sys.argv[1]))
 limits = record["limits"]
 assert limits["threads"] == 1 and limits["stream_copy"] > 0 and limits["stream_triad"] > 0, limits
 assert limits["fp32_peak"] > 0 and limits["copy_bandwidth"] == max(limits["stream_copy"], limits["stream_triad"]), limits
+# the passes whose rates bound the cases that read or write more than a copy does
+assert all(limits[k] > 0 for k in ("stream_read", "stream_write", "stream_widen")), limits
 modules = [f for f in record["figures"] if f["benchmark"].startswith("module-quick-1t/")]
 bundles = [f for f in record["figures"] if f["benchmark"].startswith("flowgraph-cpu-quick-1t/")]
 assert modules and all(f["benchmark"].startswith("module-quick-1t/cast/") for f in modules), record

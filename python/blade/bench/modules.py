@@ -50,8 +50,10 @@ def module_figures(device, quick, repeat, threads=None, modules=(), cases=()):
         options += ["--case", label]
     report = module_bench_report(device, *options)
     limits = {"copy_bandwidth": report["copy_bandwidth"], "fp32_peak": report["fp32_peak"]}
-    # The CPU's own limits: STREAM copy and triad, the FMA loop's kind, the BLAS used.
-    for key in ("threads", "stream_copy", "stream_triad", "fma_kind", "blas"):
+    # The CPU's own limits: STREAM copy and triad, read-only, write-only and widening
+    # passes, the FMA loop's kind, the BLAS used.
+    keys = ("threads", "stream_copy", "stream_triad", "stream_read", "stream_write", "stream_widen", "fma_kind", "blas")
+    for key in keys:
         if key in report:
             limits[key] = report[key]
     prefix = f"module{'-quick' if quick else ''}{f'-{threads}t' if threads else ''}"
