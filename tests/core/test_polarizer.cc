@@ -6,7 +6,11 @@
 
 #include "device_memory.h"
 
+#include <blade/cpu_threads.h>
+
 #include <complex>
+#include <cstdlib>
+#include <cstring>
 
 using blade_test::ok;
 using cf = std::complex<float>;
@@ -83,6 +87,40 @@ BOOST_AUTO_TEST_CASE(in_place_conversion_gives_the_same_result)
     p.run(in.data(), separate.data());
     p.run(inplace.data(), inplace.data());
     BOOST_TEST(inplace == separate, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(streamed_outputs_are_the_bits_of_ordinary_stores)
+{
+    // Outputs of 64 MiB and more are formed in L1 blocks of 512 pairs and streamed
+    // out; BLADE_STREAM_MIN_BYTES = 0 takes that path here. Pair counts of one, one
+    // under and over a block, and above the threading threshold (2^17 pairs); 1 to 3
+    // threads; the output 4 bytes off its allocation's alignment; in place too.
+    const int64_t pair_counts[] = { 1, 511, 513, (1 << 17) + 77 };
+    uint32_t seed = 90;
+    for (const int64_t pairs : pair_counts) {
+        const blade_shape shape = blade_shape_aftp(1, 1, pairs, 2);
+        const auto bytes = blade_test::random_cf32(2 * pairs, seed++);
+        const cf* in = reinterpret_cast<const cf*>(bytes.data());
+        unsetenv("BLADE_STREAM_MIN_BYTES");
+        std::vector<cf> ordinary(2 * pairs);
+        plan(shape).run(in, ordinary.data());
+        setenv("BLADE_STREAM_MIN_BYTES", "0", 1);
+        for (int threads = 1; threads <= 3; threads++) {
+            blade_cpu_threads_set(threads);
+            std::vector<float> shifted(4 * pairs + 1);
+            cf* out = reinterpret_cast<cf*>(shifted.data() + 1);
+            plan(shape).run(in, out);
+            BOOST_TEST(std::memcmp(out, ordinary.data(), ordinary.size() * sizeof(cf)) == 0,
+                       pairs << " pairs, " << threads << " threads, out of place");
+            std::vector<cf> inplace(in, in + 2 * pairs);
+            plan(shape).run(inplace.data(), inplace.data());
+            BOOST_TEST(std::memcmp(inplace.data(), ordinary.data(), ordinary.size() * sizeof(cf)) ==
+                           0,
+                       pairs << " pairs, " << threads << " threads, in place");
+        }
+    }
+    unsetenv("BLADE_STREAM_MIN_BYTES");
+    blade_cpu_threads_set(0);
 }
 
 BOOST_AUTO_TEST_CASE(linear_output_basis_is_a_pass_through)
