@@ -48,11 +48,33 @@
 
 static double best_of(double a, double b) { return a > b ? a : b; }
 
-/* b[i] = a[i] for this thread's part with streaming stores (no read of b's lines). */
+/* b[i] = a[i] for this thread's part with streaming stores (no read of b's lines),
+ * 64 bytes at a time where the CPU has AVX-512, as the library's streamed copies
+ * (lib/core/cpu_stream.c; on the CI machine's Xeon one core copied 24 GB/s against
+ * 17.5 with 16-byte stores), else 16. */
+#ifdef HAVE_X86
+__attribute__((target("avx512f"))) static void
+stream_copy_avx512(float* b, const float* a, long long begin, long long end)
+{
+    long long i = begin;
+    for (; i < end && ((uintptr_t)(b + i) & 63) != 0; i++)
+        b[i] = a[i];
+    for (; i + 16 <= end; i += 16)
+        _mm512_stream_ps(b + i, _mm512_loadu_ps(a + i));
+    _mm_sfence();
+    for (; i < end; i++)
+        b[i] = a[i];
+}
+#endif
+
 static void stream_copy(float* b, const float* a, long long begin, long long end)
 {
     long long i = begin;
 #ifdef HAVE_X86
+    if (__builtin_cpu_supports("avx512f")) {
+        stream_copy_avx512(b, a, begin, end);
+        return;
+    }
     for (; i < end && ((uintptr_t)(b + i) & 15) != 0; i++)
         b[i] = a[i];
     for (; i + 4 <= end; i += 4)
