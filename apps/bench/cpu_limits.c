@@ -48,43 +48,6 @@
 
 static double best_of(double a, double b) { return a > b ? a : b; }
 
-/* b[i] = a[i] for this thread's part with streaming stores (no read of b's lines),
- * 64 bytes at a time where the CPU has AVX-512, as the library's streamed copies
- * (lib/core/cpu_stream.c; on the CI machine's Xeon one core copied 24 GB/s against
- * 17.5 with 16-byte stores), else 16. */
-#ifdef HAVE_X86
-__attribute__((target("avx512f"))) static void
-stream_copy_avx512(float* b, const float* a, long long begin, long long end)
-{
-    long long i = begin;
-    for (; i < end && ((uintptr_t)(b + i) & 63) != 0; i++)
-        b[i] = a[i];
-    for (; i + 16 <= end; i += 16)
-        _mm512_stream_ps(b + i, _mm512_loadu_ps(a + i));
-    _mm_sfence();
-    for (; i < end; i++)
-        b[i] = a[i];
-}
-#endif
-
-static void stream_copy(float* b, const float* a, long long begin, long long end)
-{
-    long long i = begin;
-#ifdef HAVE_X86
-    if (__builtin_cpu_supports("avx512f")) {
-        stream_copy_avx512(b, a, begin, end);
-        return;
-    }
-    for (; i < end && ((uintptr_t)(b + i) & 15) != 0; i++)
-        b[i] = a[i];
-    for (; i + 4 <= end; i += 4)
-        _mm_stream_ps(b + i, _mm_loadu_ps(a + i));
-    _mm_sfence();
-#endif
-    for (; i < end; i++)
-        b[i] = a[i];
-}
-
 /* Sixteen floats: one AVX-512 register, two AVX or four SSE ones in the clones. */
 typedef float f32x16 __attribute__((vector_size(64)));
 
@@ -115,78 +78,64 @@ static float read_pass(const float* a, long long begin, long long end, bool pref
     return sum;
 }
 
-/* Fills this thread's part of `b` with `value` through streaming stores (no read of
- * b's lines), 64 bytes at a time where the CPU has AVX-512. */
+/* The passes that write with streaming stores (no read of b's lines): a copy of
+ * floats, a fill, and bytes widened to floats (one byte read per four written). */
+typedef enum streamed_source { COPY_FLOATS, FILL, WIDEN_BYTES } streamed_source;
+
+#define FILL_VALUE 0.5f
+
+/* b[i] of a streamed pass from `a` (floats) or `d` (bytes). */
+static inline float source_value(streamed_source kind, const float* a, const int8_t* d, long long i)
+{
+    return kind == COPY_FLOATS ? a[i] : (kind == WIDEN_BYTES ? (float)d[i] : FILL_VALUE);
+}
+
+/* This thread's part [begin, end) of a streamed pass, 64 bytes a store where the CPU
+ * has AVX-512, as the library's streamed copies (lib/core/cpu_stream.c; on the CI
+ * machine's Xeon one core copied 24 GB/s against 17.5 with 16-byte stores), else 16. */
 #ifdef HAVE_X86
-__attribute__((target("avx512f"))) static void
-stream_fill_avx512(float* b, long long begin, long long end, float value)
+__attribute__((target("avx512f"))) static void streamed_pass_avx512(
+    streamed_source kind, float* b, const float* a, const int8_t* d, long long begin, long long end)
 {
     long long i = begin;
     for (; i < end && ((uintptr_t)(b + i) & 63) != 0; i++)
-        b[i] = value;
-    const __m512 v = _mm512_set1_ps(value);
-    for (; i + 16 <= end; i += 16)
-        _mm512_stream_ps(b + i, v);
-    _mm_sfence();
-    for (; i < end; i++)
-        b[i] = value;
-}
-#endif
-
-static void stream_fill(float* b, long long begin, long long end, float value)
-{
-    long long i = begin;
-#ifdef HAVE_X86
-    if (__builtin_cpu_supports("avx512f")) {
-        stream_fill_avx512(b, begin, end, value);
-        return;
-    }
-    for (; i < end && ((uintptr_t)(b + i) & 15) != 0; i++)
-        b[i] = value;
-    const __m128 v = _mm_set1_ps(value);
-    for (; i + 4 <= end; i += 4)
-        _mm_stream_ps(b + i, v);
-    _mm_sfence();
-#endif
-    for (; i < end; i++)
-        b[i] = value;
-}
-
-/* b[i] = d[i] for this thread's part with streaming stores: one byte read per four
- * written, 64 bytes at a time where the CPU has AVX-512. */
-#ifdef HAVE_X86
-__attribute__((target("avx512f"))) static void
-widen_avx512(float* b, const int8_t* d, long long begin, long long end)
-{
-    long long i = begin;
-    for (; i < end && ((uintptr_t)(b + i) & 63) != 0; i++)
-        b[i] = d[i];
+        b[i] = source_value(kind, a, d, i);
     for (; i + 16 <= end; i += 16) {
-        const __m128i bytes = _mm_loadu_si128((const __m128i*)(d + i));
-        _mm512_stream_ps(b + i, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(bytes)));
+        const __m512 v =
+            kind == COPY_FLOATS ? _mm512_loadu_ps(a + i)
+            : kind == WIDEN_BYTES
+                ? _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)(d + i))))
+                : _mm512_set1_ps(FILL_VALUE);
+        _mm512_stream_ps(b + i, v);
     }
     _mm_sfence();
     for (; i < end; i++)
-        b[i] = d[i];
+        b[i] = source_value(kind, a, d, i);
 }
 #endif
 
-static void widen(float* b, const int8_t* d, long long begin, long long end)
+static void streamed_pass(
+    streamed_source kind, float* b, const float* a, const int8_t* d, long long begin, long long end)
 {
     long long i = begin;
 #ifdef HAVE_X86
     if (__builtin_cpu_supports("avx512f")) {
-        widen_avx512(b, d, begin, end);
+        streamed_pass_avx512(kind, b, a, d, begin, end);
         return;
     }
     for (; i < end && ((uintptr_t)(b + i) & 15) != 0; i++)
-        b[i] = d[i];
-    for (; i + 4 <= end; i += 4)
-        _mm_stream_ps(b + i, _mm_cvtepi32_ps(_mm_set_epi32(d[i + 3], d[i + 2], d[i + 1], d[i])));
+        b[i] = source_value(kind, a, d, i);
+    for (; i + 4 <= end; i += 4) {
+        const __m128 v = kind == COPY_FLOATS ? _mm_loadu_ps(a + i)
+                         : kind == WIDEN_BYTES
+                             ? _mm_cvtepi32_ps(_mm_set_epi32(d[i + 3], d[i + 2], d[i + 1], d[i]))
+                             : _mm_set1_ps(FILL_VALUE);
+        _mm_stream_ps(b + i, v);
+    }
     _mm_sfence();
 #endif
     for (; i < end; i++)
-        b[i] = d[i];
+        b[i] = source_value(kind, a, d, i);
 }
 
 /* Seconds on a monotonic clock (without OpenMP the loops run on one thread). */
@@ -195,6 +144,17 @@ static double now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Seconds of one streamed pass over all n values, each thread its static part. */
+static double timed_streamed_pass(
+    streamed_source kind, int threads, float* b, const float* a, const int8_t* d, long long n)
+{
+    const double start = now();
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int part = 0; part < threads; part++)
+        streamed_pass(kind, b, a, d, n * part / threads, n * (part + 1) / threads);
+    return now() - start;
 }
 
 static int measure_memory(int threads, long long array_bytes, cpu_limits* limits)
@@ -238,11 +198,7 @@ static int measure_memory(int threads, long long array_bytes, cpu_limits* limits
         }
         seconds = now() - start;
         copy = best_of(copy, 2.0 * (double)n * sizeof(float) / seconds);
-        start = now();
-#pragma omp parallel for num_threads(threads) schedule(static)
-        for (int part = 0; part < threads; part++)
-            stream_copy(b, a, n * part / threads, n * (part + 1) / threads);
-        seconds = now() - start;
+        seconds = timed_streamed_pass(COPY_FLOATS, threads, b, a, d, n);
         copy = best_of(copy, 2.0 * (double)n * sizeof(float) / seconds);
         start = now();
 #pragma omp parallel for num_threads(threads) schedule(static)
@@ -268,17 +224,9 @@ static int measure_memory(int threads, long long array_bytes, cpu_limits* limits
         }
         seconds = now() - start;
         write = best_of(write, (double)n * sizeof(float) / seconds);
-        start = now();
-#pragma omp parallel for num_threads(threads) schedule(static)
-        for (int part = 0; part < threads; part++)
-            stream_fill(c, n * part / threads, n * (part + 1) / threads, 0.5f);
-        seconds = now() - start;
+        seconds = timed_streamed_pass(FILL, threads, c, a, d, n);
         write = best_of(write, (double)n * sizeof(float) / seconds);
-        start = now();
-#pragma omp parallel for num_threads(threads) schedule(static)
-        for (int part = 0; part < threads; part++)
-            widen(b, d, n * part / threads, n * (part + 1) / threads);
-        seconds = now() - start;
+        seconds = timed_streamed_pass(WIDEN_BYTES, threads, b, a, d, n);
         widened = best_of(widened, (double)n * (1 + sizeof(float)) / seconds);
     }
     /* Keep the results alive so the loops are not removed. */
