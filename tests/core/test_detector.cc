@@ -136,7 +136,9 @@ BOOST_AUTO_TEST_CASE(output_shapes_follow_the_integration)
 
 BOOST_AUTO_TEST_CASE(random_data_against_a_direct_double_sum)
 {
-    // Odd and prime extents, every mode, several integrations.
+    // Odd and prime extents, every mode, several integrations (I = 1: the rows of one
+    // sample, eight at a time and the rest one by one), both sidebands (a lower one
+    // negates Im(X Y*), so V).
     const blade_shape shape = blade_shape_aftp(3, 7, 30, 2);
     const int64_t samples = 3 * 7 * 30;
     const auto bytes = blade_test::random_cf32(2 * samples, 21);
@@ -144,10 +146,12 @@ BOOST_AUTO_TEST_CASE(random_data_against_a_direct_double_sum)
                              reinterpret_cast<const cf*>(bytes.data()) + 2 * samples);
     for (int64_t integration : { 1, 2, 3, 5, 15, 30 }) {
         const int64_t per_row = 30 / integration, rows = 21 * per_row;
-        for (int mode = 0; mode < 4; mode++) {
-            plan p(shape, static_cast<blade_detector_mode>(mode), integration);
+        for (int mode = 0; mode < 8; mode++) {
+            const bool lower = mode >= 4;
+            plan p(shape, static_cast<blade_detector_mode>(mode % 4), integration, lower);
             const auto got = p.run(in);
-            const int outputs = blade_detector_mode_outputs(static_cast<blade_detector_mode>(mode));
+            const int outputs =
+                blade_detector_mode_outputs(static_cast<blade_detector_mode>(mode % 4));
             for (int64_t r = 0; r < rows; r++) {
                 double xx = 0, yy = 0, re = 0, im = 0;
                 for (int64_t t = 0; t < integration; t++) {
@@ -158,15 +162,18 @@ BOOST_AUTO_TEST_CASE(random_data_against_a_direct_double_sum)
                     re += (x * std::conj(y)).real();
                     im += (x * std::conj(y)).imag();
                 }
+                if (lower)
+                    im = -im;
                 const double modes[4][4] = { { xx + yy },
                                              { xx, yy },
                                              { xx, yy, re, im },
                                              { xx + yy, xx - yy, 2 * re, -2 * im } };
                 for (int c = 0; c < outputs; c++) {
-                    const double want = modes[mode][c], have = got[r * outputs + c];
+                    const double want = modes[mode % 4][c], have = got[r * outputs + c];
                     if (std::abs(have - want) > 1e-6 * (xx + yy))
-                        BOOST_FAIL("mode " << mode << " I " << integration << " row " << r
-                                           << " output " << c << ": " << have << " != " << want);
+                        BOOST_FAIL("mode " << mode % 4 << (lower ? " lower" : "") << " I "
+                                           << integration << " row " << r << " output " << c << ": "
+                                           << have << " != " << want);
                 }
             }
         }
