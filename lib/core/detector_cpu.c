@@ -16,13 +16,15 @@
  * and their order are those of the cf32 row the cast would give, so the result is bit
  * for bit that of the cast.
  *
- * Each row's input is asked for PREFETCH_DISTANCE bytes ahead of the row being summed
- * (a software prefetch). The loop reads far more than it writes, and one core's reads
- * are bound by how many cache-line misses it keeps in flight: on the CI machine's
- * Xeon the hardware prefetchers alone left the Stokes I and IQUV loops at 10-11 GB/s
- * on one thread, 55-60 % of what a plain read loop reaches; with the prefetch 14-16
- * GB/s (1.3-1.6x), and on two threads 1.4-2x. 2, 4 and 8 KiB ahead measured alike,
- * 512 bytes and 32 KiB worse.
+ * The input is asked for PREFETCH_DISTANCE bytes ahead of the values being summed, a
+ * line per 64 bytes as the chains advance (a software prefetch). The loop reads far
+ * more than it writes, and one core's reads are bound by how many cache-line misses
+ * it keeps in flight: on the CI machine's Xeon the hardware prefetchers alone left the
+ * Stokes I and IQUV loops at 10-11 GB/s on one thread, 55-60 % of what a plain read
+ * loop reaches; with the prefetch 14-16 GB/s (1.3-1.6x), and on two threads 1.4-2x.
+ * 2, 4 and 8 KiB ahead measured alike, 512 bytes and 32 KiB worse. A prefetch of a
+ * whole row at its start served short rows as well, but long ones (a whole chunk per
+ * row: 64 KiB) 1.6x worse than the prefetch in the chains.
  *
  * Not VOLK: computing the products with volk_32fc_magnitude_squared_32f and
  * volk_32fc_x2_multiply_conjugate_32fc into a block, then summing them in double per
@@ -106,10 +108,13 @@ typedef struct row_sums {
 
 /* Adds `count` samples (xr, xi, yr, yi) of two polarizations to the products' chains.
  * Blocks of an even count continue the chains exactly as one call over them all. */
-static inline void add_products(row_sums* restrict s, const float* restrict v, int64_t count)
+static inline void
+add_products(row_sums* restrict s, const float* restrict v, int64_t count, bool prefetch)
 {
     int64_t t = 0;
     for (; t + 2 <= count; t += 2, v += 8) {
+        if (prefetch && t % 4 == 0) /* one line per 64 bytes */
+            __builtin_prefetch((const char*)v + PREFETCH_DISTANCE);
         const f64x8 pair = LOAD8(v);
         s->square += pair * pair;
         s->cross += CROSS_TERMS(pair);
@@ -135,10 +140,13 @@ static inline void finish_products(const row_sums* s, double sums[4])
 
 /* Adds `values` floats (a multiple of 2) to the total power's chains. Blocks of a
  * multiple of 8 values continue them exactly as one call over them all. */
-static inline void add_squares(row_sums* restrict s, const float* restrict v, int64_t values)
+static inline void
+add_squares(row_sums* restrict s, const float* restrict v, int64_t values, bool prefetch)
 {
     int64_t i = 0;
     for (; i + 8 <= values; i += 8) {
+        if (prefetch && i % 16 == 0) /* one line per 64 bytes */
+            __builtin_prefetch((const char*)(v + i) + PREFETCH_DISTANCE);
         const f64x8 a = LOAD8(v + i);
         s->square += a * a;
     }
@@ -169,15 +177,16 @@ static inline __attribute__((always_inline)) void sum_row(const blade_detector_m
                                                           const bool half_input,
                                                           int64_t integration,
                                                           int polarizations,
+                                                          const bool prefetch,
                                                           double sums[4])
 {
     const int64_t row_values = integration * 2 * polarizations;
     row_sums s = { { 0 }, { 0 } };
     if (!half_input) {
         if (mode == BLADE_DETECT_I)
-            add_squares(&s, (const float*)row, row_values);
+            add_squares(&s, (const float*)row, row_values, prefetch);
         else
-            add_products(&s, (const float*)row, integration);
+            add_products(&s, (const float*)row, integration, prefetch);
     } else {
         float block[HALF_BLOCK_VALUES];
         const uint16_t* halves = (const uint16_t*)row;
@@ -187,9 +196,9 @@ static inline __attribute__((always_inline)) void sum_row(const blade_detector_m
             prefetch_ahead(halves + begin, count * (int64_t)sizeof(uint16_t));
             blade_halves_to_floats(block, halves + begin, count);
             if (mode == BLADE_DETECT_I)
-                add_squares(&s, block, count);
+                add_squares(&s, block, count, false);
             else
-                add_products(&s, block, count / 4);
+                add_products(&s, block, count / 4, false);
         }
     }
     if (mode == BLADE_DETECT_I)
@@ -449,9 +458,7 @@ detect_float_rows_of(const blade_detector_mode mode,
     if (outputs == 4) {
         for (int64_t i = 0; i < count; i++) {
             row_sums s = { { 0 }, { 0 } };
-            if (prefetch)
-                prefetch_ahead(rows + i * row_values, row_values * (int64_t)sizeof(float));
-            add_products(&s, rows + i * row_values, integration);
+            add_products(&s, rows + i * row_values, integration, prefetch);
             store_four_products(
                 mode, &s, first + i, sign_of_im, previous, accumulator, output, scale);
         }
@@ -459,9 +466,7 @@ detect_float_rows_of(const blade_detector_mode mode,
     }
     for (int64_t i = 0; i < count; i++) {
         double value[4], s[4];
-        if (prefetch)
-            prefetch_ahead(rows + i * row_values, row_values * (int64_t)sizeof(float));
-        sum_row(mode, rows + i * row_values, false, integration, polarizations, s);
+        sum_row(mode, rows + i * row_values, false, integration, polarizations, prefetch, s);
         products_to_values(mode, s, sign_of_im, value);
         store_row(outputs, first + i, value, previous, accumulator, output, scale);
     }
@@ -518,8 +523,13 @@ static inline __attribute__((always_inline)) void detect_rows_of(const blade_det
     } else {
         for (int64_t r = first; r < end; r++) {
             double value[4], s[4];
-            sum_row(
-                mode, (const uint16_t*)input + r * row_values, true, integration, polarizations, s);
+            sum_row(mode,
+                    (const uint16_t*)input + r * row_values,
+                    true,
+                    integration,
+                    polarizations,
+                    true,
+                    s);
             products_to_values(mode, s, sign_of_im, value);
             store_row(outputs, r, value, previous, accumulator, output, scale);
         }
