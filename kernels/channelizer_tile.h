@@ -363,6 +363,31 @@ BLADE_TILE_FN float2 input_value(const params& p, const origin& o, int pol, int6
     }
 }
 
+/* Loads in flight per thread in the shared tile's load (two batches of its 16 values:
+ * all 16 at once spilled registers in the FFT passes). */
+constexpr int kLoadBatch = kPerThread / 2;
+
+/* v[q] = sample (e >> log2pb, e & pb_mask) of a tile starting at `base`, for the
+ * values e = first + q * kThreads below `values`, every load issued before any is
+ * used. */
+template <bool HALF>
+BLADE_TILE_FN void load_run(const void* input,
+                            int64_t base,
+                            int first,
+                            int values,
+                            int pb_mask,
+                            int log2pb,
+                            int log2P,
+                            float2 (&v)[kLoadBatch])
+{
+    BLADE_UNROLL
+    for (int q = 0; q < kLoadBatch; q++) {
+        const int e = first + q * kThreads;
+        if (e < values)
+            v[q] = load_sample(input, HALF, base + (((e >> log2pb) << log2P) + (e & pb_mask)));
+    }
+}
+
 /* Step 1, for one thread: values e = thread, thread + kThreads, ... of the tile, in
  * global order (t, p). */
 template <int LOG2N, bool FILTER>
@@ -372,14 +397,39 @@ BLADE_TILE_FN void load(const params& p, const origin& o, float2* smem, int thre
     constexpr int RS = row_stride(N);
     const int values = 1 << (p.log2pb + p.log2sb + LOG2N);
     const int pb_mask = (1 << p.log2pb) - 1;
-    for (int e = thread; e < values; e += kThreads) {
-        const int pl = e & pb_mask;
-        const int tl = e >> p.log2pb;
-        const int n = tl & (N - 1);
-        const int sl = tl >> LOG2N;
-        const int64_t t = (o.s0 << LOG2N) + tl;
-        smem[((pl << p.log2sb) + sl) * RS + pad(n)] =
-            input_value<LOG2N, FILTER>(p, o, o.p0 + pl, t, n);
+    if constexpr (!FILTER) {
+        /* All of a thread's loads first, then the stores to shared memory: with a
+         * loop of unknown length the compiler kept four loads in flight per thread,
+         * 32 KB per SM, too few to cover the memory's latency; here eight. Offsets
+         * from the tile's first sample fit 32 bits. */
+        const int64_t base = ((o.row * p.T + (o.s0 << LOG2N)) << p.log2P) + o.p0;
+        BLADE_UNROLL
+        for (int half = 0; half < 2; half++) {
+            float2 v[kLoadBatch];
+            const int first = thread + half * kLoadBatch * kThreads;
+            if (p.input_half)
+                load_run<true>(p.input, base, first, values, pb_mask, p.log2pb, p.log2P, v);
+            else
+                load_run<false>(p.input, base, first, values, pb_mask, p.log2pb, p.log2P, v);
+            BLADE_UNROLL
+            for (int q = 0; q < kLoadBatch; q++) {
+                const int e = first + q * kThreads;
+                if (e < values) {
+                    const int pl = e & pb_mask, tl = e >> p.log2pb;
+                    smem[((pl << p.log2sb) + (tl >> LOG2N)) * RS + pad(tl & (N - 1))] = v[q];
+                }
+            }
+        }
+    } else {
+        for (int e = thread; e < values; e += kThreads) {
+            const int pl = e & pb_mask;
+            const int tl = e >> p.log2pb;
+            const int n = tl & (N - 1);
+            const int sl = tl >> LOG2N;
+            const int64_t t = (o.s0 << LOG2N) + tl;
+            smem[((pl << p.log2sb) + sl) * RS + pad(n)] =
+                input_value<LOG2N, FILTER>(p, o, o.p0 + pl, t, n);
+        }
     }
 }
 
