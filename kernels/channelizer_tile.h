@@ -259,6 +259,34 @@ BLADE_TILE_FN void dft(float2* v)
         v[k] = ordered[k];
 }
 
+/* v[r] *= twiddles[r * m] for r = 1 .. 15 (15 m below the table's length): the
+ * twiddles of one radix-16 butterfly from two reads of the table (r = 1 and 4) and
+ * products. The fifteen reads it replaces fall m apart for lanes m apart, each on its
+ * own cache line for the large m of the last passes: they were most of a tile's L1
+ * traffic (about 11 500 wavefronts per 8192-point transform against 5000 for every
+ * shared-memory access). Each product adds about one rounding: the largest error,
+ * measured 3.2e-7 (for every m of N = 512 ... 65536), against 6e-8 for the table. */
+BLADE_TILE_FN void apply_twiddles16(float2* v, const float2* twiddles, int m)
+{
+    const float2 w1 = twiddles[m];
+    const float2 w4 = twiddles[4 * m];
+    const float2 w2 = cmul(w1, w1);
+    const float2 w3 = cmul(w2, w1);
+    v[1] = cmul(v[1], w1);
+    v[2] = cmul(v[2], w2);
+    v[3] = cmul(v[3], w3);
+    float2 w = w4; // w^(4a), a = 1, 2, 3
+    BLADE_UNROLL
+    for (int a = 1; a < 4; a++) {
+        if (a > 1)
+            w = cmul(w, w4);
+        v[4 * a] = cmul(v[4 * a], w);
+        v[4 * a + 1] = cmul(v[4 * a + 1], cmul(w, w1));
+        v[4 * a + 2] = cmul(v[4 * a + 2], cmul(w, w2));
+        v[4 * a + 3] = cmul(v[4 * a + 3], cmul(w, w3));
+    }
+}
+
 /* --- the three steps ---------------------------------------------------------- */
 
 struct origin {
@@ -335,6 +363,31 @@ BLADE_TILE_FN float2 input_value(const params& p, const origin& o, int pol, int6
     }
 }
 
+/* Loads in flight per thread in the shared tile's load (two batches of its 16 values:
+ * all 16 at once spilled registers in the FFT passes). */
+constexpr int kLoadBatch = kPerThread / 2;
+
+/* v[q] = sample (e >> log2pb, e & pb_mask) of a tile starting at `base`, for the
+ * values e = first + q * kThreads below `values`, every load issued before any is
+ * used. */
+template <bool HALF>
+BLADE_TILE_FN void load_run(const void* input,
+                            int64_t base,
+                            int first,
+                            int values,
+                            int pb_mask,
+                            int log2pb,
+                            int log2P,
+                            float2 (&v)[kLoadBatch])
+{
+    BLADE_UNROLL
+    for (int q = 0; q < kLoadBatch; q++) {
+        const int e = first + q * kThreads;
+        if (e < values)
+            v[q] = load_sample(input, HALF, base + (((e >> log2pb) << log2P) + (e & pb_mask)));
+    }
+}
+
 /* Step 1, for one thread: values e = thread, thread + kThreads, ... of the tile, in
  * global order (t, p). */
 template <int LOG2N, bool FILTER>
@@ -344,14 +397,39 @@ BLADE_TILE_FN void load(const params& p, const origin& o, float2* smem, int thre
     constexpr int RS = row_stride(N);
     const int values = 1 << (p.log2pb + p.log2sb + LOG2N);
     const int pb_mask = (1 << p.log2pb) - 1;
-    for (int e = thread; e < values; e += kThreads) {
-        const int pl = e & pb_mask;
-        const int tl = e >> p.log2pb;
-        const int n = tl & (N - 1);
-        const int sl = tl >> LOG2N;
-        const int64_t t = (o.s0 << LOG2N) + tl;
-        smem[((pl << p.log2sb) + sl) * RS + pad(n)] =
-            input_value<LOG2N, FILTER>(p, o, o.p0 + pl, t, n);
+    if constexpr (!FILTER) {
+        /* All of a thread's loads first, then the stores to shared memory: with a
+         * loop of unknown length the compiler kept four loads in flight per thread,
+         * 32 KB per SM, too few to cover the memory's latency; here eight. Offsets
+         * from the tile's first sample fit 32 bits. */
+        const int64_t base = ((o.row * p.T + (o.s0 << LOG2N)) << p.log2P) + o.p0;
+        BLADE_UNROLL
+        for (int half = 0; half < 2; half++) {
+            float2 v[kLoadBatch];
+            const int first = thread + half * kLoadBatch * kThreads;
+            if (p.input_half)
+                load_run<true>(p.input, base, first, values, pb_mask, p.log2pb, p.log2P, v);
+            else
+                load_run<false>(p.input, base, first, values, pb_mask, p.log2pb, p.log2P, v);
+            BLADE_UNROLL
+            for (int q = 0; q < kLoadBatch; q++) {
+                const int e = first + q * kThreads;
+                if (e < values) {
+                    const int pl = e & pb_mask, tl = e >> p.log2pb;
+                    smem[((pl << p.log2sb) + (tl >> LOG2N)) * RS + pad(tl & (N - 1))] = v[q];
+                }
+            }
+        }
+    } else {
+        for (int e = thread; e < values; e += kThreads) {
+            const int pl = e & pb_mask;
+            const int tl = e >> p.log2pb;
+            const int n = tl & (N - 1);
+            const int sl = tl >> LOG2N;
+            const int64_t t = (o.s0 << LOG2N) + tl;
+            smem[((pl << p.log2sb) + sl) * RS + pad(n)] =
+                input_value<LOG2N, FILTER>(p, o, o.p0 + pl, t, n);
+        }
     }
 }
 
@@ -403,10 +481,14 @@ struct radix_pass {
                 v[q * R + r] = in[pad(j + (r << kPerRowLog2))];
             if constexpr (NS > 1) {
                 const int jm = j & (NS - 1);
-                BLADE_UNROLL
-                for (int r = 1; r < R; r++)
-                    v[q * R + r] =
-                        cmul(v[q * R + r], twiddles[(r * jm) << (LOG2N - LOG2NS - LOG2R)]);
+                if constexpr (R == 16) {
+                    apply_twiddles16(v + q * R, twiddles, jm << (LOG2N - LOG2NS - LOG2R));
+                } else {
+                    BLADE_UNROLL
+                    for (int r = 1; r < R; r++)
+                        v[q * R + r] =
+                            cmul(v[q * R + r], twiddles[(r * jm) << (LOG2N - LOG2NS - LOG2R)]);
+                }
             }
             dft<LOG2R>(v + q * R);
         });
@@ -589,9 +671,7 @@ BLADE_TILE_FN void last_butterfly(const float2* in, const float2* twiddles, int 
     BLADE_UNROLL
     for (int r = 0; r < 16; r++)
         v[r] = in[pad(j + (r << LOG2NS))];
-    BLADE_UNROLL
-    for (int r = 1; r < 16; r++)
-        v[r] = cmul(v[r], twiddles[r * j]);
+    apply_twiddles16(v, twiddles, j);
     dft<4>(v);
 }
 
