@@ -13,11 +13,10 @@
  * memory-bandwidth limit is a device-to-device copy timed in the same run (bytes
  * read + bytes written), the compute limit the GPU's nominal FP32 peak. On the CPU
  * both are measured in the same run with the threads the modules use (--threads,
- * default every core): the better of a STREAM copy and triad, read-only,
- * write-only and widening passes, and
- * an FMA loop (cpu_limits.c). A CPU case that reads more than it writes (or writes
- * more than it reads) is held to the rate at its own mix, interpolated between the
- * passes whose mixes surround it (rate_at_mix).
+ * default every core): the better of a STREAM copy and triad, read-only, write-only
+ * and widening passes, and an FMA loop (cpu_limits.c). A CPU case that reads more
+ * than it writes (or writes more than it reads) is held to the rate at its own mix,
+ * interpolated between the passes whose mixes surround it (rate_at_mix).
  *
  * Where OpenBLAS picked kernels narrower than the CPU as the program loaded, it starts
  * again once with OPENBLAS_CORETYPE set (blade_cpu_blas_better_core), so that the CPU
@@ -440,8 +439,7 @@ int main(int argc, char** argv)
     if (device.kind == BLADE_DEVICE_CPU) {
         printf("%d thread(s); memory bound (read + write): %.1f GB/s (STREAM copy %.1f, triad "
                "%.1f), reads alone %.1f, writes alone %.1f, 1:4 widening %.1f; FP32 peak: %.1f "
-               "GFLOP/s (%s FMA loop); "
-               "BLAS: %s\n",
+               "GFLOP/s (%s FMA loop); BLAS: %s\n",
                cpu.threads,
                bandwidth / 1e9,
                cpu.copy / 1e9,
@@ -454,8 +452,7 @@ int main(int argc, char** argv)
                blade_cpu_blas());
         printf("median of %d runs after warm-up, each from emptied caches; a memory-bound case's "
                "fraction is of the better of the bounds measured right before and after it (the "
-               "rate at "
-               "its mix of reads and writes)\n\n",
+               "rate at its mix of reads and writes)\n\n",
                runs);
     } else {
         printf("copy bandwidth (read + write): %.1f GB/s", bandwidth / 1e9);

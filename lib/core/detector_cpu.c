@@ -35,6 +35,7 @@
  */
 #include "cpu_half.h"
 #include "cpu_simd.h"
+#include "cpu_stream.h"
 #include "cpu_threads_internal.h"
 #include "detector_backend.h"
 
@@ -48,16 +49,13 @@
 /* Below this many samples threads cost more than they save. */
 #define PARALLEL_THRESHOLD (1 << 16)
 
-/* How far ahead of the row being summed its input is prefetched (see above). */
+/* How far ahead of the values being summed the input is prefetched (see above). */
 #define PREFETCH_DISTANCE 4096
 
-/* Asks for the cache lines `bytes` from `at`, PREFETCH_DISTANCE further on. A
- * prefetch never faults, so the lines past the end of the input are harmless. */
+/* Asks for the cache lines `bytes` from `at`, PREFETCH_DISTANCE further on. */
 static inline void prefetch_ahead(const void* at, int64_t bytes)
 {
-    const char* ahead = (const char*)at + PREFETCH_DISTANCE;
-    for (int64_t b = 0; b < bytes; b += 64)
-        __builtin_prefetch(ahead + b);
+    blade_prefetch((const char*)at + PREFETCH_DISTANCE, bytes);
 }
 
 /* Eight doubles: one AVX-512 register, two AVX or four SSE2 ones (GCC and Clang vector

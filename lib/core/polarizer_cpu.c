@@ -71,9 +71,7 @@ polarize_streamed_range(const void* input_data, void* output_data, int64_t begin
     float block[4 * STREAM_BLOCK_PAIRS];
     for (int64_t i = begin; i < end; i += STREAM_BLOCK_PAIRS) {
         const int64_t pairs = end - i < STREAM_BLOCK_PAIRS ? end - i : STREAM_BLOCK_PAIRS;
-        const char* ahead = (const char*)(input + 4 * (i + STREAM_BLOCK_PAIRS));
-        for (int64_t b = 0; b < pairs * 16; b += 64)
-            __builtin_prefetch(ahead + b);
+        blade_prefetch(input + 4 * (i + STREAM_BLOCK_PAIRS), pairs * 4 * (int64_t)sizeof(float));
         polarize_range(input + 4 * i, block, 0, pairs);
         blade_stream_copy_unfenced(output + 4 * i, block, (size_t)pairs * 4 * sizeof(float));
     }
