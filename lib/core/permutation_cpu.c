@@ -5,12 +5,12 @@
  * TILED is a transpose in blocks of about 16 x 16 elements (TILE_SIDE below): one
  * block of the input stays in cache while the output is written in contiguous runs
  * along b, so each input cache line is loaded once. ROWS copies whole rows with
- * memcpy. Blocks and rows are split across OpenMP threads; every
- * output byte is written by exactly one thread, so the result does not depend on
- * the thread count. Outputs of 64 MiB and more are written with streaming stores
+ * memcpy. Blocks and rows are split across OpenMP threads; every output byte is
+ * written by exactly one thread, so the result does not depend on the thread count.
+ * Outputs of 64 MiB and more (TILED: 16 MiB, below) are written with streaming stores
  * (cpu_stream.h: no read of each output line before it is written): whole rows by
- * blade_stream_copy, TILED's runs of 8- and 16-byte elements (cf32 and pairs of
- * it, the layouts the pipelines permute) 16 bytes at a time.
+ * blade_stream_copy, TILED's runs of 8- and 16-byte elements (cf32 and pairs of it,
+ * the layouts the pipelines permute) 16 bytes at a time.
  */
 #include "cpu_stream.h"
 #include "cpu_threads_internal.h"
@@ -105,11 +105,21 @@ gather_run_streamed(char* to, const char* from, int64_t count, int64_t stride, i
 #endif
 }
 
+/* TILED streams from a quarter of the other passes' size (cpu_stream.h): its output
+ * lines are written a run at a time, one per row of the output, so the reads for
+ * ownership that ordinary stores need are misses scattered over thousands of rows,
+ * which no prefetcher follows. On the CI machine, 3 alternating rounds, [2, 192, 8192,
+ * 2] cf32 (50 MB) streamed against not, GB/s: -> ATPF 10-14 -> 22-25 (1 thread), 15-18
+ * -> 41-44 (2); -> ATFP 11-20 -> 29-30, 22-40 -> 50-56; -> AFPT 18-21 -> 18-25, 28-33 ->
+ * 41-45. Below 16 MiB an output may still be in cache for the next stage to read. */
+#define TILED_STREAM_MIN_BYTES ((int64_t)16 << 20)
+
 /* Whether TILED writes its runs with gather_run_streamed. */
 static bool stream_runs(const blade_permutation_layout* layout, const char* output)
 {
     return (layout->element_bytes == 8 || layout->element_bytes == 16) &&
-           ((uintptr_t)output & 7) == 0 && blade_stream_pays((int64_t)layout->bytes);
+           ((uintptr_t)output & 7) == 0 &&
+           (int64_t)layout->bytes >= blade_stream_min_bytes(TILED_STREAM_MIN_BYTES);
 }
 
 /* TILED: blocks of tile_a x tile_b elements; each output run along b is gathered

@@ -238,9 +238,9 @@ BOOST_AUTO_TEST_CASE(misaligned_pointers_give_the_same_result)
 
 BOOST_AUTO_TEST_CASE(streamed_outputs_give_the_same_result)
 {
-    // Outputs of 64 MiB and more are written with streaming stores (permutation_cpu.c:
-    // whole rows, and TILED's runs of 8- and 16-byte elements); a size of 0 sends every
-    // permutation there. Output pointers 16-byte aligned, 8 past it (an unaligned
+    // Outputs of 64 MiB (transposes: 16 MiB) and more are written with streaming stores
+    // (permutation_cpu.c: whole rows, and TILED's runs of 8- and 16-byte elements); a
+    // size of 0 sends every permutation there. Output pointers 16-byte aligned, 8 past it (an unaligned
     // head before the streamed body) and 4 past it (8-byte elements then take the
     // ordinary path), odd extents (a run's unpaired last element), every type.
     setenv("BLADE_STREAM_MIN_BYTES", "0", 1);
