@@ -14,6 +14,7 @@
  */
 #include "cpu_stream.h"
 #include "cpu_threads_internal.h"
+#include "cpu_transpose.h"
 #include "permutation_backend.h"
 
 #include <string.h>
@@ -146,6 +147,10 @@ static void tiled(const blade_permutation_layout* layout,
     const int64_t tiles_a = (extent_a + tile_a - 1) / tile_a;
     const int64_t tiles_b = (extent_b + tile_b - 1) / tile_b;
     const int64_t tiles = batches * tiles_b * tiles_a;
+    /* Whole blocks of a tile go through registers (cpu_transpose.h) where the output
+     * rows keep 64-byte alignment; the rest element by element. */
+    const int block_side =
+        stream && (out_stride_a * size) % 64 == 0 ? blade_transpose_block_side((int)size) : 0;
 #pragma omp parallel num_threads(blade_cpu_threads()) if (layout->bytes >= PARALLEL_BYTES)
     {
 #pragma omp for schedule(static) nowait
@@ -156,6 +161,18 @@ static void tiled(const blade_permutation_layout* layout,
             batch_offsets(batch, tile / tiles_a / tiles_b, &in_base, &out_base);
             const int64_t a1 = a0 + tile_a < extent_a ? a0 + tile_a : extent_a;
             const int64_t b1 = b0 + tile_b < extent_b ? b0 + tile_b : extent_b;
+            char* first_to = output + (out_base + a0 * out_stride_a + b0) * size;
+            if (block_side > 0 && (a1 - a0) % block_side == 0 && (b1 - b0) % block_side == 0 &&
+                ((uintptr_t)first_to & 63) == 0) {
+                blade_transpose_streamed(first_to,
+                                         out_stride_a * size,
+                                         input + (in_base + a0 + b0 * in_stride_b) * size,
+                                         in_stride_b * size,
+                                         a1 - a0,
+                                         b1 - b0,
+                                         (int)size);
+                continue;
+            }
             for (int64_t i = a0; i < a1; i++) {
                 char* to = output + (out_base + i * out_stride_a + b0) * size;
                 const char* from = input + (in_base + i + b0 * in_stride_b) * size;

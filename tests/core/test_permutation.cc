@@ -59,17 +59,19 @@ std::vector<uint8_t> permute(blade_dtype dtype,
     blade_permutation* plan;
     ok(blade_permutation_create(&plan, &config, &shape, blade_device_cpu()), "create");
     const blade_shape out_shape = blade_permutation_output_shape(plan);
-    // Offsets let a test hand the plan pointers of any alignment.
+    // Offsets let a test hand the plan pointers of any alignment; the output's counts
+    // from a 64-byte boundary (the streamed transposes' alignment).
     std::vector<uint8_t> in_buffer(input.size() + in_offset);
     std::copy(input.begin(), input.end(), in_buffer.begin() + in_offset);
-    std::vector<uint8_t> out_buffer(input.size() + out_offset, 0xA5); // poison
+    std::vector<uint8_t> out_buffer(input.size() + out_offset + 64, 0xA5); // poison
+    const size_t aligned = (64 - reinterpret_cast<uintptr_t>(out_buffer.data()) % 64) % 64;
+    uint8_t* out_data = out_buffer.data() + aligned + out_offset;
     blade_tensor in =
         blade_tensor_make(dtype, &shape, blade_device_cpu(), in_buffer.data() + in_offset);
-    blade_tensor out =
-        blade_tensor_make(dtype, &out_shape, blade_device_cpu(), out_buffer.data() + out_offset);
+    blade_tensor out = blade_tensor_make(dtype, &out_shape, blade_device_cpu(), out_data);
     ok(blade_permutation_process(plan, &in, &out, nullptr), "process");
     blade_permutation_destroy(plan);
-    return std::vector<uint8_t>(out_buffer.begin() + out_offset, out_buffer.end());
+    return std::vector<uint8_t>(out_data, out_data + input.size());
 }
 
 void check_against_reference(blade_dtype dtype,
@@ -240,13 +242,19 @@ BOOST_AUTO_TEST_CASE(streamed_outputs_give_the_same_result)
 {
     // Outputs of 64 MiB (transposes: 16 MiB) and more are written with streaming stores
     // (permutation_cpu.c: whole rows, and TILED's runs of 8- and 16-byte elements); a
-    // size of 0 sends every permutation there. Output pointers 16-byte aligned, 8 past it (an unaligned
-    // head before the streamed body) and 4 past it (8-byte elements then take the
-    // ordinary path), odd extents (a run's unpaired last element), every type.
+    // size of 0 sends every permutation there. Output pointers 64-byte aligned (whole
+    // blocks of a transpose then go through AVX-512 registers, cpu_transpose.h, where
+    // the output rows are multiples of 64 bytes: extents 16, 24 and 40 here, with
+    // tiles of 16 x 16 and ragged edges of 8 and 10), 16 past it (streamed runs), 8 past
+    // it (an unaligned head before the streamed body) and 4 past it (8-byte elements
+    // then take the ordinary path), odd extents (a run's unpaired last element), every
+    // type.
     setenv("BLADE_STREAM_MIN_BYTES", "0", 1);
     uint32_t seed = 500;
-    for (const auto& dims :
-         { std::vector<int64_t>{ 3, 5, 7, 2 }, std::vector<int64_t>{ 2, 67, 131, 2 } }) {
+    for (const auto& dims : { std::vector<int64_t>{ 3, 5, 7, 2 },
+                              std::vector<int64_t>{ 2, 67, 131, 2 },
+                              std::vector<int64_t>{ 2, 16, 24, 2 },
+                              std::vector<int64_t>{ 3, 40, 26, 2 } }) {
         const blade_shape shape = make_shape(dims);
         std::vector<int> axes = { 0, 1, 2, 3 };
         do {
@@ -255,7 +263,7 @@ BOOST_AUTO_TEST_CASE(streamed_outputs_give_the_same_result)
                 const auto input =
                     blade_test::random_elements(dtype, blade_shape_count(&shape), seed++);
                 const auto expected = reference(input, shape, axes, blade_dtype_size(dtype));
-                for (size_t offset : { 0, 8, 4 })
+                for (size_t offset : { 0, 16, 8, 4 })
                     BOOST_TEST((permute(dtype, shape, axes, input, 0, offset) == expected),
                                blade_dtype_name(dtype) << " axes " << axes[0] << axes[1] << axes[2]
                                                        << axes[3] << " output offset " << offset);
