@@ -94,9 +94,9 @@ __global__ void add_slices_kernel(const float2* __restrict__ partial,
 // Workspace bytes of a plan: its slices' partial sums.
 size_t workspace_bytes(const Grid& grid)
 {
-    return grid.slices > 1
-               ? static_cast<size_t>(grid.slices) * static_cast<size_t>(grid.outputs) * sizeof(float2)
-               : 0;
+    return grid.slices > 1 ? static_cast<size_t>(grid.slices) * static_cast<size_t>(grid.outputs) *
+                                 sizeof(float2)
+                           : 0;
 }
 
 } // namespace

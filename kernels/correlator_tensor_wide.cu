@@ -78,8 +78,10 @@ struct WideSide {
 int wide_shared_bytes(blade_dtype in, int64_t pols)
 {
     if (in == BLADE_CI8)
-        return pols == 2 ? WideSide<BLADE_CI8, 2>::kSharedBytes : WideSide<BLADE_CI8, 1>::kSharedBytes;
-    return pols == 2 ? WideSide<BLADE_CF32, 2>::kSharedBytes : WideSide<BLADE_CF32, 1>::kSharedBytes;
+        return pols == 2 ? WideSide<BLADE_CI8, 2>::kSharedBytes
+                         : WideSide<BLADE_CI8, 1>::kSharedBytes;
+    return pols == 2 ? WideSide<BLADE_CF32, 2>::kSharedBytes
+                     : WideSide<BLADE_CF32, 1>::kSharedBytes;
 }
 
 #ifdef BLADE_CP_ASYNC
@@ -297,8 +299,10 @@ int tensor_tile_inputs(const blade_correlator_job& job)
     return kWideTileInputs;
 }
 
-blade_status
-launch_fp16_wide(const blade_correlator_job& job, const Grid& grid, int64_t blocks, cudaStream_t stream)
+blade_status launch_fp16_wide(const blade_correlator_job& job,
+                              const Grid& grid,
+                              int64_t blocks,
+                              cudaStream_t stream)
 {
     const unsigned count = static_cast<unsigned>(blocks);
     const float scale = job.operand_scale;

@@ -65,8 +65,11 @@ std::vector<cf> correlate_on(blade_device device, const job& j, const std::vecto
     device_memory in(device, placed);
     device_memory out(device, out_bytes * static_cast<size_t>(nchunks / steps));
     for (int64_t c = 0; c < nchunks; c++) {
-        blade_tensor a = blade_tensor_make(
-            j.type, &j.shape, device, static_cast<char*>(in.data()) + j.input_offset + c * in_bytes);
+        blade_tensor a =
+            blade_tensor_make(j.type,
+                              &j.shape,
+                              device,
+                              static_cast<char*>(in.data()) + j.input_offset + c * in_bytes);
         blade_tensor b =
             blade_tensor_make(BLADE_CF32,
                               &out_shape,
