@@ -2,7 +2,7 @@
 //
 // Correlator dispatcher: how many time slices a chunk's windows are cut into (enough
 // thread blocks to fill the GPU, no more), the workspace those slices need, the
-// launch of the fp32 or tensor-core kernel, and the kernel that adds the slices in a
+// launch of the fp32 or one of the two tensor-core kernels (64- or 128-input tiles), and the kernel that adds the slices in a
 // fixed order. See correlator_kernels.h for the decomposition.
 
 #include "correlator_kernels.h"
@@ -18,18 +18,19 @@ constexpr int kReduceThreads = 256;
 // SM hide each other's loads, and a tail of partly filled waves costs little then.
 constexpr int kBlocksPerMultiprocessor = 8;
 
-int64_t tiles_per_side(const blade_correlator_job& job)
+// `tile_inputs`: the tensor-core kernel's tile side in inputs (path fp16 only).
+int64_t tiles_per_side(const blade_correlator_job& job, int tile_inputs)
 {
     if (job.path == BLADE_CORRELATOR_FP16) {
         const int64_t inputs = job.antennas * job.pols;
-        return (inputs + kTensorTileInputs - 1) / kTensorTileInputs;
+        return (inputs + tile_inputs - 1) / tile_inputs;
     }
     const int64_t side = fp32_tile_antennas(job.antennas);
     return (job.antennas + side - 1) / side;
 }
 
 // The grid without pointers: tiles, slices, and the output count.
-Grid plan_grid(const blade_correlator_job& job)
+Grid plan_grid(const blade_correlator_job& job, int tile_inputs)
 {
     Grid grid{};
     grid.antennas = static_cast<int>(job.antennas);
@@ -40,7 +41,7 @@ Grid plan_grid(const blade_correlator_job& job)
     grid.windows = job.windows;
     grid.fc = job.channel_integration;
     grid.groups = job.channels / job.channel_integration;
-    grid.tiles_per_side = static_cast<int>(tiles_per_side(job));
+    grid.tiles_per_side = static_cast<int>(tiles_per_side(job, tile_inputs));
     grid.tiles = static_cast<int64_t>(grid.tiles_per_side) * (grid.tiles_per_side + 1) / 2;
     grid.outputs =
         blade_correlator_baselines(job.antennas) * grid.groups * grid.windows * job.pols * job.pols;
@@ -90,17 +91,27 @@ __global__ void add_slices_kernel(const float2* __restrict__ partial,
     }
 }
 
+// Workspace bytes of a plan: its slices' partial sums.
+size_t workspace_bytes(const Grid& grid)
+{
+    return grid.slices > 1 ? static_cast<size_t>(grid.slices) * static_cast<size_t>(grid.outputs) *
+                                 sizeof(float2)
+                           : 0;
+}
+
 } // namespace
 } // namespace correlator_cuda
 
 using namespace correlator_cuda;
 
+// Path fp16 plans for the narrow tile too: a chunk whose input is not 16-byte aligned
+// runs the 64-input kernel whatever the shapes allow.
 extern "C" size_t blade_cuda_correlator_workspace(const blade_correlator_job* job)
 {
-    const Grid grid = plan_grid(*job);
-    return grid.slices > 1 ? static_cast<size_t>(grid.slices) * static_cast<size_t>(grid.outputs) *
-                                 sizeof(float2)
-                           : 0;
+    if (job->path != BLADE_CORRELATOR_FP16)
+        return workspace_bytes(plan_grid(*job, 0));
+    return std::max(workspace_bytes(plan_grid(*job, tensor_tile_inputs(*job))),
+                    workspace_bytes(plan_grid(*job, kTensorTileInputs)));
 }
 
 extern "C" blade_status blade_cuda_correlate(const blade_correlator_job* job,
@@ -116,7 +127,10 @@ extern "C" blade_status blade_cuda_correlate(const blade_correlator_job* job,
             BLADE_ERROR_INVALID_ARGUMENT,
             "correlator: CUDA tensors must be aligned to their elements (cudaMalloc memory "
             "and gr-blade items are)");
-    Grid grid = plan_grid(*job);
+    int tile_inputs = job->path == BLADE_CORRELATOR_FP16 ? tensor_tile_inputs(*job) : 0;
+    if (tile_inputs == kWideTileInputs && reinterpret_cast<uintptr_t>(job->input) % 16 != 0)
+        tile_inputs = kTensorTileInputs;
+    Grid grid = plan_grid(*job, tile_inputs);
     grid.input = job->input;
     grid.previous = reinterpret_cast<const float2*>(previous);
     grid.destination = reinterpret_cast<float2*>(destination);
@@ -139,7 +153,9 @@ extern "C" blade_status blade_cuda_correlate(const blade_correlator_job* job,
             "correlator: %lld thread blocks exceed the CUDA grid limit; integrate longer "
             "or correlate fewer channels per chunk",
             static_cast<long long>(blocks));
-    if (job->path == BLADE_CORRELATOR_FP16)
+    if (tile_inputs == kWideTileInputs)
+        BLADE_TRY(launch_fp16_wide(*job, grid, blocks, stream));
+    else if (job->path == BLADE_CORRELATOR_FP16)
         BLADE_TRY(launch_fp16(*job, grid, blocks, stream));
     else
         BLADE_TRY(launch_fp32(*job, grid, blocks, stream));

@@ -118,9 +118,20 @@ blade_status
 launch_fp16(const blade_correlator_job& job, const Grid& grid, int64_t blocks, cudaStream_t stream);
 
 // Antennas per tile side of the fp32 kernel, and inputs (antenna, polarization) per
-// tile side of the tensor-core kernel: they decide the tile counts.
+// tile side of the two tensor-core kernels: they decide the tile counts.
 int fp32_tile_antennas(int64_t antennas);
-constexpr int kTensorTileInputs = 64;
+constexpr int kTensorTileInputs = 64; // correlator_tensor.cu
+constexpr int kWideTileInputs = 128;  // correlator_tensor_wide.cu
+
+// The tensor-core tile of a job's shapes on the current GPU: kWideTileInputs for more
+// than 64 inputs where the wide kernel's copies and shared memory allow, else
+// kTensorTileInputs. The wide kernel also needs a 16-byte aligned input, which the
+// dispatcher checks per chunk.
+int tensor_tile_inputs(const blade_correlator_job& job);
+blade_status launch_fp16_wide(const blade_correlator_job& job,
+                              const Grid& grid,
+                              int64_t blocks,
+                              cudaStream_t stream);
 
 } // namespace correlator_cuda
 

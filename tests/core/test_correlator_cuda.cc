@@ -37,6 +37,7 @@ struct job {
     blade_correlator_path path = BLADE_CORRELATOR_FP32;
     float operand_scale = 1.0f;
     bool lower_sideband = false;
+    size_t input_offset = 0; // bytes before the first chunk in device memory (alignment)
 };
 
 // Correlate `chunks` (concatenated input bytes) with one plan on `device`; returns the
@@ -59,11 +60,16 @@ std::vector<cf> correlate_on(blade_device device, const job& j, const std::vecto
     const int64_t steps = blade_correlator_steps(correlator);
     blade_stream stream = nullptr;
     ok(blade_stream_create(device, &stream), "stream");
-    device_memory in(device, chunks);
+    std::vector<uint8_t> placed(j.input_offset, 0);
+    placed.insert(placed.end(), chunks.begin(), chunks.end());
+    device_memory in(device, placed);
     device_memory out(device, out_bytes * static_cast<size_t>(nchunks / steps));
     for (int64_t c = 0; c < nchunks; c++) {
-        blade_tensor a = blade_tensor_make(
-            j.type, &j.shape, device, static_cast<char*>(in.data()) + c * in_bytes);
+        blade_tensor a =
+            blade_tensor_make(j.type,
+                              &j.shape,
+                              device,
+                              static_cast<char*>(in.data()) + j.input_offset + c * in_bytes);
         blade_tensor b =
             blade_tensor_make(BLADE_CF32,
                               &out_shape,
@@ -323,6 +329,59 @@ BOOST_AUTO_TEST_CASE(ata_node_shape_with_fewer_channels)
         j.integration = 1024;
         check(j, 1, seed++);
     }
+}
+
+BOOST_AUTO_TEST_CASE(large_arrays_on_the_wide_tensor_tile)
+{
+    // More than 64 inputs run the 128-input kernel (correlator_tensor_wide.cu) when a
+    // window's samples are whole 16-byte copies and the input is 16-byte aligned; each
+    // of its variants (cf32 and ci8, P = 1 and 2), with partly filled and diagonal
+    // tiles, time slices, channel and across-chunk integration, a lower sideband and
+    // the operand scale, and the fallbacks to the 64-input kernel (a window of 6 ci8
+    // samples, an input 8 bytes off alignment) must all agree with the CPU.
+    if (!tensor_cores_present())
+        return;
+    uint32_t seed = 700;
+    job j;
+    j.path = BLADE_CORRELATOR_FP16;
+    j.shape = blade_shape_aftp(70, 3, 128, 1); // P = 1: 70 inputs, two tiles a side
+    j.integration = 64;
+    check(j, 1, seed++);
+    j.type = BLADE_CI8;
+    j.shape = blade_shape_aftp(131, 2, 64, 1); // ci8 P = 1: copies of 8 samples
+    j.integration = 64;
+    check(j, 1, seed++);
+    j.shape = blade_shape_aftp(40, 4, 96, 2); // ci8 P = 2: copies of 4 samples
+    j.integration = 32;
+    check(j, 1, seed++);
+    j.integration = 6; // not whole copies: the 64-input kernel
+    check(j, 1, seed++);
+    j.type = BLADE_CF32;
+    j.shape = blade_shape_aftp(48, 8, 128, 2);
+    j.integration = 3 * 128; // across three chunks, two groups
+    j.channel_integration = 4;
+    j.lower_sideband = true;
+    check(j, 6, seed++);
+    j.lower_sideband = false;
+    j.channel_integration = 1;
+    j.shape = blade_shape_aftp(96, 1, 16384, 2); // one block a tile: time slices
+    j.integration = 16384;
+    check(j, 1, seed++);
+    j.shape = blade_shape_aftp(40, 2, 256, 2);
+    j.integration = 256;
+    j.input_offset = 8; // cf32-aligned, not 16-byte aligned: the 64-input kernel
+    check(j, 1, seed++);
+    j.input_offset = 0;
+    j.operand_scale = 1.0f / 64;
+    check(j, 1, seed++, 1e6f);
+    j.operand_scale = 1.0f;
+    j.shape = blade_shape_aftp(64, 4, 4096, 2); // repeatable bits
+    j.integration = 4096;
+    const auto chunks = random_input(j, 1, seed++);
+    const auto first = correlate_on(first_gpu(), j, chunks);
+    const auto second = correlate_on(first_gpu(), j, chunks);
+    BOOST_TEST(std::memcmp(first.data(), second.data(), first.size() * sizeof(cf)) == 0,
+               describe(j));
 }
 
 BOOST_AUTO_TEST_CASE(the_operand_scale_keeps_large_voltages_in_fp16_range)
