@@ -78,19 +78,28 @@ struct StageFetch {
         return kUnits % kThreads == 0 || threadIdx.x + i * kThreads < kUnits;
     }
 
+    // A thread's units share its time (kThreads is a multiple of kStageTimes) and step
+    // kThreads / kStageTimes antennas: one 64-bit index per stage, then a constant
+    // stride per unit (the per-unit index arithmetic had been a fifth of the fp32
+    // kernel's instructions).
+    static_assert(kThreads % kStageTimes == 0, "units of a thread share their time");
+    static constexpr int kAntennaStep = kThreads / kStageTimes;
+
     __device__ __forceinline__ void
     fetch(const Grid& grid, const StageWalk& walk, int64_t s, int first_antenna)
     {
-        const int64_t f = walk.channel(s), t0 = walk.first_time(s);
+        const int64_t f = walk.channel(s), t = walk.first_time(s) + time(0);
+        const int a0 = first_antenna + antenna(0);
+        const int64_t first = ((a0 * grid.channels + f) * grid.times + t) * P;
+        const int64_t stride = kAntennaStep * grid.channels * grid.times * P;
+        const bool in_time = t < walk.end;
 #pragma unroll
         for (int i = 0; i < kPerThread; i++) {
-            const int a = first_antenna + antenna(i);
-            const int64_t t = t0 + time(i);
-            const bool inside = owned(i) && a < grid.antennas && t < walk.end;
-            const int64_t first = ((a * grid.channels + f) * grid.times + t) * P;
+            const bool inside = owned(i) && in_time && a0 + i * kAntennaStep < grid.antennas;
 #pragma unroll
             for (int p = 0; p < P; p++)
-                v[i][p] = inside ? Sample::load(grid.input, first + p) : Sample::zero();
+                v[i][p] =
+                    inside ? Sample::load(grid.input, first + i * stride + p) : Sample::zero();
         }
     }
 };
