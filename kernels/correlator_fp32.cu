@@ -51,8 +51,9 @@ __device__ __forceinline__ void multiply_conjugate_add(float2& acc, float2 x, fl
     acc.y = fmaf(-x.x, y.y, acc.y);
 }
 
+// One 64-bit index per stage where it measured faster (correlator_stage.h).
 template <int kSide, int P, blade_dtype In>
-using Fetch = StageFetch<2 * kSide, P, kSide * kSide, In>;
+using Fetch = StageFetch<2 * kSide, P, kSide * kSide, In, (kSide == 16) == (In == BLADE_CF32)>;
 
 // A thread's fetched units into stage[t][antenna][p]: both polarizations of a unit
 // in one 16-byte store.

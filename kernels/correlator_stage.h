@@ -63,8 +63,8 @@ struct StageWalk {
 
 // The registers of one thread holding its units of a stage of kAntennas antennas
 // (the P samples of one antenna at one time per unit); units past the last antenna
-// or past the slice's end hold zeros.
-template <int kAntennas, int P, int kThreads, blade_dtype In>
+// or past the slice's end hold zeros. kOneIndex: how a unit's index is formed (below).
+template <int kAntennas, int P, int kThreads, blade_dtype In, bool kOneIndex = true>
 struct StageFetch {
     using Sample = StoredSample<In>;
     static constexpr int kUnits = kAntennas * kStageTimes;
@@ -78,19 +78,45 @@ struct StageFetch {
         return kUnits % kThreads == 0 || threadIdx.x + i * kThreads < kUnits;
     }
 
+    // A thread's units share its time (kThreads is a multiple of kStageTimes) and step
+    // kThreads / kStageTimes antennas. kOneIndex: one 64-bit index per stage, then a
+    // constant stride per unit; else each unit's index worked out in full. Measured on
+    // an H100 (alternating, correlator_fp32.cu and correlator_tensor.cu): one index made
+    // the tensor-core kernel at A = 28 1.21x faster (cf32) and the fp32 kernel's cf32
+    // 32-antenna tiles (A = 64 .. 256) 1.13-1.15x, but the fp32 kernel's cf32 16-antenna
+    // tiles (A = 28) and ci8 32-antenna tiles 4-8 % slower: those keep the full index.
+    static_assert(kThreads % kStageTimes == 0, "units of a thread share their time");
+    static constexpr int kAntennaStep = kThreads / kStageTimes;
+
     __device__ __forceinline__ void
     fetch(const Grid& grid, const StageWalk& walk, int64_t s, int first_antenna)
     {
-        const int64_t f = walk.channel(s), t0 = walk.first_time(s);
+        if constexpr (kOneIndex) {
+            const int64_t f = walk.channel(s), t = walk.first_time(s) + time(0);
+            const int a0 = first_antenna + antenna(0);
+            const int64_t first = ((a0 * grid.channels + f) * grid.times + t) * P;
+            const int64_t stride = kAntennaStep * grid.channels * grid.times * P;
+            const bool in_time = t < walk.end;
 #pragma unroll
-        for (int i = 0; i < kPerThread; i++) {
-            const int a = first_antenna + antenna(i);
-            const int64_t t = t0 + time(i);
-            const bool inside = owned(i) && a < grid.antennas && t < walk.end;
-            const int64_t first = ((a * grid.channels + f) * grid.times + t) * P;
+            for (int i = 0; i < kPerThread; i++) {
+                const bool inside = owned(i) && in_time && a0 + i * kAntennaStep < grid.antennas;
 #pragma unroll
-            for (int p = 0; p < P; p++)
-                v[i][p] = inside ? Sample::load(grid.input, first + p) : Sample::zero();
+                for (int p = 0; p < P; p++)
+                    v[i][p] =
+                        inside ? Sample::load(grid.input, first + i * stride + p) : Sample::zero();
+            }
+        } else {
+            const int64_t f = walk.channel(s), t0 = walk.first_time(s);
+#pragma unroll
+            for (int i = 0; i < kPerThread; i++) {
+                const int a = first_antenna + antenna(i);
+                const int64_t t = t0 + time(i);
+                const bool inside = owned(i) && a < grid.antennas && t < walk.end;
+                const int64_t first = ((a * grid.channels + f) * grid.times + t) * P;
+#pragma unroll
+                for (int p = 0; p < P; p++)
+                    v[i][p] = inside ? Sample::load(grid.input, first + p) : Sample::zero();
+            }
         }
     }
 };

@@ -18,22 +18,27 @@
 // 64-input tile; and two further stages are in flight as cp.async copies, which hold
 // no registers (the 128 float accumulators of a thread need most of them).
 //
-// Stages are stored as they are in global memory (an antenna's samples [time][pol],
-// 16-byte copies) in rows padded so that a warp's fragment loads are conflict-free,
-// and converted to fp16 as the fragments are loaded: cf32 times operand_scale rounded
-// to nearest (as the 64-input kernel does, so both give the same operands); ci8 exactly,
-// by placing each byte in the mantissa of 1024 + 128 + x and subtracting 1152 (three
-// integer and half-precision instructions where a conversion instruction would run at
-// a quarter of the rate).
+// Stages are copied as they are in global memory (an antenna's samples [time][pol],
+// 16-byte copies) into one of two raw buffers, then converted once by the whole block
+// into an fp16 stage laid out as the fragments want it ([input][time] half2, rows
+// padded to 144 bytes so that ldmatrix's eight row addresses fall in distinct banks):
+// cf32 times operand_scale rounded to nearest (as the 64-input kernel does, so both
+// give the same operands and the same sums); ci8 exactly, by placing each byte in the
+// mantissa of 1024 + 128 + x and subtracting 1152 (three integer and half-precision
+// instructions where a conversion instruction would run at a quarter of the rate).
+// Fragments then come from ldmatrix.x4, four registers an instruction. (Converting as
+// the fragments were loaded, by every warp that reads an element, issued 8.3
+// instructions per mma on the H100 and kept the tensor pipe 34 % busy.)
 //
 // Warps: 2 along the rows (64 inputs each) x 4 along the columns (32 each): per k-step
-// (8 samples) a warp loads 4 A fragments and 2 x 4 B fragment registers for 32 mma.
+// (8 samples) a warp loads its A fragments with 4 ldmatrix.x4 and its B fragments
+// with 2, and issues 32 mma.
 //
 // Requirements, checked by tensor_tile_inputs() and the dispatcher: a window's samples
 // are whole 16-byte copies (window * P * sample bytes a multiple of 16), the input is
-// 16-byte aligned, and the GPU lends a block the shared memory of three stages
-// (216 KB for cf32; the H100 and H200 lend 227 KB, the A100 164 KB). Otherwise the
-// 64-input kernel runs.
+// 16-byte aligned, and the GPU lends a block the shared memory of two raw stages and
+// the fp16 one (180 KB for cf32; the H100 and H200 lend 227 KB, the A100 164 KB).
+// Otherwise the 64-input kernel runs.
 
 #include "correlator_kernels.h"
 #include "correlator_stage.h"
@@ -45,33 +50,32 @@
 namespace correlator_cuda {
 namespace {
 
-constexpr int kSide = kWideTileInputs; // inputs per tile side
-constexpr int kThreads = 256;          // 8 warps: 2 along rows x 4 along columns
-constexpr int kBuffers = 3;            // stages in shared memory: two in flight, one used
+constexpr int kSide = kWideTileInputs;    // inputs per tile side
+constexpr int kThreads = 256;             // 8 warps: 2 along rows x 4 along columns
+constexpr int kBuffers = 2;               // raw stages: both in flight while the fp16 one is used
+constexpr int kHalfRow = kStageTimes + 4; // half2 words per fp16 row (144 bytes)
+constexpr int kHalfBytes = 2 * kSide * kHalfRow * 4; // the fp16 stage, rows and columns
 
-// One side (rows or columns) of a stage in shared memory: the side's antennas, each
-// a row of kStageTimes * P samples as stored ([time][pol]) plus padding. The padding
-// puts the fragment loads of a warp (inputs g = 0 .. 7 at samples t = 0 .. 3) in
-// distinct banks: for cf32 (8-byte loads, two half-warp wavefronts) rows 8 float2
-// apart modulo 16 at P = 2 (4 at P = 1); for ci8 (2-byte loads, pairs of samples in
-// one word) rows 4 * odd words apart modulo 32.
+// One side (rows or columns) of a raw stage in shared memory: the side's antennas,
+// each a row of kStageTimes * P samples as stored ([time][pol]). The conversion reads
+// it in pairs of samples, consecutive lanes along a row: no padding is needed.
 template <blade_dtype In, int P>
 struct WideSide {
     using Element = typename StoredSample<In>::type;
     static constexpr int kBytes = sizeof(Element);
     static constexpr int kAntennas = kSide / P;
-    static constexpr int kPad = In == BLADE_CF32 && P == 1 ? 4 : 8;
-    static constexpr int kRow = kStageTimes * P + kPad; // elements per antenna row
+    static constexpr int kRow = kStageTimes * P; // elements per antenna row
     static constexpr int kElements = kAntennas * kRow;
     static constexpr int kTimesPerCopy = 16 / (P * kBytes);
     static constexpr int kCopiesPerRow = kStageTimes / kTimesPerCopy;
     static constexpr int kCopiesPerThread = kAntennas * kCopiesPerRow / kThreads;
-    static constexpr int kSharedBytes = kBuffers * 2 * kElements * kBytes;
+    static constexpr int kRawBytes = kBuffers * 2 * kElements * kBytes;
+    static constexpr int kSharedBytes = kRawBytes + kHalfBytes;
+    // Conversion units: two samples (one LDS of 2 x kBytes), (t, X) and (t, Y) at
+    // P = 2, (t, t + 1) at P = 1.
+    static constexpr int kUnitsPerThread = kSide * kStageTimes / 2 / kThreads;
     static_assert(kAntennas * kCopiesPerRow % kThreads == 0, "whole copies per thread");
     static_assert(kRow * kBytes % 16 == 0, "rows keep the 16-byte copies aligned");
-
-    // Element of input n (antenna n / P, polarization n % P) at sample t of the stage.
-    __device__ static int at(int n, int t) { return (n / P) * kRow + t * P + n % P; }
 };
 
 // The shared memory the kernel for (In, P) asks for.
@@ -90,23 +94,65 @@ union HalfBits {
     uint32_t u;
 };
 
-// The operand register of one stored sample.
-__device__ __forceinline__ uint32_t operand(const float2* side, int index, float scale)
+// Two stored samples (one load) as two operand registers: cf32 scaled and rounded to
+// nearest, ci8 exactly.
+__device__ __forceinline__ void to_operands(const float2* pair, float scale, uint32_t (&out)[2])
 {
-    const float2 v = side[index];
-    HalfBits bits;
-    bits.h = __floats2half2_rn(v.x * scale, v.y * scale);
-    return bits.u;
+    const float4 v = *reinterpret_cast<const float4*>(pair);
+    HalfBits first, second;
+    first.h = __floats2half2_rn(v.x * scale, v.y * scale);
+    second.h = __floats2half2_rn(v.z * scale, v.w * scale);
+    out[0] = first.u;
+    out[1] = second.u;
 }
-__device__ __forceinline__ uint32_t operand(const char2* side, int index, float)
+__device__ __forceinline__ void to_operands(const char2* pair, float, uint32_t (&out)[2])
 {
-    const uint32_t raw = *reinterpret_cast<const unsigned short*>(side + index);
+    const uint32_t raw = *reinterpret_cast<const uint32_t*>(pair);
     // Bytes x + 128 (0 .. 255) under the exponent of 1024: halves 1152 + x, exact.
-    HalfBits biased;
-    biased.u = __byte_perm(raw ^ 0x8080u, 0x6464u, 0x4140);
-    HalfBits bits;
-    bits.h = __hsub2(biased.h, __float2half2_rn(1152.0f));
-    return bits.u;
+    const uint32_t biased = raw ^ 0x80808080u;
+    HalfBits low, high;
+    low.u = __byte_perm(biased, 0x6464u, 0x4140);
+    high.u = __byte_perm(biased, 0x6464u, 0x4342);
+    const __half2 bias = __float2half2_rn(1152.0f);
+    low.h = __hsub2(low.h, bias);
+    high.h = __hsub2(high.h, bias);
+    out[0] = low.u;
+    out[1] = high.u;
+}
+
+// Four 8 x 8 matrices of 16-bit values from shared memory, each lane giving one row
+// address (lanes 8q .. 8q + 7: matrix q), each thread receiving in register q the
+// pair of row lane / 4, elements 2 (lane % 4) and 2 (lane % 4) + 1, of matrix q.
+__device__ __forceinline__ void load_matrices(const uint32_t* row, uint32_t (&r)[4])
+{
+    const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(row));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+}
+
+// Converts one side of a raw stage into the fp16 stage: half2 of input n at sample t
+// in half[n * kHalfRow + t].
+template <blade_dtype In, int P>
+__device__ __forceinline__ void
+convert_side(const typename WideSide<In, P>::Element* raw, float scale, uint32_t* half)
+{
+    using S = WideSide<In, P>;
+#pragma unroll
+    for (int i = 0; i < S::kUnitsPerThread; i++) {
+        const int unit = threadIdx.x + i * kThreads;
+        // Consecutive threads: consecutive pairs of one antenna's row.
+        const int antenna = unit / (kStageTimes * P / 2), pair = unit % (kStageTimes * P / 2);
+        uint32_t v[2];
+        to_operands(raw + antenna * S::kRow + 2 * pair, scale, v);
+        if constexpr (P == 2) { // (t, X), (t, Y)
+            half[(2 * antenna) * kHalfRow + pair] = v[0];
+            half[(2 * antenna + 1) * kHalfRow + pair] = v[1];
+        } else { // (t, t + 1) of one input
+            *reinterpret_cast<uint2*>(half + antenna * kHalfRow + 2 * pair) =
+                make_uint2(v[0], v[1]);
+        }
+    }
 }
 
 // (re, im) -> (-im, re): the J operand from the R operand.
@@ -173,8 +219,19 @@ __global__ void __launch_bounds__(kThreads, 1) correlate_wide_kernel(Grid grid, 
             for (int r = 0; r < 4; r++)
                 re[m][n][r] = im[m][n][r] = 0.0f;
 
+    // The fp16 stage, and each lane's row address for ldmatrix: lanes 8q .. 8q + 7
+    // give rows of matrix q. A (16 rows x 8 samples): q = 0 .. 3 are rows 0-7 and
+    // 8-15 of samples 0-3, then of samples 4-7 (registers a0 .. a3 of mma). B (two
+    // 8-column fragments): columns 0-7 of samples 0-3 and 4-7, then columns 8-15.
+    uint32_t* half_rows = reinterpret_cast<uint32_t*>(shared_memory + S::kRawBytes);
+    uint32_t* half_columns = half_rows + kSide * kHalfRow;
+    const int q = lane / 8, r8 = lane % 8;
+    const uint32_t* a_lane = half_rows + (warp_row + (q & 1) * 8 + r8) * kHalfRow + (q >> 1) * 4;
+    const uint32_t* b_lane = (diagonal ? half_rows : half_columns) +
+                             (warp_column + (q >> 1) * 8 + r8) * kHalfRow + (q & 1) * 4;
+
     const StageWalk walk(grid, work);
-    // Stage s goes to buffer s % kBuffers: rows, then (off the diagonal) columns.
+    // Raw stage s goes to buffer s % 2: rows, then (off the diagonal) columns.
     auto issue = [&](int64_t s, int buffer) {
         if (s < walk.count) {
             Element* rows = buffers + buffer * 2 * S::kElements;
@@ -189,27 +246,31 @@ __global__ void __launch_bounds__(kThreads, 1) correlate_wide_kernel(Grid grid, 
     issue(1, 1);
     int buffer = 0;
     for (int64_t s = 0; s < walk.count; s++) {
-        cp_async_wait<kBuffers - 2>(); // this thread's copies of stage s have landed
-        __syncthreads();               // everyone's have, and stage s - 1 is done with
-        issue(s + 2, buffer == 0 ? kBuffers - 1 : buffer - 1);
-        const Element* rows = buffers + buffer * 2 * S::kElements;
-        const Element* columns = diagonal ? rows : rows + S::kElements;
+        cp_async_wait<1>(); // this thread's copies of stage s have landed (s + 1 may not)
+        __syncthreads();    // everyone's have, and the fp16 stage s - 1 is done with
+        const Element* raw = buffers + buffer * 2 * S::kElements;
+        convert_side<In, P>(raw, scale, half_rows);
+        if (!diagonal)
+            convert_side<In, P>(raw + S::kElements, scale, half_columns);
+        __syncthreads(); // the fp16 stage is whole, and raw buffer s % 2 is free
+        issue(s + 2, buffer);
 #pragma unroll
         for (int k = 0; k < kStageTimes; k += 8) {
             uint32_t a[4][4], b[4][2], j[4][2];
 #pragma unroll
-            for (int m = 0; m < 4; m++) {
-                const int row = warp_row + 16 * m + g;
-                a[m][0] = operand(rows, S::at(row, k + t), scale);
-                a[m][1] = operand(rows, S::at(row + 8, k + t), scale);
-                a[m][2] = operand(rows, S::at(row, k + t + 4), scale);
-                a[m][3] = operand(rows, S::at(row + 8, k + t + 4), scale);
+            for (int m = 0; m < 4; m++)
+                load_matrices(a_lane + 16 * m * kHalfRow + k, a[m]);
+#pragma unroll
+            for (int pair = 0; pair < 2; pair++) {
+                uint32_t r[4];
+                load_matrices(b_lane + 16 * pair * kHalfRow + k, r);
+                b[2 * pair][0] = r[0];
+                b[2 * pair][1] = r[1];
+                b[2 * pair + 1][0] = r[2];
+                b[2 * pair + 1][1] = r[3];
             }
 #pragma unroll
             for (int n = 0; n < 4; n++) {
-                const int column = warp_column + 8 * n + g;
-                b[n][0] = operand(columns, S::at(column, k + t), scale);
-                b[n][1] = operand(columns, S::at(column, k + t + 4), scale);
                 j[n][0] = rotate(b[n][0]);
                 j[n][1] = rotate(b[n][1]);
             }
@@ -221,7 +282,7 @@ __global__ void __launch_bounds__(kThreads, 1) correlate_wide_kernel(Grid grid, 
                     mma_f16(im[m][n], a[m], j[n]);
                 }
         }
-        buffer = buffer + 1 == kBuffers ? 0 : buffer + 1;
+        buffer ^= 1;
     }
 
     // Accumulator r of fragment (m, n): row g (r < 2) or g + 8, column 2t + (r & 1).
