@@ -20,15 +20,20 @@
 //
 // Stages are copied as they are in global memory (an antenna's samples [time][pol],
 // 16-byte copies) into one of two raw buffers, then converted once by the whole block
-// into an fp16 stage laid out as the fragments want it ([input][time] half2, rows
-// padded to 144 bytes so that ldmatrix's eight row addresses fall in distinct banks):
-// cf32 times operand_scale rounded to nearest (as the 64-input kernel does, so both
-// give the same operands and the same sums); ci8 exactly, by placing each byte in the
-// mantissa of 1024 + 128 + x and subtracting 1152 (three integer and half-precision
-// instructions where a conversion instruction would run at a quarter of the rate).
-// Fragments then come from ldmatrix.x4, four registers an instruction. (Converting as
-// the fragments were loaded, by every warp that reads an element, issued 8.3
-// instructions per mma on the H100 and kept the tensor pipe 34 % busy.)
+// into one of two fp16 stages laid out as the fragments want them ([input][time]
+// half2, rows padded to 144 bytes so that ldmatrix's eight row addresses fall in
+// distinct banks): cf32 times operand_scale rounded to nearest (as the 64-input kernel
+// does, so both give the same operands and the same sums); ci8 exactly, by placing
+// each byte in the mantissa of 1024 + 128 + x and subtracting 1152 (three integer and
+// half-precision instructions where a conversion instruction would run at a quarter
+// of the rate). Fragments then come from ldmatrix.x4, four registers an instruction.
+// Stage s + 1 is converted between the k-steps of stage s, so the tensor pipe keeps
+// working while the block converts, and one barrier a stage suffices.
+//
+// Measured on an H100 (docs/correlator.md): converting as the fragments were loaded,
+// by every warp that read an element, issued 8.3 instructions per mma and kept the
+// tensor pipe 34 % busy; one conversion per stage between two barriers, 6.4
+// instructions per mma and the pipe still 34.6 % busy (no mma while converting).
 //
 // Warps: 2 along the rows (64 inputs each) x 4 along the columns (32 each): per k-step
 // (8 samples) a warp loads its A fragments with 4 ldmatrix.x4 and its B fragments
@@ -37,7 +42,7 @@
 // Requirements, checked by tensor_tile_inputs() and the dispatcher: a window's samples
 // are whole 16-byte copies (window * P * sample bytes a multiple of 16), the input is
 // 16-byte aligned, and the GPU lends a block the shared memory of two raw stages and
-// the fp16 one (180 KB for cf32; the H100 and H200 lend 227 KB, the A100 164 KB).
+// two fp16 ones (216 KB for cf32; the H100 and H200 lend 227 KB, the A100 164 KB).
 // Otherwise the 64-input kernel runs.
 
 #include "correlator_kernels.h"
@@ -54,7 +59,9 @@ constexpr int kSide = kWideTileInputs;    // inputs per tile side
 constexpr int kThreads = 256;             // 8 warps: 2 along rows x 4 along columns
 constexpr int kBuffers = 2;               // raw stages: both in flight while the fp16 one is used
 constexpr int kHalfRow = kStageTimes + 4; // half2 words per fp16 row (144 bytes)
-constexpr int kHalfBytes = 2 * kSide * kHalfRow * 4; // the fp16 stage, rows and columns
+constexpr int kHalfBytes = 2 * kSide * kHalfRow * 4; // one fp16 stage, rows and columns
+constexpr int kHalfStages = 2;          // stage s multiplied while stage s + 1 is converted
+constexpr int kSteps = kStageTimes / 8; // k-steps per stage
 
 // One side (rows or columns) of a raw stage in shared memory: the side's antennas,
 // each a row of kStageTimes * P samples as stored ([time][pol]). The conversion reads
@@ -70,7 +77,7 @@ struct WideSide {
     static constexpr int kCopiesPerRow = kStageTimes / kTimesPerCopy;
     static constexpr int kCopiesPerThread = kAntennas * kCopiesPerRow / kThreads;
     static constexpr int kRawBytes = kBuffers * 2 * kElements * kBytes;
-    static constexpr int kSharedBytes = kRawBytes + kHalfBytes;
+    static constexpr int kSharedBytes = kRawBytes + kHalfStages * kHalfBytes;
     // Conversion units: two samples (one LDS of 2 x kBytes), (t, X) and (t, Y) at
     // P = 2, (t, t + 1) at P = 1.
     static constexpr int kUnitsPerThread = kSide * kStageTimes / 2 / kThreads;
@@ -131,15 +138,17 @@ __device__ __forceinline__ void load_matrices(const uint32_t* row, uint32_t (&r)
                  : "r"(address));
 }
 
-// Converts one side of a raw stage into the fp16 stage: half2 of input n at sample t
-// in half[n * kHalfRow + t].
-template <blade_dtype In, int P>
-__device__ __forceinline__ void
-convert_side(const typename WideSide<In, P>::Element* raw, float scale, uint32_t* half)
+// Converts a thread's units first .. first + kCount - 1 of one side of a raw stage
+// into the fp16 stage: half2 of input n at sample t in half[n * kHalfRow + t].
+template <blade_dtype In, int P, int kCount = WideSide<In, P>::kUnitsPerThread>
+__device__ __forceinline__ void convert_side(const typename WideSide<In, P>::Element* raw,
+                                             float scale,
+                                             uint32_t* half,
+                                             int first = 0)
 {
     using S = WideSide<In, P>;
 #pragma unroll
-    for (int i = 0; i < S::kUnitsPerThread; i++) {
+    for (int i = first; i < first + kCount; i++) {
         const int unit = threadIdx.x + i * kThreads;
         // Consecutive threads: consecutive pairs of one antenna's row.
         const int antenna = unit / (kStageTimes * P / 2), pair = unit % (kStageTimes * P / 2);
@@ -223,12 +232,12 @@ __global__ void __launch_bounds__(kThreads, 1) correlate_wide_kernel(Grid grid, 
     // give rows of matrix q. A (16 rows x 8 samples): q = 0 .. 3 are rows 0-7 and
     // 8-15 of samples 0-3, then of samples 4-7 (registers a0 .. a3 of mma). B (two
     // 8-column fragments): columns 0-7 of samples 0-3 and 4-7, then columns 8-15.
-    uint32_t* half_rows = reinterpret_cast<uint32_t*>(shared_memory + S::kRawBytes);
-    uint32_t* half_columns = half_rows + kSide * kHalfRow;
+    uint32_t* halves = reinterpret_cast<uint32_t*>(shared_memory + S::kRawBytes);
+    constexpr int kHalfWords = kHalfBytes / 4;
     const int q = lane / 8, r8 = lane % 8;
-    const uint32_t* a_lane = half_rows + (warp_row + (q & 1) * 8 + r8) * kHalfRow + (q >> 1) * 4;
-    const uint32_t* b_lane = (diagonal ? half_rows : half_columns) +
-                             (warp_column + (q >> 1) * 8 + r8) * kHalfRow + (q & 1) * 4;
+    const int a_lane = (warp_row + (q & 1) * 8 + r8) * kHalfRow + (q >> 1) * 4;
+    const int b_lane = (diagonal ? 0 : kSide * kHalfRow) +
+                       (warp_column + (q >> 1) * 8 + r8) * kHalfRow + (q & 1) * 4;
 
     const StageWalk walk(grid, work);
     // Raw stage s goes to buffer s % 2: rows, then (off the diagonal) columns.
@@ -240,30 +249,39 @@ __global__ void __launch_bounds__(kThreads, 1) correlate_wide_kernel(Grid grid, 
             if (!diagonal)
                 fetch_side<In, P>(grid, f, t0, walk.end, first_column / P, rows + S::kElements);
         }
-        cp_async_commit(); // empty groups too: the wait below counts groups
+        cp_async_commit(); // empty groups too: the waits below count groups
     };
+    // Raw stage s in raw buffer s % 2, fp16 stage s in fp16 buffer s % 2. Before the
+    // loop: stage 0 converted, stage 1 landed, stage 2 in flight.
     issue(0, 0);
     issue(1, 1);
+    cp_async_wait<1>();
+    __syncthreads();
+    convert_side<In, P>(buffers, scale, halves);
+    if (!diagonal)
+        convert_side<In, P>(buffers + S::kElements, scale, halves + kSide * kHalfRow);
+    cp_async_wait<0>();
+    __syncthreads();
+    issue(2, 0);
     int buffer = 0;
     for (int64_t s = 0; s < walk.count; s++) {
-        cp_async_wait<1>(); // this thread's copies of stage s have landed (s + 1 may not)
-        __syncthreads();    // everyone's have, and the fp16 stage s - 1 is done with
-        const Element* raw = buffers + buffer * 2 * S::kElements;
-        convert_side<In, P>(raw, scale, half_rows);
-        if (!diagonal)
-            convert_side<In, P>(raw + S::kElements, scale, half_columns);
-        __syncthreads(); // the fp16 stage is whole, and raw buffer s % 2 is free
-        issue(s + 2, buffer);
+        // Multiply fp16 stage s; between its k-steps convert raw stage s + 1 (stale
+        // data after the last stage: converted, never used), a quarter per k-step, so
+        // that the tensor pipe is not idle while the block converts.
+        const uint32_t* half = halves + buffer * kHalfWords;
+        const Element* next_raw = buffers + (buffer ^ 1) * 2 * S::kElements;
+        uint32_t* next_half = halves + (buffer ^ 1) * kHalfWords;
 #pragma unroll
-        for (int k = 0; k < kStageTimes; k += 8) {
+        for (int step = 0; step < kSteps; step++) {
+            const int k = 8 * step;
             uint32_t a[4][4], b[4][2], j[4][2];
 #pragma unroll
             for (int m = 0; m < 4; m++)
-                load_matrices(a_lane + 16 * m * kHalfRow + k, a[m]);
+                load_matrices(half + a_lane + 16 * m * kHalfRow + k, a[m]);
 #pragma unroll
             for (int pair = 0; pair < 2; pair++) {
                 uint32_t r[4];
-                load_matrices(b_lane + 16 * pair * kHalfRow + k, r);
+                load_matrices(half + b_lane + 16 * pair * kHalfRow + k, r);
                 b[2 * pair][0] = r[0];
                 b[2 * pair][1] = r[1];
                 b[2 * pair + 1][0] = r[2];
@@ -274,6 +292,11 @@ __global__ void __launch_bounds__(kThreads, 1) correlate_wide_kernel(Grid grid, 
                 j[n][0] = rotate(b[n][0]);
                 j[n][1] = rotate(b[n][1]);
             }
+            constexpr int kPart = S::kUnitsPerThread / kSteps;
+            convert_side<In, P, kPart>(next_raw, scale, next_half, kPart * step);
+            if (!diagonal)
+                convert_side<In, P, kPart>(
+                    next_raw + S::kElements, scale, next_half + kSide * kHalfRow, kPart * step);
 #pragma unroll
             for (int m = 0; m < 4; m++)
 #pragma unroll
@@ -282,6 +305,9 @@ __global__ void __launch_bounds__(kThreads, 1) correlate_wide_kernel(Grid grid, 
                     mma_f16(im[m][n], a[m], j[n]);
                 }
         }
+        cp_async_wait<0>(); // raw stage s + 2 has landed (this thread's copies)
+        __syncthreads();    // fp16 stage s + 1 is whole, fp16 stage s and raw s + 1 free
+        issue(s + 3, buffer ^ 1);
         buffer ^= 1;
     }
 
