@@ -31,6 +31,7 @@
 // Error (fp16 operands, unit roundoff 2^-11 each): |error| <= (2^-10 + 2^-22) sum |x_i||x_j|
 // from the operands plus the float32 accumulation; ci8 voltages are exact in fp16.
 
+#include "correlator_fragments.h"
 #include "correlator_kernels.h"
 #include "correlator_stage.h"
 #include "cuda_check.h"
@@ -43,10 +44,6 @@ namespace {
 [[maybe_unused]] constexpr int kInputs = kTensorTileInputs; // inputs per tile side
 constexpr int kThreads = 128;                          // 4 warps: 2 along rows x 2 along columns
 [[maybe_unused]] constexpr int kRow = kStageTimes + 4; // half2 words per shared-memory row (padded)
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#define BLADE_CORRELATOR_TENSOR_CORES 1
-#endif
 
 __device__ __forceinline__ __half2 to_half2(char2 v, float scale)
 {
@@ -76,27 +73,6 @@ store_stage(const Fetch<P, In>& fetched, float scale, __half2* stage)
             stage[(antenna * P + p) * kRow + t] = to_half2(fetched.v[i][p], scale);
     }
 }
-
-#ifdef BLADE_CORRELATOR_TENSOR_CORES
-__device__ __forceinline__ uint32_t as_bits(__half2 v) { return *reinterpret_cast<uint32_t*>(&v); }
-
-// (re, im) -> (-im, re): the J operand from the R operand.
-__device__ __forceinline__ uint32_t rotate(uint32_t bits)
-{
-    __half2 v = *reinterpret_cast<__half2*>(&bits);
-    const __half2 r = __halves2half2(__hneg(__high2half(v)), __low2half(v));
-    return as_bits(r);
-}
-
-__device__ __forceinline__ void
-mma_f16(float (&c)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
-{
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-#endif
 
 template <int P, blade_dtype In>
 __global__ void __launch_bounds__(kThreads) correlate_fp16_kernel(Grid grid, float scale)
@@ -171,27 +147,7 @@ __global__ void __launch_bounds__(kThreads) correlate_fp16_kernel(Grid grid, flo
         }
     }
 
-    // Accumulator r of fragment (m, n): row g (r < 2) or g + 8, column 2t + (r & 1).
-#pragma unroll
-    for (int m = 0; m < 2; m++) {
-#pragma unroll
-        for (int n = 0; n < 4; n++) {
-#pragma unroll
-            for (int r = 0; r < 4; r++) {
-                const int row_input = first_row + warp_row + 16 * m + g + (r < 2 ? 0 : 8);
-                const int column_input = first_column + warp_column + 8 * n + 2 * t + (r & 1);
-                const int i = row_input / P, jj = column_input / P;
-                if (i > jj || jj >= grid.antennas)
-                    continue;
-                const int product = (row_input % P) * P + column_input % P;
-                store_sum(grid,
-                          work,
-                          baseline_index(grid.antennas, i, jj),
-                          product,
-                          make_float2(re[m][n][r], im[m][n][r]));
-            }
-        }
-    }
+    store_fragments<2, 4, P>(grid, work, first_row + warp_row, first_column + warp_column, re, im);
 #endif
 }
 
@@ -199,17 +155,7 @@ template <int P, blade_dtype In>
 blade_status launch_one(const Grid& grid, float scale, unsigned blocks, cudaStream_t stream)
 {
     auto kernel = correlate_fp16_kernel<P, In>;
-    // The kernel body exists only in code compiled for sm_80 or newer; a build whose
-    // newest code is older would launch an empty kernel on a newer GPU.
-    cudaFuncAttributes attributes{};
-    BLADE_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
-    if (attributes.ptxVersion < 80)
-        return blade_fail(
-            BLADE_ERROR_UNSUPPORTED,
-            "correlator: this build has no tensor-core code for the GPU (compiled for compute "
-            "capability %d.%d; add 80 or 90 to CMAKE_CUDA_ARCHITECTURES) - use path fp32",
-            attributes.ptxVersion / 10,
-            attributes.ptxVersion % 10);
+    BLADE_TRY(check_tensor_code(kernel));
     kernel<<<blocks, kThreads, 0, stream>>>(grid, scale);
     BLADE_CUDA_CHECK_LAUNCH("correlate_fp16_kernel");
     return BLADE_OK;

@@ -45,6 +45,7 @@
 // two fp16 ones (216 KB for cf32; the H100 and H200 lend 227 KB, the A100 164 KB).
 // Otherwise the 64-input kernel runs.
 
+#include "correlator_fragments.h"
 #include "correlator_kernels.h"
 #include "correlator_stage.h"
 #include "cp_async.h"
@@ -164,21 +165,6 @@ __device__ __forceinline__ void convert_side(const typename WideSide<In, P>::Ele
     }
 }
 
-// (re, im) -> (-im, re): the J operand from the R operand.
-__device__ __forceinline__ uint32_t rotate(uint32_t bits)
-{
-    return __byte_perm(bits, 0, 0x1032) ^ 0x00008000u;
-}
-
-__device__ __forceinline__ void
-mma_f16(float (&c)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
-{
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
 // Copies of one side of stage (channel f, samples from t0) into `side`; antennas past
 // the array and samples past `end` are filled with zeros.
 template <blade_dtype In, int P>
@@ -217,7 +203,6 @@ __global__ void __launch_bounds__(kThreads, 1) correlate_wide_kernel(Grid grid, 
     const int first_row = work.ti * kSide, first_column = work.tj * kSide;
     const bool diagonal = work.ti == work.tj;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int g = lane / 4, t = lane % 4; // fragment row group, thread in group
     const int warp_row = (warp / 4) * 64, warp_column = (warp % 4) * 32;
     float re[4][4][4], im[4][4][4];
 #pragma unroll
@@ -311,27 +296,7 @@ __global__ void __launch_bounds__(kThreads, 1) correlate_wide_kernel(Grid grid, 
         buffer ^= 1;
     }
 
-    // Accumulator r of fragment (m, n): row g (r < 2) or g + 8, column 2t + (r & 1).
-#pragma unroll
-    for (int m = 0; m < 4; m++) {
-#pragma unroll
-        for (int n = 0; n < 4; n++) {
-#pragma unroll
-            for (int r = 0; r < 4; r++) {
-                const int row_input = first_row + warp_row + 16 * m + g + (r < 2 ? 0 : 8);
-                const int column_input = first_column + warp_column + 8 * n + 2 * t + (r & 1);
-                const int i = row_input / P, jj = column_input / P;
-                if (i > jj || jj >= grid.antennas)
-                    continue;
-                const int product = (row_input % P) * P + column_input % P;
-                store_sum(grid,
-                          work,
-                          baseline_index(grid.antennas, i, jj),
-                          product,
-                          make_float2(re[m][n][r], im[m][n][r]));
-            }
-        }
-    }
+    store_fragments<4, 4, P>(grid, work, first_row + warp_row, first_column + warp_column, re, im);
 #endif
 }
 
@@ -339,15 +304,7 @@ template <int P, blade_dtype In>
 blade_status launch_one(const Grid& grid, float scale, unsigned blocks, cudaStream_t stream)
 {
     auto kernel = correlate_wide_kernel<P, In>;
-    cudaFuncAttributes attributes{};
-    BLADE_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
-    if (attributes.ptxVersion < 80)
-        return blade_fail(
-            BLADE_ERROR_UNSUPPORTED,
-            "correlator: this build has no tensor-core code for the GPU (compiled for compute "
-            "capability %d.%d; add 80 or 90 to CMAKE_CUDA_ARCHITECTURES) - use path fp32",
-            attributes.ptxVersion / 10,
-            attributes.ptxVersion % 10);
+    BLADE_TRY(check_tensor_code(kernel));
     const int bytes = WideSide<In, P>::kSharedBytes;
     BLADE_CUDA_TRY(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
