@@ -92,35 +92,59 @@ static inline float source_value(streamed_source kind, const float* a, const int
 
 /* This thread's part [begin, end) of a streamed pass, 64 bytes a store where the CPU
  * has AVX-512, as the library's streamed copies (lib/core/cpu_stream.c; on the CI
- * machine's Xeon one core copied 24 GB/s against 17.5 with 16-byte stores), else 16. */
+ * machine's Xeon one core copied 24 GB/s against 17.5 with 16-byte stores), else 16.
+ * With AVX-512 the part is taken as `runs` interleaved runs, TURN floats (256 bytes of
+ * output) of each in turn, as the library's copies of large blocks are: a core then
+ * keeps as many lines in flight as a transpose does (the permutation's transposes,
+ * reading 4 to 16 rows at once, moved up to 1.12 times a single run's bytes per second
+ * on one core here, and a single-run widening was as slow as the cast itself). */
+#define INTERLEAVED_RUNS 8
+#define TURN 64
 #ifdef HAVE_X86
-__attribute__((target("avx512f"))) static void streamed_pass_avx512(
-    streamed_source kind, float* b, const float* a, const int8_t* d, long long begin, long long end)
+__attribute__((target("avx512f"))) static void streamed_pass_avx512(streamed_source kind,
+                                                                    float* b,
+                                                                    const float* a,
+                                                                    const int8_t* d,
+                                                                    long long begin,
+                                                                    long long end,
+                                                                    int runs)
 {
-    long long i = begin;
-    for (; i < end && ((uintptr_t)(b + i) & 63) != 0; i++)
-        b[i] = source_value(kind, a, d, i);
-    for (; i + 16 <= end; i += 16) {
-        const __m512 v =
-            kind == COPY_FLOATS ? _mm512_loadu_ps(a + i)
-            : kind == WIDEN_BYTES
-                ? _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)(d + i))))
-                : _mm512_set1_ps(FILL_VALUE);
-        _mm512_stream_ps(b + i, v);
-    }
+    long long first = begin;
+    for (; first < end && ((uintptr_t)(b + first) & 63) != 0; first++)
+        b[first] = source_value(kind, a, d, first);
+    /* Each run's length in floats, whole turns. */
+    const long long run = (end - first) / runs / TURN * TURN;
+    for (long long i = 0; i < run; i += TURN)
+        for (int r = 0; r < runs; r++)
+            for (int k = 0; k < TURN; k += 16) {
+                const long long at = first + r * run + i + k;
+                const __m512 v = kind == COPY_FLOATS ? _mm512_loadu_ps(a + at)
+                                 : kind == WIDEN_BYTES
+                                     ? _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
+                                           _mm_loadu_si128((const __m128i*)(d + at))))
+                                     : _mm512_set1_ps(FILL_VALUE);
+                _mm512_stream_ps(b + at, v);
+            }
     _mm_sfence();
-    for (; i < end; i++)
+    for (long long i = first + runs * run; i < end; i++)
         b[i] = source_value(kind, a, d, i);
 }
 #endif
 
-static void streamed_pass(
-    streamed_source kind, float* b, const float* a, const int8_t* d, long long begin, long long end)
+/* `runs` applies where the CPU has AVX-512 (elsewhere one run). */
+static void streamed_pass(streamed_source kind,
+                          float* b,
+                          const float* a,
+                          const int8_t* d,
+                          long long begin,
+                          long long end,
+                          int runs)
 {
     long long i = begin;
+    (void)runs;
 #ifdef HAVE_X86
     if (__builtin_cpu_supports("avx512f")) {
-        streamed_pass_avx512(kind, b, a, d, begin, end);
+        streamed_pass_avx512(kind, b, a, d, begin, end, runs);
         return;
     }
     for (; i < end && ((uintptr_t)(b + i) & 15) != 0; i++)
@@ -147,78 +171,34 @@ static double now(void)
 }
 
 /* Seconds of one streamed pass over all n values, each thread its static part. */
-static double timed_streamed_pass(
-    streamed_source kind, int threads, float* b, const float* a, const int8_t* d, long long n)
+static double timed_streamed_pass(streamed_source kind,
+                                  int threads,
+                                  float* b,
+                                  const float* a,
+                                  const int8_t* d,
+                                  long long n,
+                                  int runs)
 {
     const double start = now();
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (int part = 0; part < threads; part++)
-        streamed_pass(kind, b, a, d, n * part / threads, n * (part + 1) / threads);
+        streamed_pass(kind, b, a, d, n * part / threads, n * (part + 1) / threads, runs);
     return now() - start;
 }
 
-/* A streamed pass (copy, fill or widening) over this thread's part [begin, end) in
- * STREAMS interleaved runs, 256 bytes of output of each run in turn, so that a core
- * keeps as many lines in flight as a transpose does: the permutation's transposes
- * (4 to 16 input rows at once) moved up to 1.12 times the single-run copy's bytes
- * per second on one core here, and the single-run widening pass was as close to the
- * cast's own rate. */
-#define STREAMS 8
-#define STREAM_TURN 64 /* floats */
-#ifdef HAVE_X86
-__attribute__((target("avx512f"))) static void interleaved_pass_avx512(
-    streamed_source kind, float* b, const float* a, const int8_t* d, long long begin, long long end)
-{
-    long long first = begin;
-    while (first < end && ((uintptr_t)(b + first) & 63) != 0) {
-        b[first] = source_value(kind, a, d, first);
-        first++;
-    }
-    /* Each run's length in floats, whole turns. */
-    const long long body = (end - first) / STREAMS / STREAM_TURN * STREAM_TURN;
-    for (long long i = 0; i < body; i += STREAM_TURN)
-        for (int s = 0; s < STREAMS; s++)
-            for (int k = 0; k < STREAM_TURN; k += 16) {
-                const long long at = first + s * body + i + k;
-                const __m512 v = kind == COPY_FLOATS ? _mm512_loadu_ps(a + at)
-                                 : kind == WIDEN_BYTES
-                                     ? _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
-                                           _mm_loadu_si128((const __m128i*)(d + at))))
-                                     : _mm512_set1_ps(FILL_VALUE);
-                _mm512_stream_ps(b + at, v);
-            }
-    _mm_sfence();
-    for (long long i = first + STREAMS * body; i < end; i++)
-        b[i] = source_value(kind, a, d, i);
-}
-#endif
-
-/* Seconds of one interleaved streamed pass over all n values (0 where the CPU has no
- * AVX-512: the bound then rests on the single-run passes). */
-static double timed_interleaved_pass(
-    streamed_source kind, int threads, float* b, const float* a, const int8_t* d, long long n)
-{
-#ifdef HAVE_X86
-    if (!__builtin_cpu_supports("avx512f"))
-        return 0;
-    const double start = now();
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (int part = 0; part < threads; part++)
-        interleaved_pass_avx512(kind, b, a, d, n * part / threads, n * (part + 1) / threads);
-    return now() - start;
-#else
-    (void)kind, (void)threads, (void)b, (void)a, (void)d, (void)n;
-    return 0;
-#endif
-}
-
-/* The faster of a single-run and an interleaved streamed pass, in seconds. */
+/* The faster of a single-run and (with AVX-512) an interleaved streamed pass, in
+ * seconds. */
 static double timed_streamed_passes(
     streamed_source kind, int threads, float* b, const float* a, const int8_t* d, long long n)
 {
-    const double single = timed_streamed_pass(kind, threads, b, a, d, n);
-    const double interleaved = timed_interleaved_pass(kind, threads, b, a, d, n);
-    return interleaved > 0 && interleaved < single ? interleaved : single;
+    const double single = timed_streamed_pass(kind, threads, b, a, d, n, 1);
+#ifdef HAVE_X86
+    if (__builtin_cpu_supports("avx512f")) {
+        const double interleaved = timed_streamed_pass(kind, threads, b, a, d, n, INTERLEAVED_RUNS);
+        return interleaved < single ? interleaved : single;
+    }
+#endif
+    return single;
 }
 
 static int measure_memory(int threads, long long array_bytes, cpu_limits* limits)
