@@ -2,8 +2,9 @@
 //
 // Correlator dispatcher: how many time slices a chunk's windows are cut into (enough
 // thread blocks to fill the GPU, no more), the workspace those slices need, the
-// launch of the fp32 or one of the two tensor-core kernels (64- or 128-input tiles), and the kernel that adds the slices in a
-// fixed order. See correlator_kernels.h for the decomposition.
+// launch of the fp32 or one of the two tensor-core kernels (64- or 128-input tiles),
+// and the kernel that adds the slices in a fixed order. See correlator_kernels.h for
+// the decomposition.
 
 #include "correlator_kernels.h"
 #include "cuda_check.h"

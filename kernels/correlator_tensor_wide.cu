@@ -15,11 +15,12 @@
 // stage in flight, held in registers, two blocks of 4 warps per multiprocessor) more
 // than on their bytes. Here a block of 8 warps computes 128 x 128 inputs: per stage of
 // 32 samples it reads 64 KB of cf32 for 1024 mma, half the bytes per product of the
-// 64-input tile; and two further stages are in flight as cp.async copies, which hold
-// no registers (the 128 float accumulators of a thread need most of them).
+// 64-input tile; and the next stages come as cp.async copies, which hold no registers
+// (the 128 float accumulators of a thread need most of them).
 //
 // Stages are copied as they are in global memory (an antenna's samples [time][pol],
-// 16-byte copies) into one of two raw buffers, then converted once by the whole block
+// 16-byte copies) into one of two raw buffers (stage s + 2 in flight while stage s + 1
+// is converted), then converted once by the whole block
 // into one of two fp16 stages laid out as the fragments want them ([input][time]
 // half2, rows padded to 144 bytes so that ldmatrix's eight row addresses fall in
 // distinct banks): cf32 times operand_scale rounded to nearest (as the 64-input kernel
@@ -58,7 +59,7 @@ namespace {
 
 constexpr int kSide = kWideTileInputs;    // inputs per tile side
 constexpr int kThreads = 256;             // 8 warps: 2 along rows x 4 along columns
-constexpr int kBuffers = 2;               // raw stages: both in flight while the fp16 one is used
+constexpr int kBuffers = 2;               // raw stages: one converted, the next in flight
 constexpr int kHalfRow = kStageTimes + 4; // half2 words per fp16 row (144 bytes)
 constexpr int kHalfBytes = 2 * kSide * kHalfRow * 4; // one fp16 stage, rows and columns
 constexpr int kHalfStages = 2;          // stage s multiplied while stage s + 1 is converted
@@ -313,24 +314,6 @@ blade_status launch_one(const Grid& grid, float scale, unsigned blocks, cudaStre
     return BLADE_OK;
 }
 
-// The opt-in shared memory per block of the current GPU (cached per device).
-int shared_memory_optin()
-{
-    static int cached[64];
-    int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    if (cached[device] == 0 &&
-        cudaDeviceGetAttribute(&cached[device], cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
-            cudaSuccess) {
-        (void)cudaGetLastError();
-        cached[device] = 0;
-    }
-    return cached[device];
-}
-
 } // namespace
 
 int tensor_tile_inputs(const blade_correlator_job& job)
@@ -338,7 +321,7 @@ int tensor_tile_inputs(const blade_correlator_job& job)
     const int64_t sample_bytes = job.input_type == BLADE_CI8 ? 2 : 8;
     const bool whole_copies = job.window * job.pols * sample_bytes % 16 == 0;
     if (job.antennas * job.pols <= kTensorTileInputs || !whole_copies ||
-        shared_memory_optin() < wide_shared_bytes(job.input_type, job.pols))
+        blade_cuda_shared_memory_optin() < wide_shared_bytes(job.input_type, job.pols))
         return kTensorTileInputs;
     return kWideTileInputs;
 }

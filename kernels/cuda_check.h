@@ -42,6 +42,10 @@
 /* Multiprocessors of the current device (cached per device). */
 unsigned blade_cuda_multiprocessors(void);
 
+/* Shared memory a block of the current device may opt in to, in bytes (cached per
+ * device; 0 where it cannot be read). */
+int blade_cuda_shared_memory_optin(void);
+
 /* A grid of at most `limit` blocks of `threads` threads covering `items` items;
  * kernels loop grid-stride over the rest. */
 static inline unsigned blade_grid_size(long long items, int threads, unsigned limit)

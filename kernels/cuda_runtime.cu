@@ -9,23 +9,36 @@
 
 #include <cstring>
 
-unsigned blade_cuda_multiprocessors(void)
+// An attribute of the current device, read once per device into cached[]; `fallback`
+// where the device or the attribute cannot be read (the error is cleared).
+static int cached_attribute(int (&cached)[64], cudaDeviceAttr attribute, int fallback)
 {
-    static unsigned cached[64];
     int device = 0;
     if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64) {
         (void)cudaGetLastError();
-        return 132;
+        return fallback;
     }
     if (cached[device] == 0) {
-        int count = 0;
-        if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+        int value = 0;
+        if (cudaDeviceGetAttribute(&value, attribute, device) != cudaSuccess) {
             (void)cudaGetLastError();
-            count = 132;
+            value = fallback;
         }
-        cached[device] = static_cast<unsigned>(count);
+        cached[device] = value;
     }
     return cached[device];
+}
+
+unsigned blade_cuda_multiprocessors(void)
+{
+    static int cached[64];
+    return static_cast<unsigned>(cached_attribute(cached, cudaDevAttrMultiProcessorCount, 132));
+}
+
+int blade_cuda_shared_memory_optin(void)
+{
+    static int cached[64];
+    return cached_attribute(cached, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0);
 }
 
 extern "C" int blade_cuda_device_count(void)

@@ -68,11 +68,11 @@ widen_avx2(float* to, const void* from, int bits, int64_t n)
 }
 
 /* `bytes` (a multiple of 64) from `in` to `out`, which is aligned to the store's
- * width, with streaming stores; no fence (the caller's). */
-/* Blocks of COPY_RUNS x COPY_TURN bytes and more are copied as COPY_RUNS runs taken
- * in turn, COPY_TURN bytes of each, so that one core keeps more lines in flight than
- * a single run lets its prefetchers: in a test on the CI machine's Xeon (512 MB, one
- * core) a single run streamed 23 GB/s, 4 to 8 runs 27-28. */
+ * width, with streaming stores; no fence (the caller's). The AVX-512 copy takes blocks
+ * of COPY_RUNS x COPY_TURN bytes and more as COPY_RUNS runs in turn, COPY_TURN bytes of
+ * each, so that one core keeps more lines in flight than a single run lets its
+ * prefetchers: in a test on the CI machine's Xeon (512 MB, one core) a single run
+ * streamed 23 GB/s, 4 to 8 runs 27-28. */
 #define COPY_RUNS 8
 #define COPY_TURN 256
 

@@ -192,9 +192,11 @@ static void tiled(const blade_permutation_layout* layout,
 
 /* TILED with input rows of two 8-byte elements (a = 2: cf32 voltages' polarizations
  * going to planes, -> AFPT): each batch's run of pairs split into its two output rows
- * by cpu_pairs.h, eight samples a shuffle; streamed through an L1 block where
- * streaming pays. Element by element (tiles of 2 x 32) this ran at 56-61 % of the
- * copy bound on the CI machine. */
+ * by cpu_pairs.h, eight samples a shuffle. Its two output rows are written in order,
+ * so an ordinary store's read for ownership is one a prefetcher follows: it streams
+ * (through an L1 block) only from the other passes' size, not TILED's 16 MiB.
+ * Element by element (tiles of 2 x 32) this ran at 42-61 % of the copy bound on the
+ * CI machine. */
 #define SPLIT_BLOCK 512 /* pairs: 8 KiB of input, two 4 KiB planes */
 
 static bool splits_pairs(const blade_permutation_layout* layout)
