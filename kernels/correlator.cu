@@ -2,7 +2,8 @@
 //
 // Correlator dispatcher: how many time slices a chunk's windows are cut into (enough
 // thread blocks to fill the GPU, no more), the workspace those slices need, the
-// launch of the fp32 or one of the two tensor-core kernels (64- or 128-input tiles),
+// launch of the fp32 or one of the tensor-core kernels (64- or 128-input tiles, the
+// latter on mma.sync or, on Hopper, wgmma),
 // and the kernel that adds the slices in a fixed order. See correlator_kernels.h for
 // the decomposition.
 
@@ -155,7 +156,8 @@ extern "C" blade_status blade_cuda_correlate(const blade_correlator_job* job,
             "or correlate fewer channels per chunk",
             static_cast<long long>(blocks));
     if (tile_inputs == kWideTileInputs)
-        BLADE_TRY(launch_fp16_wide(*job, grid, blocks, stream));
+        BLADE_TRY(hopper_kernel_runs(*job) ? launch_fp16_hopper(*job, grid, blocks, stream)
+                                           : launch_fp16_wide(*job, grid, blocks, stream));
     else if (job->path == BLADE_CORRELATOR_FP16)
         BLADE_TRY(launch_fp16(*job, grid, blocks, stream));
     else

@@ -133,6 +133,25 @@ blade_status launch_fp16_wide(const blade_correlator_job& job,
                               int64_t blocks,
                               cudaStream_t stream);
 
+// The same 128-input tiles on Hopper's wgmma (correlator_tensor_hopper.cu, built for
+// sm_90a where the build has 90 among its architectures): whether it runs the job's
+// tiles on the current GPU (compute capability 9.0 and its shared memory; not when
+// $BLADE_CORRELATOR_WGMMA is 0, which tests and benchmarks set to compare the two).
+#ifdef BLADE_CORRELATOR_WGMMA
+bool hopper_kernel_runs(const blade_correlator_job& job);
+blade_status launch_fp16_hopper(const blade_correlator_job& job,
+                                const Grid& grid,
+                                int64_t blocks,
+                                cudaStream_t stream);
+#else
+inline bool hopper_kernel_runs(const blade_correlator_job&) { return false; }
+inline blade_status
+launch_fp16_hopper(const blade_correlator_job&, const Grid&, int64_t, cudaStream_t)
+{
+    return BLADE_ERROR_UNSUPPORTED;
+}
+#endif
+
 } // namespace correlator_cuda
 
 #endif

@@ -49,7 +49,7 @@
 #include "correlator_fragments.h"
 #include "correlator_kernels.h"
 #include "correlator_stage.h"
-#include "cp_async.h"
+#include "correlator_wide_copies.h"
 #include "cuda_check.h"
 
 #include <cuda_fp16.h>
@@ -58,33 +58,24 @@ namespace correlator_cuda {
 namespace {
 
 constexpr int kSide = kWideTileInputs;    // inputs per tile side
-constexpr int kThreads = 256;             // 8 warps: 2 along rows x 4 along columns
+constexpr int kThreads = kWideThreads;    // 8 warps: 2 along rows x 4 along columns
 constexpr int kBuffers = 2;               // raw stages: one converted, the next in flight
 constexpr int kHalfRow = kStageTimes + 4; // half2 words per fp16 row (144 bytes)
 constexpr int kHalfBytes = 2 * kSide * kHalfRow * 4; // one fp16 stage, rows and columns
 constexpr int kHalfStages = 2;          // stage s multiplied while stage s + 1 is converted
 constexpr int kSteps = kStageTimes / 8; // k-steps per stage
 
-// One side (rows or columns) of a raw stage in shared memory: the side's antennas,
-// each a row of kStageTimes * P samples as stored ([time][pol]). The conversion reads
-// it in pairs of samples, consecutive lanes along a row: no padding is needed.
+// One side (rows or columns) of a raw stage (correlator_wide_copies.h) and its
+// conversion. The conversion reads it in pairs of samples, consecutive lanes along a
+// row: no padding is needed.
 template <blade_dtype In, int P>
-struct WideSide {
-    using Element = typename StoredSample<In>::type;
-    static constexpr int kBytes = sizeof(Element);
-    static constexpr int kAntennas = kSide / P;
-    static constexpr int kRow = kStageTimes * P; // elements per antenna row
-    static constexpr int kElements = kAntennas * kRow;
-    static constexpr int kTimesPerCopy = 16 / (P * kBytes);
-    static constexpr int kCopiesPerRow = kStageTimes / kTimesPerCopy;
-    static constexpr int kCopiesPerThread = kAntennas * kCopiesPerRow / kThreads;
-    static constexpr int kRawBytes = kBuffers * 2 * kElements * kBytes;
+struct WideSide : RawSide<In, P> {
+    using Raw = RawSide<In, P>;
+    static constexpr int kRawBytes = kBuffers * 2 * Raw::kElements * Raw::kBytes;
     static constexpr int kSharedBytes = kRawBytes + kHalfStages * kHalfBytes;
     // Conversion units: two samples (one LDS of 2 x kBytes), (t, X) and (t, Y) at
     // P = 2, (t, t + 1) at P = 1.
     static constexpr int kUnitsPerThread = kSide * kStageTimes / 2 / kThreads;
-    static_assert(kAntennas * kCopiesPerRow % kThreads == 0, "whole copies per thread");
-    static_assert(kRow * kBytes % 16 == 0, "rows keep the 16-byte copies aligned");
 };
 
 // The shared memory the kernel for (In, P) asks for.
@@ -166,29 +157,6 @@ __device__ __forceinline__ void convert_side(const typename WideSide<In, P>::Ele
     }
 }
 
-// Copies of one side of stage (channel f, samples from t0) into `side`; antennas past
-// the array and samples past `end` are filled with zeros.
-template <blade_dtype In, int P>
-__device__ __forceinline__ void fetch_side(const Grid& grid,
-                                           int64_t f,
-                                           int64_t t0,
-                                           int64_t end,
-                                           int first_antenna,
-                                           typename WideSide<In, P>::Element* side)
-{
-    using S = WideSide<In, P>;
-    const auto* input = static_cast<const typename S::Element*>(grid.input);
-#pragma unroll
-    for (int i = 0; i < S::kCopiesPerThread; i++) {
-        const int copy = threadIdx.x + i * kThreads;
-        const int antenna = copy / S::kCopiesPerRow, piece = copy % S::kCopiesPerRow;
-        const int a = first_antenna + antenna;
-        const int64_t t = t0 + piece * S::kTimesPerCopy;
-        const bool valid = a < grid.antennas && t < end;
-        const auto* from = valid ? input + ((a * grid.channels + f) * grid.times + t) * P : input;
-        cp_async16(side + antenna * S::kRow + piece * S::kTimesPerCopy * P, from, valid);
-    }
-}
 #endif
 
 template <int P, blade_dtype In>

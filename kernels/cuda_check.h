@@ -46,6 +46,10 @@ unsigned blade_cuda_multiprocessors(void);
  * device; 0 where it cannot be read). */
 int blade_cuda_shared_memory_optin(void);
 
+/* Compute capability of the current device as 10 major + minor, 90 for Hopper
+ * (cached per device; 0 where it cannot be read). */
+int blade_cuda_compute_capability(void);
+
 /* A grid of at most `limit` blocks of `threads` threads covering `items` items;
  * kernels loop grid-stride over the rest. */
 static inline unsigned blade_grid_size(long long items, int threads, unsigned limit)

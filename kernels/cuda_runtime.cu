@@ -41,6 +41,14 @@ int blade_cuda_shared_memory_optin(void)
     return cached_attribute(cached, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0);
 }
 
+int blade_cuda_compute_capability(void)
+{
+    static int major[64], minor[64];
+    // A minor version of 0 reads as "not cached" and is read again: harmless.
+    return 10 * cached_attribute(major, cudaDevAttrComputeCapabilityMajor, 0) +
+           cached_attribute(minor, cudaDevAttrComputeCapabilityMinor, 0);
+}
+
 extern "C" int blade_cuda_device_count(void)
 {
     int count = 0;

@@ -22,6 +22,7 @@
 
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 
 using blade_test::device_memory;
 using blade_test::first_gpu;
@@ -331,17 +332,16 @@ BOOST_AUTO_TEST_CASE(ata_node_shape_with_fewer_channels)
     }
 }
 
-BOOST_AUTO_TEST_CASE(large_arrays_on_the_wide_tensor_tile)
+// More than 64 inputs run a 128-input kernel when a window's samples are whole 16-byte
+// copies and the input is 16-byte aligned: on a Hopper GPU the wgmma kernel
+// (correlator_tensor_hopper.cu), elsewhere or with $BLADE_CORRELATOR_WGMMA=0 the
+// mma.sync one (correlator_tensor_wide.cu). Each of their variants (cf32 and ci8, P = 1
+// and 2), with partly filled and diagonal tiles, time slices, channel and across-chunk
+// integration, a lower sideband and the operand scale, and the fallbacks to the
+// 64-input kernel (a window of 6 ci8 samples, an input 8 bytes off alignment) must all
+// agree with the CPU.
+static void check_wide_tiles(uint32_t seed)
 {
-    // More than 64 inputs run the 128-input kernel (correlator_tensor_wide.cu) when a
-    // window's samples are whole 16-byte copies and the input is 16-byte aligned; each
-    // of its variants (cf32 and ci8, P = 1 and 2), with partly filled and diagonal
-    // tiles, time slices, channel and across-chunk integration, a lower sideband and
-    // the operand scale, and the fallbacks to the 64-input kernel (a window of 6 ci8
-    // samples, an input 8 bytes off alignment) must all agree with the CPU.
-    if (!tensor_cores_present())
-        return;
-    uint32_t seed = 700;
     job j;
     j.path = BLADE_CORRELATOR_FP16;
     j.shape = blade_shape_aftp(70, 3, 128, 1); // P = 1: 70 inputs, two tiles a side
@@ -382,6 +382,50 @@ BOOST_AUTO_TEST_CASE(large_arrays_on_the_wide_tensor_tile)
     const auto second = correlate_on(first_gpu(), j, chunks);
     BOOST_TEST(std::memcmp(first.data(), second.data(), first.size() * sizeof(cf)) == 0,
                describe(j));
+}
+
+BOOST_AUTO_TEST_CASE(large_arrays_on_the_wide_tensor_tile)
+{
+    if (!tensor_cores_present())
+        return;
+    check_wide_tiles(700); // the GPU's own choice: wgmma on Hopper
+    setenv("BLADE_CORRELATOR_WGMMA", "0", 1);
+    check_wide_tiles(720); // mma.sync everywhere
+    unsetenv("BLADE_CORRELATOR_WGMMA");
+}
+
+BOOST_AUTO_TEST_CASE(the_wide_tile_over_many_stages_and_channels)
+{
+    // The wgmma kernel keeps three fp16 stages in a ring and one stage's products in
+    // flight while the next stage's are issued. A block walks its channels' stages in
+    // turn, so summing all F channels (F = 3 .. 7) gives each block 3 .. 7 stages or
+    // more, and the ring ends at each of its positions; a window of 300 samples ends
+    // in a partly filled stage. Both kernels.
+    if (!tensor_cores_present())
+        return;
+    struct shape {
+        int64_t channels, times;
+        blade_dtype type;
+    };
+    const shape shapes[] = { { 5, 160, BLADE_CF32 },
+                             { 6, 192, BLADE_CI8 },
+                             { 7, 224, BLADE_CF32 },
+                             { 3, 300, BLADE_CF32 },
+                             { 4, 416, BLADE_CI8 } };
+    for (const char* wgmma : { "1", "0" }) {
+        setenv("BLADE_CORRELATOR_WGMMA", wgmma, 1);
+        uint32_t seed = 740;
+        for (const shape& s : shapes) {
+            job j;
+            j.path = BLADE_CORRELATOR_FP16;
+            j.type = s.type;
+            j.shape = blade_shape_aftp(72, s.channels, s.times, 2);
+            j.integration = s.times;
+            j.channel_integration = s.channels;
+            check(j, 1, seed++);
+        }
+    }
+    unsetenv("BLADE_CORRELATOR_WGMMA");
 }
 
 BOOST_AUTO_TEST_CASE(the_operand_scale_keeps_large_voltages_in_fp16_range)

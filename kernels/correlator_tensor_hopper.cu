@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: MIT
+//
+// The tensor-core correlator for large arrays on Hopper (compute capability 9.0):
+// 128 x 128-input tiles multiplied by the warpgroup mma (wgmma), both operands read
+// by the tensor cores from shared memory. Built for sm_90a only (wgmma exists on no
+// other target); correlator_tensor_wide.cu, on mma.sync, runs everywhere else.
+//
+// The maths is that of correlator_tensor.cu (read its header first): V = X X^H over
+// time for inputs n = (antenna, polarization). Here a stage's k axis is planar rather
+// than interleaved: a stage's fp16 row for input n is the real parts of its 32
+// samples, then their imaginary parts, so that
+//
+//   Re V = Xr Xr^T + Xi Xi^T        Im V = Xi Xr^T - Xr Xi^T
+//
+// are four k16 products each, with the minus sign given to wgmma as its A operand's
+// scale (-1): no rotated copy of an operand is needed, and neither operand passes
+// through registers. The order of samples along a row does not matter to a sum over
+// time as long as rows and columns share it; each 32-bit word holds samples t and
+// t + 16 (t < 16), which lets the conversion read 16 consecutive samples across lanes.
+//
+// Why. The mma.sync kernel (correlator_tensor_wide.cu) on an H100 kept the tensor pipe
+// 38 % busy at 20-26 % of the fp16 dense peak: each mma.sync's operands pass through
+// registers (ldmatrix, 8 instructions per 32 mma) and a warp issues the next only as
+// the last returns. One wgmma m64n128k16 is 64 x 128 x 16 multiply-adds from shared
+// memory, issued asynchronously: a warpgroup issues a stage's 8 of them and goes on to
+// convert the next stage while the tensor cores work.
+//
+// Shared memory (225 KB for cf32, 1 KB of it aligning the rest to 1024 bytes):
+//   * three fp16 stages, each a rows side and a columns side of 128 rows x 128 bytes in
+//     the 128-byte swizzle that wgmma's descriptors name (16-byte chunk c of row n at
+//     chunk c ^ (n % 8), 8-row atoms of 1024 bytes): bank-conflict free for the tensor
+//     cores and for the conversion's stores. Three, so that a stage's wgmma may still
+//     run while the next stage's are issued and the one after is converted;
+//   * two raw stages as copied by cp.async (correlator_wide_copies.h).
+//
+// Per stage s: wgmma on fp16 stage s (8 per warpgroup, committed as one group),
+// convert raw stage s + 1 into fp16 stage s + 1 while they run, wait until only
+// stage s's group is pending (stage s - 1's operands are free), one barrier, copy
+// raw stage s + 3. Each warpgroup (4 warps) owns 64 rows x 128 columns: 64 + 64 float
+// accumulators per thread, laid out as mma.sync's so store_fragments writes them.
+//
+// Requirements: those of correlator_tensor_wide.cu (whole 16-byte copies, a 16-byte
+// aligned input), a GPU of compute capability 9.0 lending a block 225 KB of shared
+// memory (the H100 and H200 lend 227 KB), and a build with 90 among its architectures.
+
+#include "correlator_fragments.h"
+#include "correlator_kernels.h"
+#include "correlator_wide_copies.h"
+#include "cuda_check.h"
+
+#include <cuda_fp16.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL) && defined(BLADE_CP_ASYNC)
+#define BLADE_WGMMA 1
+#endif
+
+namespace correlator_cuda {
+namespace {
+
+constexpr int kSide = kWideTileInputs;           // inputs per tile side
+constexpr int kThreads = kWideThreads;           // 2 warpgroups of 64 rows each
+constexpr int kRowBytes = kStageTimes * 4;       // 32 real halves, then 32 imaginary
+constexpr int kSideBytes = kSide * kRowBytes;    // 16 KB
+constexpr int kStageBytes = 2 * kSideBytes;      // rows side, columns side
+constexpr int kHalfStages = 3;                   // fp16 stages
+constexpr int kAlignment = 1024;                 // one 128-byte swizzle atom
+constexpr int kUnitsPerSide = 1024;              // conversion units (below)
+constexpr int kUnitsPerThread = kUnitsPerSide / kThreads;
+
+template <blade_dtype In, int P>
+struct HopperShared : RawSide<In, P> {
+    using Raw = RawSide<In, P>;
+    static constexpr int kRawBytes = 2 * 2 * Raw::kElements * Raw::kBytes; // 2 buffers x 2 sides
+    static constexpr int kBytes = kAlignment + kHalfStages * kStageBytes + kRawBytes;
+};
+
+int hopper_shared_bytes(blade_dtype in, int64_t pols)
+{
+    if (in == BLADE_CI8)
+        return pols == 2 ? HopperShared<BLADE_CI8, 2>::kBytes : HopperShared<BLADE_CI8, 1>::kBytes;
+    return pols == 2 ? HopperShared<BLADE_CF32, 2>::kBytes : HopperShared<BLADE_CF32, 1>::kBytes;
+}
+
+#ifdef BLADE_WGMMA
+union HalfBits {
+    __half2 h;
+    uint32_t u;
+};
+
+__device__ __forceinline__ uint32_t halves(float low, float high)
+{
+    HalfBits bits;
+    bits.h = __floats2half2_rn(low, high);
+    return bits.u;
+}
+
+// Two loads of a unit, `early` (samples at t) and `late` (at t + 16), each two stored
+// samples: (t, X), (t, Y) at P = 2, (t, t + 1) at P = 1. out: the real word and the
+// imaginary word of the first sample, then of the second, each word (early, late).
+// cf32 is scaled and rounded to nearest as the other tensor kernels do; ci8 is exact:
+// each byte goes to the mantissa of 1024 + 128 + x, and 1152 is subtracted.
+__device__ __forceinline__ void to_planes(const float2* early,
+                                          const float2* late,
+                                          float scale,
+                                          uint32_t (&out)[4])
+{
+    const float4 e = *reinterpret_cast<const float4*>(early);
+    const float4 l = *reinterpret_cast<const float4*>(late);
+    out[0] = halves(e.x * scale, l.x * scale);
+    out[1] = halves(e.y * scale, l.y * scale);
+    out[2] = halves(e.z * scale, l.z * scale);
+    out[3] = halves(e.w * scale, l.w * scale);
+}
+__device__ __forceinline__ void to_planes(const char2* early,
+                                          const char2* late,
+                                          float,
+                                          uint32_t (&out)[4])
+{
+    const uint32_t e = *reinterpret_cast<const uint32_t*>(early) ^ 0x80808080u;
+    const uint32_t l = *reinterpret_cast<const uint32_t*>(late) ^ 0x80808080u;
+    // Bytes of the first sample (re early, re late, im early, im late), then the second.
+    const uint32_t first = __byte_perm(e, l, 0x5140), second = __byte_perm(e, l, 0x7362);
+    const uint32_t words[4] = {__byte_perm(first, 0x6464u, 0x4140),
+                               __byte_perm(first, 0x6464u, 0x4342),
+                               __byte_perm(second, 0x6464u, 0x4140),
+                               __byte_perm(second, 0x6464u, 0x4342)};
+    const __half2 bias = __float2half2_rn(1152.0f);
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        HalfBits bits;
+        bits.u = words[i];
+        bits.h = __hsub2(bits.h, bias);
+        out[i] = bits.u;
+    }
+}
+
+// Word w (0 .. 31: real words, then imaginary) of row n in a swizzled side.
+__device__ __forceinline__ int swizzled(int n, int w)
+{
+    return n * (kRowBytes / 4) + ((((w >> 2) ^ n) & 7) << 2) + (w & 3);
+}
+
+// Converts one side of a raw stage into a side of an fp16 stage. A unit is one
+// antenna's two early and two late samples (P = 2: t and t + 16 of both polarizations;
+// P = 1: t, t + 1, t + 16, t + 17). The lanes of a warp take 16 (P = 2) or 8 (P = 1)
+// consecutive units of each of two or four antennas whose rows differ by 4 modulo 8,
+// so that their stores fall in distinct banks.
+template <blade_dtype In, int P>
+__device__ __forceinline__ void convert_side(const typename RawSide<In, P>::Element* raw,
+                                             float scale,
+                                             uint32_t* side)
+{
+    using Raw = RawSide<In, P>;
+#pragma unroll
+    for (int i = 0; i < kUnitsPerThread; i++) {
+        const int unit = threadIdx.x + i * kThreads;
+        const int warp = unit / 32, lane = unit % 32;
+        int antenna, t;
+        if constexpr (P == 2) {
+            antenna = (warp >> 1) * 4 + (warp & 1) + 2 * (lane >> 4);
+            t = lane & 15;
+        } else {
+            antenna = (warp >> 1) * 8 + (warp & 1) * 2 + ((lane >> 3) & 1) * 4 + (lane >> 4);
+            t = 2 * (lane & 7);
+        }
+        const auto* row = raw + antenna * Raw::kRow;
+        uint32_t w[4];
+        to_planes(row + t * P, row + (t + 16) * P, scale, w);
+        if constexpr (P == 2) {
+            side[swizzled(2 * antenna, t)] = w[0];
+            side[swizzled(2 * antenna, 16 + t)] = w[1];
+            side[swizzled(2 * antenna + 1, t)] = w[2];
+            side[swizzled(2 * antenna + 1, 16 + t)] = w[3];
+        } else {
+            *reinterpret_cast<uint2*>(side + swizzled(antenna, t)) = make_uint2(w[0], w[2]);
+            *reinterpret_cast<uint2*>(side + swizzled(antenna, 16 + t)) = make_uint2(w[1], w[3]);
+        }
+    }
+}
+
+// Ordinary stores to shared memory that the tensor cores (the async proxy) read next.
+__device__ __forceinline__ void fence_proxy_async()
+{
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+// A wgmma operand descriptor for a K-major matrix of 128-byte rows in the 128-byte
+// swizzle, starting `address` bytes into shared memory: rows in 8-row atoms 1024
+// bytes apart (the stride byte offset), the leading byte offset unused by this swizzle
+// (1, as the PTX ISA's canonical layouts have it). A k16 slice at byte offset b of
+// the rows starts at address + b: the swizzle is applied to the absolute address.
+__device__ __forceinline__ uint64_t descriptor(uint32_t address)
+{
+    return static_cast<uint64_t>((address & 0x3FFFF) >> 4) | (static_cast<uint64_t>(1) << 16) |
+           (static_cast<uint64_t>(kAlignment >> 4) << 32) | (static_cast<uint64_t>(1) << 62);
+}
+
+__device__ __forceinline__ void wgmma_fence()
+{
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit()
+{
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+template <int Pending>
+__device__ __forceinline__ void wgmma_wait()
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory");
+}
+
+// Tells the compiler that the accumulators may change here: their reads after the
+// last wgmma_wait stay after it.
+__device__ __forceinline__ void touch(float (&d)[16][4])
+{
+#pragma unroll
+    for (int n = 0; n < 16; n++)
+#pragma unroll
+        for (int r = 0; r < 4; r++)
+            asm volatile("" : "+f"(d[n][r])::"memory");
+}
+
+// d = (keep ? d : 0) + (kScaleA A) B for a warpgroup: A 64 rows x k16, B 128 columns x
+// k16, both K-major in shared memory; d as 16 fragments of 8 columns (mma.sync's
+// layout). The first products start the sums (keep = 0) rather than adding to zeros
+// written by ordinary instructions: ptxas serializes every wgmma of a kernel where
+// ordinary instructions define accumulators that a wgmma still in flight may use.
+template <int kScaleA>
+__device__ __forceinline__ void
+wgmma_m64n128k16(float (&d)[16][4], uint64_t a, uint64_t b, bool keep = true)
+{
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
+                 "{"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, "
+                 "%8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, "
+                 "%24, %25, %26, %27, %28, %29, %30, %31, "
+                 "%32, %33, %34, %35, %36, %37, %38, %39, "
+                 "%40, %41, %42, %43, %44, %45, %46, %47, "
+                 "%48, %49, %50, %51, %52, %53, %54, %55, "
+                 "%56, %57, %58, %59, %60, %61, %62, %63"
+                 "}, %64, %65, p, %67, 1, 0, 0;\n"
+                 "}\n"
+                 : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]),
+                   "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
+                   "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]),
+                   "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]),
+                   "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]),
+                   "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
+                   "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]),
+                   "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3]),
+                   "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]), "+f"(d[8][3]),
+                   "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]),
+                   "+f"(d[10][0]), "+f"(d[10][1]), "+f"(d[10][2]), "+f"(d[10][3]),
+                   "+f"(d[11][0]), "+f"(d[11][1]), "+f"(d[11][2]), "+f"(d[11][3]),
+                   "+f"(d[12][0]), "+f"(d[12][1]), "+f"(d[12][2]), "+f"(d[12][3]),
+                   "+f"(d[13][0]), "+f"(d[13][1]), "+f"(d[13][2]), "+f"(d[13][3]),
+                   "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), "+f"(d[14][3]),
+                   "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), "+f"(d[15][3])
+                 : "l"(a), "l"(b), "r"(static_cast<int>(keep)), "n"(kScaleA));
+}
+#endif
+
+template <int P, blade_dtype In>
+__global__ void __launch_bounds__(kThreads, 1) correlate_hopper_kernel(Grid grid, float scale)
+{
+#ifdef BLADE_WGMMA
+    using Raw = RawSide<In, P>;
+    using Element = typename Raw::Element;
+    extern __shared__ unsigned char shared_memory[];
+    const uint32_t unaligned = static_cast<uint32_t>(__cvta_generic_to_shared(shared_memory));
+    const uint32_t skip = (kAlignment - unaligned % kAlignment) % kAlignment;
+    uint32_t* stages = reinterpret_cast<uint32_t*>(shared_memory + skip);
+    const uint32_t stages_address = unaligned + skip;
+    Element* buffers = reinterpret_cast<Element*>(shared_memory + skip + kHalfStages * kStageBytes);
+
+    const BlockWork work = block_work(grid, blockIdx.x);
+    const int first_row = work.ti * kSide, first_column = work.tj * kSide;
+    const bool diagonal = work.ti == work.tj;
+    const int warpgroup = threadIdx.x / 128, warp = (threadIdx.x / 32) % 4;
+    float re[1][16][4], im[1][16][4]; // started by stage 0's products
+
+    const StageWalk walk(grid, work);
+    // Raw stage s goes to buffer s % 2: rows, then (off the diagonal) columns.
+    auto issue = [&](int64_t s, int buffer) {
+        if (s < walk.count) {
+            Element* rows = buffers + buffer * 2 * Raw::kElements;
+            const int64_t f = walk.channel(s), t0 = walk.first_time(s);
+            fetch_side<In, P>(grid, f, t0, walk.end, first_row / P, rows);
+            if (!diagonal)
+                fetch_side<In, P>(grid, f, t0, walk.end, first_column / P, rows + Raw::kElements);
+        }
+        cp_async_commit(); // empty groups too: the waits below count groups
+    };
+    // Raw buffer `buffer` into fp16 stage `stage`, ready for the tensor cores after
+    // the next barrier.
+    auto convert = [&](int buffer, int stage) {
+        const Element* raw = buffers + buffer * 2 * Raw::kElements;
+        uint32_t* half = stages + stage * (kStageBytes / 4);
+        convert_side<In, P>(raw, scale, half);
+        if (!diagonal)
+            convert_side<In, P>(raw + Raw::kElements, scale, half + kSideBytes / 4);
+        fence_proxy_async();
+    };
+
+    issue(0, 0);
+    issue(1, 1);
+    cp_async_wait<1>();
+    __syncthreads();
+    convert(0, 0);
+    cp_async_wait<0>();
+    __syncthreads();
+    issue(2, 0);
+    int stage = 0, buffer = 0; // fp16 stage s % 3, raw stage s % 2
+    for (int64_t s = 0; s < walk.count; s++) {
+        const uint32_t rows = stages_address + stage * kStageBytes;
+        const uint32_t columns = diagonal ? rows : rows + kSideBytes;
+        const uint32_t a = rows + warpgroup * 64 * kRowBytes;
+        // k16 slices of a row: real samples at bytes 0 and 32, imaginary at 64 and 96.
+        wgmma_fence();
+        wgmma_m64n128k16<1>(re[0], descriptor(a), descriptor(columns), s > 0);
+        wgmma_m64n128k16<1>(im[0], descriptor(a + 64), descriptor(columns), s > 0);
+        wgmma_m64n128k16<1>(re[0], descriptor(a + 32), descriptor(columns + 32));
+        wgmma_m64n128k16<1>(im[0], descriptor(a + 96), descriptor(columns + 32));
+        wgmma_m64n128k16<1>(re[0], descriptor(a + 64), descriptor(columns + 64));
+        wgmma_m64n128k16<-1>(im[0], descriptor(a), descriptor(columns + 64));
+        wgmma_m64n128k16<1>(re[0], descriptor(a + 96), descriptor(columns + 96));
+        wgmma_m64n128k16<-1>(im[0], descriptor(a + 32), descriptor(columns + 96));
+        wgmma_commit();
+        // Stage s + 1 (stale after the last stage: converted, never used) while they run.
+        const int next_stage = stage == kHalfStages - 1 ? 0 : stage + 1;
+        convert(buffer ^ 1, next_stage);
+        wgmma_wait<1>();    // stage s - 1's products are done: its fp16 stage is free
+        cp_async_wait<0>(); // raw stage s + 2 has landed (this thread's copies)
+        __syncthreads();    // fp16 stage s + 1 is whole; raw buffer of s + 1 is free
+        issue(s + 3, buffer ^ 1);
+        buffer ^= 1;
+        stage = next_stage;
+    }
+    wgmma_wait<0>();
+    touch(re[0]);
+    touch(im[0]);
+    if (walk.count == 0) // never with the dispatcher's slices, each of which has samples
+#pragma unroll
+        for (int n = 0; n < 16; n++)
+#pragma unroll
+            for (int r = 0; r < 4; r++)
+                re[0][n][r] = im[0][n][r] = 0.0f;
+
+    store_fragments<1, 16, P>(
+        grid, work, first_row + warpgroup * 64 + warp * 16, first_column, re, im);
+#endif
+}
+
+template <int P, blade_dtype In>
+blade_status launch_one(const Grid& grid, float scale, unsigned blocks, cudaStream_t stream)
+{
+    auto kernel = correlate_hopper_kernel<P, In>;
+    const int bytes = HopperShared<In, P>::kBytes;
+    BLADE_CUDA_TRY(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    kernel<<<blocks, kThreads, bytes, stream>>>(grid, scale);
+    BLADE_CUDA_CHECK_LAUNCH("correlate_hopper_kernel");
+    return BLADE_OK;
+}
+
+} // namespace
+
+bool hopper_kernel_runs(const blade_correlator_job& job)
+{
+    const char* chosen = std::getenv("BLADE_CORRELATOR_WGMMA");
+    if (chosen != nullptr && std::strcmp(chosen, "0") == 0)
+        return false;
+    return blade_cuda_compute_capability() == 90 &&
+           blade_cuda_shared_memory_optin() >= hopper_shared_bytes(job.input_type, job.pols);
+}
+
+blade_status launch_fp16_hopper(const blade_correlator_job& job,
+                                const Grid& grid,
+                                int64_t blocks,
+                                cudaStream_t stream)
+{
+    const unsigned count = static_cast<unsigned>(blocks);
+    const float scale = job.operand_scale;
+    if (job.pols == 2)
+        return job.input_type == BLADE_CI8 ? launch_one<2, BLADE_CI8>(grid, scale, count, stream)
+                                           : launch_one<2, BLADE_CF32>(grid, scale, count, stream);
+    return job.input_type == BLADE_CI8 ? launch_one<1, BLADE_CI8>(grid, scale, count, stream)
+                                       : launch_one<1, BLADE_CF32>(grid, scale, count, stream);
+}
+
+} // namespace correlator_cuda
