@@ -60,20 +60,23 @@
 namespace correlator_cuda {
 namespace {
 
-constexpr int kSide = kWideTileInputs;           // inputs per tile side
-constexpr int kThreads = kWideThreads;           // 2 warpgroups of 64 rows each
-constexpr int kRowBytes = kStageTimes * 4;       // 32 real halves, then 32 imaginary
-constexpr int kSideBytes = kSide * kRowBytes;    // 16 KB
-constexpr int kStageBytes = 2 * kSideBytes;      // rows side, columns side
-constexpr int kHalfStages = 3;                   // fp16 stages
-constexpr int kAlignment = 1024;                 // one 128-byte swizzle atom
-constexpr int kUnitsPerSide = 1024;              // conversion units (below)
+constexpr int kSide = kWideTileInputs;        // inputs per tile side
+constexpr int kThreads = kWideThreads;        // 2 warpgroups of 64 rows each
+constexpr int kRowBytes = kStageTimes * 4;    // 32 real halves, then 32 imaginary
+constexpr int kSideBytes = kSide * kRowBytes; // 16 KB
+constexpr int kStageBytes = 2 * kSideBytes;   // rows side, columns side
+constexpr int kHalfStages = 3;                // fp16 stages
+constexpr int kAlignment = 1024;              // one 128-byte swizzle atom
+constexpr int kUnitsPerSide = 1024;           // conversion units (below)
 constexpr int kUnitsPerThread = kUnitsPerSide / kThreads;
 
+// Raw stages in flight: the copies of stage s + kRawBuffers - 1 are issued while stage s
+// is multiplied. ci8 stages (16 KB) leave room for four; cf32 (64 KB) for two.
 template <blade_dtype In, int P>
 struct HopperShared : RawSide<In, P> {
     using Raw = RawSide<In, P>;
-    static constexpr int kRawBytes = 2 * 2 * Raw::kElements * Raw::kBytes; // 2 buffers x 2 sides
+    static constexpr int kRawBuffers = In == BLADE_CI8 ? 4 : 2;
+    static constexpr int kRawBytes = kRawBuffers * 2 * Raw::kElements * Raw::kBytes; // 2 sides
     static constexpr int kBytes = kAlignment + kHalfStages * kStageBytes + kRawBytes;
 };
 
@@ -102,10 +105,8 @@ __device__ __forceinline__ uint32_t halves(float low, float high)
 // imaginary word of the first sample, then of the second, each word (early, late).
 // cf32 is scaled and rounded to nearest as the other tensor kernels do; ci8 is exact:
 // each byte goes to the mantissa of 1024 + 128 + x, and 1152 is subtracted.
-__device__ __forceinline__ void to_planes(const float2* early,
-                                          const float2* late,
-                                          float scale,
-                                          uint32_t (&out)[4])
+__device__ __forceinline__ void
+to_planes(const float2* early, const float2* late, float scale, uint32_t (&out)[4])
 {
     const float4 e = *reinterpret_cast<const float4*>(early);
     const float4 l = *reinterpret_cast<const float4*>(late);
@@ -114,19 +115,17 @@ __device__ __forceinline__ void to_planes(const float2* early,
     out[2] = halves(e.z * scale, l.z * scale);
     out[3] = halves(e.w * scale, l.w * scale);
 }
-__device__ __forceinline__ void to_planes(const char2* early,
-                                          const char2* late,
-                                          float,
-                                          uint32_t (&out)[4])
+__device__ __forceinline__ void
+to_planes(const char2* early, const char2* late, float, uint32_t (&out)[4])
 {
     const uint32_t e = *reinterpret_cast<const uint32_t*>(early) ^ 0x80808080u;
     const uint32_t l = *reinterpret_cast<const uint32_t*>(late) ^ 0x80808080u;
     // Bytes of the first sample (re early, re late, im early, im late), then the second.
     const uint32_t first = __byte_perm(e, l, 0x5140), second = __byte_perm(e, l, 0x7362);
-    const uint32_t words[4] = {__byte_perm(first, 0x6464u, 0x4140),
-                               __byte_perm(first, 0x6464u, 0x4342),
-                               __byte_perm(second, 0x6464u, 0x4140),
-                               __byte_perm(second, 0x6464u, 0x4342)};
+    const uint32_t words[4] = { __byte_perm(first, 0x6464u, 0x4140),
+                                __byte_perm(first, 0x6464u, 0x4342),
+                                __byte_perm(second, 0x6464u, 0x4140),
+                                __byte_perm(second, 0x6464u, 0x4342) };
     const __half2 bias = __float2half2_rn(1152.0f);
 #pragma unroll
     for (int i = 0; i < 4; i++) {
@@ -149,9 +148,8 @@ __device__ __forceinline__ int swizzled(int n, int w)
 // consecutive units of each of two or four antennas whose rows differ by 4 modulo 8,
 // so that their stores fall in distinct banks.
 template <blade_dtype In, int P>
-__device__ __forceinline__ void convert_side(const typename RawSide<In, P>::Element* raw,
-                                             float scale,
-                                             uint32_t* side)
+__device__ __forceinline__ void
+convert_side(const typename RawSide<In, P>::Element* raw, float scale, uint32_t* side)
 {
     using Raw = RawSide<In, P>;
 #pragma unroll
@@ -247,23 +245,88 @@ wgmma_m64n128k16(float (&d)[16][4], uint64_t a, uint64_t b, bool keep = true)
                  "%56, %57, %58, %59, %60, %61, %62, %63"
                  "}, %64, %65, p, %67, 1, 0, 0;\n"
                  "}\n"
-                 : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]),
-                   "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
-                   "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]),
-                   "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]),
-                   "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]),
-                   "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
-                   "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]),
-                   "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3]),
-                   "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]), "+f"(d[8][3]),
-                   "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]),
-                   "+f"(d[10][0]), "+f"(d[10][1]), "+f"(d[10][2]), "+f"(d[10][3]),
-                   "+f"(d[11][0]), "+f"(d[11][1]), "+f"(d[11][2]), "+f"(d[11][3]),
-                   "+f"(d[12][0]), "+f"(d[12][1]), "+f"(d[12][2]), "+f"(d[12][3]),
-                   "+f"(d[13][0]), "+f"(d[13][1]), "+f"(d[13][2]), "+f"(d[13][3]),
-                   "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), "+f"(d[14][3]),
-                   "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), "+f"(d[15][3])
+                 : "+f"(d[0][0]),
+                   "+f"(d[0][1]),
+                   "+f"(d[0][2]),
+                   "+f"(d[0][3]),
+                   "+f"(d[1][0]),
+                   "+f"(d[1][1]),
+                   "+f"(d[1][2]),
+                   "+f"(d[1][3]),
+                   "+f"(d[2][0]),
+                   "+f"(d[2][1]),
+                   "+f"(d[2][2]),
+                   "+f"(d[2][3]),
+                   "+f"(d[3][0]),
+                   "+f"(d[3][1]),
+                   "+f"(d[3][2]),
+                   "+f"(d[3][3]),
+                   "+f"(d[4][0]),
+                   "+f"(d[4][1]),
+                   "+f"(d[4][2]),
+                   "+f"(d[4][3]),
+                   "+f"(d[5][0]),
+                   "+f"(d[5][1]),
+                   "+f"(d[5][2]),
+                   "+f"(d[5][3]),
+                   "+f"(d[6][0]),
+                   "+f"(d[6][1]),
+                   "+f"(d[6][2]),
+                   "+f"(d[6][3]),
+                   "+f"(d[7][0]),
+                   "+f"(d[7][1]),
+                   "+f"(d[7][2]),
+                   "+f"(d[7][3]),
+                   "+f"(d[8][0]),
+                   "+f"(d[8][1]),
+                   "+f"(d[8][2]),
+                   "+f"(d[8][3]),
+                   "+f"(d[9][0]),
+                   "+f"(d[9][1]),
+                   "+f"(d[9][2]),
+                   "+f"(d[9][3]),
+                   "+f"(d[10][0]),
+                   "+f"(d[10][1]),
+                   "+f"(d[10][2]),
+                   "+f"(d[10][3]),
+                   "+f"(d[11][0]),
+                   "+f"(d[11][1]),
+                   "+f"(d[11][2]),
+                   "+f"(d[11][3]),
+                   "+f"(d[12][0]),
+                   "+f"(d[12][1]),
+                   "+f"(d[12][2]),
+                   "+f"(d[12][3]),
+                   "+f"(d[13][0]),
+                   "+f"(d[13][1]),
+                   "+f"(d[13][2]),
+                   "+f"(d[13][3]),
+                   "+f"(d[14][0]),
+                   "+f"(d[14][1]),
+                   "+f"(d[14][2]),
+                   "+f"(d[14][3]),
+                   "+f"(d[15][0]),
+                   "+f"(d[15][1]),
+                   "+f"(d[15][2]),
+                   "+f"(d[15][3])
                  : "l"(a), "l"(b), "r"(static_cast<int>(keep)), "n"(kScaleA));
+}
+
+// One stage's eight products of a warpgroup: rows from `a`, columns from `b` (shared
+// addresses; k16 slices of a row: real samples at bytes 0 and 32, imaginary at 64
+// and 96), the real and imaginary sums interleaved so that consecutive wgmma do
+// not wait on each other's accumulators. keep = false: the first stage starts them.
+__device__ __forceinline__ void
+multiply_stage(float (&re)[1][16][4], float (&im)[1][16][4], uint32_t a, uint32_t b, bool keep)
+{
+    wgmma_m64n128k16<1>(re[0], descriptor(a), descriptor(b), keep);
+    wgmma_m64n128k16<1>(im[0], descriptor(a + 64), descriptor(b), keep);
+    wgmma_m64n128k16<1>(re[0], descriptor(a + 32), descriptor(b + 32), true);
+    wgmma_m64n128k16<1>(im[0], descriptor(a + 96), descriptor(b + 32), true);
+    wgmma_m64n128k16<1>(re[0], descriptor(a + 64), descriptor(b + 64), true);
+    wgmma_m64n128k16<-1>(im[0], descriptor(a), descriptor(b + 64), true);
+    wgmma_m64n128k16<1>(re[0], descriptor(a + 96), descriptor(b + 96), true);
+    wgmma_m64n128k16<-1>(im[0], descriptor(a + 32), descriptor(b + 96), true);
 }
 #endif
 
@@ -287,7 +350,7 @@ __global__ void __launch_bounds__(kThreads, 1) correlate_hopper_kernel(Grid grid
     float re[1][16][4], im[1][16][4]; // started by stage 0's products
 
     const StageWalk walk(grid, work);
-    // Raw stage s goes to buffer s % 2: rows, then (off the diagonal) columns.
+    // Raw stage s goes to buffer s % R: rows, then (off the diagonal) columns.
     auto issue = [&](int64_t s, int buffer) {
         if (s < walk.count) {
             Element* rows = buffers + buffer * 2 * Raw::kElements;
@@ -309,38 +372,32 @@ __global__ void __launch_bounds__(kThreads, 1) correlate_hopper_kernel(Grid grid
         fence_proxy_async();
     };
 
-    issue(0, 0);
-    issue(1, 1);
-    cp_async_wait<1>();
+    constexpr int R = HopperShared<In, P>::kRawBuffers;
+#pragma unroll
+    for (int b = 0; b < R; b++)
+        issue(b, b);
+    cp_async_wait<R - 1>();
     __syncthreads();
     convert(0, 0);
-    cp_async_wait<0>();
+    cp_async_wait<R - 2>();
     __syncthreads();
-    issue(2, 0);
-    int stage = 0, buffer = 0; // fp16 stage s % 3, raw stage s % 2
+    issue(R, 0);
+    int stage = 0, buffer = 0; // fp16 stage s % 3, raw stage s % R
     for (int64_t s = 0; s < walk.count; s++) {
         const uint32_t rows = stages_address + stage * kStageBytes;
         const uint32_t columns = diagonal ? rows : rows + kSideBytes;
-        const uint32_t a = rows + warpgroup * 64 * kRowBytes;
-        // k16 slices of a row: real samples at bytes 0 and 32, imaginary at 64 and 96.
         wgmma_fence();
-        wgmma_m64n128k16<1>(re[0], descriptor(a), descriptor(columns), s > 0);
-        wgmma_m64n128k16<1>(im[0], descriptor(a + 64), descriptor(columns), s > 0);
-        wgmma_m64n128k16<1>(re[0], descriptor(a + 32), descriptor(columns + 32));
-        wgmma_m64n128k16<1>(im[0], descriptor(a + 96), descriptor(columns + 32));
-        wgmma_m64n128k16<1>(re[0], descriptor(a + 64), descriptor(columns + 64));
-        wgmma_m64n128k16<-1>(im[0], descriptor(a), descriptor(columns + 64));
-        wgmma_m64n128k16<1>(re[0], descriptor(a + 96), descriptor(columns + 96));
-        wgmma_m64n128k16<-1>(im[0], descriptor(a + 32), descriptor(columns + 96));
+        multiply_stage(re, im, rows + warpgroup * 64 * kRowBytes, columns, s > 0);
         wgmma_commit();
         // Stage s + 1 (stale after the last stage: converted, never used) while they run.
         const int next_stage = stage == kHalfStages - 1 ? 0 : stage + 1;
-        convert(buffer ^ 1, next_stage);
-        wgmma_wait<1>();    // stage s - 1's products are done: its fp16 stage is free
-        cp_async_wait<0>(); // raw stage s + 2 has landed (this thread's copies)
-        __syncthreads();    // fp16 stage s + 1 is whole; raw buffer of s + 1 is free
-        issue(s + 3, buffer ^ 1);
-        buffer ^= 1;
+        const int next_buffer = buffer == R - 1 ? 0 : buffer + 1;
+        convert(next_buffer, next_stage);
+        wgmma_wait<1>();        // stage s - 1's products are done: its fp16 stage is free
+        cp_async_wait<R - 2>(); // raw stage s + 2 has landed (this thread's copies)
+        __syncthreads();        // fp16 stage s + 1 is whole; raw buffer of s + 1 is free
+        issue(s + R + 1, next_buffer);
+        buffer = next_buffer;
         stage = next_stage;
     }
     wgmma_wait<0>();
