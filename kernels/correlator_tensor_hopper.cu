@@ -126,12 +126,13 @@ to_planes(const char2* early, const char2* late, float, uint32_t (&out)[4])
                                 __byte_perm(first, 0x6464u, 0x4342),
                                 __byte_perm(second, 0x6464u, 0x4140),
                                 __byte_perm(second, 0x6464u, 0x4342) };
-    const __half2 bias = __float2half2_rn(1152.0f);
+    HalfBits bias; // 1152 in both halves
+    bias.u = 0x64806480u;
 #pragma unroll
     for (int i = 0; i < 4; i++) {
         HalfBits bits;
         bits.u = words[i];
-        bits.h = __hsub2(bits.h, bias);
+        bits.h = __hsub2(bits.h, bias.h);
         out[i] = bits.u;
     }
 }
@@ -142,42 +143,115 @@ __device__ __forceinline__ int swizzled(int n, int w)
     return n * (kRowBytes / 4) + ((((w >> 2) ^ n) & 7) << 2) + (w & 3);
 }
 
-// Converts one side of a raw stage into a side of an fp16 stage. A unit is one
-// antenna's two early and two late samples (P = 2: t and t + 16 of both polarizations;
-// P = 1: t, t + 1, t + 16, t + 17). The lanes of a warp take 16 (P = 2) or 8 (P = 1)
-// consecutive units of each of two or four antennas whose rows differ by 4 modulo 8,
-// so that their stores fall in distinct banks.
+// A thread's share of converting one side of a raw stage into a side of an fp16
+// stage. A unit is one antenna's two early and two late samples (P = 2: t and t + 16
+// of both polarizations; P = 1: t, t + 1, t + 16, t + 17). The lanes of a warp take 16
+// (P = 2) or 8 (P = 1) consecutive units of each of two or four antennas whose rows
+// differ by 4 modulo 8, so that their stores fall in distinct banks. A thread's units
+// i = 0 .. 3 are 256 threads apart: 16 (P = 2) or 32 (P = 1) antennas, 32 rows, which
+// keeps their swizzle, so that every offset below is the first unit's plus a constant,
+// worked out once per thread (the conversion is most of the instructions a warp issues
+// per stage).
 template <blade_dtype In, int P>
-__device__ __forceinline__ void
-convert_side(const typename RawSide<In, P>::Element* raw, float scale, uint32_t* side)
-{
+struct ConvertLanes {
     using Raw = RawSide<In, P>;
-#pragma unroll
-    for (int i = 0; i < kUnitsPerThread; i++) {
-        const int unit = threadIdx.x + i * kThreads;
-        const int warp = unit / 32, lane = unit % 32;
+    static constexpr int kAntennaStep = kThreads / 32 / 2 * (P == 2 ? 4 : 8);
+    static constexpr int kLoadStep = kAntennaStep * Raw::kRow; // elements per unit
+    static constexpr int kStoreStep = 32 * (kRowBytes / 4);    // words per unit: 32 rows
+    int load;   // the first unit's early samples, elements into a raw side
+    int first;  // its real word of the first row (P = 2: polarization X), words into a side
+    int second; // P = 2: of the second row (Y); P = 1: unused
+
+    __device__ ConvertLanes()
+    {
+        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
         int antenna, t;
         if constexpr (P == 2) {
             antenna = (warp >> 1) * 4 + (warp & 1) + 2 * (lane >> 4);
             t = lane & 15;
+            first = swizzled(2 * antenna, t);
+            second = swizzled(2 * antenna + 1, t);
         } else {
             antenna = (warp >> 1) * 8 + (warp & 1) * 2 + ((lane >> 3) & 1) * 4 + (lane >> 4);
             t = 2 * (lane & 7);
+            first = swizzled(antenna, t);
+            second = 0;
         }
-        const auto* row = raw + antenna * Raw::kRow;
-        uint32_t w[4];
-        to_planes(row + t * P, row + (t + 16) * P, scale, w);
-        if constexpr (P == 2) {
-            side[swizzled(2 * antenna, t)] = w[0];
-            side[swizzled(2 * antenna, 16 + t)] = w[1];
-            side[swizzled(2 * antenna + 1, t)] = w[2];
-            side[swizzled(2 * antenna + 1, 16 + t)] = w[3];
-        } else {
-            *reinterpret_cast<uint2*>(side + swizzled(antenna, t)) = make_uint2(w[0], w[2]);
-            *reinterpret_cast<uint2*>(side + swizzled(antenna, 16 + t)) = make_uint2(w[1], w[3]);
+        load = antenna * Raw::kRow + t * P;
+    }
+
+    // The imaginary word of a row sits in the chunk 4 away from its real word's, which
+    // the swizzle (chunk ^ row % 8) keeps 4 away: word offset ^ 16.
+    __device__ void convert(const typename Raw::Element* raw, float scale, uint32_t* side) const
+    {
+#pragma unroll
+        for (int i = 0; i < kUnitsPerThread; i++) {
+            const auto* early = raw + load + i * kLoadStep;
+            uint32_t w[4];
+            to_planes(early, early + 16 * P, scale, w);
+            uint32_t* row = side + i * kStoreStep;
+            if constexpr (P == 2) {
+                row[first] = w[0];
+                row[first ^ 16] = w[1];
+                row[second] = w[2];
+                row[second ^ 16] = w[3];
+            } else {
+                *reinterpret_cast<uint2*>(row + first) = make_uint2(w[0], w[2]);
+                *reinterpret_cast<uint2*>(row + (first ^ 16)) = make_uint2(w[1], w[3]);
+            }
         }
     }
-}
+};
+
+// A thread's cp.async copies of one side of a raw stage (the layout of fetch_side in
+// correlator_wide_copies.h): its copies i = 0 .. kCopiesPerThread - 1 are 256 copies
+// apart, a fixed number of antennas at the same sample offset, so a copy's source is
+// the stage's offset plus the thread's first copy's plus i strides, and only the
+// stage's (channel, first sample) changes between stages.
+template <blade_dtype In, int P>
+struct CopyLanes {
+    using Raw = RawSide<In, P>;
+    static constexpr int kAntennaStep = kThreads / Raw::kCopiesPerRow;
+    int antenna;   // of the first copy, in the side
+    int time;      // its first sample, from the stage's
+    int target;    // its elements into the side's raw buffer
+    int64_t first; // its elements into a channel's input of antenna 0, sample 0
+    int64_t stride;
+
+    __device__ CopyLanes(const Grid& grid)
+    {
+        antenna = threadIdx.x / Raw::kCopiesPerRow;
+        const int piece = threadIdx.x % Raw::kCopiesPerRow;
+        time = piece * Raw::kTimesPerCopy;
+        target = antenna * Raw::kRow + time * P;
+        first = (static_cast<int64_t>(antenna) * grid.channels * grid.times + time) * P;
+        stride = static_cast<int64_t>(kAntennaStep) * grid.channels * grid.times * P;
+    }
+
+    // Copies of the side whose first antenna is `first_antenna` for stage (channel f,
+    // samples from t0) into `side`; antennas past the array and samples past `end`
+    // are filled with zeros.
+    __device__ __forceinline__ void fetch(const Grid& grid,
+                                          int first_antenna,
+                                          int64_t f,
+                                          int64_t t0,
+                                          int64_t end,
+                                          typename Raw::Element* side) const
+    {
+        const auto* input = static_cast<const typename Raw::Element*>(grid.input);
+        const int64_t stage = (static_cast<int64_t>(first_antenna) * grid.channels * grid.times +
+                               f * grid.times + t0) *
+                              P;
+        const bool in_time = t0 + time < end;
+#pragma unroll
+        for (int i = 0; i < Raw::kCopiesPerThread; i++) {
+            const bool valid =
+                in_time && first_antenna + antenna + i * kAntennaStep < grid.antennas;
+            const auto* from = valid ? input + stage + first + i * stride : input;
+            cp_async16(side + target + i * kAntennaStep * Raw::kRow, from, valid);
+        }
+    }
+};
 
 // Ordinary stores to shared memory that the tensor cores (the async proxy) read next.
 __device__ __forceinline__ void fence_proxy_async()
@@ -312,21 +386,23 @@ wgmma_m64n128k16(float (&d)[16][4], uint64_t a, uint64_t b, bool keep = true)
                  : "l"(a), "l"(b), "r"(static_cast<int>(keep)), "n"(kScaleA));
 }
 
-// One stage's eight products of a warpgroup: rows from `a`, columns from `b` (shared
-// addresses; k16 slices of a row: real samples at bytes 0 and 32, imaginary at 64
-// and 96), the real and imaginary sums interleaved so that consecutive wgmma do
-// not wait on each other's accumulators. keep = false: the first stage starts them.
+// One stage's eight products of a warpgroup: rows from shared address `a`, columns
+// from `b` (k16 slices of a row: real samples at bytes 0 and 32, imaginary at 64 and
+// 96, descriptor steps of 2 per 32 bytes), the real and imaginary sums interleaved so
+// that consecutive wgmma do not wait on each other's accumulators. keep = false: the
+// first stage starts them.
 __device__ __forceinline__ void
 multiply_stage(float (&re)[1][16][4], float (&im)[1][16][4], uint32_t a, uint32_t b, bool keep)
 {
-    wgmma_m64n128k16<1>(re[0], descriptor(a), descriptor(b), keep);
-    wgmma_m64n128k16<1>(im[0], descriptor(a + 64), descriptor(b), keep);
-    wgmma_m64n128k16<1>(re[0], descriptor(a + 32), descriptor(b + 32), true);
-    wgmma_m64n128k16<1>(im[0], descriptor(a + 96), descriptor(b + 32), true);
-    wgmma_m64n128k16<1>(re[0], descriptor(a + 64), descriptor(b + 64), true);
-    wgmma_m64n128k16<-1>(im[0], descriptor(a), descriptor(b + 64), true);
-    wgmma_m64n128k16<1>(re[0], descriptor(a + 96), descriptor(b + 96), true);
-    wgmma_m64n128k16<-1>(im[0], descriptor(a + 32), descriptor(b + 96), true);
+    const uint64_t da = descriptor(a), db = descriptor(b);
+    wgmma_m64n128k16<1>(re[0], da, db, keep);
+    wgmma_m64n128k16<1>(im[0], da + 4, db, keep);
+    wgmma_m64n128k16<1>(re[0], da + 2, db + 2, true);
+    wgmma_m64n128k16<1>(im[0], da + 6, db + 2, true);
+    wgmma_m64n128k16<1>(re[0], da + 4, db + 4, true);
+    wgmma_m64n128k16<-1>(im[0], da, db + 4, true);
+    wgmma_m64n128k16<1>(re[0], da + 6, db + 6, true);
+    wgmma_m64n128k16<-1>(im[0], da + 2, db + 6, true);
 }
 #endif
 
@@ -350,38 +426,51 @@ __global__ void __launch_bounds__(kThreads, 1) correlate_hopper_kernel(Grid grid
     float re[1][16][4], im[1][16][4]; // started by stage 0's products
 
     const StageWalk walk(grid, work);
-    // Raw stage s goes to buffer s % R: rows, then (off the diagonal) columns.
-    auto issue = [&](int64_t s, int buffer) {
-        if (s < walk.count) {
+    // Raw stages are copied in order, stage s to buffer s % R: rows, then (off the
+    // diagonal) columns. The channel and first sample of the next stage to copy are
+    // stepped rather than divided out of s (a 64-bit division a stage).
+    int64_t copied = 0, copy_channel = walk.first_channel, copy_time = walk.begin;
+    const CopyLanes<In, P> copies(grid);
+    auto issue = [&](int buffer) {
+        if (copied < walk.count) {
             Element* rows = buffers + buffer * 2 * Raw::kElements;
-            const int64_t f = walk.channel(s), t0 = walk.first_time(s);
-            fetch_side<In, P>(grid, f, t0, walk.end, first_row / P, rows);
+            copies.fetch(grid, first_row / P, copy_channel, copy_time, walk.end, rows);
             if (!diagonal)
-                fetch_side<In, P>(grid, f, t0, walk.end, first_column / P, rows + Raw::kElements);
+                copies.fetch(grid,
+                             first_column / P,
+                             copy_channel,
+                             copy_time,
+                             walk.end,
+                             rows + Raw::kElements);
+            copy_time += kStageTimes;
+            if (copy_time >= walk.end) {
+                copy_time = walk.begin;
+                copy_channel++;
+            }
         }
+        copied++;
         cp_async_commit(); // empty groups too: the waits below count groups
     };
-    // Raw buffer `buffer` into fp16 stage `stage`, ready for the tensor cores after
-    // the next barrier.
+    const ConvertLanes<In, P> lanes;
     auto convert = [&](int buffer, int stage) {
         const Element* raw = buffers + buffer * 2 * Raw::kElements;
         uint32_t* half = stages + stage * (kStageBytes / 4);
-        convert_side<In, P>(raw, scale, half);
+        lanes.convert(raw, scale, half);
         if (!diagonal)
-            convert_side<In, P>(raw + Raw::kElements, scale, half + kSideBytes / 4);
+            lanes.convert(raw + Raw::kElements, scale, half + kSideBytes / 4);
         fence_proxy_async();
     };
 
     constexpr int R = HopperShared<In, P>::kRawBuffers;
 #pragma unroll
     for (int b = 0; b < R; b++)
-        issue(b, b);
+        issue(b);
     cp_async_wait<R - 1>();
     __syncthreads();
     convert(0, 0);
     cp_async_wait<R - 2>();
     __syncthreads();
-    issue(R, 0);
+    issue(0);
     int stage = 0, buffer = 0; // fp16 stage s % 3, raw stage s % R
     for (int64_t s = 0; s < walk.count; s++) {
         const uint32_t rows = stages_address + stage * kStageBytes;
@@ -396,7 +485,7 @@ __global__ void __launch_bounds__(kThreads, 1) correlate_hopper_kernel(Grid grid
         wgmma_wait<1>();        // stage s - 1's products are done: its fp16 stage is free
         cp_async_wait<R - 2>(); // raw stage s + 2 has landed (this thread's copies)
         __syncthreads();        // fp16 stage s + 1 is whole; raw buffer of s + 1 is free
-        issue(s + R + 1, next_buffer);
+        issue(next_buffer);     // raw stage s + R + 1
         buffer = next_buffer;
         stage = next_stage;
     }
