@@ -3,7 +3,7 @@
 // Correlator dispatcher: how many time slices a chunk's windows are cut into (enough
 // thread blocks to fill the GPU, no more), the workspace those slices need, the
 // launch of the fp32 or one of the tensor-core kernels (64- or 128-input tiles, the
-// latter on mma.sync or, on Hopper, wgmma),
+// latter on mma.sync or, on Hopper, wgmma with fp16 or, for ci8, int8 operands),
 // and the kernel that adds the slices in a fixed order. See correlator_kernels.h for
 // the decomposition.
 
@@ -29,6 +29,15 @@ int64_t tiles_per_side(const blade_correlator_job& job, int tile_inputs)
     }
     const int64_t side = fp32_tile_antennas(job.antennas);
     return (job.antennas + side - 1) / side;
+}
+
+// The most samples one block may sum for a job on a tile size (the int8 kernel's
+// int32 sums); 0: no limit.
+int64_t block_sample_limit(const blade_correlator_job& job, int tile_inputs)
+{
+    return tile_inputs == kWideTileInputs && hopper_kernel(job) == HopperKernel::int8
+               ? kInt8BlockSamples
+               : 0;
 }
 
 // The grid without pointers: tiles, slices, and the output count.
@@ -58,7 +67,11 @@ Grid plan_grid(const blade_correlator_job& job, int tile_inputs)
     const int64_t stages = (job.window + kStageTimes - 1) / kStageTimes;
     int64_t slices = base >= target ? 1 : std::min<int64_t>((target + base - 1) / base, stages);
     slices = std::max<int64_t>(slices, 1);
-    const int64_t per_slice = (stages + slices - 1) / slices; // stages
+    int64_t per_slice = (stages + slices - 1) / slices; // stages
+    const int64_t limit = block_sample_limit(job, tile_inputs);
+    if (limit > 0) // a block sums Fc channels of its slice
+        per_slice = std::min(per_slice,
+                             std::max<int64_t>(1, limit / (kStageTimes * job.channel_integration)));
     grid.slice = per_slice * kStageTimes;
     grid.slices = (job.window + grid.slice - 1) / grid.slice; // no empty slice
     return grid;
@@ -155,9 +168,12 @@ extern "C" blade_status blade_cuda_correlate(const blade_correlator_job* job,
             "correlator: %lld thread blocks exceed the CUDA grid limit; integrate longer "
             "or correlate fewer channels per chunk",
             static_cast<long long>(blocks));
-    if (tile_inputs == kWideTileInputs)
-        BLADE_TRY(hopper_kernel_runs(*job) ? launch_fp16_hopper(*job, grid, blocks, stream)
-                                           : launch_fp16_wide(*job, grid, blocks, stream));
+    const HopperKernel hopper =
+        tile_inputs == kWideTileInputs ? hopper_kernel(*job) : HopperKernel::none;
+    if (hopper != HopperKernel::none)
+        BLADE_TRY(launch_hopper(*job, hopper, grid, blocks, stream));
+    else if (tile_inputs == kWideTileInputs)
+        BLADE_TRY(launch_fp16_wide(*job, grid, blocks, stream));
     else if (job->path == BLADE_CORRELATOR_FP16)
         BLADE_TRY(launch_fp16(*job, grid, blocks, stream));
     else

@@ -134,19 +134,27 @@ blade_status launch_fp16_wide(const blade_correlator_job& job,
                               cudaStream_t stream);
 
 // The same 128-input tiles on Hopper's wgmma (correlator_tensor_hopper.cu, built for
-// sm_90a where the build has 90 among its architectures): whether it runs the job's
-// tiles on the current GPU (compute capability 9.0 and its shared memory; not when
-// $BLADE_CORRELATOR_WGMMA is 0, which tests and benchmarks set to compare the two).
+// sm_90a where the build has 90 among its architectures): which of its kernels runs a
+// job's tiles on the current GPU (compute capability 9.0 with its shared memory):
+// int8 operands with exact int32 sums for ci8 voltages, fp16 otherwise; none where
+// $BLADE_CORRELATOR_WGMMA is 0 (the mma.sync kernel), fp16 for ci8 too where it is
+// "fp16" (tests and benchmarks set these to compare the kernels). The int8 kernel's
+// int32 sums hold kInt8BlockSamples samples of a block (32768 x 2 x 128^2 < 2^31):
+// plan_grid cuts windows into slices no longer, and channel integration beyond
+// kInt8BlockSamples / kStageTimes channels runs the fp16 kernel.
+enum class HopperKernel { none, fp16, int8 };
+constexpr int64_t kInt8BlockSamples = 32768;
 #ifdef BLADE_CORRELATOR_WGMMA
-bool hopper_kernel_runs(const blade_correlator_job& job);
-blade_status launch_fp16_hopper(const blade_correlator_job& job,
-                                const Grid& grid,
-                                int64_t blocks,
-                                cudaStream_t stream);
+HopperKernel hopper_kernel(const blade_correlator_job& job);
+blade_status launch_hopper(const blade_correlator_job& job,
+                           HopperKernel kernel,
+                           const Grid& grid,
+                           int64_t blocks,
+                           cudaStream_t stream);
 #else
-inline bool hopper_kernel_runs(const blade_correlator_job&) { return false; }
+inline HopperKernel hopper_kernel(const blade_correlator_job&) { return HopperKernel::none; }
 inline blade_status
-launch_fp16_hopper(const blade_correlator_job&, const Grid&, int64_t, cudaStream_t)
+launch_hopper(const blade_correlator_job&, HopperKernel, const Grid&, int64_t, cudaStream_t)
 {
     return BLADE_ERROR_UNSUPPORTED;
 }

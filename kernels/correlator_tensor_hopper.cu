@@ -50,6 +50,7 @@
 
 #include <cuda_fp16.h>
 
+#include <type_traits>
 #include <cstdlib>
 #include <cstring>
 
@@ -404,9 +405,228 @@ multiply_stage(float (&re)[1][16][4], float (&im)[1][16][4], uint32_t a, uint32_
     wgmma_m64n128k16<1>(re[0], da + 6, db + 6, true);
     wgmma_m64n128k16<-1>(im[0], da + 2, db + 6, true);
 }
+
+// d = (keep ? d : 0) + A B for a warpgroup on int8 operands, exact int32 sums: A 64 rows
+// x k32, B 128 columns x k32 (32 bytes of each row), K-major in shared memory.
+__device__ __forceinline__ void
+wgmma_m64n128k32_s8(int (&d)[16][4], uint64_t a, uint64_t b, bool keep = true)
+{
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 "
+                 "{"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, "
+                 "%8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, "
+                 "%24, %25, %26, %27, %28, %29, %30, %31, "
+                 "%32, %33, %34, %35, %36, %37, %38, %39, "
+                 "%40, %41, %42, %43, %44, %45, %46, %47, "
+                 "%48, %49, %50, %51, %52, %53, %54, %55, "
+                 "%56, %57, %58, %59, %60, %61, %62, %63"
+                 "}, %64, %65, p;\n"
+                 "}\n"
+                 : "+r"(d[0][0]),
+                   "+r"(d[0][1]),
+                   "+r"(d[0][2]),
+                   "+r"(d[0][3]),
+                   "+r"(d[1][0]),
+                   "+r"(d[1][1]),
+                   "+r"(d[1][2]),
+                   "+r"(d[1][3]),
+                   "+r"(d[2][0]),
+                   "+r"(d[2][1]),
+                   "+r"(d[2][2]),
+                   "+r"(d[2][3]),
+                   "+r"(d[3][0]),
+                   "+r"(d[3][1]),
+                   "+r"(d[3][2]),
+                   "+r"(d[3][3]),
+                   "+r"(d[4][0]),
+                   "+r"(d[4][1]),
+                   "+r"(d[4][2]),
+                   "+r"(d[4][3]),
+                   "+r"(d[5][0]),
+                   "+r"(d[5][1]),
+                   "+r"(d[5][2]),
+                   "+r"(d[5][3]),
+                   "+r"(d[6][0]),
+                   "+r"(d[6][1]),
+                   "+r"(d[6][2]),
+                   "+r"(d[6][3]),
+                   "+r"(d[7][0]),
+                   "+r"(d[7][1]),
+                   "+r"(d[7][2]),
+                   "+r"(d[7][3]),
+                   "+r"(d[8][0]),
+                   "+r"(d[8][1]),
+                   "+r"(d[8][2]),
+                   "+r"(d[8][3]),
+                   "+r"(d[9][0]),
+                   "+r"(d[9][1]),
+                   "+r"(d[9][2]),
+                   "+r"(d[9][3]),
+                   "+r"(d[10][0]),
+                   "+r"(d[10][1]),
+                   "+r"(d[10][2]),
+                   "+r"(d[10][3]),
+                   "+r"(d[11][0]),
+                   "+r"(d[11][1]),
+                   "+r"(d[11][2]),
+                   "+r"(d[11][3]),
+                   "+r"(d[12][0]),
+                   "+r"(d[12][1]),
+                   "+r"(d[12][2]),
+                   "+r"(d[12][3]),
+                   "+r"(d[13][0]),
+                   "+r"(d[13][1]),
+                   "+r"(d[13][2]),
+                   "+r"(d[13][3]),
+                   "+r"(d[14][0]),
+                   "+r"(d[14][1]),
+                   "+r"(d[14][2]),
+                   "+r"(d[14][3]),
+                   "+r"(d[15][0]),
+                   "+r"(d[15][1]),
+                   "+r"(d[15][2]),
+                   "+r"(d[15][3])
+                 : "l"(a), "l"(b), "r"(static_cast<int>(keep)));
+}
+
+__device__ __forceinline__ void touch(int (&d)[16][4])
+{
+#pragma unroll
+    for (int n = 0; n < 16; n++)
+#pragma unroll
+        for (int r = 0; r < 4; r++)
+            asm volatile("" : "+r"(d[n][r])::"memory");
+}
+
+// The int8 stage's four products (ci8 voltages, exact): rows hold the real plane at
+// bytes 0-31, the imaginary at 32-63 and the real plane's complement (~x = -x - 1) at
+// 64-95; columns the first two. Re = Xr Xr^T + Xi Xi^T; Im = Xi Xr^T + (~Xr) Xi^T,
+// which is Xi Xr^T - Xr Xi^T less each column's sum of imaginary parts (added back at
+// the end): s8 wgmma has no operand scale, and -x of an int8 -128 is not an int8.
+__device__ __forceinline__ void
+multiply_stage(int (&re)[1][16][4], int (&im)[1][16][4], uint32_t a, uint32_t b, bool keep)
+{
+    const uint64_t da = descriptor(a), db = descriptor(b);
+    wgmma_m64n128k32_s8(re[0], da, db, keep);
+    wgmma_m64n128k32_s8(im[0], da + 2, db, keep);
+    wgmma_m64n128k32_s8(re[0], da + 2, db + 2, true);
+    wgmma_m64n128k32_s8(im[0], da + 4, db + 2, true);
+}
+
+// A thread's share of converting one side of a ci8 raw stage into an int8 stage: the
+// planes of a row are bytes of four samples a word. A unit is one antenna's 16 bytes
+// of raw stage (P = 2: samples 4q .. 4q + 3 of both polarizations, q < 8; P = 1:
+// samples 8q .. 8q + 7, q < 4), one 16-byte load; two units a thread, 32 warps' worth
+// of antennas apart, which keeps their rows' swizzle. The lanes of a warp take
+// antennas whose rows' chunks do not collide: P = 2, 4 antennas of 8 lanes (rows 2a +
+// 0, 2, 4, 6); P = 1, 8 antennas of 4 lanes, a half-warp's 4 antennas 2 apart (their
+// 16-byte loads are 2-way conflicted instead). Word offsets: the imaginary plane's
+// word is the real one's ^ 8, the complement's ^ 16 (chunk bits of the swizzle).
+template <int P>
+struct ByteLanes {
+    using Raw = RawSide<BLADE_CI8, P>;
+    static constexpr int kUnits = 2;
+    static constexpr int kAntennaStep = P == 2 ? 32 : 64; // between a thread's units
+    static constexpr int kLoadStep = kAntennaStep * Raw::kRow;
+    static constexpr int kStoreStep = kAntennaStep * P * (kRowBytes / 4);
+    static constexpr int kSums = kUnits * P; // imaginary sums a thread keeps
+    int load, first, second, input;          // input: the first unit's first input
+
+    __device__ ByteLanes()
+    {
+        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+        if constexpr (P == 2) {
+            const int antenna = warp * 4 + lane / 8, q = lane % 8;
+            load = antenna * Raw::kRow + q * 4 * P;
+            first = swizzled(2 * antenna, q);
+            second = swizzled(2 * antenna + 1, q);
+            input = 2 * antenna;
+        } else {
+            const int antenna = warp * 8 + ((lane / 4) % 4) * 2 + lane / 16, q = lane % 4;
+            load = antenna * Raw::kRow + q * 8;
+            first = swizzled(antenna, 2 * q);
+            second = 0;
+            input = antenna;
+        }
+    }
+
+    // kComplement: write the rows' complement plane; kSum: add the imaginary parts to
+    // `sums` (the columns' side, or the diagonal's one side).
+    template <bool kComplement, bool kSum>
+    __device__ __forceinline__ void
+    convert(const char2* raw, uint32_t* side, int (&sums)[kSums]) const
+    {
+#pragma unroll
+        for (int i = 0; i < kUnits; i++) {
+            const uint4 v = *reinterpret_cast<const uint4*>(raw + load + i * kLoadStep);
+            uint32_t* row = side + i * kStoreStep;
+            if constexpr (P == 2) {
+                // v.x .. v.w: samples 4q .. 4q + 3, bytes (re X, im X, re Y, im Y).
+                const uint32_t x01 = __byte_perm(v.x, v.y, 0x5140),
+                               x23 = __byte_perm(v.z, v.w, 0x5140);
+                const uint32_t y01 = __byte_perm(v.x, v.y, 0x7362),
+                               y23 = __byte_perm(v.z, v.w, 0x7362);
+                const uint32_t xr = __byte_perm(x01, x23, 0x5410),
+                               xi = __byte_perm(x01, x23, 0x7632);
+                const uint32_t yr = __byte_perm(y01, y23, 0x5410),
+                               yi = __byte_perm(y01, y23, 0x7632);
+                row[first] = xr;
+                row[first ^ 8] = xi;
+                row[second] = yr;
+                row[second ^ 8] = yi;
+                if constexpr (kComplement) {
+                    row[first ^ 16] = ~xr;
+                    row[second ^ 16] = ~yr;
+                }
+                if constexpr (kSum) {
+                    sums[2 * i] = __dp4a(static_cast<int>(xi), 0x01010101, sums[2 * i]);
+                    sums[2 * i + 1] = __dp4a(static_cast<int>(yi), 0x01010101, sums[2 * i + 1]);
+                }
+            } else {
+                // v.x .. v.w: samples 8q .. 8q + 7, bytes (re, im) each.
+                const uint32_t r0 = __byte_perm(v.x, v.y, 0x6420),
+                               r1 = __byte_perm(v.z, v.w, 0x6420);
+                const uint32_t i0 = __byte_perm(v.x, v.y, 0x7531),
+                               i1 = __byte_perm(v.z, v.w, 0x7531);
+                *reinterpret_cast<uint2*>(row + first) = make_uint2(r0, r1);
+                *reinterpret_cast<uint2*>(row + (first ^ 8)) = make_uint2(i0, i1);
+                if constexpr (kComplement)
+                    *reinterpret_cast<uint2*>(row + (first ^ 16)) = make_uint2(~r0, ~r1);
+                if constexpr (kSum)
+                    sums[i] = __dp4a(static_cast<int>(i1),
+                                     0x01010101,
+                                     __dp4a(static_cast<int>(i0), 0x01010101, sums[i]));
+            }
+        }
+    }
+
+    // The block's imaginary sums of its column inputs into column_sums[0 .. 127]: the
+    // lanes that shared an antenna (8 at P = 2, 4 at P = 1) add theirs.
+    __device__ void publish(int (&sums)[kSums], int* column_sums) const
+    {
+        constexpr int kLanes = P == 2 ? 8 : 4;
+#pragma unroll
+        for (int k = 0; k < kSums; k++)
+#pragma unroll
+            for (int mask = 1; mask < kLanes; mask <<= 1)
+                sums[k] += __shfl_xor_sync(0xffffffffu, sums[k], mask);
+        if (threadIdx.x % kLanes == 0)
+#pragma unroll
+            for (int i = 0; i < kUnits; i++)
+#pragma unroll
+                for (int p = 0; p < P; p++)
+                    column_sums[input + i * kAntennaStep * P + p] = sums[i * P + p];
+    }
+};
 #endif
 
-template <int P, blade_dtype In>
+// kInt8 (ci8 input only): int8 operands and int32 sums (ByteLanes, the s8 wgmma);
+// otherwise fp16 operands and float32 sums.
+template <int P, blade_dtype In, bool kInt8>
 __global__ void __launch_bounds__(kThreads, 1) correlate_hopper_kernel(Grid grid, float scale)
 {
 #ifdef BLADE_WGMMA
@@ -423,7 +643,8 @@ __global__ void __launch_bounds__(kThreads, 1) correlate_hopper_kernel(Grid grid
     const int first_row = work.ti * kSide, first_column = work.tj * kSide;
     const bool diagonal = work.ti == work.tj;
     const int warpgroup = threadIdx.x / 128, warp = (threadIdx.x / 32) % 4;
-    float re[1][16][4], im[1][16][4]; // started by stage 0's products
+    using Sum = std::conditional_t<kInt8, int, float>;
+    Sum re[1][16][4], im[1][16][4]; // started by stage 0's products
 
     const StageWalk walk(grid, work);
     // Raw stages are copied in order, stage s to buffer s % R: rows, then (off the
@@ -451,13 +672,30 @@ __global__ void __launch_bounds__(kThreads, 1) correlate_hopper_kernel(Grid grid
         copied++;
         cp_async_commit(); // empty groups too: the waits below count groups
     };
-    const ConvertLanes<In, P> lanes;
-    auto convert = [&](int buffer, int stage) {
+    // `counted`: the stage is one of the block's (the conversion after the last stage
+    // converts stale data, never multiplied, and must not add to the int8 sums).
+    std::conditional_t<kInt8, ByteLanes<P>, ConvertLanes<In, P>> lanes;
+    int sums[ByteLanes<P>::kSums] = {}; // int8: the imaginary sums of this thread's inputs
+    auto convert = [&](int buffer, int stage, bool counted) {
         const Element* raw = buffers + buffer * 2 * Raw::kElements;
         uint32_t* half = stages + stage * (kStageBytes / 4);
-        lanes.convert(raw, scale, half);
-        if (!diagonal)
-            lanes.convert(raw + Raw::kElements, scale, half + kSideBytes / 4);
+        if constexpr (kInt8) {
+            if (diagonal && counted)
+                lanes.template convert<true, true>(raw, half, sums);
+            else
+                lanes.template convert<true, false>(raw, half, sums);
+            if (!diagonal && counted)
+                lanes.template convert<false, true>(
+                    raw + Raw::kElements, half + kSideBytes / 4, sums);
+            else if (!diagonal)
+                lanes.template convert<false, false>(
+                    raw + Raw::kElements, half + kSideBytes / 4, sums);
+        } else {
+            (void)counted;
+            lanes.convert(raw, scale, half);
+            if (!diagonal)
+                lanes.convert(raw + Raw::kElements, scale, half + kSideBytes / 4);
+        }
         fence_proxy_async();
     };
 
@@ -467,7 +705,7 @@ __global__ void __launch_bounds__(kThreads, 1) correlate_hopper_kernel(Grid grid
         issue(b);
     cp_async_wait<R - 1>();
     __syncthreads();
-    convert(0, 0);
+    convert(0, 0, true);
     cp_async_wait<R - 2>();
     __syncthreads();
     issue(0);
@@ -481,7 +719,7 @@ __global__ void __launch_bounds__(kThreads, 1) correlate_hopper_kernel(Grid grid
         // Stage s + 1 (stale after the last stage: converted, never used) while they run.
         const int next_stage = stage == kHalfStages - 1 ? 0 : stage + 1;
         const int next_buffer = buffer == R - 1 ? 0 : buffer + 1;
-        convert(next_buffer, next_stage);
+        convert(next_buffer, next_stage, s + 1 < walk.count);
         wgmma_wait<1>();        // stage s - 1's products are done: its fp16 stage is free
         cp_async_wait<R - 2>(); // raw stage s + 2 has landed (this thread's copies)
         __syncthreads();        // fp16 stage s + 1 is whole; raw buffer of s + 1 is free
@@ -497,17 +735,36 @@ __global__ void __launch_bounds__(kThreads, 1) correlate_hopper_kernel(Grid grid
         for (int n = 0; n < 16; n++)
 #pragma unroll
             for (int r = 0; r < 4; r++)
-                re[0][n][r] = im[0][n][r] = 0.0f;
+                re[0][n][r] = im[0][n][r] = 0;
 
-    store_fragments<1, 16, P>(
-        grid, work, first_row + warpgroup * 64 + warp * 16, first_column, re, im);
+    const int row = first_row + warpgroup * 64 + warp * 16;
+    if constexpr (kInt8) {
+        // Each column's imaginary sum back into Im (see multiply_stage), then float.
+        __syncthreads(); // every warpgroup's products are done: the stages are free
+        int* column_sums = reinterpret_cast<int*>(stages);
+        lanes.publish(sums, column_sums);
+        __syncthreads();
+        const int t = threadIdx.x % 4;
+        float fre[1][16][4], fim[1][16][4];
+#pragma unroll
+        for (int n = 0; n < 16; n++)
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                fre[0][n][r] = static_cast<float>(re[0][n][r]);
+                fim[0][n][r] =
+                    static_cast<float>(im[0][n][r] + column_sums[8 * n + 2 * t + (r & 1)]);
+            }
+        store_fragments<1, 16, P>(grid, work, row, first_column, fre, fim);
+    } else {
+        store_fragments<1, 16, P>(grid, work, row, first_column, re, im);
+    }
 #endif
 }
 
-template <int P, blade_dtype In>
+template <int P, blade_dtype In, bool kInt8>
 blade_status launch_one(const Grid& grid, float scale, unsigned blocks, cudaStream_t stream)
 {
-    auto kernel = correlate_hopper_kernel<P, In>;
+    auto kernel = correlate_hopper_kernel<P, In, kInt8>;
     const int bytes = HopperShared<In, P>::kBytes;
     BLADE_CUDA_TRY(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
@@ -518,27 +775,39 @@ blade_status launch_one(const Grid& grid, float scale, unsigned blocks, cudaStre
 
 } // namespace
 
-bool hopper_kernel_runs(const blade_correlator_job& job)
+HopperKernel hopper_kernel(const blade_correlator_job& job)
 {
     const char* chosen = std::getenv("BLADE_CORRELATOR_WGMMA");
     if (chosen != nullptr && std::strcmp(chosen, "0") == 0)
-        return false;
-    return blade_cuda_compute_capability() == 90 &&
-           blade_cuda_shared_memory_optin() >= hopper_shared_bytes(job.input_type, job.pols);
+        return HopperKernel::none;
+    if (blade_cuda_compute_capability() != 90 ||
+        blade_cuda_shared_memory_optin() < hopper_shared_bytes(job.input_type, job.pols))
+        return HopperKernel::none;
+    const bool fp16_asked = chosen != nullptr && std::strcmp(chosen, "fp16") == 0;
+    if (job.input_type == BLADE_CI8 && !fp16_asked &&
+        job.channel_integration * kStageTimes <= kInt8BlockSamples)
+        return HopperKernel::int8;
+    return HopperKernel::fp16;
 }
 
-blade_status launch_fp16_hopper(const blade_correlator_job& job,
-                                const Grid& grid,
-                                int64_t blocks,
-                                cudaStream_t stream)
+blade_status launch_hopper(const blade_correlator_job& job,
+                           HopperKernel kernel,
+                           const Grid& grid,
+                           int64_t blocks,
+                           cudaStream_t stream)
 {
     const unsigned count = static_cast<unsigned>(blocks);
     const float scale = job.operand_scale;
+    if (kernel == HopperKernel::int8)
+        return job.pols == 2 ? launch_one<2, BLADE_CI8, true>(grid, scale, count, stream)
+                             : launch_one<1, BLADE_CI8, true>(grid, scale, count, stream);
     if (job.pols == 2)
-        return job.input_type == BLADE_CI8 ? launch_one<2, BLADE_CI8>(grid, scale, count, stream)
-                                           : launch_one<2, BLADE_CF32>(grid, scale, count, stream);
-    return job.input_type == BLADE_CI8 ? launch_one<1, BLADE_CI8>(grid, scale, count, stream)
-                                       : launch_one<1, BLADE_CF32>(grid, scale, count, stream);
+        return job.input_type == BLADE_CI8
+                   ? launch_one<2, BLADE_CI8, false>(grid, scale, count, stream)
+                   : launch_one<2, BLADE_CF32, false>(grid, scale, count, stream);
+    return job.input_type == BLADE_CI8
+               ? launch_one<1, BLADE_CI8, false>(grid, scale, count, stream)
+               : launch_one<1, BLADE_CF32, false>(grid, scale, count, stream);
 }
 
 } // namespace correlator_cuda

@@ -20,6 +20,7 @@
 
 #include "device_memory.h"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdlib>
@@ -335,7 +336,8 @@ BOOST_AUTO_TEST_CASE(ata_node_shape_with_fewer_channels)
 // More than 64 inputs run a 128-input kernel when a window's samples are whole 16-byte
 // copies and the input is 16-byte aligned: on a Hopper GPU the wgmma kernel
 // (correlator_tensor_hopper.cu), elsewhere or with $BLADE_CORRELATOR_WGMMA=0 the
-// mma.sync one (correlator_tensor_wide.cu). Each of their variants (cf32 and ci8, P = 1
+// mma.sync one (correlator_tensor_wide.cu); $BLADE_CORRELATOR_WGMMA=fp16 keeps ci8 on
+// Hopper's fp16 operands rather than int8. Each of their variants (cf32 and ci8, P = 1
 // and 2), with partly filled and diagonal tiles, time slices, channel and across-chunk
 // integration, a lower sideband and the operand scale, and the fallbacks to the
 // 64-input kernel (a window of 6 ci8 samples, an input 8 bytes off alignment) must all
@@ -388,7 +390,9 @@ BOOST_AUTO_TEST_CASE(large_arrays_on_the_wide_tensor_tile)
 {
     if (!tensor_cores_present())
         return;
-    check_wide_tiles(700); // the GPU's own choice: wgmma on Hopper
+    check_wide_tiles(700); // the GPU's own choice: on Hopper wgmma, int8 for ci8
+    setenv("BLADE_CORRELATOR_WGMMA", "fp16", 1);
+    check_wide_tiles(710); // on Hopper wgmma with fp16 operands for ci8 too
     setenv("BLADE_CORRELATOR_WGMMA", "0", 1);
     check_wide_tiles(720); // mma.sync everywhere
     unsetenv("BLADE_CORRELATOR_WGMMA");
@@ -400,7 +404,7 @@ BOOST_AUTO_TEST_CASE(the_wide_tile_over_many_stages_and_channels)
     // flight while the next stage's are issued. A block walks its channels' stages in
     // turn, so summing all F channels (F = 3 .. 7) gives each block 3 .. 7 stages or
     // more, and the ring ends at each of its positions; a window of 300 samples ends
-    // in a partly filled stage. Both kernels.
+    // in a partly filled stage. Every 128-input kernel.
     if (!tensor_cores_present())
         return;
     struct shape {
@@ -426,6 +430,62 @@ BOOST_AUTO_TEST_CASE(the_wide_tile_over_many_stages_and_channels)
         }
     }
     unsetenv("BLADE_CORRELATOR_WGMMA");
+}
+
+BOOST_AUTO_TEST_CASE(ci8_sums_on_the_wide_tile_are_exact)
+{
+    // ci8 products are exact in every tensor-core kernel, and sums of up to 512 of them
+    // (|sum| <= 512 x 2 x 128^2 = 2^24) are exact in float32 too: every kernel must
+    // give the fp64 reference's bits. The extremes -128 and 127 are in each input, and
+    // the last case is all -128 (the int8 kernel's complement plane then holds 127).
+    if (!tensor_cores_present())
+        return;
+    for (const char* wgmma : { "1", "fp16", "0" }) {
+        setenv("BLADE_CORRELATOR_WGMMA", wgmma, 1);
+        uint32_t seed = 760;
+        for (int variant = 0; variant < 4; variant++) {
+            job j;
+            j.path = BLADE_CORRELATOR_FP16;
+            j.type = BLADE_CI8;
+            j.shape =
+                variant == 1 ? blade_shape_aftp(131, 2, 256, 1) : blade_shape_aftp(72, 3, 512, 2);
+            j.integration = j.shape.dims[2];
+            j.lower_sideband = variant == 2;
+            auto chunks = random_input(j, 1, seed++);
+            for (size_t k = 0; k < chunks.size(); k += 97)
+                chunks[k] = k % 2 == 0 ? 0x80 : 0x7f; // -128, 127
+            if (variant == 3)
+                std::fill(chunks.begin(), chunks.end(), uint8_t{ 0x80 });
+            job reference = j;
+            reference.path = BLADE_CORRELATOR_FP64;
+            const auto cpu = correlate_on(blade_device_cpu(), reference, chunks);
+            const auto gpu = correlate_on(first_gpu(), j, chunks);
+            BOOST_TEST(std::memcmp(cpu.data(), gpu.data(), cpu.size() * sizeof(cf)) == 0,
+                       describe(j) << " with BLADE_CORRELATOR_WGMMA=" << wgmma);
+        }
+    }
+    unsetenv("BLADE_CORRELATOR_WGMMA");
+}
+
+BOOST_AUTO_TEST_CASE(a_ci8_window_longer_than_int32_sums_hold)
+{
+    // 65600 samples of -128 - 128j: each autocorrelation is 65600 x 2 x 128^2 > 2^31,
+    // which the int8 kernel's int32 sums would wrap; its windows are cut into slices of
+    // at most 32768 samples (then added in float32).
+    if (!tensor_cores_present())
+        return;
+    job j;
+    j.path = BLADE_CORRELATOR_FP16;
+    j.type = BLADE_CI8;
+    j.shape = blade_shape_aftp(40, 1, 65600, 2);
+    j.integration = 65600;
+    const std::vector<uint8_t> chunks(blade_tensor_bytes(BLADE_CI8, &j.shape), 0x80);
+    job reference = j;
+    reference.path = BLADE_CORRELATOR_FP64;
+    const auto cpu = correlate_on(blade_device_cpu(), reference, chunks);
+    const auto gpu = correlate_on(first_gpu(), j, chunks);
+    compare(j, cpu, gpu, 1, samples_of(j), exact_operand_bound, describe(j));
+    BOOST_TEST(cpu[0].real() == 65600.0f * 2 * 128 * 128);
 }
 
 BOOST_AUTO_TEST_CASE(the_operand_scale_keeps_large_voltages_in_fp16_range)
