@@ -296,6 +296,25 @@ __device__ __forceinline__ void touch(float (&d)[16][4])
             asm volatile("" : "+f"(d[n][r])::"memory");
 }
 
+// The 64 accumulators of an m64n128 wgmma (16 fragments of 4), as its asm operands
+// %0 .. %63 and as the operand list that binds them to d[16][4] with `constraint`.
+#define BLADE_WGMMA_ACCUMULATORS                                                                  \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+    "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "  \
+    "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "  \
+    "%56, %57, %58, %59, %60, %61, %62, %63}"
+#define BLADE_WGMMA_FRAGMENT(constraint, d, n) \
+    constraint(d[n][0]), constraint(d[n][1]), constraint(d[n][2]), constraint(d[n][3])
+#define BLADE_WGMMA_OPERANDS(constraint, d)                                               \
+    BLADE_WGMMA_FRAGMENT(constraint, d, 0), BLADE_WGMMA_FRAGMENT(constraint, d, 1),       \
+        BLADE_WGMMA_FRAGMENT(constraint, d, 2), BLADE_WGMMA_FRAGMENT(constraint, d, 3),   \
+        BLADE_WGMMA_FRAGMENT(constraint, d, 4), BLADE_WGMMA_FRAGMENT(constraint, d, 5),   \
+        BLADE_WGMMA_FRAGMENT(constraint, d, 6), BLADE_WGMMA_FRAGMENT(constraint, d, 7),   \
+        BLADE_WGMMA_FRAGMENT(constraint, d, 8), BLADE_WGMMA_FRAGMENT(constraint, d, 9),   \
+        BLADE_WGMMA_FRAGMENT(constraint, d, 10), BLADE_WGMMA_FRAGMENT(constraint, d, 11), \
+        BLADE_WGMMA_FRAGMENT(constraint, d, 12), BLADE_WGMMA_FRAGMENT(constraint, d, 13), \
+        BLADE_WGMMA_FRAGMENT(constraint, d, 14), BLADE_WGMMA_FRAGMENT(constraint, d, 15)
+
 // d = (keep ? d : 0) + (kScaleA A) B for a warpgroup: A 64 rows x k16, B 128 columns x
 // k16, both K-major in shared memory; d as 16 fragments of 8 columns (mma.sync's
 // layout). The first products start the sums (keep = 0) rather than adding to zeros
@@ -308,82 +327,10 @@ wgmma_m64n128k16(float (&d)[16][4], uint64_t a, uint64_t b, bool keep = true)
     asm volatile("{\n"
                  ".reg .pred p;\n"
                  "setp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
-                 "{"
-                 "%0, %1, %2, %3, %4, %5, %6, %7, "
-                 "%8, %9, %10, %11, %12, %13, %14, %15, "
-                 "%16, %17, %18, %19, %20, %21, %22, %23, "
-                 "%24, %25, %26, %27, %28, %29, %30, %31, "
-                 "%32, %33, %34, %35, %36, %37, %38, %39, "
-                 "%40, %41, %42, %43, %44, %45, %46, %47, "
-                 "%48, %49, %50, %51, %52, %53, %54, %55, "
-                 "%56, %57, %58, %59, %60, %61, %62, %63"
-                 "}, %64, %65, p, %67, 1, 0, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " BLADE_WGMMA_ACCUMULATORS
+                 ", %64, %65, p, %67, 1, 0, 0;\n"
                  "}\n"
-                 : "+f"(d[0][0]),
-                   "+f"(d[0][1]),
-                   "+f"(d[0][2]),
-                   "+f"(d[0][3]),
-                   "+f"(d[1][0]),
-                   "+f"(d[1][1]),
-                   "+f"(d[1][2]),
-                   "+f"(d[1][3]),
-                   "+f"(d[2][0]),
-                   "+f"(d[2][1]),
-                   "+f"(d[2][2]),
-                   "+f"(d[2][3]),
-                   "+f"(d[3][0]),
-                   "+f"(d[3][1]),
-                   "+f"(d[3][2]),
-                   "+f"(d[3][3]),
-                   "+f"(d[4][0]),
-                   "+f"(d[4][1]),
-                   "+f"(d[4][2]),
-                   "+f"(d[4][3]),
-                   "+f"(d[5][0]),
-                   "+f"(d[5][1]),
-                   "+f"(d[5][2]),
-                   "+f"(d[5][3]),
-                   "+f"(d[6][0]),
-                   "+f"(d[6][1]),
-                   "+f"(d[6][2]),
-                   "+f"(d[6][3]),
-                   "+f"(d[7][0]),
-                   "+f"(d[7][1]),
-                   "+f"(d[7][2]),
-                   "+f"(d[7][3]),
-                   "+f"(d[8][0]),
-                   "+f"(d[8][1]),
-                   "+f"(d[8][2]),
-                   "+f"(d[8][3]),
-                   "+f"(d[9][0]),
-                   "+f"(d[9][1]),
-                   "+f"(d[9][2]),
-                   "+f"(d[9][3]),
-                   "+f"(d[10][0]),
-                   "+f"(d[10][1]),
-                   "+f"(d[10][2]),
-                   "+f"(d[10][3]),
-                   "+f"(d[11][0]),
-                   "+f"(d[11][1]),
-                   "+f"(d[11][2]),
-                   "+f"(d[11][3]),
-                   "+f"(d[12][0]),
-                   "+f"(d[12][1]),
-                   "+f"(d[12][2]),
-                   "+f"(d[12][3]),
-                   "+f"(d[13][0]),
-                   "+f"(d[13][1]),
-                   "+f"(d[13][2]),
-                   "+f"(d[13][3]),
-                   "+f"(d[14][0]),
-                   "+f"(d[14][1]),
-                   "+f"(d[14][2]),
-                   "+f"(d[14][3]),
-                   "+f"(d[15][0]),
-                   "+f"(d[15][1]),
-                   "+f"(d[15][2]),
-                   "+f"(d[15][3])
+                 : BLADE_WGMMA_OPERANDS("+f", d)
                  : "l"(a), "l"(b), "r"(static_cast<int>(keep)), "n"(kScaleA));
 }
 
@@ -414,82 +361,10 @@ wgmma_m64n128k32_s8(int (&d)[16][4], uint64_t a, uint64_t b, bool keep = true)
     asm volatile("{\n"
                  ".reg .pred p;\n"
                  "setp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 "
-                 "{"
-                 "%0, %1, %2, %3, %4, %5, %6, %7, "
-                 "%8, %9, %10, %11, %12, %13, %14, %15, "
-                 "%16, %17, %18, %19, %20, %21, %22, %23, "
-                 "%24, %25, %26, %27, %28, %29, %30, %31, "
-                 "%32, %33, %34, %35, %36, %37, %38, %39, "
-                 "%40, %41, %42, %43, %44, %45, %46, %47, "
-                 "%48, %49, %50, %51, %52, %53, %54, %55, "
-                 "%56, %57, %58, %59, %60, %61, %62, %63"
-                 "}, %64, %65, p;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 " BLADE_WGMMA_ACCUMULATORS
+                 ", %64, %65, p;\n"
                  "}\n"
-                 : "+r"(d[0][0]),
-                   "+r"(d[0][1]),
-                   "+r"(d[0][2]),
-                   "+r"(d[0][3]),
-                   "+r"(d[1][0]),
-                   "+r"(d[1][1]),
-                   "+r"(d[1][2]),
-                   "+r"(d[1][3]),
-                   "+r"(d[2][0]),
-                   "+r"(d[2][1]),
-                   "+r"(d[2][2]),
-                   "+r"(d[2][3]),
-                   "+r"(d[3][0]),
-                   "+r"(d[3][1]),
-                   "+r"(d[3][2]),
-                   "+r"(d[3][3]),
-                   "+r"(d[4][0]),
-                   "+r"(d[4][1]),
-                   "+r"(d[4][2]),
-                   "+r"(d[4][3]),
-                   "+r"(d[5][0]),
-                   "+r"(d[5][1]),
-                   "+r"(d[5][2]),
-                   "+r"(d[5][3]),
-                   "+r"(d[6][0]),
-                   "+r"(d[6][1]),
-                   "+r"(d[6][2]),
-                   "+r"(d[6][3]),
-                   "+r"(d[7][0]),
-                   "+r"(d[7][1]),
-                   "+r"(d[7][2]),
-                   "+r"(d[7][3]),
-                   "+r"(d[8][0]),
-                   "+r"(d[8][1]),
-                   "+r"(d[8][2]),
-                   "+r"(d[8][3]),
-                   "+r"(d[9][0]),
-                   "+r"(d[9][1]),
-                   "+r"(d[9][2]),
-                   "+r"(d[9][3]),
-                   "+r"(d[10][0]),
-                   "+r"(d[10][1]),
-                   "+r"(d[10][2]),
-                   "+r"(d[10][3]),
-                   "+r"(d[11][0]),
-                   "+r"(d[11][1]),
-                   "+r"(d[11][2]),
-                   "+r"(d[11][3]),
-                   "+r"(d[12][0]),
-                   "+r"(d[12][1]),
-                   "+r"(d[12][2]),
-                   "+r"(d[12][3]),
-                   "+r"(d[13][0]),
-                   "+r"(d[13][1]),
-                   "+r"(d[13][2]),
-                   "+r"(d[13][3]),
-                   "+r"(d[14][0]),
-                   "+r"(d[14][1]),
-                   "+r"(d[14][2]),
-                   "+r"(d[14][3]),
-                   "+r"(d[15][0]),
-                   "+r"(d[15][1]),
-                   "+r"(d[15][2]),
-                   "+r"(d[15][3])
+                 : BLADE_WGMMA_OPERANDS("+r", d)
                  : "l"(a), "l"(b), "r"(static_cast<int>(keep)));
 }
 
