@@ -7,41 +7,52 @@
 //
 // The maths is that of correlator_tensor.cu (read its header first): V = X X^H over
 // time for inputs n = (antenna, polarization). Here a stage's k axis is planar rather
-// than interleaved: a stage's fp16 row for input n is the real parts of its 32
-// samples, then their imaginary parts, so that
+// than interleaved: a stage's row for input n is the real parts of its 32 samples,
+// then their imaginary parts, so that
 //
 //   Re V = Xr Xr^T + Xi Xi^T        Im V = Xi Xr^T - Xr Xi^T
 //
-// are four k16 products each, with the minus sign given to wgmma as its A operand's
-// scale (-1): no rotated copy of an operand is needed, and neither operand passes
-// through registers. The order of samples along a row does not matter to a sum over
-// time as long as rows and columns share it; each 32-bit word holds samples t and
-// t + 16 (t < 16), which lets the conversion read 16 consecutive samples across lanes.
+// Two kinds of operands:
+//   * fp16 (cf32 input; ci8 where BLADE_CORRELATOR_WGMMA=fp16): four m64n128k16 for
+//     each of Re and Im a stage, the minus sign given to wgmma as its A operand's scale
+//     (-1), float32 sums. Each 32-bit word of a plane holds samples t and t + 16.
+//   * int8 (ci8 input): exact int32 sums, two m64n128k32 for each a stage, at twice
+//     fp16's rate, and a conversion that only transposes bytes. The s8 wgmma has no
+//     operand scale and -(-128) is no int8, so the rows also hold the complement of
+//     their real plane (~x = -x - 1, an int8 for every int8) and
+//         Im V[i][j] = (Xi Xr^T)[i][j] + (~Xr Xi^T)[i][j] + sum_t Im x_j(t),
+//     each column's sum of imaginary parts kept by the conversion and added at the end.
+//     Each word of a plane holds 4 samples. The sums stay within int32 for 32768 samples
+//     (2 x 128^2 each): the dispatcher's slices are no longer.
+// The order of samples along a row does not matter to a sum over time as long as rows
+// and columns share it.
 //
 // Why. The mma.sync kernel (correlator_tensor_wide.cu) on an H100 kept the tensor pipe
 // 38 % busy at 20-26 % of the fp16 dense peak: each mma.sync's operands pass through
 // registers (ldmatrix, 8 instructions per 32 mma) and a warp issues the next only as
 // the last returns. One wgmma m64n128k16 is 64 x 128 x 16 multiply-adds from shared
-// memory, issued asynchronously: a warpgroup issues a stage's 8 of them and goes on to
-// convert the next stage while the tensor cores work.
+// memory, issued asynchronously: a warpgroup issues a stage's products and goes on to
+// convert the next stage while the tensor cores work. Measured then (Nsight Compute),
+// the warps' instructions per stage, not the tensor cores, set the stage time: hence
+// offsets worked out once per thread, and int8 operands for ci8 (docs/correlator.md).
 //
-// Shared memory (225 KB for cf32, 1 KB of it aligning the rest to 1024 bytes):
-//   * three fp16 stages, each a rows side and a columns side of 128 rows x 128 bytes in
-//     the 128-byte swizzle that wgmma's descriptors name (16-byte chunk c of row n at
+// Shared memory (cf32 225 KB, ci8 161 KB, 1 KB of it aligning the rest to 1024 bytes):
+//   * three operand stages, each a rows side and a columns side of 128 rows x 128 bytes
+//     in the 128-byte swizzle that wgmma's descriptors name (16-byte chunk c of row n at
 //     chunk c ^ (n % 8), 8-row atoms of 1024 bytes): bank-conflict free for the tensor
 //     cores and for the conversion's stores. Three, so that a stage's wgmma may still
 //     run while the next stage's are issued and the one after is converted;
-//   * two raw stages as copied by cp.async (correlator_wide_copies.h).
+//   * R raw stages as copied by cp.async (two for cf32, four for ci8).
 //
-// Per stage s: wgmma on fp16 stage s (8 per warpgroup, committed as one group),
-// convert raw stage s + 1 into fp16 stage s + 1 while they run, wait until only
-// stage s's group is pending (stage s - 1's operands are free), one barrier, copy
-// raw stage s + 3. Each warpgroup (4 warps) owns 64 rows x 128 columns: 64 + 64 float
-// accumulators per thread, laid out as mma.sync's so store_fragments writes them.
+// Per stage s: wgmma on operand stage s (committed as one group), convert raw stage
+// s + 1 into operand stage s + 1 while they run, wait until only stage s's group is
+// pending (stage s - 1's operands are free), one barrier, copy raw stage s + R + 1.
+// Each warpgroup (4 warps) owns 64 rows x 128 columns: 64 + 64 accumulators per
+// thread, laid out as mma.sync's so store_fragments writes them.
 //
 // Requirements: those of correlator_tensor_wide.cu (whole 16-byte copies, a 16-byte
-// aligned input), a GPU of compute capability 9.0 lending a block 225 KB of shared
-// memory (the H100 and H200 lend 227 KB), and a build with 90 among its architectures.
+// aligned input), a GPU of compute capability 9.0 lending a block the shared memory
+// above (the H100 and H200 lend 227 KB), and a build with 90 among its architectures.
 
 #include "correlator_fragments.h"
 #include "correlator_kernels.h"
@@ -66,9 +77,9 @@ constexpr int kThreads = kWideThreads;        // 2 warpgroups of 64 rows each
 constexpr int kRowBytes = kStageTimes * 4;    // 32 real halves, then 32 imaginary
 constexpr int kSideBytes = kSide * kRowBytes; // 16 KB
 constexpr int kStageBytes = 2 * kSideBytes;   // rows side, columns side
-constexpr int kHalfStages = 3;                // fp16 stages
+constexpr int kHalfStages = 3;                // operand stages
 constexpr int kAlignment = 1024;              // one 128-byte swizzle atom
-constexpr int kUnitsPerSide = 1024;           // conversion units (below)
+constexpr int kUnitsPerSide = 1024;           // fp16 conversion units (ConvertLanes)
 constexpr int kUnitsPerThread = kUnitsPerSide / kThreads;
 
 // Raw stages in flight: the copies of stage s + kRawBuffers - 1 are issued while stage s
@@ -584,7 +595,7 @@ __global__ void __launch_bounds__(kThreads, 1) correlate_hopper_kernel(Grid grid
     cp_async_wait<R - 2>();
     __syncthreads();
     issue(0);
-    int stage = 0, buffer = 0; // fp16 stage s % 3, raw stage s % R
+    int stage = 0, buffer = 0; // operand stage s % 3, raw stage s % R
     for (int64_t s = 0; s < walk.count; s++) {
         const uint32_t rows = stages_address + stage * kStageBytes;
         const uint32_t columns = diagonal ? rows : rows + kSideBytes;
@@ -595,9 +606,9 @@ __global__ void __launch_bounds__(kThreads, 1) correlate_hopper_kernel(Grid grid
         const int next_stage = stage == kHalfStages - 1 ? 0 : stage + 1;
         const int next_buffer = buffer == R - 1 ? 0 : buffer + 1;
         convert(next_buffer, next_stage, s + 1 < walk.count);
-        wgmma_wait<1>();        // stage s - 1's products are done: its fp16 stage is free
+        wgmma_wait<1>();        // stage s - 1's products are done: its operand stage is free
         cp_async_wait<R - 2>(); // raw stage s + 2 has landed (this thread's copies)
-        __syncthreads();        // fp16 stage s + 1 is whole; raw buffer of s + 1 is free
+        __syncthreads();        // operand stage s + 1 is whole; raw buffer of s + 1 is free
         issue(next_buffer);     // raw stage s + R + 1
         buffer = next_buffer;
         stage = next_stage;
