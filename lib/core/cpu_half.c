@@ -13,10 +13,8 @@
 
 #include <stdbool.h>
 
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-#define BLADE_HAVE_F16C_PATH
+#ifdef BLADE_HAVE_F16C_PATH
 #include <cpuid.h>
-#include <immintrin.h>
 #endif
 
 #ifdef BLADE_HAVE_F16C_PATH
@@ -49,19 +47,13 @@ halves_to_floats_f16c(float* restrict out, const uint16_t* restrict in, int64_t 
 __attribute__((target("avx2,f16c"))) static int64_t
 floats_to_halves_f16c(uint16_t* restrict out, const float* restrict in, int64_t n)
 {
-    const __m128i canonical = _mm_set1_epi16(0x7e00);
     int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256 value = _mm256_loadu_ps(in + i);
-        const __m128i half = _mm256_cvtps_ph(value, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        /* the NaN lanes' all-ones masks, narrowed from 32 to 16 bits (saturating) */
-        const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(value, value, _CMP_UNORD_Q));
-        const __m128i nan16 =
-            _mm_packs_epi32(_mm256_castsi256_si128(nan), _mm256_extracti128_si256(nan, 1));
-        _mm_storeu_si128((__m128i*)(out + i), _mm_blendv_epi8(half, canonical, nan16));
-    }
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i*)(out + i), blade_floats8_to_halves(_mm256_loadu_ps(in + i)));
     return i;
 }
+
+bool blade_cpu_f16c(void) { return f16c; }
 #endif
 
 void blade_halves_to_floats(float* restrict out, const uint16_t* restrict in, int64_t n)

@@ -11,6 +11,7 @@
 #ifndef BLADE_CORE_CPU_HALF_H
 #define BLADE_CORE_CPU_HALF_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /** out[i] = blade_half_to_float(in[i]) for i < n. */
@@ -18,5 +19,27 @@ void blade_halves_to_floats(float* restrict out, const uint16_t* restrict in, in
 
 /** out[i] = blade_half_from_float(in[i]) for i < n. */
 void blade_floats_to_halves(uint16_t* restrict out, const float* restrict in, int64_t n);
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define BLADE_HAVE_F16C_PATH
+#include <immintrin.h>
+
+/** Whether this CPU has AVX2 and F16C (read once, as the library loads): the
+ *  functions below, and loops built on them, may run only then. */
+bool blade_cpu_f16c(void);
+
+/** Eight floats as halves, as blade_half_from_float rounds them (to nearest, ties to
+ *  even; NaN as the canonical quiet NaN 0x7e00), for loops that keep their values in
+ *  registers between conversions. */
+__attribute__((target("avx2,f16c"))) static inline __m128i blade_floats8_to_halves(__m256 value)
+{
+    const __m128i half = _mm256_cvtps_ph(value, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    /* the NaN lanes' all-ones masks, narrowed from 32 to 16 bits (saturating) */
+    const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(value, value, _CMP_UNORD_Q));
+    const __m128i nan16 =
+        _mm_packs_epi32(_mm256_castsi256_si128(nan), _mm256_extracti128_si256(nan, 1));
+    return _mm_blendv_epi8(half, _mm_set1_epi16(0x7e00), nan16);
+}
+#endif
 
 #endif

@@ -221,14 +221,28 @@ BOOST_AUTO_TEST_CASE(half_pairs_are_combined_in_float_and_rounded_once)
     // cf16 in and out: each output is the float sum of the widened halves rounded to
     // half once, i.e. exactly cast(polarize_cf32(cast(x))). Odd shape above the
     // threaded threshold; then the exact small cases.
+    // Special values among them (NaN, infinities, signed zeros, subnormals, the
+    // largest half) check the registers' path (F16C) against the per-value one;
+    // BLADE_STREAM_MIN_BYTES = 0 runs the streamed path on this shape too.
     const blade_shape shape = blade_shape_aftp(3, 7, 6257, 2);
     const int64_t values = blade_shape_count(&shape);
-    const auto half = blade_test::random_cf16(values, 8);
+    auto half = blade_test::random_cf16(values, 8);
+    const uint16_t specials[] = { 0x7e00, 0x7c01, 0xfe00, 0x7c00, 0xfc00, 0x0000,
+                                  0x8000, 0x0001, 0x83ff, 0x7bff, 0xfbff, 0x3c00 };
+    for (size_t k = 0; 2 * k + 1 < half.size(); k += 37) {
+        const uint16_t v = specials[(k / 37) % (sizeof specials / sizeof specials[0])];
+        std::memcpy(&half[2 * k], &v, 2);
+    }
     const auto wide = blade_test::cast_on_cpu(half, BLADE_CF16, BLADE_CF32, values);
     const auto expected = blade_test::cast_on_cpu(
         polarize_bytes(BLADE_CF32, shape, wide), BLADE_CF32, BLADE_CF16, values);
-    BOOST_TEST((polarize_bytes(BLADE_CF16, shape, half) == expected));
-    BOOST_TEST((polarize_bytes(BLADE_CF16, shape, half, true) == expected), "in place");
+    for (const char* stream : { "", "0" }) {
+        setenv("BLADE_STREAM_MIN_BYTES", stream, 1);
+        BOOST_TEST((polarize_bytes(BLADE_CF16, shape, half) == expected), "streamed " << stream);
+        BOOST_TEST((polarize_bytes(BLADE_CF16, shape, half, true) == expected),
+                   "in place, streamed " << stream);
+    }
+    unsetenv("BLADE_STREAM_MIN_BYTES");
 
     // (X, Y) = (1+2i, 3+4i): L = -3+5i, R = 5-i.  (X, Y) = (2048, -i): L = 2049, a tie
     // between the halves 2048 and 2050, rounds to even 2048; R = 2047 is exact.
