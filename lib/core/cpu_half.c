@@ -18,7 +18,7 @@
 #endif
 
 #ifdef BLADE_HAVE_F16C_PATH
-static bool f16c; /* set once, as the library loads */
+static bool f16c, f16c512; /* set once, as the library loads */
 
 /* AVX2 through the compiler (which also checks that the OS saves the vector
  * registers), F16C from CPUID leaf 1 (ECX bit 29): Clang's __builtin_cpu_supports
@@ -29,6 +29,7 @@ __attribute__((constructor)) static void detect_f16c(void)
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
     f16c = __builtin_cpu_supports("avx2") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) &&
            (ecx >> 29 & 1u);
+    f16c512 = f16c && __builtin_cpu_supports("avx512f");
 }
 
 __attribute__((target("avx2,f16c"))) static int64_t
@@ -54,6 +55,8 @@ floats_to_halves_f16c(uint16_t* restrict out, const float* restrict in, int64_t 
 }
 
 bool blade_cpu_f16c(void) { return f16c; }
+
+bool blade_cpu_f16c512(void) { return f16c512; }
 #endif
 
 void blade_halves_to_floats(float* restrict out, const uint16_t* restrict in, int64_t n)

@@ -28,6 +28,10 @@ void blade_floats_to_halves(uint16_t* restrict out, const float* restrict in, in
  *  functions below, and loops built on them, may run only then. */
 bool blade_cpu_f16c(void);
 
+/** Whether it also has AVX-512F, whose 512-bit registers convert 16 halves at a time
+ *  (target("avx512f") functions may run only then). */
+bool blade_cpu_f16c512(void);
+
 /** Eight floats as halves, as blade_half_from_float rounds them (to nearest, ties to
  *  even; NaN as the canonical quiet NaN 0x7e00), for loops that keep their values in
  *  registers between conversions. */

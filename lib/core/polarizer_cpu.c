@@ -86,14 +86,6 @@ polarize_halves_f16c(uint16_t* restrict output, const uint16_t* restrict input, 
 /* The same four pairs a step in AVX-512 registers (the F16C loop was limited by its
  * shuffles and NaN blends, one port's work: 37-41 ms for [16, 192, 8192, 2] on one core
  * here). NaN lanes become the float NaN that rounds to the canonical half 0x7e00. */
-static bool avx512;
-
-__attribute__((constructor)) static void detect_avx512(void)
-{
-    __builtin_cpu_init();
-    avx512 = __builtin_cpu_supports("avx512f");
-}
-
 __attribute__((target("avx512f"))) static int64_t
 polarize_halves_avx512(uint16_t* restrict output, const uint16_t* restrict input, int64_t pairs)
 {
@@ -134,7 +126,7 @@ polarize_halves_avx512(uint16_t* restrict output, const uint16_t* restrict input
 static void polarize_half_pairs(const uint16_t* input, uint16_t* output, int64_t begin, int64_t end)
 {
 #ifdef BLADE_HAVE_F16C_PATH
-    if (avx512)
+    if (blade_cpu_f16c512())
         begin += polarize_halves_avx512(output + 4 * begin, input + 4 * begin, end - begin);
     if (blade_cpu_f16c())
         begin += polarize_halves_f16c(output + 4 * begin, input + 4 * begin, end - begin);

@@ -393,25 +393,32 @@ BOOST_AUTO_TEST_CASE(the_half_chains_scaled_cast_rounds_each_scaled_float_once)
         floats[i] = static_cast<float>(i % 977) * 1.37f - 600.0f;
     }
     const blade_shape shape = blade_shape_aftp(1, 1, count, 1);
-    for (float scale : { 0x1p-13f, 0.3f, 3.0f }) {
-        std::vector<uint16_t> out(2 * count);
-        auto check = [&](blade_dtype from, const void* in, auto value_of) {
-            blade_cast* cast = nullptr;
-            const blade_cast_config config = { from, BLADE_CF16, scale };
-            ok(blade_cast_create(&cast, &config, &shape, blade_device_cpu()), "create");
-            blade_tensor input =
-                blade_tensor_make(from, &shape, blade_device_cpu(), const_cast<void*>(in));
-            blade_tensor output =
-                blade_tensor_make(BLADE_CF16, &shape, blade_device_cpu(), out.data());
-            ok(blade_cast_process(cast, &input, &output, nullptr), "process");
-            blade_cast_destroy(cast);
-            int wrong = 0;
-            for (int64_t i = 0; i < 2 * count; i++)
-                wrong += out[i] != reference_half_of(value_of(i) * scale);
-            BOOST_TEST(wrong == 0, blade_dtype_name(from) << " x " << scale);
-        };
-        check(BLADE_CI8, bytes.data(), [&](int64_t i) { return static_cast<float>(bytes[i]); });
-        check(BLADE_CI16, shorts.data(), [&](int64_t i) { return static_cast<float>(shorts[i]); });
-        check(BLADE_CF32, floats.data(), [&](int64_t i) { return floats[i]; });
-    }
+    // BLADE_STREAM_MIN_BYTES = 0: the streamed path (blocks in L1, streaming stores).
+    for (const char* stream : { "", "0" })
+        for (float scale : { 0x1p-13f, 0.3f, 3.0f }) {
+            setenv("BLADE_STREAM_MIN_BYTES", stream, 1);
+            std::vector<uint16_t> out(2 * count);
+            auto check = [&](blade_dtype from, const void* in, auto value_of) {
+                blade_cast* cast = nullptr;
+                const blade_cast_config config = { from, BLADE_CF16, scale };
+                ok(blade_cast_create(&cast, &config, &shape, blade_device_cpu()), "create");
+                blade_tensor input =
+                    blade_tensor_make(from, &shape, blade_device_cpu(), const_cast<void*>(in));
+                blade_tensor output =
+                    blade_tensor_make(BLADE_CF16, &shape, blade_device_cpu(), out.data());
+                ok(blade_cast_process(cast, &input, &output, nullptr), "process");
+                blade_cast_destroy(cast);
+                int wrong = 0;
+                for (int64_t i = 0; i < 2 * count; i++)
+                    wrong += out[i] != reference_half_of(value_of(i) * scale);
+                BOOST_TEST(wrong == 0,
+                           blade_dtype_name(from) << " x " << scale << ", streamed " << stream);
+            };
+            check(BLADE_CI8, bytes.data(), [&](int64_t i) { return static_cast<float>(bytes[i]); });
+            check(BLADE_CI16, shorts.data(), [&](int64_t i) {
+                return static_cast<float>(shorts[i]);
+            });
+            check(BLADE_CF32, floats.data(), [&](int64_t i) { return floats[i]; });
+        }
+    unsetenv("BLADE_STREAM_MIN_BYTES");
 }
