@@ -140,42 +140,41 @@ polarize_half_range(const void* input_data, void* output_data, int64_t begin, in
     polarize_half_pairs(input_data, output_data, begin, end);
 }
 
-/* Large cf16 outputs as the cf32 ones: formed in L1 (8 KiB of halves), written out with
- * streaming stores, the input prefetched a block ahead, one fence at the end. */
-static void
-polarize_half_streamed_range(const void* input_data, void* output_data, int64_t begin, int64_t end)
+/* Output formed in L1 a block at a time, then written out with streaming stores. */
+#define STREAM_BLOCK_BYTES 8192
+
+/* Pairs [begin, end) of `pair_bytes` each (in and out alike) by `range`, 8 KiB of output
+ * at a time into an L1 block, then out with streaming stores (cpu_stream.h), the input
+ * prefetched a block ahead; one fence at the end. */
+static void polarize_streamed(polarize_range_fn range,
+                              int64_t pair_bytes,
+                              const void* input,
+                              void* output,
+                              int64_t begin,
+                              int64_t end)
 {
-    enum { BLOCK = 1024 }; /* pairs */
-    const uint16_t* input = input_data;
-    uint16_t* output = output_data;
-    uint16_t block[4 * BLOCK];
-    for (int64_t i = begin; i < end; i += BLOCK) {
-        const int64_t pairs = end - i < BLOCK ? end - i : BLOCK;
-        blade_prefetch(input + 4 * (i + BLOCK), pairs * 4 * (int64_t)sizeof(uint16_t));
-        polarize_half_pairs(input + 4 * i, block, 0, pairs);
-        blade_stream_copy_unfenced(output + 4 * i, block, (size_t)pairs * 4 * sizeof(uint16_t));
+    const int64_t block_pairs = STREAM_BLOCK_BYTES / pair_bytes;
+    _Alignas(64) unsigned char block[STREAM_BLOCK_BYTES];
+    for (int64_t i = begin; i < end; i += block_pairs) {
+        const int64_t pairs = end - i < block_pairs ? end - i : block_pairs;
+        const char* from = (const char*)input + i * pair_bytes;
+        blade_prefetch(from + block_pairs * pair_bytes, pairs * pair_bytes);
+        range(from, block, 0, pairs);
+        blade_stream_copy_unfenced(
+            (char*)output + i * pair_bytes, block, (size_t)(pairs * pair_bytes));
     }
     blade_stream_fence();
 }
 
-/* Pairs of a streamed range formed in L1 at a time (8 KiB of floats). */
-#define STREAM_BLOCK_PAIRS 512
-
-/* polarize_range into an L1 block, then out with streaming stores (cpu_stream.h), the
- * input prefetched a block ahead; one fence at the end. */
-static void
-polarize_streamed_range(const void* input_data, void* output_data, int64_t begin, int64_t end)
+static void polarize_streamed_range(const void* input, void* output, int64_t begin, int64_t end)
 {
-    const float* input = input_data;
-    float* output = output_data;
-    float block[4 * STREAM_BLOCK_PAIRS];
-    for (int64_t i = begin; i < end; i += STREAM_BLOCK_PAIRS) {
-        const int64_t pairs = end - i < STREAM_BLOCK_PAIRS ? end - i : STREAM_BLOCK_PAIRS;
-        blade_prefetch(input + 4 * (i + STREAM_BLOCK_PAIRS), pairs * 4 * (int64_t)sizeof(float));
-        polarize_range(input + 4 * i, block, 0, pairs);
-        blade_stream_copy_unfenced(output + 4 * i, block, (size_t)pairs * 4 * sizeof(float));
-    }
-    blade_stream_fence();
+    polarize_streamed(polarize_range, 4 * sizeof(float), input, output, begin, end);
+}
+
+static void
+polarize_half_streamed_range(const void* input, void* output, int64_t begin, int64_t end)
+{
+    polarize_streamed(polarize_half_range, 4 * sizeof(uint16_t), input, output, begin, end);
 }
 
 /* Runs range over all pairs: inline when small, else in fixed chunks across threads. */
