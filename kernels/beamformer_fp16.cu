@@ -125,15 +125,6 @@ struct Fp16Args {
 
 #ifdef BLADE_CP_ASYNC
 
-__device__ __forceinline__ void
-mma_f16(float (&c)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
-{
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
 __device__ __forceinline__ uint32_t half2_bits(__half2 v)
 {
     return *reinterpret_cast<uint32_t*>(&v);
@@ -262,7 +253,7 @@ __device__ __forceinline__ void stage_products(const char* x_stage,
                 const uint32_t b[2] = { v_lo[p], v_hi[p] };
 #pragma unroll
                 for (int m = 0; m < M; m++)
-                    mma_f16(acc[m][o][p], a[m][p], b);
+                    blade_mma_f16(acc[m][o][p], a[m][p], b);
             }
         }
     }
@@ -389,7 +380,7 @@ blade_status launch_products(const Fp16Args& args, unsigned blocks, cudaStream_t
             ? resident_bytes<In, P>(static_cast<int64_t>(args.chunks) * Layout<In, P>::antennas)
             : kStages * Layout<In, P>::stage(false);
     auto kernel = fp16_kernel<In, Out, P, Resident>;
-    const blade_status code = check_tensor_code(kernel);
+    const blade_status code = blade_check_tensor_code(kernel, "beamformer");
     if (code != BLADE_OK)
         return code;
     BLADE_CUDA_TRY(

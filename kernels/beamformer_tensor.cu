@@ -296,7 +296,7 @@ blade_status launch_products(const TensorArgs& args, unsigned blocks, cudaStream
 {
     constexpr int bytes = Layout<In, P>::shared_bytes;
     auto kernel = tensor_kernel<In, Out, P, SplitMode>;
-    const blade_status code = check_tensor_code(kernel);
+    const blade_status code = blade_check_tensor_code(kernel, "beamformer");
     if (code != BLADE_OK)
         return code;
     BLADE_CUDA_TRY(

@@ -319,23 +319,6 @@ blade_status pack_phasors(const blade_beamformer_job& job,
     return BLADE_OK;
 }
 
-// The kernel body exists only in code compiled for sm_80 or newer; a build for older
-// architectures only, run through PTX on a newer GPU, would launch an empty kernel.
-template <class Kernel>
-blade_status check_tensor_code(Kernel kernel)
-{
-    cudaFuncAttributes attributes{};
-    BLADE_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
-    if (attributes.ptxVersion < 80)
-        return blade_fail(
-            BLADE_ERROR_UNSUPPORTED,
-            "beamformer: this build has no tensor-core code for the GPU (compiled for "
-            "compute capability %d.%d; add 80 or 90 to CMAKE_CUDA_ARCHITECTURES) - use "
-            "path fp32",
-            attributes.ptxVersion / 10,
-            attributes.ptxVersion % 10);
-    return BLADE_OK;
-}
 
 // launch(In, Out) for the job's input and output types, as std::integral_constant
 // arguments; `path` names the kernel in the error for other types.

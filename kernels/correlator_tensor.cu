@@ -141,8 +141,8 @@ __global__ void __launch_bounds__(kThreads) correlate_fp16_kernel(Grid grid, flo
             for (int m = 0; m < 2; m++)
 #pragma unroll
                 for (int n = 0; n < 4; n++) {
-                    mma_f16(re[m][n], a[m], b[n]);
-                    mma_f16(im[m][n], a[m], j[n]);
+                    blade_mma_f16(re[m][n], a[m], b[n]);
+                    blade_mma_f16(im[m][n], a[m], j[n]);
                 }
         }
     }
@@ -155,7 +155,7 @@ template <int P, blade_dtype In>
 blade_status launch_one(const Grid& grid, float scale, unsigned blocks, cudaStream_t stream)
 {
     auto kernel = correlate_fp16_kernel<P, In>;
-    BLADE_TRY(check_tensor_code(kernel));
+    BLADE_TRY(blade_check_tensor_code(kernel, "correlator"));
     kernel<<<blocks, kThreads, 0, stream>>>(grid, scale);
     BLADE_CUDA_CHECK_LAUNCH("correlate_fp16_kernel");
     return BLADE_OK;

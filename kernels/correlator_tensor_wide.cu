@@ -255,8 +255,8 @@ __global__ void __launch_bounds__(kThreads, 1) correlate_wide_kernel(Grid grid, 
             for (int m = 0; m < 4; m++)
 #pragma unroll
                 for (int n = 0; n < 4; n++) {
-                    mma_f16(re[m][n], a[m], b[n]);
-                    mma_f16(im[m][n], a[m], j[n]);
+                    blade_mma_f16(re[m][n], a[m], b[n]);
+                    blade_mma_f16(im[m][n], a[m], j[n]);
                 }
         }
         cp_async_wait<0>(); // raw stage s + 2 has landed (this thread's copies)
@@ -273,7 +273,7 @@ template <int P, blade_dtype In>
 blade_status launch_one(const Grid& grid, float scale, unsigned blocks, cudaStream_t stream)
 {
     auto kernel = correlate_wide_kernel<P, In>;
-    BLADE_TRY(check_tensor_code(kernel));
+    BLADE_TRY(blade_check_tensor_code(kernel, "correlator"));
     const int bytes = WideSide<In, P>::kSharedBytes;
     BLADE_CUDA_TRY(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));

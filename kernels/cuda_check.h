@@ -7,6 +7,7 @@
 #define BLADE_KERNELS_CUDA_CHECK_H
 
 #include <cuda_runtime.h>
+#include <stdint.h>
 
 #include "internal.h"
 
@@ -59,5 +60,39 @@ static inline unsigned blade_grid_size(long long items, int threads, unsigned li
         blocks = 1;
     return blocks > (long long)limit ? limit : (unsigned)blocks;
 }
+
+#ifdef __cplusplus
+/* The tensor-core kernels' bodies exist only in code compiled for sm_80 or newer; a
+ * build whose newest code is older, run through PTX on a newer GPU, would launch an
+ * empty kernel. Refuse that, naming `module`. */
+template <class Kernel>
+blade_status blade_check_tensor_code(Kernel kernel, const char* module)
+{
+    cudaFuncAttributes attributes{};
+    BLADE_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
+    if (attributes.ptxVersion < 80)
+        return blade_fail(
+            BLADE_ERROR_UNSUPPORTED,
+            "%s: this build has no tensor-core code for the GPU (compiled for compute "
+            "capability %d.%d; add 80 or 90 to CMAKE_CUDA_ARCHITECTURES) - use path fp32",
+            module,
+            attributes.ptxVersion / 10,
+            attributes.ptxVersion % 10);
+    return BLADE_OK;
+}
+#endif
+
+/* mma.m16n8k16 with fp16 operands and float32 accumulators: c += a b (sm_80 and newer;
+ * the beamformer's and the correlator's fp16 tensor-core kernels). */
+#if defined(__CUDACC__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+__device__ __forceinline__ void
+blade_mma_f16(float (&c)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+#endif
 
 #endif
