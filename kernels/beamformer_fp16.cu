@@ -75,6 +75,9 @@
 
 #include "beamformer_tensor_tiles.h"
 
+#include <cstdlib>
+#include <cstring>
+
 namespace beamformer_cuda {
 namespace {
 
@@ -439,7 +442,19 @@ blade_status launch_fp16(const blade_beamformer_job& job, cudaStream_t stream)
     if (packing != BLADE_OK)
         return packing;
 
-    // 2. The products. Blocks: (channel, time segment, beam group), beam group fastest.
+        // 2. The products: on Hopper's wgmma where it fits (beamformer_fp16_hopper.cu), else
+        // here. Blocks: (channel, time segment, beam group), beam group fastest.
+#ifdef BLADE_HOPPER_KERNELS
+    if (fp16_hopper_fits(job))
+        return launch_fp16_hopper(job, packed, antennas_padded, groups, stream);
+#endif
+    const char* chosen = std::getenv("BLADE_BEAMFORMER_WGMMA");
+    if (chosen != nullptr && std::strcmp(chosen, "1") == 0)
+        return blade_fail(BLADE_ERROR_UNSUPPORTED,
+                          "beamformer: BLADE_BEAMFORMER_WGMMA=1 requires the Hopper fp16 kernel, "
+                          "which cannot run this job (it needs a GPU of compute capability 9.0, "
+                          "a build for sm_90a, voltage rows of whole 16-byte copies, an output "
+                          "aligned for both polarizations and the phasors in shared memory)");
     Fp16Args args{};
     fill_args(args, job, packed, groups, antennas_padded, stage_antennas(job.input_type));
     args.aligned_output = tensor_output_aligned(job);

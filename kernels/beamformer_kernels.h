@@ -126,6 +126,20 @@ blade_status launch_tensor(const blade_beamformer_job& job, bool split, cudaStre
 size_t fp16_workspace_bytes(const blade_beamformer_job& job);
 blade_status launch_fp16(const blade_beamformer_job& job, cudaStream_t stream);
 
+#ifdef BLADE_HOPPER_KERNELS
+// The fp16 path on Hopper's wgmma (beamformer_fp16_hopper.cu, sm_90a): whether it runs
+// the job on the current GPU (compute capability 9.0, whole 16-byte voltage rows, an
+// output aligned for both polarizations' stores, the phasors in shared memory; not
+// where $BLADE_BEAMFORMER_WGMMA is 0), and the products from phasors packed by
+// launch_fp16 ([Fw][groups][packed_antennas][64][P] half2).
+bool fp16_hopper_fits(const blade_beamformer_job& job);
+blade_status launch_fp16_hopper(const blade_beamformer_job& job,
+                                const __half2* packed,
+                                int64_t packed_antennas,
+                                int64_t groups,
+                                cudaStream_t stream);
+#endif
+
 } // namespace beamformer_cuda
 
 #endif

@@ -144,7 +144,7 @@ blade_status launch_fp16_wide(const blade_correlator_job& job,
 // kInt8BlockSamples / kStageTimes channels runs the fp16 kernel.
 enum class HopperKernel { none, fp16, int8 };
 constexpr int64_t kInt8BlockSamples = 32768;
-#ifdef BLADE_CORRELATOR_WGMMA
+#ifdef BLADE_HOPPER_KERNELS
 HopperKernel hopper_kernel(const blade_correlator_job& job);
 blade_status launch_hopper(const blade_correlator_job& job,
                            HopperKernel kernel,

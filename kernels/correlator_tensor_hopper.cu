@@ -58,16 +58,13 @@
 #include "correlator_kernels.h"
 #include "correlator_wide_copies.h"
 #include "cuda_check.h"
+#include "wgmma.h"
 
 #include <cuda_fp16.h>
 
 #include <type_traits>
 #include <cstdlib>
 #include <cstring>
-
-#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL) && defined(BLADE_CP_ASYNC)
-#define BLADE_WGMMA 1
-#endif
 
 namespace correlator_cuda {
 namespace {
@@ -78,7 +75,7 @@ constexpr int kRowBytes = kStageTimes * 4;    // 32 real halves, then 32 imagina
 constexpr int kSideBytes = kSide * kRowBytes; // 16 KB
 constexpr int kStageBytes = 2 * kSideBytes;   // rows side, columns side
 constexpr int kHalfStages = 3;                // operand stages
-constexpr int kAlignment = 1024;              // one 128-byte swizzle atom
+constexpr int kAlignment = kWgmmaAlignment;   // one 128-byte swizzle atom
 constexpr int kUnitsPerSide = 1024;           // fp16 conversion units (ConvertLanes)
 constexpr int kUnitsPerThread = kUnitsPerSide / kThreads;
 
@@ -265,86 +262,6 @@ struct CopyLanes {
     }
 };
 
-// Ordinary stores to shared memory that the tensor cores (the async proxy) read next.
-__device__ __forceinline__ void fence_proxy_async()
-{
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
-
-// A wgmma operand descriptor for a K-major matrix of 128-byte rows in the 128-byte
-// swizzle, starting `address` bytes into shared memory: rows in 8-row atoms 1024
-// bytes apart (the stride byte offset), the leading byte offset unused by this swizzle
-// (1, as the PTX ISA's canonical layouts have it). A k16 slice at byte offset b of
-// the rows starts at address + b: the swizzle is applied to the absolute address.
-__device__ __forceinline__ uint64_t descriptor(uint32_t address)
-{
-    return static_cast<uint64_t>((address & 0x3FFFF) >> 4) | (static_cast<uint64_t>(1) << 16) |
-           (static_cast<uint64_t>(kAlignment >> 4) << 32) | (static_cast<uint64_t>(1) << 62);
-}
-
-__device__ __forceinline__ void wgmma_fence()
-{
-    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-}
-__device__ __forceinline__ void wgmma_commit()
-{
-    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-}
-template <int Pending>
-__device__ __forceinline__ void wgmma_wait()
-{
-    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory");
-}
-
-// Tells the compiler that the accumulators may change here: their reads after the
-// last wgmma_wait stay after it.
-__device__ __forceinline__ void touch(float (&d)[16][4])
-{
-#pragma unroll
-    for (int n = 0; n < 16; n++)
-#pragma unroll
-        for (int r = 0; r < 4; r++)
-            asm volatile("" : "+f"(d[n][r])::"memory");
-}
-
-// The 64 accumulators of an m64n128 wgmma (16 fragments of 4), as its asm operands
-// %0 .. %63 and as the operand list that binds them to d[16][4] with `constraint`.
-#define BLADE_WGMMA_ACCUMULATORS                                                                  \
-    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
-    "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "  \
-    "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "  \
-    "%56, %57, %58, %59, %60, %61, %62, %63}"
-#define BLADE_WGMMA_FRAGMENT(constraint, d, n) \
-    constraint(d[n][0]), constraint(d[n][1]), constraint(d[n][2]), constraint(d[n][3])
-#define BLADE_WGMMA_OPERANDS(constraint, d)                                               \
-    BLADE_WGMMA_FRAGMENT(constraint, d, 0), BLADE_WGMMA_FRAGMENT(constraint, d, 1),       \
-        BLADE_WGMMA_FRAGMENT(constraint, d, 2), BLADE_WGMMA_FRAGMENT(constraint, d, 3),   \
-        BLADE_WGMMA_FRAGMENT(constraint, d, 4), BLADE_WGMMA_FRAGMENT(constraint, d, 5),   \
-        BLADE_WGMMA_FRAGMENT(constraint, d, 6), BLADE_WGMMA_FRAGMENT(constraint, d, 7),   \
-        BLADE_WGMMA_FRAGMENT(constraint, d, 8), BLADE_WGMMA_FRAGMENT(constraint, d, 9),   \
-        BLADE_WGMMA_FRAGMENT(constraint, d, 10), BLADE_WGMMA_FRAGMENT(constraint, d, 11), \
-        BLADE_WGMMA_FRAGMENT(constraint, d, 12), BLADE_WGMMA_FRAGMENT(constraint, d, 13), \
-        BLADE_WGMMA_FRAGMENT(constraint, d, 14), BLADE_WGMMA_FRAGMENT(constraint, d, 15)
-
-// d = (keep ? d : 0) + (kScaleA A) B for a warpgroup: A 64 rows x k16, B 128 columns x
-// k16, both K-major in shared memory; d as 16 fragments of 8 columns (mma.sync's
-// layout). The first products start the sums (keep = 0) rather than adding to zeros
-// written by ordinary instructions: ptxas serializes every wgmma of a kernel where
-// ordinary instructions define accumulators that a wgmma still in flight may use.
-template <int kScaleA>
-__device__ __forceinline__ void
-wgmma_m64n128k16(float (&d)[16][4], uint64_t a, uint64_t b, bool keep = true)
-{
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " BLADE_WGMMA_ACCUMULATORS
-                 ", %64, %65, p, %67, 1, 0, 0;\n"
-                 "}\n"
-                 : BLADE_WGMMA_OPERANDS("+f", d)
-                 : "l"(a), "l"(b), "r"(static_cast<int>(keep)), "n"(kScaleA));
-}
-
 // One stage's eight products of a warpgroup: rows from shared address `a`, columns
 // from `b` (k16 slices of a row: real samples at bytes 0 and 32, imaginary at 64 and
 // 96, descriptor steps of 2 per 32 bytes), the real and imaginary sums interleaved so
@@ -362,30 +279,6 @@ multiply_stage(float (&re)[1][16][4], float (&im)[1][16][4], uint32_t a, uint32_
     wgmma_m64n128k16<-1>(im[0], da, db + 4, true);
     wgmma_m64n128k16<1>(re[0], da + 6, db + 6, true);
     wgmma_m64n128k16<-1>(im[0], da + 2, db + 6, true);
-}
-
-// d = (keep ? d : 0) + A B for a warpgroup on int8 operands, exact int32 sums: A 64 rows
-// x k32, B 128 columns x k32 (32 bytes of each row), K-major in shared memory.
-__device__ __forceinline__ void
-wgmma_m64n128k32_s8(int (&d)[16][4], uint64_t a, uint64_t b, bool keep = true)
-{
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 " BLADE_WGMMA_ACCUMULATORS
-                 ", %64, %65, p;\n"
-                 "}\n"
-                 : BLADE_WGMMA_OPERANDS("+r", d)
-                 : "l"(a), "l"(b), "r"(static_cast<int>(keep)));
-}
-
-__device__ __forceinline__ void touch(int (&d)[16][4])
-{
-#pragma unroll
-    for (int n = 0; n < 16; n++)
-#pragma unroll
-        for (int r = 0; r < 4; r++)
-            asm volatile("" : "+r"(d[n][r])::"memory");
 }
 
 // The int8 stage's four products (ci8 voltages, exact): rows hold the real plane at

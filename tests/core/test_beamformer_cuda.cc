@@ -21,6 +21,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -131,7 +132,8 @@ std::vector<cf> beamform(blade_device device,
                          const data& d,
                          variant how,
                          size_t misalign = 0,
-                         variant* used = nullptr)
+                         variant* used = nullptr,
+                         blade_status* processed = nullptr)
 {
     blade_beamformer_config config = blade_beamformer_config_default();
     config.input_type = pr.input_type;
@@ -171,7 +173,11 @@ std::vector<cf> beamform(blade_device device,
     blade_tensor xt = blade_tensor_make(pr.input_type, &in, device, dx);
     blade_tensor wt = blade_tensor_make(BLADE_CF32, &ph, device, dw);
     blade_tensor yt = blade_tensor_make(pr.output_type, &out, device, dy);
-    ok(blade_beamformer_process(bf, &xt, &wt, &yt, stream), "process");
+    const blade_status status = blade_beamformer_process(bf, &xt, &wt, &yt, stream);
+    if (processed != nullptr)
+        *processed = status;
+    else
+        ok(status, "process");
     if (device.kind == BLADE_DEVICE_CUDA) {
         ok(blade_memcpy(device, y.data(), dy, out_bytes, BLADE_COPY_DEVICE_TO_HOST, stream),
            "down");
@@ -444,6 +450,79 @@ BOOST_AUTO_TEST_CASE(ci8_voltages_equal_cast_then_beamform_on_every_path)
         const size_t differ = count_differences(fused, cast_first);
         BOOST_TEST(differ == 0u, how.text() << ": " << differ << " values differ");
     }
+}
+
+// On a Hopper GPU the fp16 path runs beamformer_fp16_hopper.cu (wgmma) where its
+// conditions hold and beamformer_fp16.cu (mma.sync) elsewhere. $BLADE_BEAMFORMER_WGMMA=1
+// requires the wgmma kernel (a job it cannot run fails: so these runs are its own),
+// =0 keeps to mma.sync. Both against the CPU emulation, on shapes of one and several
+// antenna chunks (32) and beam groups (64), times that end inside a 64-time tile, one
+// polarization and two, [B, A] phasors, and every input and output type.
+static void check_fp16(const problem& pr, uint32_t seed)
+{
+    const data d = make_data(pr, seed);
+    const auto cpu = beamform(blade_device_cpu(), pr, d, cpu_reference);
+    const auto cpu16 = beamform(blade_device_cpu(), pr, d, cpu_fp16);
+    const auto scale = error_scale(pr, d, cpu);
+    const variant fp16{ BLADE_BEAMFORMER_FP16, BLADE_BEAMFORMER_KERNEL_TENSOR };
+    const auto cuda = beamform(gpu(), pr, d, fp16);
+    compare(pr, scale, cpu16, cuda, BLADE_BEAMFORMER_FP16);
+    const double relative = rms_error_of_beams(pr, cpu16, cuda);
+    const double bound = pr.output_type == BLADE_CF16 ? 0x1p-11 : 1e-5;
+    BOOST_TEST(relative < bound,
+               pr.text() << " fp16: RMS error " << relative << " of the RMS beam");
+}
+
+BOOST_AUTO_TEST_CASE(fp16_on_hopper_wgmma_and_mma_sync)
+{
+    blade_gpu_info info;
+    if (blade_gpu_info_get(0, &info) != BLADE_OK || info.compute_major != 9) {
+        BOOST_TEST_MESSAGE("not a Hopper GPU: the wgmma kernel is not tried");
+        return;
+    }
+    std::vector<problem> problems = {
+        { 1, 1, 8, 1, 1 },      { 28, 3, 200, 2, 8 }, { 33, 2, 72, 2, 65 }, { 64, 3, 128, 1, 64 },
+        { 70, 2, 136, 2, 130 }, { 96, 2, 64, 2, 3 },  { 5, 40, 16, 2, 3 },  { 128, 2, 64, 2, 64 },
+    };
+    const blade_dtype types[3][2] = { { BLADE_CI8, BLADE_CF16 },
+                                      { BLADE_CF16, BLADE_CF32 },
+                                      { BLADE_CF32, BLADE_CF16 } };
+    const char* kernels[2] = { "1", "0" };
+    uint32_t seed = 900;
+    for (const char* kernel : kernels) {
+        setenv("BLADE_BEAMFORMER_WGMMA", kernel, 1);
+        for (size_t i = 0; i < problems.size(); i++) {
+            for (const auto& type : types) {
+                problem pr = problems[i];
+                pr.input_type = type[0];
+                pr.output_type = type[1];
+                pr.meerkat = i % 3 == 1;
+                pr.incoherent = i % 2 == 1;
+                // cf32 voltages of more than 64 antennas with both polarizations: the
+                // phasors and the stages exceed a block's shared memory (mma.sync only)
+                if (std::strcmp(kernel, "1") == 0 && pr.A > 64 && pr.P == 2 &&
+                    type[0] == BLADE_CF32)
+                    continue;
+                BOOST_TEST_CONTEXT("BLADE_BEAMFORMER_WGMMA=" << kernel) check_fp16(pr, seed++);
+            }
+        }
+    }
+    // Rows of 13 ci8 samples x 2 polarizations are not whole 16-byte copies: required,
+    // the wgmma kernel refuses the job rather than computing something else.
+    setenv("BLADE_BEAMFORMER_WGMMA", "1", 1);
+    problem odd{ 7, 3, 13, 2, 5 };
+    odd.input_type = BLADE_CI8;
+    const data d = make_data(odd, 3);
+    blade_status status = BLADE_OK;
+    beamform(gpu(),
+             odd,
+             d,
+             { BLADE_BEAMFORMER_FP16, BLADE_BEAMFORMER_KERNEL_TENSOR },
+             0,
+             nullptr,
+             &status);
+    BOOST_TEST(status == BLADE_ERROR_UNSUPPORTED);
+    unsetenv("BLADE_BEAMFORMER_WGMMA");
 }
 
 BOOST_AUTO_TEST_CASE(misaligned_tensors_take_the_general_kernels)
