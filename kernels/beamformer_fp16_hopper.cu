@@ -62,22 +62,22 @@
 namespace beamformer_cuda {
 namespace {
 
-constexpr int kGroupThreads = 128;   // one warpgroup
-constexpr int kTileTimes = 64;       // rows of a wgmma: times per tile
-constexpr int kChunkAntennas = 32;   // antennas per stage: k = 64 halves, one 128-byte row
-constexpr int kHopperStages = 4;     // cp.async stages of voltages
-constexpr int kImageRows = 2 * kBeams;       // B operand columns: Re, Im of 64 beams
+constexpr int kGroupThreads = 128;            // one warpgroup
+constexpr int kTileTimes = 64;                // rows of a wgmma: times per tile
+constexpr int kChunkAntennas = 32;            // antennas per stage: k = 64 halves, one 128-byte row
+constexpr int kHopperStages = 4;              // cp.async stages of voltages
+constexpr int kImageRows = 2 * kBeams;        // B operand columns: Re, Im of 64 beams
 constexpr int kImageBytes = kImageRows * 128; // one polarization and chunk: 16 KB
-constexpr int kRowPad = 32;          // bytes after each stage row (bank spread)
+constexpr int kRowPad = 32;                   // bytes after each stage row (bank spread)
 
 template <blade_dtype In, int P>
 struct HopperLayout {
-    static constexpr int element = element_bytes<In>() * P;         // one (antenna, time)
-    static constexpr int row = kTileTimes * element + kRowPad;       // one antenna's times
+    static constexpr int element = element_bytes<In>() * P;    // one (antenna, time)
+    static constexpr int row = kTileTimes * element + kRowPad; // one antenna's times
     static constexpr int stage = kChunkAntennas * row;
-    static constexpr int pieces = kTileTimes * element / 16;         // 16-byte copies a row
-    static constexpr int rows_per_pass = kGroupThreads / pieces;     // rows a copy pass covers
-    static constexpr int copies = kChunkAntennas / rows_per_pass;    // a thread's, per stage
+    static constexpr int pieces = kTileTimes * element / 16;      // 16-byte copies a row
+    static constexpr int rows_per_pass = kGroupThreads / pieces;  // rows a copy pass covers
+    static constexpr int copies = kChunkAntennas / rows_per_pass; // a thread's, per stage
     static_assert(kGroupThreads % pieces == 0 && copies * rows_per_pass == kChunkAntennas,
                   "a stage's copies divide evenly among the threads");
     static_assert(row % 16 == 0 && (row / 4) % 32 == 8,
@@ -99,7 +99,10 @@ struct HopperArgs {
     int64_t segments; // blocks per (channel, beam group)
 };
 
-__host__ __device__ constexpr int image_bytes(int pols, int chunks) { return pols * chunks * kImageBytes; }
+__host__ __device__ constexpr int image_bytes(int pols, int chunks)
+{
+    return pols * chunks * kImageBytes;
+}
 
 template <blade_dtype In, int P>
 int hopper_shared_bytes(int chunks)
@@ -124,8 +127,7 @@ __device__ void build_image(const HopperArgs& args, int64_t channel, int group, 
     const int total = args.chunks * kChunkAntennas * kBeams * P;
     for (int e = threadIdx.x; e < total; e += kGroupThreads) {
         const int p = e % P, beam = (e / P) % kBeams, antenna = e / (P * kBeams);
-        const uint32_t value =
-            antenna < args.packed_antennas ? word_of(w[e]) : 0u;
+        const uint32_t value = antenna < args.packed_antennas ? word_of(w[e]) : 0u;
         const int word = antenna % kChunkAntennas;
         char* matrix = image + (p * args.chunks + antenna / kChunkAntennas) * kImageBytes;
         const int real_row = 2 * beam, imaginary_row = 2 * beam + 1;
@@ -197,8 +199,8 @@ struct StageCopies {
         const int64_t t0 = tile * kTileTimes;
         const bool in_time = t0 + piece * 16 / L::element < args.times;
         const int64_t antenna_bytes = args.channels * args.times * L::element;
-        const char* x = static_cast<const char*>(args.x) + (channel * args.times + t0) * L::element +
-                        piece * 16;
+        const char* x = static_cast<const char*>(args.x) +
+                        (channel * args.times + t0) * L::element + piece * 16;
 #pragma unroll
         for (int i = 0; i < L::copies; i++) {
             const int row = row0 + i * L::rows_per_pass;
@@ -237,8 +239,8 @@ __global__ void __launch_bounds__(kGroupThreads) fp16_hopper_kernel(const Hopper
     int next_chunk = 0;
     auto issue = [&](int64_t step) {
         if (step < steps) {
-            copies.issue(args, stages + (step % kHopperStages) * L::stage, next_chunk, channel,
-                         next_tile);
+            copies.issue(
+                args, stages + (step % kHopperStages) * L::stage, next_chunk, channel, next_tile);
             if (++next_chunk == args.chunks) {
                 next_chunk = 0;
                 next_tile++;
@@ -285,11 +287,11 @@ __global__ void __launch_bounds__(kGroupThreads) fp16_hopper_kernel(const Hopper
         for (int k = 0; k < 4; k++)
 #pragma unroll
             for (int p = 0; p < P; p++)
-                wgmma_m64n128k16_rs(acc[p],
-                                    a[k][p],
-                                    descriptor(image_address +
-                                               (p * args.chunks + chunk) * kImageBytes + 32 * k),
-                                    chunk > 0 || k > 0);
+                wgmma_m64n128k16_rs(
+                    acc[p],
+                    a[k][p],
+                    descriptor(image_address + (p * args.chunks + chunk) * kImageBytes + 32 * k),
+                    chunk > 0 || k > 0);
         wgmma_commit();
         wgmma_wait<0>(); // the A registers are loaded again next stage
 
@@ -298,7 +300,7 @@ __global__ void __launch_bounds__(kGroupThreads) fp16_hopper_kernel(const Hopper
 #pragma unroll
             for (int p = 0; p < P; p++)
                 touch(acc[p]);
-            // Beam 4n + t (columns 8n + 2t, + 1) at times 16 warp + g and + 8.
+                // Beam 4n + t (columns 8n + 2t, + 1) at times 16 warp + g and + 8.
 #pragma unroll
             for (int n = 0; n < 16; n++) {
                 const int64_t beam = static_cast<int64_t>(work.group) * kBeams + 4 * n + t;
@@ -306,12 +308,16 @@ __global__ void __launch_bounds__(kGroupThreads) fp16_hopper_kernel(const Hopper
                 for (int half = 0; half < 2; half++) {
                     const int64_t time = tile * kTileTimes + 16 * warp + g + 8 * half;
                     if (beam < args.beams && time < args.times) {
-                        const int64_t i = ((beam * args.channels + channel) * args.times + time) * P;
+                        const int64_t i =
+                            ((beam * args.channels + channel) * args.times + time) * P;
                         const float2 first =
                             make_float2(acc[0][n][2 * half], acc[0][n][2 * half + 1]);
                         if constexpr (P == 2)
-                            store_two<Out>(args.y, i, first,
-                                           make_float2(acc[1][n][2 * half], acc[1][n][2 * half + 1]));
+                            store_two<Out>(
+                                args.y,
+                                i,
+                                first,
+                                make_float2(acc[1][n][2 * half], acc[1][n][2 * half + 1]));
                         else
                             store_one<Out>(args.y, i, first);
                     }
@@ -329,9 +335,11 @@ blade_status launch_kernel(HopperArgs& args, int64_t items, cudaStream_t stream)
 {
     auto kernel = fp16_hopper_kernel<In, Out, P>;
     const int bytes = hopper_shared_bytes<In, P>(args.chunks);
-    BLADE_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    BLADE_CUDA_TRY(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     int per_sm = 0;
-    BLADE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kGroupThreads, bytes));
+    BLADE_CUDA_TRY(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kGroupThreads, bytes));
     // Segments per (channel, beam group): the fewest that fill the last wave of blocks
     // to 90 % (or one tile per block).
     const int64_t slots = std::max(1, per_sm) * static_cast<int64_t>(blade_cuda_multiprocessors());
@@ -365,11 +373,14 @@ int shared_bytes(const blade_beamformer_job& job)
     const bool two = job.pols == 2;
     switch (job.input_type) {
     case BLADE_CI8:
-        return two ? hopper_shared_bytes<BLADE_CI8, 2>(chunks) : hopper_shared_bytes<BLADE_CI8, 1>(chunks);
+        return two ? hopper_shared_bytes<BLADE_CI8, 2>(chunks)
+                   : hopper_shared_bytes<BLADE_CI8, 1>(chunks);
     case BLADE_CF16:
-        return two ? hopper_shared_bytes<BLADE_CF16, 2>(chunks) : hopper_shared_bytes<BLADE_CF16, 1>(chunks);
+        return two ? hopper_shared_bytes<BLADE_CF16, 2>(chunks)
+                   : hopper_shared_bytes<BLADE_CF16, 1>(chunks);
     default:
-        return two ? hopper_shared_bytes<BLADE_CF32, 2>(chunks) : hopper_shared_bytes<BLADE_CF32, 1>(chunks);
+        return two ? hopper_shared_bytes<BLADE_CF32, 2>(chunks)
+                   : hopper_shared_bytes<BLADE_CF32, 1>(chunks);
     }
 }
 
@@ -403,18 +414,9 @@ blade_status launch_fp16_hopper(const blade_beamformer_job& job,
                                 cudaStream_t stream)
 {
     HopperArgs args{};
-    args.x = job.input;
-    args.w_packed = packed;
-    args.y = job.output;
-    args.channels = job.channels;
-    args.times = job.times;
-    args.beams = job.beams;
-    args.packed_channel_stride =
-        job.stride_channel != 0 ? groups * packed_antennas * kBeams * job.pols : 0;
-    args.antennas = static_cast<int>(job.antennas);
+    fill_tensors(args, job, packed, groups, packed_antennas);
     args.packed_antennas = static_cast<int>(packed_antennas);
     args.chunks = chunks_of(job);
-    args.groups = static_cast<int>(groups);
     args.tiles = (job.times + kTileTimes - 1) / kTileTimes;
     const int64_t items = job.channels * groups;
     const bool two = job.pols == 2;

@@ -258,13 +258,14 @@ inline int64_t phasor_channels(const blade_beamformer_job& job)
 // The launch's arguments common to both kernels: tensors, sizes, antenna chunks of
 // `stage_antennas`, and the blocks (channel, time segment, beam group), about 16 per
 // SM in all, each at least one time tile and at most a channel.
+// The tensors and sizes of a launch (also the Hopper fp16 kernel's), phasors packed
+// for `antennas_padded` antennas in beam groups of kBeams.
 template <class Args, class Packed>
-void fill_args(Args& args,
-               const blade_beamformer_job& job,
-               const Packed* packed,
-               int64_t groups,
-               int64_t antennas_padded,
-               int64_t stage_antennas)
+void fill_tensors(Args& args,
+                  const blade_beamformer_job& job,
+                  const Packed* packed,
+                  int64_t groups,
+                  int64_t antennas_padded)
 {
     args.x = job.input;
     args.w_packed = packed;
@@ -275,8 +276,19 @@ void fill_args(Args& args,
     args.packed_channel_stride =
         job.stride_channel != 0 ? groups * antennas_padded * kBeams * job.pols : 0;
     args.antennas = static_cast<int>(job.antennas);
-    args.chunks = static_cast<int>(antennas_padded / stage_antennas);
     args.groups = static_cast<int>(groups);
+}
+
+template <class Args, class Packed>
+void fill_args(Args& args,
+               const blade_beamformer_job& job,
+               const Packed* packed,
+               int64_t groups,
+               int64_t antennas_padded,
+               int64_t stage_antennas)
+{
+    fill_tensors(args, job, packed, groups, antennas_padded);
+    args.chunks = static_cast<int>(antennas_padded / stage_antennas);
     const int64_t tile_times = kColumns / job.pols;
     args.tiles = (job.times + tile_times - 1) / tile_times;
     const int64_t target_blocks = 16 * static_cast<int64_t>(blade_cuda_multiprocessors());
