@@ -442,12 +442,10 @@ blade_status launch_fp16(const blade_beamformer_job& job, cudaStream_t stream)
     if (packing != BLADE_OK)
         return packing;
 
-        // 2. The products: on Hopper's wgmma where it fits (beamformer_fp16_hopper.cu), else
-        // here. Blocks: (channel, time segment, beam group), beam group fastest.
-#ifdef BLADE_HOPPER_KERNELS
+    // 2. The products: on Hopper's wgmma where it fits (beamformer_fp16_hopper.cu), else
+    // here. Blocks: (channel, time segment, beam group), beam group fastest.
     if (fp16_hopper_fits(job))
         return launch_fp16_hopper(job, packed, antennas_padded, groups, stream);
-#endif
     const char* chosen = std::getenv("BLADE_BEAMFORMER_WGMMA");
     if (chosen != nullptr && std::strcmp(chosen, "1") == 0)
         return blade_fail(BLADE_ERROR_UNSUPPORTED,

@@ -138,6 +138,13 @@ blade_status launch_fp16_hopper(const blade_beamformer_job& job,
                                 int64_t packed_antennas,
                                 int64_t groups,
                                 cudaStream_t stream);
+#else
+inline bool fp16_hopper_fits(const blade_beamformer_job&) { return false; }
+inline blade_status
+launch_fp16_hopper(const blade_beamformer_job&, const __half2*, int64_t, int64_t, cudaStream_t)
+{
+    return BLADE_ERROR_UNSUPPORTED;
+}
 #endif
 
 } // namespace beamformer_cuda
