@@ -354,11 +354,7 @@ blade_status launch_grid(
 {
     const int64_t row_blocks = (units + kThreads - 1) / kThreads;
     const int64_t blocks = row_blocks * args.tiles;
-    if (blocks > INT32_MAX)
-        return blade_fail(BLADE_ERROR_UNSUPPORTED,
-                          "beamformer: %lld thread blocks exceed the CUDA grid limit; split the "
-                          "chunk along time or channels",
-                          static_cast<long long>(blocks));
+    BLADE_TRY(blade_check_grid(blocks, "beamformer", "split the chunk along time or channels"));
     kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(args);
     BLADE_CUDA_CHECK_LAUNCH(name);
     return BLADE_OK;

@@ -457,12 +457,7 @@ blade_status launch_fp16(const blade_beamformer_job& job, cudaStream_t stream)
     fill_args(args, job, packed, groups, antennas_padded, stage_antennas(job.input_type));
     args.aligned_output = tensor_output_aligned(job);
     const int64_t blocks = job.channels * args.segments * groups;
-    if (blocks > INT32_MAX)
-        return blade_fail(
-            BLADE_ERROR_UNSUPPORTED,
-            "beamformer: %lld thread blocks exceed the CUDA grid limit; split the chunk "
-            "along channels",
-            static_cast<long long>(blocks));
+    BLADE_TRY(blade_check_grid(blocks, "beamformer", "split the chunk along channels"));
     const unsigned grid = static_cast<unsigned>(blocks);
     const int pols = static_cast<int>(job.pols);
     return for_types(job, "fp16", [&](auto in, auto out) {

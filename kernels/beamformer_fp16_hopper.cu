@@ -352,11 +352,7 @@ blade_status launch_kernel(HopperArgs& args, int64_t items, cudaStream_t stream)
             break;
     }
     const int64_t blocks = items * args.segments;
-    if (blocks > INT32_MAX)
-        return blade_fail(BLADE_ERROR_UNSUPPORTED,
-                          "beamformer: %lld thread blocks exceed the CUDA grid limit; split the "
-                          "chunk along channels",
-                          static_cast<long long>(blocks));
+    BLADE_TRY(blade_check_grid(blocks, "beamformer", "split the chunk along channels"));
     kernel<<<static_cast<unsigned>(blocks), kGroupThreads, bytes, stream>>>(args);
     BLADE_CUDA_CHECK_LAUNCH("fp16_hopper_kernel");
     return BLADE_OK;

@@ -419,12 +419,7 @@ launch_shaped(StagedArgs args, int64_t channels, size_t shared_bytes, cudaStream
     args.spans_per_block = static_cast<int>(per_block);
     args.segments = (args.spans + args.spans_per_block - 1) / args.spans_per_block;
     const int64_t blocks = channels * args.segments * args.groups;
-    if (blocks > INT32_MAX)
-        return blade_fail(
-            BLADE_ERROR_UNSUPPORTED,
-            "beamformer: %lld thread blocks exceed the CUDA grid limit; split the chunk "
-            "along time or channels",
-            static_cast<long long>(blocks));
+    BLADE_TRY(blade_check_grid(blocks, "beamformer", "split the chunk along time or channels"));
     kernel<<<static_cast<unsigned>(blocks), threads, shared_bytes, stream>>>(args);
     BLADE_CUDA_CHECK_LAUNCH("staged_kernel");
     return BLADE_OK;

@@ -358,12 +358,7 @@ blade_status launch_tensor(const blade_beamformer_job& job, bool split, cudaStre
     TensorArgs args{};
     fill_args(args, job, packed, groups, antennas_padded, kAntennas);
     const int64_t blocks = job.channels * args.segments * groups;
-    if (blocks > INT32_MAX)
-        return blade_fail(
-            BLADE_ERROR_UNSUPPORTED,
-            "beamformer: %lld thread blocks exceed the CUDA grid limit; split the chunk "
-            "along channels",
-            static_cast<long long>(blocks));
+    BLADE_TRY(blade_check_grid(blocks, "beamformer", "split the chunk along channels"));
     if (!tensor_output_aligned(job))
         return blade_fail(
             BLADE_ERROR_INVALID_ARGUMENT,

@@ -183,12 +183,8 @@ extern "C" blade_status blade_cuda_correlate(const blade_correlator_job* job,
         grid.partial = static_cast<float2*>(job->workspace);
     }
     const int64_t blocks = grid.tiles * grid.groups * grid.windows * grid.slices;
-    if (blocks > INT32_MAX)
-        return blade_fail(
-            BLADE_ERROR_UNSUPPORTED,
-            "correlator: %lld thread blocks exceed the CUDA grid limit; integrate longer "
-            "or correlate fewer channels per chunk",
-            static_cast<long long>(blocks));
+    BLADE_TRY(blade_check_grid(
+        blocks, "correlator", "integrate longer or correlate fewer channels per chunk"));
     const HopperKernel hopper =
         tile_inputs == kWideTileInputs ? hopper_kernel(*job) : HopperKernel::none;
     if (hopper != HopperKernel::none)

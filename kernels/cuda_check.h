@@ -51,6 +51,22 @@ int blade_cuda_shared_memory_optin(void);
  * (cached per device; 0 where it cannot be read). */
 int blade_cuda_compute_capability(void);
 
+/* BLADE_OK for a grid of `blocks` blocks CUDA can launch (at most 2^31 - 1 along x);
+ * otherwise BLADE_ERROR_UNSUPPORTED with "<module>: N thread blocks exceed the CUDA grid
+ * limit; <advice>" (no advice where it is empty). */
+static inline blade_status
+blade_check_grid(long long blocks, const char* module, const char* advice)
+{
+    if (blocks <= INT32_MAX)
+        return BLADE_OK;
+    return blade_fail(BLADE_ERROR_UNSUPPORTED,
+                      "%s: %lld thread blocks exceed the CUDA grid limit%s%s",
+                      module,
+                      blocks,
+                      advice[0] != '\0' ? "; " : "",
+                      advice);
+}
+
 /* A grid of at most `limit` blocks of `threads` threads covering `items` items;
  * kernels loop grid-stride over the rest. */
 static inline unsigned blade_grid_size(long long items, int threads, unsigned limit)

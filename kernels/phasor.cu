@@ -157,10 +157,7 @@ extern "C" blade_status blade_cuda_phasor_expand(const void* seeds,
         return BLADE_OK;
     if (pols == 2 && reinterpret_cast<uintptr_t>(phasors) % 16 == 0) {
         const int64_t blocks = (items + kThreads - 1) / kThreads;
-        if (blocks > INT32_MAX)
-            return blade_fail(BLADE_ERROR_UNSUPPORTED,
-                              "phasor: %lld thread blocks exceed the CUDA grid limit",
-                              static_cast<long long>(blocks));
+        BLADE_TRY(blade_check_grid(blocks, "phasor", ""));
         expand_pairs_kernel<<<static_cast<unsigned>(blocks),
                               kThreads,
                               0,
