@@ -73,6 +73,7 @@
 // same sums (operands rounded to half, float32 sums): results agree to float32
 // accumulation order.
 
+#include "beamformer_half_operands.h"
 #include "beamformer_tensor_tiles.h"
 
 #include <cstdlib>
@@ -127,60 +128,6 @@ struct Fp16Args {
 };
 
 #ifdef BLADE_CP_ASYNC
-
-__device__ __forceinline__ uint32_t half2_bits(__half2 v)
-{
-    return *reinterpret_cast<uint32_t*>(&v);
-}
-
-// The A-fragment words of phasor w = {Wr, Wi} (half2, Wr in the low half): the row of
-// Re y takes {Wr, -Wi}, the row of Im y {Wi, Wr}.
-__device__ __forceinline__ uint32_t real_row(uint32_t w) { return w ^ 0x80000000u; }
-__device__ __forceinline__ uint32_t imaginary_row(uint32_t w) { return __byte_perm(w, 0u, 0x1032); }
-
-// Two ci8 complex values (re0, im0, re1, im1 as int8, re0 lowest) -> two half2, exact:
-// each byte, sign-flipped to u = s + 128, becomes the mantissa of 1024 + u (half
-// 0x6400 | u), and 1152 = 1024 + 128 (half 0x6480) is subtracted.
-__device__ __forceinline__ void ci8x2_to_half2(uint32_t packed, uint32_t& first, uint32_t& second)
-{
-    const uint32_t biased = packed ^ 0x80808080u;
-    const __half2 offset = __half2half2(__ushort_as_half(0x6480));
-    const uint32_t lo = __byte_perm(biased, 0x64646464u, 0x4140);
-    const uint32_t hi = __byte_perm(biased, 0x64646464u, 0x4342);
-    first = half2_bits(__hsub2(*reinterpret_cast<const __half2*>(&lo), offset));
-    second = half2_bits(__hsub2(*reinterpret_cast<const __half2*>(&hi), offset));
-}
-
-// Voltage (antenna row, time) of a stage as half2 words, both pols for P = 2.
-template <blade_dtype In, int P>
-__device__ __forceinline__ void load_voltage(const char* row, int time, uint32_t (&v)[2])
-{
-    if constexpr (In == BLADE_CF16) {
-        if constexpr (P == 2) {
-            const uint2 q = *reinterpret_cast<const uint2*>(row + time * 8);
-            v[0] = q.x;
-            v[1] = q.y;
-        } else {
-            v[0] = *reinterpret_cast<const uint32_t*>(row + time * 4);
-        }
-    } else if constexpr (In == BLADE_CF32) {
-        if constexpr (P == 2) {
-            const float4 q = *reinterpret_cast<const float4*>(row + time * 16);
-            v[0] = half2_bits(__floats2half2_rn(q.x, q.y));
-            v[1] = half2_bits(__floats2half2_rn(q.z, q.w));
-        } else {
-            const float2 q = *reinterpret_cast<const float2*>(row + time * 8);
-            v[0] = half2_bits(__floats2half2_rn(q.x, q.y));
-        }
-    } else {
-        if constexpr (P == 2) {
-            ci8x2_to_half2(*reinterpret_cast<const uint32_t*>(row + time * 4), v[0], v[1]);
-        } else {
-            uint32_t unused;
-            ci8x2_to_half2(*reinterpret_cast<const uint16_t*>(row + time * 2), v[0], unused);
-        }
-    }
-}
 
 // All antennas' phasors of the block's (channel, group) into `resident` (A_pad rows).
 template <blade_dtype In, int P>
@@ -248,9 +195,10 @@ __device__ __forceinline__ void stage_products(const char* x_stage,
         const char* x_hi = x_stage + hi * L::x_row;
 #pragma unroll
         for (int o = 0; o < L::octets; o++) {
-            uint32_t v_lo[2], v_hi[2];
-            load_voltage<In, P>(x_lo, warp_time + o * 8 + g, v_lo);
-            load_voltage<In, P>(x_hi, warp_time + o * 8 + g, v_hi);
+            constexpr int element = element_bytes<In>() * P; // one (antenna, time)
+            uint32_t v_lo[P], v_hi[P];
+            voltage_words<In, P>(x_lo + (warp_time + o * 8 + g) * element, v_lo);
+            voltage_words<In, P>(x_hi + (warp_time + o * 8 + g) * element, v_hi);
 #pragma unroll
             for (int p = 0; p < P; p++) {
                 const uint32_t b[2] = { v_lo[p], v_hi[p] };

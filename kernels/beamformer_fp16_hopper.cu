@@ -53,6 +53,7 @@
 // kernel cannot run fail (tests and benchmarks compare the two kernels and make sure
 // which one ran).
 
+#include "beamformer_half_operands.h"
 #include "beamformer_tensor_tiles.h"
 #include "wgmma.h"
 
@@ -112,8 +113,6 @@ int hopper_shared_bytes(int chunks)
 
 #ifdef BLADE_WGMMA
 
-__device__ __forceinline__ uint32_t word_of(__half2 v) { return *reinterpret_cast<uint32_t*>(&v); }
-
 // The B operand of the block's (channel, beam group): for each polarization p and
 // chunk c, 128 rows (beam b's real column 2b, imaginary 2b + 1) of 64 halves (antenna
 // a's pair at word a % 32), 16-byte chunk q of row n stored at q ^ (n % 8). Antennas
@@ -127,61 +126,15 @@ __device__ void build_image(const HopperArgs& args, int64_t channel, int group, 
     const int total = args.chunks * kChunkAntennas * kBeams * P;
     for (int e = threadIdx.x; e < total; e += kGroupThreads) {
         const int p = e % P, beam = (e / P) % kBeams, antenna = e / (P * kBeams);
-        const uint32_t value = antenna < args.packed_antennas ? word_of(w[e]) : 0u;
+        const uint32_t value = antenna < args.packed_antennas ? half2_bits(w[e]) : 0u;
         const int word = antenna % kChunkAntennas;
         char* matrix = image + (p * args.chunks + antenna / kChunkAntennas) * kImageBytes;
-        const int real_row = 2 * beam, imaginary_row = 2 * beam + 1;
+        const int re = 2 * beam, im = 2 * beam + 1; // the beam's columns of Re y, Im y
         const int in_row = (word & 3) * 4;
-        // {Wr, -Wi}: flip the high half's sign; {Wi, Wr}: swap the halves.
-        *reinterpret_cast<uint32_t*>(matrix + real_row * 128 +
-                                     ((((word >> 2) ^ real_row) & 7) << 4) + in_row) =
-            value ^ 0x80000000u;
-        *reinterpret_cast<uint32_t*>(matrix + imaginary_row * 128 +
-                                     ((((word >> 2) ^ imaginary_row) & 7) << 4) + in_row) =
-            __byte_perm(value, 0u, 0x1032);
-    }
-}
-
-// One (antenna, time) of a stage as half2 words, one per polarization.
-__device__ __forceinline__ void ci8x2_to_words(uint32_t packed, uint32_t& first, uint32_t& second)
-{
-    // Each byte, sign-flipped to u = s + 128, into the mantissa of 1024 + u; 1152
-    // subtracted: exact (as beamformer_fp16.cu).
-    const uint32_t biased = packed ^ 0x80808080u;
-    const __half2 offset = __half2half2(__ushort_as_half(0x6480));
-    uint32_t lo = __byte_perm(biased, 0x64646464u, 0x4140);
-    uint32_t hi = __byte_perm(biased, 0x64646464u, 0x4342);
-    first = word_of(__hsub2(*reinterpret_cast<const __half2*>(&lo), offset));
-    second = word_of(__hsub2(*reinterpret_cast<const __half2*>(&hi), offset));
-}
-
-template <blade_dtype In, int P>
-__device__ __forceinline__ void voltage_words(const char* at, uint32_t (&v)[P])
-{
-    if constexpr (In == BLADE_CI8) {
-        if constexpr (P == 2) {
-            ci8x2_to_words(*reinterpret_cast<const uint32_t*>(at), v[0], v[1]);
-        } else {
-            uint32_t unused;
-            ci8x2_to_words(*reinterpret_cast<const uint16_t*>(at), v[0], unused);
-        }
-    } else if constexpr (In == BLADE_CF16) {
-        if constexpr (P == 2) {
-            const uint2 q = *reinterpret_cast<const uint2*>(at);
-            v[0] = q.x;
-            v[1] = q.y;
-        } else {
-            v[0] = *reinterpret_cast<const uint32_t*>(at);
-        }
-    } else {
-        if constexpr (P == 2) {
-            const float4 q = *reinterpret_cast<const float4*>(at);
-            v[0] = word_of(__floats2half2_rn(q.x, q.y));
-            v[1] = word_of(__floats2half2_rn(q.z, q.w));
-        } else {
-            const float2 q = *reinterpret_cast<const float2*>(at);
-            v[0] = word_of(__floats2half2_rn(q.x, q.y));
-        }
+        *reinterpret_cast<uint32_t*>(matrix + re * 128 + (((word >> 2) ^ re) & 7) * 16 + in_row) =
+            real_row(value);
+        *reinterpret_cast<uint32_t*>(matrix + im * 128 + (((word >> 2) ^ im) & 7) * 16 + in_row) =
+            imaginary_row(value);
     }
 }
 
@@ -297,10 +250,10 @@ __global__ void __launch_bounds__(kGroupThreads) fp16_hopper_kernel(const Hopper
 
         if (++chunk == args.chunks) {
             chunk = 0;
+            // Beam 4n + t (columns 8n + 2t, + 1) at times 16 warp + g and + 8.
 #pragma unroll
             for (int p = 0; p < P; p++)
                 touch(acc[p]);
-                // Beam 4n + t (columns 8n + 2t, + 1) at times 16 warp + g and + 8.
 #pragma unroll
             for (int n = 0; n < 16; n++) {
                 const int64_t beam = static_cast<int64_t>(work.group) * kBeams + 4 * n + t;
