@@ -54,35 +54,35 @@ floats_to_halves_f16c(uint16_t* restrict out, const float* restrict in, int64_t 
     return i;
 }
 
-/* The same 16 values a step in AVX-512 registers, NaN lanes replaced through a mask
- * (the AVX2 loops' compare-and-blend is one port's work per 8 values). */
+/* The 16 values with their NaN lanes replaced, through a mask, by the canonical float
+ * NaN 0x7fc00000 (which also rounds to the canonical half 0x7e00): the AVX2 loops'
+ * compare-and-blend is one port's work per 8 values. */
+__attribute__((target("avx512f"))) static inline __m512 canonical_nans16(__m512 value)
+{
+    const __m512 canonical = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000));
+    return _mm512_mask_mov_ps(value, _mm512_cmp_ps_mask(value, value, _CMP_UNORD_Q), canonical);
+}
+
+/* The same 16 values a step in AVX-512 registers. */
 __attribute__((target("avx512f"))) static int64_t
 halves_to_floats_avx512(float* restrict out, const uint16_t* restrict in, int64_t n)
 {
-    const __m512 canonical = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000));
     int64_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        const __m512 value = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(in + i)));
+    for (; i + 16 <= n; i += 16)
         _mm512_storeu_ps(
             out + i,
-            _mm512_mask_mov_ps(value, _mm512_cmp_ps_mask(value, value, _CMP_UNORD_Q), canonical));
-    }
+            canonical_nans16(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(in + i)))));
     return i;
 }
 
 __attribute__((target("avx512f"))) static int64_t
 floats_to_halves_avx512(uint16_t* restrict out, const float* restrict in, int64_t n)
 {
-    /* NaN lanes as the float NaN that rounds to the canonical half 0x7e00 */
-    const __m512 canonical = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000));
     int64_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        __m512 value = _mm512_loadu_ps(in + i);
-        value =
-            _mm512_mask_mov_ps(value, _mm512_cmp_ps_mask(value, value, _CMP_UNORD_Q), canonical);
+    for (; i + 16 <= n; i += 16)
         _mm256_storeu_si256((__m256i*)(out + i),
-                            _mm512_cvtps_ph(value, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-    }
+                            _mm512_cvtps_ph(canonical_nans16(_mm512_loadu_ps(in + i)),
+                                            _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
     return i;
 }
 
