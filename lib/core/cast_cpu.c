@@ -17,7 +17,11 @@
  * (docs/performance.md). A scale other than 1 takes the general path: the
  * complex family multiplies in float (every source value is a float exactly), the
  * real family in double, as the CUDA kernels do, then rounds once; ci8, ci16 and cf32
- * into cf16 (the half-precision chain's input) do the same a block at a time.
+ * into cf16 (the half-precision chain's input) do the same a block at a time. ci8 into
+ * cf16 with a scale that is a half exactly (the chain's powers of two, and 1) runs in
+ * half-precision arithmetic where the CPU has AVX512-FP16 (Sapphire Rapids and later
+ * Xeons): the same bits (ci8_scale_is_half says why), 32 parts in three instructions,
+ * streamed straight from the registers; 1.4-1.5x the float path on the CI machine.
  */
 #include "cast_backend.h"
 #include "cpu_half.h"
@@ -202,6 +206,43 @@ __attribute__((target("avx512f"))) static int64_t ci8_scaled_to_halves_avx512(
 }
 #endif
 
+#ifdef BLADE_HAVE_FP16_ARITHMETIC_PATH
+/* Whether ci8 parts times `scale` may be formed in half-precision arithmetic with the
+ * bits of the float path: where the scale is a finite half exactly. An int8 (8
+ * significant bits) times such a scale (11) is exact in float, so the float path
+ * rounds the exact product once, to nearest; so does a half multiplication of the
+ * int8 (a half exactly) by the scale. */
+static bool ci8_scale_is_half(blade_dtype input_type, float scale)
+{
+    return input_type == BLADE_CI8 && blade_cpu_fp16_arithmetic() && isfinite(scale) &&
+           blade_half_to_float(blade_half_from_float(scale)) == scale;
+}
+
+/* ci8 parts times the half `scale` into halves, 32 a step in AVX512-FP16 registers:
+ * int8 -> int16 -> half (exact), one half multiplication (see ci8_scale_is_half). Where
+ * `stream`, the output must be 64-byte aligned and is written with streaming stores
+ * (the caller fences). Returns the parts done (a multiple of 32). Against the float
+ * path (int32, float, multiply, round: five instructions per 16 parts) it issues
+ * three per 32. */
+__attribute__((target("avx512f,avx512bw,avx512fp16"))) static int64_t ci8_scaled_to_halves_fp16(
+    uint16_t* restrict output, const int8_t* restrict input, int64_t n, float scale, bool stream)
+{
+    const __m512h factor =
+        _mm512_castsi512_ph(_mm512_set1_epi16((short)blade_half_from_float(scale)));
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m512i words = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i*)(input + i)));
+        const __m512i halves =
+            _mm512_castph_si512(_mm512_mul_ph(_mm512_cvtepi16_ph(words), factor));
+        if (stream)
+            _mm512_stream_si512((__m512i*)(output + i), halves);
+        else
+            _mm512_storeu_si512(output + i, halves);
+    }
+    return i;
+}
+#endif
+
 /* Parts [first, last) of ci8, ci16 or cf32 times `scale` into cf16 (the half-precision
  * chain's input cast): a block at a time, each part as a float (exact), multiplied by
  * the scale in float and rounded to half once, as scaled_range does value by value;
@@ -213,6 +254,11 @@ static void scaled_to_halves(const void* input,
                              int64_t last,
                              float scale)
 {
+#ifdef BLADE_HAVE_FP16_ARITHMETIC_PATH
+    if (ci8_scale_is_half(input_type, scale))
+        first += ci8_scaled_to_halves_fp16(
+            output + first, (const int8_t*)input + first, last - first, scale, false);
+#endif
 #ifdef BLADE_HAVE_F16C_PATH
     if (input_type == BLADE_CI8 && blade_cpu_f16c512())
         first += ci8_scaled_to_halves_avx512(
@@ -243,6 +289,20 @@ static void scaled_to_halves_streamed(const void* input,
                                       int64_t last,
                                       float scale)
 {
+#ifdef BLADE_HAVE_FP16_ARITHMETIC_PATH
+    if (ci8_scale_is_half(input_type, scale)) {
+        /* Streamed straight from the registers: ordinary stores up to the output's
+         * first 64-byte boundary, and after the last whole step. */
+        const int64_t head = ((64 - (uintptr_t)(output + first) % 64) % 64) / 2;
+        const int64_t start = first + (head < last - first ? head : last - first);
+        scaled_to_halves(input, input_type, output, first, start, scale);
+        const int64_t done = ci8_scaled_to_halves_fp16(
+            output + start, (const int8_t*)input + start, last - start, scale, true);
+        scaled_to_halves(input, input_type, output, start + done, last, scale);
+        blade_stream_fence();
+        return;
+    }
+#endif
     const int64_t part_bytes = blade_dtype_bits(input_type) / 16; /* a complex's half */
     uint16_t block[STREAM_BLOCK] __attribute__((aligned(64)));
     for (int64_t i = first; i < last; i += STREAM_BLOCK) {
@@ -262,8 +322,13 @@ static void cast_range(const void* input,
                        float scale,
                        bool stream)
 {
-    if (scale != 1.0f && output_type == BLADE_CF16 &&
-        (input_type == BLADE_CI8 || input_type == BLADE_CI16 || input_type == BLADE_CF32)) {
+    /* ci8 into cf16 at any scale, 1 included (its register loops beat the value-by-value
+     * loop below); ci16 and cf32 where there is a scale to apply. */
+    const bool to_scaled_halves =
+        output_type == BLADE_CF16 &&
+        (input_type == BLADE_CI8 ||
+         (scale != 1.0f && (input_type == BLADE_CI16 || input_type == BLADE_CF32)));
+    if (to_scaled_halves) {
         (stream ? scaled_to_halves_streamed
                 : scaled_to_halves)(input, input_type, output, 2 * begin, 2 * end, scale);
         return;

@@ -19,6 +19,9 @@
 
 #ifdef BLADE_HAVE_F16C_PATH
 static bool f16c, f16c512; /* set once, as the library loads */
+#ifdef BLADE_HAVE_FP16_ARITHMETIC_PATH
+static bool fp16_arithmetic;
+#endif
 
 /* AVX2 through the compiler (which also checks that the OS saves the vector
  * registers), F16C from CPUID leaf 1 (ECX bit 29): Clang's __builtin_cpu_supports
@@ -30,6 +33,10 @@ __attribute__((constructor)) static void detect_f16c(void)
     f16c = __builtin_cpu_supports("avx2") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) &&
            (ecx >> 29 & 1u);
     f16c512 = f16c && __builtin_cpu_supports("avx512f");
+#ifdef BLADE_HAVE_FP16_ARITHMETIC_PATH
+    fp16_arithmetic =
+        f16c512 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512fp16");
+#endif
 }
 
 __attribute__((target("avx2,f16c"))) static int64_t
@@ -89,6 +96,10 @@ floats_to_halves_avx512(uint16_t* restrict out, const float* restrict in, int64_
 bool blade_cpu_f16c(void) { return f16c; }
 
 bool blade_cpu_f16c512(void) { return f16c512; }
+
+#ifdef BLADE_HAVE_FP16_ARITHMETIC_PATH
+bool blade_cpu_fp16_arithmetic(void) { return fp16_arithmetic; }
+#endif
 #endif
 
 void blade_halves_to_floats(float* restrict out, const uint16_t* restrict in, int64_t n)

@@ -32,6 +32,14 @@ bool blade_cpu_f16c(void);
  *  (target("avx512f") functions may run only then). */
 bool blade_cpu_f16c512(void);
 
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#define BLADE_HAVE_FP16_ARITHMETIC_PATH
+/** Whether it also has AVX512-FP16 and AVX512BW (arithmetic on 32 halves at a time,
+ *  Intel's Sapphire Rapids and later): target("avx512fp16,avx512bw") functions may run
+ *  only then. Built with GCC 12 or later (the first to know these instructions). */
+bool blade_cpu_fp16_arithmetic(void);
+#endif
+
 /** Eight floats as halves, as blade_half_from_float rounds them (to nearest, ties to
  *  even; NaN as the canonical quiet NaN 0x7e00), for loops that keep their values in
  *  registers between conversions. */

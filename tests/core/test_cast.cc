@@ -382,7 +382,12 @@ BOOST_AUTO_TEST_CASE(half_runs_convert_like_the_format_says_for_every_half_and_b
 BOOST_AUTO_TEST_CASE(the_half_chains_scaled_cast_rounds_each_scaled_float_once)
 {
     // ci8, ci16 and cf32 x scale into cf16 take a block path: (value as float) x scale
-    // in float, then one rounding to half, as the general path computes it.
+    // in float, then one rounding to half, as the general path computes it. ci8 with a
+    // scale that is a half exactly runs in half-precision arithmetic where the CPU has
+    // AVX512-FP16, and must give the same bits: such scales here are 2^-13, 1, 3, a
+    // full 11-bit mantissa, the largest half (products overflow to infinity) and the
+    // smallest subnormal (products subnormal); 0.3 is not a half. The output starts on
+    // and off a 64-byte boundary (the streamed path's first stores are ordinary ones).
     const int64_t count = 5000;
     std::vector<int8_t> bytes(2 * count);
     std::vector<int16_t> shorts(2 * count);
@@ -394,31 +399,38 @@ BOOST_AUTO_TEST_CASE(the_half_chains_scaled_cast_rounds_each_scaled_float_once)
     }
     const blade_shape shape = blade_shape_aftp(1, 1, count, 1);
     // BLADE_STREAM_MIN_BYTES = 0: the streamed path (blocks in L1, streaming stores).
+    const float scales[] = { 0x1p-13f, 0.3f, 3.0f, 1.0f, 0x1.554p-2f, 65504.0f, 0x1p-24f };
     for (const char* stream : { "", "0" })
-        for (float scale : { 0x1p-13f, 0.3f, 3.0f }) {
-            setenv("BLADE_STREAM_MIN_BYTES", stream, 1);
-            std::vector<uint16_t> out(2 * count);
-            auto check = [&](blade_dtype from, const void* in, auto value_of) {
-                blade_cast* cast = nullptr;
-                const blade_cast_config config = { from, BLADE_CF16, scale };
-                ok(blade_cast_create(&cast, &config, &shape, blade_device_cpu()), "create");
-                blade_tensor input =
-                    blade_tensor_make(from, &shape, blade_device_cpu(), const_cast<void*>(in));
-                blade_tensor output =
-                    blade_tensor_make(BLADE_CF16, &shape, blade_device_cpu(), out.data());
-                ok(blade_cast_process(cast, &input, &output, nullptr), "process");
-                blade_cast_destroy(cast);
-                int wrong = 0;
-                for (int64_t i = 0; i < 2 * count; i++)
-                    wrong += out[i] != reference_half_of(value_of(i) * scale);
-                BOOST_TEST(wrong == 0,
-                           blade_dtype_name(from) << " x " << scale << ", streamed " << stream);
-            };
-            check(BLADE_CI8, bytes.data(), [&](int64_t i) { return static_cast<float>(bytes[i]); });
-            check(BLADE_CI16, shorts.data(), [&](int64_t i) {
-                return static_cast<float>(shorts[i]);
-            });
-            check(BLADE_CF32, floats.data(), [&](int64_t i) { return floats[i]; });
-        }
+        for (int64_t offset : { 0, 1, 7 }) // complex values into a 64-byte aligned buffer
+            for (float scale : scales) {
+                setenv("BLADE_STREAM_MIN_BYTES", stream, 1);
+                std::vector<uint16_t> buffer(2 * (count + offset) + 32);
+                const uintptr_t misaligned = reinterpret_cast<uintptr_t>(buffer.data()) % 64;
+                uint16_t* const out_data = buffer.data() + (64 - misaligned) % 64 / 2 + 2 * offset;
+                auto check = [&](blade_dtype from, const void* in, auto value_of) {
+                    blade_cast* cast = nullptr;
+                    const blade_cast_config config = { from, BLADE_CF16, scale };
+                    ok(blade_cast_create(&cast, &config, &shape, blade_device_cpu()), "create");
+                    blade_tensor input =
+                        blade_tensor_make(from, &shape, blade_device_cpu(), const_cast<void*>(in));
+                    blade_tensor output =
+                        blade_tensor_make(BLADE_CF16, &shape, blade_device_cpu(), out_data);
+                    ok(blade_cast_process(cast, &input, &output, nullptr), "process");
+                    blade_cast_destroy(cast);
+                    int wrong = 0;
+                    for (int64_t i = 0; i < 2 * count; i++)
+                        wrong += out_data[i] != reference_half_of(value_of(i) * scale);
+                    BOOST_TEST(wrong == 0,
+                               blade_dtype_name(from) << " x " << scale << ", streamed " << stream
+                                                      << ", output offset " << offset);
+                };
+                check(BLADE_CI8, bytes.data(), [&](int64_t i) {
+                    return static_cast<float>(bytes[i]);
+                });
+                check(BLADE_CI16, shorts.data(), [&](int64_t i) {
+                    return static_cast<float>(shorts[i]);
+                });
+                check(BLADE_CF32, floats.data(), [&](int64_t i) { return floats[i]; });
+            }
     unsetenv("BLADE_STREAM_MIN_BYTES");
 }
