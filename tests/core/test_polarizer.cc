@@ -9,8 +9,14 @@
 #include <blade/cpu_threads.h>
 
 #include <complex>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#define HALF_ARITHMETIC_CHECK
+#include <immintrin.h>
+#endif
 
 using blade_test::ok;
 using cf = std::complex<float>;
@@ -196,22 +202,26 @@ BOOST_AUTO_TEST_CASE(process_refuses_tensors_the_plan_was_not_made_for)
 
 namespace {
 
-// Polarize `in` (bytes of `type` and `shape`) on the CPU (in place when asked).
+// Polarize `in` (bytes of `type` and `shape`) on the CPU (in place when asked, else
+// into an output `offset` bytes past a 64-byte boundary).
 std::vector<uint8_t> polarize_bytes(blade_dtype type,
                                     const blade_shape& shape,
                                     std::vector<uint8_t> in,
-                                    bool in_place = false)
+                                    bool in_place = false,
+                                    size_t offset = 0)
 {
     blade_polarizer* polarizer;
     const blade_polarizer_config config = { BLADE_BASIS_CIRCULAR };
     ok(blade_polarizer_create(&polarizer, &config, &shape, blade_device_cpu()), "create");
-    std::vector<uint8_t> out(in.size());
+    std::vector<uint8_t> buffer(in.size() + 64 + offset);
+    uint8_t* const out =
+        buffer.data() + (64 - reinterpret_cast<uintptr_t>(buffer.data()) % 64) % 64 + offset;
     blade_tensor input = blade_tensor_make(type, &shape, blade_device_cpu(), in.data());
     blade_tensor output =
-        blade_tensor_make(type, &shape, blade_device_cpu(), in_place ? in.data() : out.data());
+        blade_tensor_make(type, &shape, blade_device_cpu(), in_place ? in.data() : out);
     ok(blade_polarizer_process(polarizer, &input, &output, nullptr), "process");
     blade_polarizer_destroy(polarizer);
-    return in_place ? in : out;
+    return in_place ? in : std::vector<uint8_t>(out, out + in.size());
 }
 
 } // namespace
@@ -223,7 +233,8 @@ BOOST_AUTO_TEST_CASE(half_pairs_are_combined_in_float_and_rounded_once)
     // threaded threshold; then the exact small cases.
     // Special values among them (NaN, infinities, signed zeros, subnormals, the
     // largest half) check the registers' path (F16C) against the per-value one;
-    // BLADE_STREAM_MIN_BYTES = 0 runs the streamed path on this shape too.
+    // BLADE_STREAM_MIN_BYTES = 0 runs the streamed path on this shape too, with the
+    // output on and off a 64-byte boundary (4 bytes off: no whole pair aligned there).
     const blade_shape shape = blade_shape_aftp(3, 7, 6257, 2);
     const int64_t values = blade_shape_count(&shape);
     auto half = blade_test::random_cf16(values, 8);
@@ -238,7 +249,9 @@ BOOST_AUTO_TEST_CASE(half_pairs_are_combined_in_float_and_rounded_once)
         polarize_bytes(BLADE_CF32, shape, wide), BLADE_CF32, BLADE_CF16, values);
     for (const char* stream : { "", "0" }) {
         setenv("BLADE_STREAM_MIN_BYTES", stream, 1);
-        BOOST_TEST((polarize_bytes(BLADE_CF16, shape, half) == expected), "streamed " << stream);
+        for (size_t offset : { 0, 4, 8, 56 })
+            BOOST_TEST((polarize_bytes(BLADE_CF16, shape, half, false, offset) == expected),
+                       "streamed " << stream << ", output offset " << offset);
         BOOST_TEST((polarize_bytes(BLADE_CF16, shape, half, true) == expected),
                    "in place, streamed " << stream);
     }
@@ -274,4 +287,87 @@ BOOST_AUTO_TEST_CASE(mixed_or_integer_types_are_refused_by_name)
                BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(std::string(blade_last_error()).find("ci8; expected cf32 or cf16") !=
                std::string::npos);
+}
+
+#ifdef HALF_ARITHMETIC_CHECK
+namespace {
+
+// Over every pair of halves (x, y): pairs whose half sum (AVX512-FP16's addition,
+// rounded once) differs from their float sum rounded to half, NaN results aside.
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512fp16"))) uint64_t
+half_sums_unlike_float_sums()
+{
+    uint64_t differ = 0;
+    const __m512i lanes = _mm512_set_epi16(31,
+                                           30,
+                                           29,
+                                           28,
+                                           27,
+                                           26,
+                                           25,
+                                           24,
+                                           23,
+                                           22,
+                                           21,
+                                           20,
+                                           19,
+                                           18,
+                                           17,
+                                           16,
+                                           15,
+                                           14,
+                                           13,
+                                           12,
+                                           11,
+                                           10,
+                                           9,
+                                           8,
+                                           7,
+                                           6,
+                                           5,
+                                           4,
+                                           3,
+                                           2,
+                                           1,
+                                           0);
+    for (uint32_t x = 0; x < 65536; x++) {
+        const __m512i xs = _mm512_set1_epi16(static_cast<short>(x));
+        for (uint32_t y = 0; y < 65536; y += 32) {
+            const __m512i ys = _mm512_add_epi16(_mm512_set1_epi16(static_cast<short>(y)), lanes);
+            const __m512i half_sum = _mm512_castph_si512(
+                _mm512_add_ph(_mm512_castsi512_ph(xs), _mm512_castsi512_ph(ys)));
+            for (int k = 0; k < 2; k++) {
+                const __m256i x16 = _mm512_extracti64x4_epi64(xs, k);
+                const __m256i y16 = _mm512_extracti64x4_epi64(ys, k);
+                const __m512 sum = _mm512_add_ps(_mm512_cvtph_ps(x16), _mm512_cvtph_ps(y16));
+                const __m256i rounded =
+                    _mm512_cvtps_ph(sum, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+                const __mmask16 nan = _mm512_cmp_ps_mask(sum, sum, _CMP_UNORD_Q);
+                differ += __builtin_popcount(
+                    _mm256_cmpneq_epi16_mask(rounded, _mm512_extracti64x4_epi64(half_sum, k)) &
+                    ~nan);
+            }
+        }
+    }
+    return differ;
+}
+
+} // namespace
+#endif
+
+BOOST_AUTO_TEST_CASE(half_additions_round_as_float_additions_round)
+{
+    // The cf16 polarizer adds halves in half-precision arithmetic where the CPU has
+    // AVX512-FP16, and promises the bits of the float path: a float sum of two halves
+    // rounded to half. Float's 24 bits are at least 2 x 11 + 2, so that double rounding
+    // is innocuous; checked here for all 2^32 pairs (half a second) where the CPU can.
+#ifdef HALF_ARITHMETIC_CHECK
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512fp16") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl")) {
+        BOOST_TEST(half_sums_unlike_float_sums() == 0u);
+        return;
+    }
+#endif
+    BOOST_TEST_MESSAGE("no AVX512-FP16 here: the polarizer's half arithmetic is not used");
 }
