@@ -20,10 +20,12 @@
 
 #include "device_memory.h"
 
+#include <initializer_list>
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdlib>
+#include <vector>
 
 using blade_test::device_memory;
 using blade_test::first_gpu;
@@ -398,6 +400,37 @@ BOOST_AUTO_TEST_CASE(large_arrays_on_the_wide_tensor_tile)
     unsetenv("BLADE_CORRELATOR_WGMMA");
 }
 
+namespace {
+
+// A tensor-core job per shape (one window: the whole chunk) under each setting of
+// BLADE_CORRELATOR_WGMMA, each against the fp64 reference.
+struct wide_shape {
+    int64_t antennas, channels, times, pols, channel_integration;
+    blade_dtype type;
+};
+
+void check_under_wgmma(const std::vector<wide_shape>& shapes,
+                       std::initializer_list<const char*> settings,
+                       uint32_t first_seed)
+{
+    for (const char* wgmma : settings) {
+        setenv("BLADE_CORRELATOR_WGMMA", wgmma, 1);
+        uint32_t seed = first_seed;
+        for (const wide_shape& s : shapes) {
+            job j;
+            j.path = BLADE_CORRELATOR_FP16;
+            j.type = s.type;
+            j.shape = blade_shape_aftp(s.antennas, s.channels, s.times, s.pols);
+            j.integration = s.times;
+            j.channel_integration = s.channel_integration;
+            BOOST_TEST_CONTEXT("BLADE_CORRELATOR_WGMMA=" << wgmma) check(j, 1, seed++);
+        }
+    }
+    unsetenv("BLADE_CORRELATOR_WGMMA");
+}
+
+} // namespace
+
 BOOST_AUTO_TEST_CASE(the_wide_tile_over_many_stages_and_channels)
 {
     // The wgmma kernel keeps three fp16 stages in a ring and one stage's products in
@@ -407,29 +440,32 @@ BOOST_AUTO_TEST_CASE(the_wide_tile_over_many_stages_and_channels)
     // in a partly filled stage. Every 128-input kernel.
     if (!tensor_cores_present())
         return;
-    struct shape {
-        int64_t channels, times;
-        blade_dtype type;
-    };
-    const shape shapes[] = { { 5, 160, BLADE_CF32 },
-                             { 6, 192, BLADE_CI8 },
-                             { 7, 224, BLADE_CF32 },
-                             { 3, 300, BLADE_CF32 },
-                             { 4, 416, BLADE_CI8 } };
-    for (const char* wgmma : { "1", "0" }) {
-        setenv("BLADE_CORRELATOR_WGMMA", wgmma, 1);
-        uint32_t seed = 740;
-        for (const shape& s : shapes) {
-            job j;
-            j.path = BLADE_CORRELATOR_FP16;
-            j.type = s.type;
-            j.shape = blade_shape_aftp(72, s.channels, s.times, 2);
-            j.integration = s.times;
-            j.channel_integration = s.channels;
-            check(j, 1, seed++);
-        }
-    }
-    unsetenv("BLADE_CORRELATOR_WGMMA");
+    check_under_wgmma({ { 72, 5, 160, 2, 5, BLADE_CF32 },
+                        { 72, 6, 192, 2, 6, BLADE_CI8 },
+                        { 72, 7, 224, 2, 7, BLADE_CF32 },
+                        { 72, 3, 300, 2, 3, BLADE_CF32 },
+                        { 72, 4, 416, 2, 4, BLADE_CI8 } },
+                      { "1", "0" },
+                      740);
+}
+
+BOOST_AUTO_TEST_CASE(one_tile_grids_over_long_rings)
+{
+    // 65 to 128 inputs make one 128-input tile, diagonal: the Hopper kernel copies one
+    // side a stage and keeps twice as many raw stages in flight (8 ci8, 4 cf32). Many
+    // stages a block (channels summed, a window ending in a partly filled stage, time
+    // slices) wrap that ring at each of its positions; P = 1 and 2, ci8 and cf32, and
+    // the wgmma kernels' operand choices.
+    if (!tensor_cores_present())
+        return;
+    check_under_wgmma({ { 64, 3, 1000, 2, 3, BLADE_CI8 },
+                        { 33, 2, 1312, 2, 1, BLADE_CI8 },
+                        { 64, 5, 416, 2, 5, BLADE_CF32 },
+                        { 48, 1, 4096, 2, 1, BLADE_CF32 },
+                        { 100, 3, 608, 1, 3, BLADE_CI8 },
+                        { 128, 2, 480, 1, 1, BLADE_CF32 } },
+                      { "1", "fp16", "0" },
+                      750);
 }
 
 BOOST_AUTO_TEST_CASE(ci8_sums_on_the_wide_tile_are_exact)
