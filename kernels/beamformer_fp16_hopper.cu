@@ -33,10 +33,11 @@
 //     and + 8: Re and Im of beam 4n + t at two times, both polarizations: stored as
 //     whole (time, pol) pairs where they lie in y [B, F, T, P].
 //
-// Blocks: one warpgroup (128 threads) for one channel, one group of 64 beams and a
-// segment of time tiles of 64 times; voltages stream through four cp.async stages of
-// 32 antennas x 64 times (the raw elements, rows padded by 32 bytes so that a warp's
-// fragment loads hit distinct banks). A stage's four k-steps x P polarizations are
+// Blocks: one or two warpgroups (128 threads each; warpgroups() says which) for one
+// channel, one group of 64 beams and a segment of time tiles of 64 times a warpgroup;
+// voltages stream through four cp.async stages of 32 antennas x the tile's times (the
+// raw elements, rows padded by 32 bytes so that a warp's fragment loads hit distinct
+// banks). A stage's four k-steps x P polarizations are
 // issued as one group and waited for before the next stage's fragments are loaded
 // (the A registers are reused): the tensor cores' share of a stage (8 wgmma of 64
 // cycles at P = 2) is a fraction of the time its bytes take at the memory's rate.
@@ -64,22 +65,25 @@ namespace beamformer_cuda {
 namespace {
 
 constexpr int kGroupThreads = 128;            // one warpgroup
-constexpr int kTileTimes = 64;                // rows of a wgmma: times per tile
+constexpr int kGroupTimes = 64;               // rows of a wgmma: a warpgroup's times per tile
 constexpr int kChunkAntennas = 32;            // antennas per stage: k = 64 halves, one 128-byte row
 constexpr int kHopperStages = 4;              // cp.async stages of voltages
 constexpr int kImageRows = 2 * kBeams;        // B operand columns: Re, Im of 64 beams
 constexpr int kImageBytes = kImageRows * 128; // one polarization and chunk: 16 KB
 constexpr int kRowPad = 32;                   // bytes after each stage row (bank spread)
 
-template <blade_dtype In, int P>
+// WG warpgroups a block, each 64 times of a tile: 64 WG times a tile, 128 WG threads.
+template <blade_dtype In, int P, int WG>
 struct HopperLayout {
-    static constexpr int element = element_bytes<In>() * P;    // one (antenna, time)
-    static constexpr int row = kTileTimes * element + kRowPad; // one antenna's times
+    static constexpr int threads = kGroupThreads * WG;
+    static constexpr int times = kGroupTimes * WG;          // a tile's
+    static constexpr int element = element_bytes<In>() * P; // one (antenna, time)
+    static constexpr int row = times * element + kRowPad;   // one antenna's times
     static constexpr int stage = kChunkAntennas * row;
-    static constexpr int pieces = kTileTimes * element / 16;      // 16-byte copies a row
-    static constexpr int rows_per_pass = kGroupThreads / pieces;  // rows a copy pass covers
+    static constexpr int pieces = times * element / 16;           // 16-byte copies a row
+    static constexpr int rows_per_pass = threads / pieces;        // rows a copy pass covers
     static constexpr int copies = kChunkAntennas / rows_per_pass; // a thread's, per stage
-    static_assert(kGroupThreads % pieces == 0 && copies * rows_per_pass == kChunkAntennas,
+    static_assert(threads % pieces == 0 && copies * rows_per_pass == kChunkAntennas,
                   "a stage's copies divide evenly among the threads");
     static_assert(row % 16 == 0 && (row / 4) % 32 == 8,
                   "rows 8 banks apart: the four antennas of a fragment load in distinct banks");
@@ -105,10 +109,11 @@ __host__ __device__ constexpr int image_bytes(int pols, int chunks)
     return pols * chunks * kImageBytes;
 }
 
-template <blade_dtype In, int P>
+template <blade_dtype In, int P, int WG>
 int hopper_shared_bytes(int chunks)
 {
-    return kWgmmaAlignment + image_bytes(P, chunks) + kHopperStages * HopperLayout<In, P>::stage;
+    return kWgmmaAlignment + image_bytes(P, chunks) +
+           kHopperStages * HopperLayout<In, P, WG>::stage;
 }
 
 #ifdef BLADE_WGMMA
@@ -117,14 +122,14 @@ int hopper_shared_bytes(int chunks)
 // chunk c, 128 rows (beam b's real column 2b, imaginary 2b + 1) of 64 halves (antenna
 // a's pair at word a % 32), 16-byte chunk q of row n stored at q ^ (n % 8). Antennas
 // past the packing are zero. Read in the packing's order (coalesced).
-template <int P>
+template <int P, int kThreads>
 __device__ void build_image(const HopperArgs& args, int64_t channel, int group, char* image)
 {
     const int64_t packed_rows = static_cast<int64_t>(args.packed_antennas) * kBeams * P;
     const __half2* w = args.w_packed + channel * args.packed_channel_stride +
                        static_cast<int64_t>(group) * packed_rows;
     const int total = args.chunks * kChunkAntennas * kBeams * P;
-    for (int e = threadIdx.x; e < total; e += kGroupThreads) {
+    for (int e = threadIdx.x; e < total; e += kThreads) {
         const int p = e % P, beam = (e / P) % kBeams, antenna = e / (P * kBeams);
         const uint32_t value = antenna < args.packed_antennas ? half2_bits(w[e]) : 0u;
         const int word = antenna % kChunkAntennas;
@@ -140,16 +145,16 @@ __device__ void build_image(const HopperArgs& args, int64_t channel, int group, 
 
 // This thread's cp.async copies of a stage: its 16-byte piece `piece` of rows `row0`
 // + i rows_per_pass, the same offsets every stage; only (chunk, channel, t0) move.
-template <blade_dtype In, int P>
+template <blade_dtype In, int P, int WG>
 struct StageCopies {
-    using L = HopperLayout<In, P>;
+    using L = HopperLayout<In, P, WG>;
     int piece, row0;
     __device__ StageCopies() : piece(threadIdx.x % L::pieces), row0(threadIdx.x / L::pieces) {}
 
     __device__ __forceinline__ void
     issue(const HopperArgs& args, char* stage, int chunk, int64_t channel, int64_t tile) const
     {
-        const int64_t t0 = tile * kTileTimes;
+        const int64_t t0 = tile * L::times;
         const bool in_time = t0 + piece * 16 / L::element < args.times;
         const int64_t antenna_bytes = args.channels * args.times * L::element;
         const char* x = static_cast<const char*>(args.x) +
@@ -168,11 +173,11 @@ struct StageCopies {
 
 #endif // BLADE_WGMMA
 
-template <blade_dtype In, blade_dtype Out, int P>
-__global__ void __launch_bounds__(kGroupThreads) fp16_hopper_kernel(const HopperArgs args)
+template <blade_dtype In, blade_dtype Out, int P, int WG>
+__global__ void __launch_bounds__(kGroupThreads* WG) fp16_hopper_kernel(const HopperArgs args)
 {
 #ifdef BLADE_WGMMA
-    using L = HopperLayout<In, P>;
+    using L = HopperLayout<In, P, WG>;
     extern __shared__ unsigned char shared_memory[];
     const uint32_t unaligned = static_cast<uint32_t>(__cvta_generic_to_shared(shared_memory));
     const uint32_t skip = (kWgmmaAlignment - unaligned % kWgmmaAlignment) % kWgmmaAlignment;
@@ -187,7 +192,7 @@ __global__ void __launch_bounds__(kGroupThreads) fp16_hopper_kernel(const Hopper
     const int64_t steps = (work.last_tile - work.first_tile) * args.chunks;
 
     // Voltages: stages 0 .. S - 2 in flight while the phasor image is built.
-    const StageCopies<In, P> copies;
+    const StageCopies<In, P, WG> copies;
     int64_t next_tile = work.first_tile;
     int next_chunk = 0;
     auto issue = [&](int64_t step) {
@@ -203,12 +208,14 @@ __global__ void __launch_bounds__(kGroupThreads) fp16_hopper_kernel(const Hopper
     };
     for (int s = 0; s < kHopperStages - 1; s++)
         issue(s);
-    build_image<P>(args, args.packed_channel_stride != 0 ? channel : 0, work.group, image);
+    build_image<P, L::threads>(
+        args, args.packed_channel_stride != 0 ? channel : 0, work.group, image);
     fence_proxy_async(); // the image, written by ordinary stores, is read by the tensor cores
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
-    // Fragment loads: antenna t (+ 4) of each k-step, times 16 warp + g (+ 8).
+    // Warp w has rows 16 (w % 4) .. + 15 of its warpgroup's 64 times (64 (w / 4) on):
+    // times 16 w + g (+ 8) of the tile. Fragment loads: antenna t (+ 4) of each k-step.
     const int fragment = t * L::row + (16 * warp + g) * L::element;
 
     float acc[P][16][4];
@@ -250,16 +257,16 @@ __global__ void __launch_bounds__(kGroupThreads) fp16_hopper_kernel(const Hopper
 
         if (++chunk == args.chunks) {
             chunk = 0;
-            // Beam 4n + t (columns 8n + 2t, + 1) at times 16 warp + g and + 8.
 #pragma unroll
             for (int p = 0; p < P; p++)
                 touch(acc[p]);
+                // Beam 4n + t (columns 8n + 2t, + 1) at times 16 warp + g and + 8.
 #pragma unroll
             for (int n = 0; n < 16; n++) {
                 const int64_t beam = static_cast<int64_t>(work.group) * kBeams + 4 * n + t;
 #pragma unroll
                 for (int half = 0; half < 2; half++) {
-                    const int64_t time = tile * kTileTimes + 16 * warp + g + 8 * half;
+                    const int64_t time = tile * L::times + 16 * warp + g + 8 * half;
                     if (beam < args.beams && time < args.times) {
                         const int64_t i =
                             ((beam * args.channels + channel) * args.times + time) * P;
@@ -283,16 +290,18 @@ __global__ void __launch_bounds__(kGroupThreads) fp16_hopper_kernel(const Hopper
 #endif
 }
 
-template <blade_dtype In, blade_dtype Out, int P>
+template <blade_dtype In, blade_dtype Out, int P, int WG>
 blade_status launch_kernel(HopperArgs& args, int64_t items, cudaStream_t stream)
 {
-    auto kernel = fp16_hopper_kernel<In, Out, P>;
-    const int bytes = hopper_shared_bytes<In, P>(args.chunks);
+    using L = HopperLayout<In, P, WG>;
+    auto kernel = fp16_hopper_kernel<In, Out, P, WG>;
+    const int bytes = hopper_shared_bytes<In, P, WG>(args.chunks);
     BLADE_CUDA_TRY(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     int per_sm = 0;
     BLADE_CUDA_TRY(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kGroupThreads, bytes));
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, L::threads, bytes));
+    args.tiles = (args.times + L::times - 1) / L::times;
     // Segments per (channel, beam group): the fewest that fill the last wave of blocks
     // to 90 % (or one tile per block).
     const int64_t slots = std::max(1, per_sm) * static_cast<int64_t>(blade_cuda_multiprocessors());
@@ -306,7 +315,7 @@ blade_status launch_kernel(HopperArgs& args, int64_t items, cudaStream_t stream)
     }
     const int64_t blocks = items * args.segments;
     BLADE_TRY(blade_check_grid(blocks, "beamformer", "split the chunk along channels"));
-    kernel<<<static_cast<unsigned>(blocks), kGroupThreads, bytes, stream>>>(args);
+    kernel<<<static_cast<unsigned>(blocks), L::threads, bytes, stream>>>(args);
     BLADE_CUDA_CHECK_LAUNCH("fp16_hopper_kernel");
     return BLADE_OK;
 }
@@ -316,21 +325,39 @@ int chunks_of(const blade_beamformer_job& job)
     return static_cast<int>((job.antennas + kChunkAntennas - 1) / kChunkAntennas);
 }
 
+template <int WG>
 int shared_bytes(const blade_beamformer_job& job)
 {
     const int chunks = chunks_of(job);
     const bool two = job.pols == 2;
     switch (job.input_type) {
     case BLADE_CI8:
-        return two ? hopper_shared_bytes<BLADE_CI8, 2>(chunks)
-                   : hopper_shared_bytes<BLADE_CI8, 1>(chunks);
+        return two ? hopper_shared_bytes<BLADE_CI8, 2, WG>(chunks)
+                   : hopper_shared_bytes<BLADE_CI8, 1, WG>(chunks);
     case BLADE_CF16:
-        return two ? hopper_shared_bytes<BLADE_CF16, 2>(chunks)
-                   : hopper_shared_bytes<BLADE_CF16, 1>(chunks);
+        return two ? hopper_shared_bytes<BLADE_CF16, 2, WG>(chunks)
+                   : hopper_shared_bytes<BLADE_CF16, 1, WG>(chunks);
     default:
-        return two ? hopper_shared_bytes<BLADE_CF32, 2>(chunks)
-                   : hopper_shared_bytes<BLADE_CF32, 1>(chunks);
+        return two ? hopper_shared_bytes<BLADE_CF32, 2, WG>(chunks)
+                   : hopper_shared_bytes<BLADE_CF32, 1, WG>(chunks);
     }
+}
+
+// Warpgroups a block. Two (tiles of 128 times, one phasor image for both) where a
+// block of one would be alone on its SM for want of shared memory (cf16 voltages at P =
+// 2: 133 KB a block) and two fit: the SM then holds 8 warps instead of 4. Measured on an
+// H100: cf16 -> cf16 1.04-1.06x at (B, A) = (64, 64), 1.18-1.21x at (1024, 64). Where two
+// blocks of one fit (ci8: 101 KB each) one: two-warpgroup blocks were 1.03-1.05x faster
+// at (64, 64) but 1.09x slower at (1024, 64). $BLADE_BEAMFORMER_WGMMA_GROUPS = 1 or 2
+// asks for one or (where they fit) two, for tests and benchmarks.
+int warpgroups(const blade_beamformer_job& job)
+{
+    const int optin = blade_cuda_shared_memory_optin();
+    const bool two_fit = shared_bytes<2>(job) <= optin;
+    const char* chosen = std::getenv("BLADE_BEAMFORMER_WGMMA_GROUPS");
+    if (chosen != nullptr && (std::strcmp(chosen, "1") == 0 || std::strcmp(chosen, "2") == 0))
+        return chosen[0] == '2' && two_fit ? 2 : 1;
+    return two_fit && 2 * shared_bytes<1>(job) > optin ? 2 : 1;
 }
 
 } // namespace
@@ -353,7 +380,7 @@ bool fp16_hopper_fits(const blade_beamformer_job& job)
     const size_t output_element = job.output_type == BLADE_CF16 ? 4 : 8;
     if (reinterpret_cast<uintptr_t>(job.output) % (output_element * job.pols) != 0)
         return false;
-    return shared_bytes(job) <= blade_cuda_shared_memory_optin();
+    return shared_bytes<1>(job) <= blade_cuda_shared_memory_optin();
 }
 
 blade_status launch_fp16_hopper(const blade_beamformer_job& job,
@@ -366,13 +393,15 @@ blade_status launch_fp16_hopper(const blade_beamformer_job& job,
     fill_tensors(args, job, packed, groups, packed_antennas);
     args.packed_antennas = static_cast<int>(packed_antennas);
     args.chunks = chunks_of(job);
-    args.tiles = (job.times + kTileTimes - 1) / kTileTimes;
     const int64_t items = job.channels * groups;
-    const bool two = job.pols == 2;
+    const bool two = job.pols == 2, wide = warpgroups(job) == 2;
     return for_types(job, "fp16", [&](auto in, auto out) {
         constexpr blade_dtype In = decltype(in)::value, Out = decltype(out)::value;
-        return two ? launch_kernel<In, Out, 2>(args, items, stream)
-                   : launch_kernel<In, Out, 1>(args, items, stream);
+        if (wide)
+            return two ? launch_kernel<In, Out, 2, 2>(args, items, stream)
+                       : launch_kernel<In, Out, 1, 2>(args, items, stream);
+        return two ? launch_kernel<In, Out, 2, 1>(args, items, stream)
+                   : launch_kernel<In, Out, 1, 1>(args, items, stream);
     });
 }
 

@@ -487,10 +487,14 @@ BOOST_AUTO_TEST_CASE(fp16_on_hopper_wgmma_and_mma_sync)
     const blade_dtype types[3][2] = { { BLADE_CI8, BLADE_CF16 },
                                       { BLADE_CF16, BLADE_CF32 },
                                       { BLADE_CF32, BLADE_CF16 } };
-    const char* kernels[2] = { "1", "0" };
+    // wgmma with blocks of two warpgroups (where their stages fit, else one), of one,
+    // and mma.sync
+    const char* kernels[3][2] = { { "1", "2" }, { "1", "1" }, { "0", "2" } };
     uint32_t seed = 900;
-    for (const char* kernel : kernels) {
+    for (const auto& setting : kernels) {
+        const char* kernel = setting[0];
         setenv("BLADE_BEAMFORMER_WGMMA", kernel, 1);
+        setenv("BLADE_BEAMFORMER_WGMMA_GROUPS", setting[1], 1);
         for (size_t i = 0; i < problems.size(); i++) {
             for (const auto& type : types) {
                 problem pr = problems[i];
@@ -503,7 +507,9 @@ BOOST_AUTO_TEST_CASE(fp16_on_hopper_wgmma_and_mma_sync)
                 if (std::strcmp(kernel, "1") == 0 && pr.A > 64 && pr.P == 2 &&
                     type[0] == BLADE_CF32)
                     continue;
-                BOOST_TEST_CONTEXT("BLADE_BEAMFORMER_WGMMA=" << kernel) check_fp16(pr, seed++);
+                BOOST_TEST_CONTEXT("BLADE_BEAMFORMER_WGMMA=" << kernel
+                                                             << ", _GROUPS=" << setting[1])
+                check_fp16(pr, seed++);
             }
         }
     }
@@ -523,6 +529,7 @@ BOOST_AUTO_TEST_CASE(fp16_on_hopper_wgmma_and_mma_sync)
              &status);
     BOOST_TEST(status == BLADE_ERROR_UNSUPPORTED);
     unsetenv("BLADE_BEAMFORMER_WGMMA");
+    unsetenv("BLADE_BEAMFORMER_WGMMA_GROUPS");
 }
 
 BOOST_AUTO_TEST_CASE(misaligned_tensors_take_the_general_kernels)
