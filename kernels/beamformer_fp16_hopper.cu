@@ -33,7 +33,7 @@
 //     and + 8: Re and Im of beam 4n + t at two times, both polarizations: stored as
 //     whole (time, pol) pairs where they lie in y [B, F, T, P].
 //
-// Blocks: one or two warpgroups (128 threads each; warpgroups() says which) for one
+// Blocks: one or two warpgroups (128 threads each; launch_sized says which) for one
 // channel, one group of 64 beams and a segment of time tiles of 64 times a warpgroup;
 // voltages stream through four cp.async stages of 32 antennas x the tile's times (the
 // raw elements, rows padded by 32 bytes so that a warp's fragment loads hit distinct
@@ -291,16 +291,24 @@ __global__ void __launch_bounds__(kGroupThreads* WG) fp16_hopper_kernel(const Ho
 }
 
 template <blade_dtype In, blade_dtype Out, int P, int WG>
+blade_status blocks_per_sm(int chunks, int& per_sm)
+{
+    auto kernel = fp16_hopper_kernel<In, Out, P, WG>;
+    const int bytes = hopper_shared_bytes<In, P, WG>(chunks);
+    BLADE_CUDA_TRY(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    BLADE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, kernel, HopperLayout<In, P, WG>::threads, bytes));
+    return BLADE_OK;
+}
+
+template <blade_dtype In, blade_dtype Out, int P, int WG>
 blade_status launch_kernel(HopperArgs& args, int64_t items, cudaStream_t stream)
 {
     using L = HopperLayout<In, P, WG>;
-    auto kernel = fp16_hopper_kernel<In, Out, P, WG>;
     const int bytes = hopper_shared_bytes<In, P, WG>(args.chunks);
-    BLADE_CUDA_TRY(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     int per_sm = 0;
-    BLADE_CUDA_TRY(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, L::threads, bytes));
+    BLADE_TRY((blocks_per_sm<In, Out, P, WG>(args.chunks, per_sm)));
     args.tiles = (args.times + L::times - 1) / L::times;
     // Segments per (channel, beam group): the fewest that fill the last wave of blocks
     // to 90 % (or one tile per block).
@@ -315,7 +323,8 @@ blade_status launch_kernel(HopperArgs& args, int64_t items, cudaStream_t stream)
     }
     const int64_t blocks = items * args.segments;
     BLADE_TRY(blade_check_grid(blocks, "beamformer", "split the chunk along channels"));
-    kernel<<<static_cast<unsigned>(blocks), L::threads, bytes, stream>>>(args);
+    fp16_hopper_kernel<In, Out, P, WG>
+        <<<static_cast<unsigned>(blocks), L::threads, bytes, stream>>>(args);
     BLADE_CUDA_CHECK_LAUNCH("fp16_hopper_kernel");
     return BLADE_OK;
 }
@@ -325,39 +334,48 @@ int chunks_of(const blade_beamformer_job& job)
     return static_cast<int>((job.antennas + kChunkAntennas - 1) / kChunkAntennas);
 }
 
-template <int WG>
+// Shared memory of a one-warpgroup block, the smaller kind: whether this kernel runs.
 int shared_bytes(const blade_beamformer_job& job)
 {
     const int chunks = chunks_of(job);
     const bool two = job.pols == 2;
     switch (job.input_type) {
     case BLADE_CI8:
-        return two ? hopper_shared_bytes<BLADE_CI8, 2, WG>(chunks)
-                   : hopper_shared_bytes<BLADE_CI8, 1, WG>(chunks);
+        return two ? hopper_shared_bytes<BLADE_CI8, 2, 1>(chunks)
+                   : hopper_shared_bytes<BLADE_CI8, 1, 1>(chunks);
     case BLADE_CF16:
-        return two ? hopper_shared_bytes<BLADE_CF16, 2, WG>(chunks)
-                   : hopper_shared_bytes<BLADE_CF16, 1, WG>(chunks);
+        return two ? hopper_shared_bytes<BLADE_CF16, 2, 1>(chunks)
+                   : hopper_shared_bytes<BLADE_CF16, 1, 1>(chunks);
     default:
-        return two ? hopper_shared_bytes<BLADE_CF32, 2, WG>(chunks)
-                   : hopper_shared_bytes<BLADE_CF32, 1, WG>(chunks);
+        return two ? hopper_shared_bytes<BLADE_CF32, 2, 1>(chunks)
+                   : hopper_shared_bytes<BLADE_CF32, 1, 1>(chunks);
     }
 }
 
 // Warpgroups a block. Two (tiles of 128 times, one phasor image for both) where a
-// block of one would be alone on its SM for want of shared memory (cf16 voltages at P =
-// 2: 133 KB a block) and two fit: the SM then holds 8 warps instead of 4. Measured on an
-// H100: cf16 -> cf16 1.04-1.06x at (B, A) = (64, 64), 1.18-1.21x at (1024, 64). Where two
-// blocks of one fit (ci8: 101 KB each) one: two-warpgroup blocks were 1.03-1.05x faster
-// at (64, 64) but 1.09x slower at (1024, 64). $BLADE_BEAMFORMER_WGMMA_GROUPS = 1 or 2
-// asks for one or (where they fit) two, for tests and benchmarks.
-int warpgroups(const blade_beamformer_job& job)
+// block of one would be alone on its SM (for want of shared memory: cf16 voltages at P
+// = 2, 133 KB a block) and two fit: the SM then holds 8 warps instead of 4. Measured on
+// an H100: cf16 -> cf16 1.04-1.06x at (B, A) = (64, 64), 1.18-1.21x at (1024, 64). Where
+// two blocks of one fit an SM (ci8: 101 KB each), one: two-warpgroup blocks were
+// 1.03-1.05x faster at (64, 64) but 1.09x slower at (1024, 64).
+// $BLADE_BEAMFORMER_WGMMA_GROUPS = 1 or 2 asks for one or (where they fit) two, for tests
+// and benchmarks.
+template <blade_dtype In, blade_dtype Out, int P>
+blade_status launch_sized(HopperArgs& args, int64_t items, cudaStream_t stream)
 {
-    const int optin = blade_cuda_shared_memory_optin();
-    const bool two_fit = shared_bytes<2>(job) <= optin;
+    const bool two_fit =
+        hopper_shared_bytes<In, P, 2>(args.chunks) <= blade_cuda_shared_memory_optin();
+    bool wide = false;
     const char* chosen = std::getenv("BLADE_BEAMFORMER_WGMMA_GROUPS");
-    if (chosen != nullptr && (std::strcmp(chosen, "1") == 0 || std::strcmp(chosen, "2") == 0))
-        return chosen[0] == '2' && two_fit ? 2 : 1;
-    return two_fit && 2 * shared_bytes<1>(job) > optin ? 2 : 1;
+    if (chosen != nullptr && (std::strcmp(chosen, "1") == 0 || std::strcmp(chosen, "2") == 0)) {
+        wide = chosen[0] == '2' && two_fit;
+    } else if (two_fit) {
+        int per_sm = 0;
+        BLADE_TRY((blocks_per_sm<In, Out, P, 1>(args.chunks, per_sm)));
+        wide = per_sm < 2;
+    }
+    return wide ? launch_kernel<In, Out, P, 2>(args, items, stream)
+                : launch_kernel<In, Out, P, 1>(args, items, stream);
 }
 
 } // namespace
@@ -380,7 +398,7 @@ bool fp16_hopper_fits(const blade_beamformer_job& job)
     const size_t output_element = job.output_type == BLADE_CF16 ? 4 : 8;
     if (reinterpret_cast<uintptr_t>(job.output) % (output_element * job.pols) != 0)
         return false;
-    return shared_bytes<1>(job) <= blade_cuda_shared_memory_optin();
+    return shared_bytes(job) <= blade_cuda_shared_memory_optin();
 }
 
 blade_status launch_fp16_hopper(const blade_beamformer_job& job,
@@ -394,14 +412,11 @@ blade_status launch_fp16_hopper(const blade_beamformer_job& job,
     args.packed_antennas = static_cast<int>(packed_antennas);
     args.chunks = chunks_of(job);
     const int64_t items = job.channels * groups;
-    const bool two = job.pols == 2, wide = warpgroups(job) == 2;
+    const bool two = job.pols == 2;
     return for_types(job, "fp16", [&](auto in, auto out) {
         constexpr blade_dtype In = decltype(in)::value, Out = decltype(out)::value;
-        if (wide)
-            return two ? launch_kernel<In, Out, 2, 2>(args, items, stream)
-                       : launch_kernel<In, Out, 1, 2>(args, items, stream);
-        return two ? launch_kernel<In, Out, 2, 1>(args, items, stream)
-                   : launch_kernel<In, Out, 1, 1>(args, items, stream);
+        return two ? launch_sized<In, Out, 2>(args, items, stream)
+                   : launch_sized<In, Out, 1>(args, items, stream);
     });
 }
 
