@@ -128,7 +128,7 @@ polarize_halves_avx512(uint16_t* restrict output, const uint16_t* restrict input
  * sign flips on 16-bit lanes, one half addition per output value. The same bits as the
  * float paths: a float sum of two halves rounded to half is the half sum rounded once
  * (float's 24 bits are at least twice half's 11 plus 2, so the double rounding is
- * innocuous; every one of the 2^32 pairs of halves was checked on the CI machine), NaN
+ * innocuous; test_polarizer checks all 2^32 pairs of halves where the CPU can), NaN
  * lanes set to the canonical 0x7e00 as there. Large outputs go through
  * polarize_streamed's L1 blocks like the other paths (streaming straight from these
  * registers measured within the machine's noise of it). Returns the pairs done. */

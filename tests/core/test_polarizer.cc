@@ -234,7 +234,8 @@ BOOST_AUTO_TEST_CASE(half_pairs_are_combined_in_float_and_rounded_once)
     // Special values among them (NaN, infinities, signed zeros, subnormals, the
     // largest half) check the registers' path (F16C) against the per-value one;
     // BLADE_STREAM_MIN_BYTES = 0 runs the streamed path on this shape too, with the
-    // output on and off a 64-byte boundary (4 bytes off: no whole pair aligned there).
+    // output on and off a 64-byte boundary (4 bytes off: no pair 8-byte aligned), which
+    // the streamed copy out of the L1 block aligns itself.
     const blade_shape shape = blade_shape_aftp(3, 7, 6257, 2);
     const int64_t values = blade_shape_count(&shape);
     auto half = blade_test::random_cf16(values, 8);
