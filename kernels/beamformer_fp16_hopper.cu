@@ -302,13 +302,12 @@ blade_status blocks_per_sm(int chunks, int& per_sm)
     return BLADE_OK;
 }
 
+// per_sm: blocks_per_sm's count for this kernel (which also lent it the shared memory).
 template <blade_dtype In, blade_dtype Out, int P, int WG>
-blade_status launch_kernel(HopperArgs& args, int64_t items, cudaStream_t stream)
+blade_status launch_kernel(HopperArgs& args, int64_t items, int per_sm, cudaStream_t stream)
 {
     using L = HopperLayout<In, P, WG>;
     const int bytes = hopper_shared_bytes<In, P, WG>(args.chunks);
-    int per_sm = 0;
-    BLADE_TRY((blocks_per_sm<In, Out, P, WG>(args.chunks, per_sm)));
     args.tiles = (args.times + L::times - 1) / L::times;
     // Segments per (channel, beam group): the fewest that fill the last wave of blocks
     // to 90 % (or one tile per block).
@@ -365,17 +364,16 @@ blade_status launch_sized(HopperArgs& args, int64_t items, cudaStream_t stream)
 {
     const bool two_fit =
         hopper_shared_bytes<In, P, 2>(args.chunks) <= blade_cuda_shared_memory_optin();
-    bool wide = false;
+    int per_sm = 0;
+    BLADE_TRY((blocks_per_sm<In, Out, P, 1>(args.chunks, per_sm)));
+    bool wide = two_fit && per_sm < 2;
     const char* chosen = std::getenv("BLADE_BEAMFORMER_WGMMA_GROUPS");
-    if (chosen != nullptr && (std::strcmp(chosen, "1") == 0 || std::strcmp(chosen, "2") == 0)) {
+    if (chosen != nullptr && (std::strcmp(chosen, "1") == 0 || std::strcmp(chosen, "2") == 0))
         wide = chosen[0] == '2' && two_fit;
-    } else if (two_fit) {
-        int per_sm = 0;
-        BLADE_TRY((blocks_per_sm<In, Out, P, 1>(args.chunks, per_sm)));
-        wide = per_sm < 2;
-    }
-    return wide ? launch_kernel<In, Out, P, 2>(args, items, stream)
-                : launch_kernel<In, Out, P, 1>(args, items, stream);
+    if (!wide)
+        return launch_kernel<In, Out, P, 1>(args, items, per_sm, stream);
+    BLADE_TRY((blocks_per_sm<In, Out, P, 2>(args.chunks, per_sm)));
+    return launch_kernel<In, Out, P, 2>(args, items, per_sm, stream);
 }
 
 } // namespace
