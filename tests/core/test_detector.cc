@@ -6,8 +6,10 @@
 
 #include "device_memory.h"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstring>
 
 using blade_test::ok;
 using cf = std::complex<float>;
@@ -391,6 +393,66 @@ BOOST_AUTO_TEST_CASE(the_scale_multiplies_the_outputs_once)
                BLADE_ERROR_INVALID_ARGUMENT);
     BOOST_TEST(detector == nullptr);
     BOOST_TEST(std::string(blade_last_error()).find("scale -2") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(short_rows_detected_together_give_the_bits_of_one_row_at_a_time)
+{
+    // Rows of up to 64 values (I <= 16 samples of two polarizations) are finished two
+    // (four outputs) or four (total power) at a time, lanes of one vector; a chunk of a
+    // single row takes the one-row path. Every mode, cf32 and cf16, both sidebands,
+    // integrations within a chunk and across chunks, and row counts that leave a
+    // remainder after the groups: the chunk's bits are those of each row alone.
+    struct run {
+        blade_shape shape;
+        int64_t integration, chunks;
+    };
+    const run runs[] = {
+        { blade_shape_aftp(3, 5, 24, 2), 1, 1 },  { blade_shape_aftp(3, 5, 24, 2), 2, 1 },
+        { blade_shape_aftp(3, 5, 24, 2), 3, 1 },  { blade_shape_aftp(3, 5, 24, 2), 8, 1 },
+        { blade_shape_aftp(3, 5, 24, 2), 12, 1 }, { blade_shape_aftp(2, 3, 16, 2), 16, 1 },
+        { blade_shape_aftp(3, 5, 32, 2), 32, 1 }, { blade_shape_aftp(3, 5, 4, 2), 8, 2 },
+        { blade_shape_aftp(3, 5, 4, 2), 12, 3 },  { blade_shape_aftp(3, 5, 24, 1), 8, 1 }
+    };
+    uint32_t seed = 91;
+    for (const run& r : runs) {
+        const int64_t A = r.shape.dims[0], F = r.shape.dims[1], T = r.shape.dims[2];
+        const int64_t P = r.shape.dims[3];
+        const int64_t values = blade_shape_count(&r.shape) * r.chunks;
+        // A row: I samples of one chunk (I <= T), or the T samples of each of I / T chunks.
+        const int64_t per_chunk = std::min(r.integration, T);
+        const int64_t rows = A * F * (T / per_chunk);
+        const blade_shape row_shape = blade_shape_aftp(1, 1, per_chunk, P);
+        for (const blade_dtype type : { BLADE_CF32, BLADE_CF16 }) {
+            const auto data = type == BLADE_CF32 ? blade_test::random_cf32(values, seed++)
+                                                 : blade_test::random_cf16(values, seed++);
+            const size_t sample = blade_dtype_bits(type) / 8 * P;
+            const size_t chunk_bytes = blade_tensor_bytes(type, &r.shape);
+            const size_t row_bytes = per_chunk * sample;
+            for (int mode = 0; mode < (P == 2 ? 4 : 1); mode++) // one polarization: I only
+                for (bool lower : { false, true }) {
+                    const auto m = static_cast<blade_detector_mode>(mode);
+                    const auto together =
+                        detect_bytes(type, r.shape, m, r.integration, data, r.chunks, 0, lower);
+                    const size_t outputs = together.size() / static_cast<size_t>(rows);
+                    for (int64_t row = 0; row < rows; row++) {
+                        std::vector<uint8_t> alone_data;
+                        for (int64_t c = 0; c < r.chunks; c++) {
+                            const uint8_t* at = data.data() + c * chunk_bytes + row * row_bytes;
+                            alone_data.insert(alone_data.end(), at, at + row_bytes);
+                        }
+                        const auto alone = detect_bytes(
+                            type, row_shape, m, r.integration, alone_data, r.chunks, 0, lower);
+                        BOOST_TEST_REQUIRE(alone.size() == outputs);
+                        BOOST_TEST(
+                            std::memcmp(
+                                alone.data(), together.data() + row * outputs, outputs * 4) == 0,
+                            blade_dtype_name(type)
+                                << " mode " << mode << " I " << r.integration << " T " << T << " P "
+                                << P << " row " << row << (lower ? " lower sideband" : ""));
+                    }
+                }
+        }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(rows_of_one_sample_give_the_bits_of_the_general_sums)
