@@ -335,6 +335,55 @@ single_samples_by_eight(const blade_detector_mode mode,
 }
 #endif
 
+#ifdef BLADE_HAVE_SHUFFLEVECTOR
+/* Rows of one sample to the total power with something to add or keep (an integration
+ * across chunks: `previous` and `accumulator` as for store_row), eight rows per step as
+ * single_samples_by_eight: single_sample's, products_to_values' and store_row's
+ * operations lane by lane (the same bits). A spectrometer that integrates spectra of
+ * one chunk each runs here on every chunk. Returns the rows done, a multiple of eight. */
+static inline __attribute__((always_inline)) int64_t
+power_of_single_samples_by_eight(const float* restrict rows,
+                                 const bool prefetch,
+                                 int64_t first,
+                                 int64_t count,
+                                 const double* previous,
+                                 double* accumulator,
+                                 float* restrict output,
+                                 double scale)
+{
+    int64_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        if (prefetch)
+            prefetch_ahead(rows + 4 * i, 128);
+        f32x16 low, high;
+        memcpy(&low, rows + 4 * i, sizeof low);
+        memcpy(&high, rows + 4 * i + 16, sizeof high);
+        const f64x8 xr = __builtin_convertvector(
+            __builtin_shufflevector(low, high, 0, 4, 8, 12, 16, 20, 24, 28), f64x8);
+        const f64x8 xi = __builtin_convertvector(
+            __builtin_shufflevector(low, high, 1, 5, 9, 13, 17, 21, 25, 29), f64x8);
+        const f64x8 yr = __builtin_convertvector(
+            __builtin_shufflevector(low, high, 2, 6, 10, 14, 18, 22, 26, 30), f64x8);
+        const f64x8 yi = __builtin_convertvector(
+            __builtin_shufflevector(low, high, 3, 7, 11, 15, 19, 23, 27, 31), f64x8);
+        f64x8 total = (xr * xr + xi * xi) + (yr * yr + yi * yi);
+        const int64_t at = first + i;
+        if (previous) {
+            f64x8 earlier;
+            memcpy(&earlier, previous + at, sizeof earlier);
+            total = earlier + total;
+        }
+        if (accumulator) {
+            memcpy(accumulator + at, &total, sizeof total);
+        } else {
+            const f32x8 rounded = __builtin_convertvector(total * scale, f32x8);
+            memcpy(output + at, &rounded, sizeof rounded);
+        }
+    }
+    return i;
+}
+#endif
+
 /* `count` rows of one sample (integration 1, two polarizations) from `rows`, the
  * outputs of rows first ... first + count - 1: after a channelizer with one spectrum
  * per chunk, every row of a spectrometer is one. The same bits as the general loop
@@ -363,14 +412,18 @@ detect_single_samples_of(const blade_detector_mode mode,
         products_to_values(mode, s, sign_of_im, value);                                \
         store_row(outputs, first + i, value, previous_, accumulator_, output_, scale); \
     }
-    /* One loop per combination, so that none tests a pointer per row. */
-    if (previous == NULL && accumulator == NULL) {
 #ifdef BLADE_HAVE_SHUFFLEVECTOR
+    if (previous == NULL && accumulator == NULL)
         done = single_samples_by_eight(
             mode, outputs, rows, prefetch, first, count, sign_of_im, output, scale);
+    else if (mode == BLADE_DETECT_I)
+        done = power_of_single_samples_by_eight(
+            rows, prefetch, first, count, previous, accumulator, output, scale);
 #endif
+    /* One loop per combination, so that none tests a pointer per row. */
+    if (previous == NULL && accumulator == NULL)
         SINGLE_SAMPLE_ROWS(NULL, NULL, output)
-    } else if (previous == NULL)
+    else if (previous == NULL)
         SINGLE_SAMPLE_ROWS(NULL, accumulator, NULL)
     else if (accumulator == NULL)
         SINGLE_SAMPLE_ROWS(previous, NULL, output)

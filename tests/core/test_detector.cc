@@ -398,8 +398,9 @@ BOOST_AUTO_TEST_CASE(the_scale_multiplies_the_outputs_once)
 BOOST_AUTO_TEST_CASE(short_rows_detected_together_give_the_bits_of_one_row_at_a_time)
 {
     // Rows of up to 64 values (I <= 16 samples of two polarizations) are finished two
-    // (four outputs) or four (total power) at a time, lanes of one vector; a chunk of a
-    // single row takes the one-row path. Every mode, cf32 and cf16, both sidebands,
+    // (four outputs) or four (total power) at a time, and rows of one sample eight at a
+    // time (the total power also when integrating across chunks), lanes of one vector;
+    // a chunk of a single row takes the one-row path. Every mode, cf32 and cf16, both sidebands,
     // integrations within a chunk and across chunks, and row counts that leave a
     // remainder after the groups: the chunk's bits are those of each row alone.
     struct run {
@@ -411,7 +412,8 @@ BOOST_AUTO_TEST_CASE(short_rows_detected_together_give_the_bits_of_one_row_at_a_
         { blade_shape_aftp(3, 5, 24, 2), 3, 1 },  { blade_shape_aftp(3, 5, 24, 2), 8, 1 },
         { blade_shape_aftp(3, 5, 24, 2), 12, 1 }, { blade_shape_aftp(2, 3, 16, 2), 16, 1 },
         { blade_shape_aftp(3, 5, 32, 2), 32, 1 }, { blade_shape_aftp(3, 5, 4, 2), 8, 2 },
-        { blade_shape_aftp(3, 5, 4, 2), 12, 3 },  { blade_shape_aftp(3, 5, 24, 1), 8, 1 }
+        { blade_shape_aftp(3, 5, 4, 2), 12, 3 },  { blade_shape_aftp(3, 5, 24, 1), 8, 1 },
+        { blade_shape_aftp(3, 5, 1, 2), 1, 2 },   { blade_shape_aftp(3, 5, 1, 2), 3, 6 }
     };
     uint32_t seed = 91;
     for (const run& r : runs) {
@@ -433,7 +435,10 @@ BOOST_AUTO_TEST_CASE(short_rows_detected_together_give_the_bits_of_one_row_at_a_
                     const auto m = static_cast<blade_detector_mode>(mode);
                     const auto together =
                         detect_bytes(type, r.shape, m, r.integration, data, r.chunks, 0, lower);
-                    const size_t outputs = together.size() / static_cast<size_t>(rows);
+                    // output steps: one per chunk, or one per I / T chunks
+                    const int64_t steps =
+                        r.integration <= T ? r.chunks : r.chunks / (r.integration / T);
+                    const size_t outputs = together.size() / static_cast<size_t>(rows * steps);
                     for (int64_t row = 0; row < rows; row++) {
                         std::vector<uint8_t> alone_data;
                         for (int64_t c = 0; c < r.chunks; c++) {
@@ -442,13 +447,18 @@ BOOST_AUTO_TEST_CASE(short_rows_detected_together_give_the_bits_of_one_row_at_a_
                         }
                         const auto alone = detect_bytes(
                             type, row_shape, m, r.integration, alone_data, r.chunks, 0, lower);
-                        BOOST_TEST_REQUIRE(alone.size() == outputs);
-                        BOOST_TEST(
-                            std::memcmp(
-                                alone.data(), together.data() + row * outputs, outputs * 4) == 0,
-                            blade_dtype_name(type)
-                                << " mode " << mode << " I " << r.integration << " T " << T << " P "
-                                << P << " row " << row << (lower ? " lower sideband" : ""));
+                        BOOST_TEST_REQUIRE(alone.size() == outputs * steps);
+                        bool same = true;
+                        for (int64_t step = 0; step < steps; step++)
+                            same =
+                                same && std::memcmp(alone.data() + step * outputs,
+                                                    together.data() + (step * rows + row) * outputs,
+                                                    outputs * 4) == 0;
+                        BOOST_TEST(same,
+                                   blade_dtype_name(type)
+                                       << " mode " << mode << " I " << r.integration << " T " << T
+                                       << " P " << P << " row " << row
+                                       << (lower ? " lower sideband" : ""));
                     }
                 }
         }
