@@ -267,6 +267,24 @@ single_sample(const blade_detector_mode mode, const float* restrict v, double s[
 typedef float f32x8 __attribute__((vector_size(32)));
 typedef float f32x16 __attribute__((vector_size(64)));
 
+/* The samples (xr, xi, yr, yi) of eight rows of one sample at `v`, lane k of each
+ * vector holding row k, as doubles (exact). */
+static inline __attribute__((always_inline)) void
+load_eight_samples(const float* restrict v, f64x8* xr, f64x8* xi, f64x8* yr, f64x8* yi)
+{
+    f32x16 low, high;
+    memcpy(&low, v, sizeof low);
+    memcpy(&high, v + 16, sizeof high);
+    *xr = __builtin_convertvector(__builtin_shufflevector(low, high, 0, 4, 8, 12, 16, 20, 24, 28),
+                                  f64x8);
+    *xi = __builtin_convertvector(__builtin_shufflevector(low, high, 1, 5, 9, 13, 17, 21, 25, 29),
+                                  f64x8);
+    *yr = __builtin_convertvector(__builtin_shufflevector(low, high, 2, 6, 10, 14, 18, 22, 26, 30),
+                                  f64x8);
+    *yi = __builtin_convertvector(__builtin_shufflevector(low, high, 3, 7, 11, 15, 19, 23, 27, 31),
+                                  f64x8);
+}
+
 /* Rows of one sample to float outputs with nothing to add, eight rows per step, lane k
  * of each vector holding row k: the operations of single_sample, products_to_values and
  * store_row lane by lane (the same bits), with the deinterleaving and interleaving as
@@ -287,17 +305,8 @@ single_samples_by_eight(const blade_detector_mode mode,
     for (; i + 8 <= count; i += 8) {
         if (prefetch)
             prefetch_ahead(rows + 4 * i, 128);
-        f32x16 low, high;
-        memcpy(&low, rows + 4 * i, sizeof low);
-        memcpy(&high, rows + 4 * i + 16, sizeof high);
-        const f64x8 xr = __builtin_convertvector(
-            __builtin_shufflevector(low, high, 0, 4, 8, 12, 16, 20, 24, 28), f64x8);
-        const f64x8 xi = __builtin_convertvector(
-            __builtin_shufflevector(low, high, 1, 5, 9, 13, 17, 21, 25, 29), f64x8);
-        const f64x8 yr = __builtin_convertvector(
-            __builtin_shufflevector(low, high, 2, 6, 10, 14, 18, 22, 26, 30), f64x8);
-        const f64x8 yi = __builtin_convertvector(
-            __builtin_shufflevector(low, high, 3, 7, 11, 15, 19, 23, 27, 31), f64x8);
+        f64x8 xr, xi, yr, yi;
+        load_eight_samples(rows + 4 * i, &xr, &xi, &yr, &yi);
         const f64x8 xx = xr * xr + xi * xi, yy = yr * yr + yi * yi;
         float* out = output + (first + i) * outputs;
         if (mode == BLADE_DETECT_I) {
@@ -355,17 +364,8 @@ power_of_single_samples_by_eight(const float* restrict rows,
     for (; i + 8 <= count; i += 8) {
         if (prefetch)
             prefetch_ahead(rows + 4 * i, 128);
-        f32x16 low, high;
-        memcpy(&low, rows + 4 * i, sizeof low);
-        memcpy(&high, rows + 4 * i + 16, sizeof high);
-        const f64x8 xr = __builtin_convertvector(
-            __builtin_shufflevector(low, high, 0, 4, 8, 12, 16, 20, 24, 28), f64x8);
-        const f64x8 xi = __builtin_convertvector(
-            __builtin_shufflevector(low, high, 1, 5, 9, 13, 17, 21, 25, 29), f64x8);
-        const f64x8 yr = __builtin_convertvector(
-            __builtin_shufflevector(low, high, 2, 6, 10, 14, 18, 22, 26, 30), f64x8);
-        const f64x8 yi = __builtin_convertvector(
-            __builtin_shufflevector(low, high, 3, 7, 11, 15, 19, 23, 27, 31), f64x8);
+        f64x8 xr, xi, yr, yi;
+        load_eight_samples(rows + 4 * i, &xr, &xi, &yr, &yi);
         f64x8 total = (xr * xr + xi * xi) + (yr * yr + yi * yi);
         const int64_t at = first + i;
         if (previous) {
