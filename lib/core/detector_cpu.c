@@ -95,6 +95,25 @@ typedef float f32x4 __attribute__((vector_size(16)));
               (l) < 4 ? (a)[(l)] : (b)[(l)-4] })
 #endif
 
+/* `values` (a vector of `wide` doubles), plus `previous` where given, to `accumulator`
+ * from index `at`, or scaled and rounded (a vector of `narrow` floats) to `output`: a
+ * row's or a group's store_row, lane by lane. */
+#define STORE_VALUES(values, at, wide, narrow)                                       \
+    do {                                                                             \
+        wide total_ = (values);                                                      \
+        if (previous) {                                                              \
+            wide earlier_;                                                           \
+            memcpy(&earlier_, previous + (at), sizeof earlier_);                     \
+            total_ = earlier_ + total_;                                              \
+        }                                                                            \
+        if (accumulator) {                                                           \
+            memcpy(accumulator + (at), &total_, sizeof total_);                      \
+        } else {                                                                     \
+            const narrow rounded_ = __builtin_convertvector(total_ * scale, narrow); \
+            memcpy(output + (at), &rounded_, sizeof rounded_);                       \
+        }                                                                            \
+    } while (0)
+
 /* The running sums of one row: for the four products, each lane of `square` (xr², xi²,
  * yr², yi²) and `cross` (CROSS_TERMS), the even samples' chain in lanes 0-3 and the odd
  * ones' in lanes 4-7; for the total power, lane k of the chain over the values at
@@ -368,17 +387,7 @@ power_of_single_samples_by_eight(const float* restrict rows,
         load_eight_samples(rows + 4 * i, &xr, &xi, &yr, &yi);
         f64x8 total = (xr * xr + xi * xi) + (yr * yr + yi * yi);
         const int64_t at = first + i;
-        if (previous) {
-            f64x8 earlier;
-            memcpy(&earlier, previous + at, sizeof earlier);
-            total = earlier + total;
-        }
-        if (accumulator) {
-            memcpy(accumulator + at, &total, sizeof total);
-        } else {
-            const f32x8 rounded = __builtin_convertvector(total * scale, f32x8);
-            memcpy(output + at, &rounded, sizeof rounded);
-        }
+        STORE_VALUES(total, at, f64x8, f32x8);
     }
     return i;
 }
@@ -463,17 +472,7 @@ store_four_products(const blade_detector_mode mode,
         value = sums * (f64x4){ 1, 1, 1, sign_of_im };
     }
     const int64_t at = 4 * r;
-    if (previous) {
-        f64x4 earlier;
-        memcpy(&earlier, previous + at, sizeof earlier);
-        value = earlier + value;
-    }
-    if (accumulator) {
-        memcpy(accumulator + at, &value, sizeof value);
-    } else {
-        const f32x4 rounded = __builtin_convertvector(value * scale, f32x4);
-        memcpy(output + at, &rounded, sizeof rounded);
-    }
+    STORE_VALUES(value, at, f64x4, f32x4);
 }
 
 #ifdef BLADE_HAVE_SHUFFLEVECTOR
@@ -515,17 +514,7 @@ store_two_rows_of_products(const blade_detector_mode mode,
         value = sums * (f64x8){ 1, 1, 1, sign_of_im, 1, 1, 1, sign_of_im };
     }
     const int64_t at = 4 * r;
-    if (previous) {
-        f64x8 earlier;
-        memcpy(&earlier, previous + at, sizeof earlier);
-        value = earlier + value;
-    }
-    if (accumulator) {
-        memcpy(accumulator + at, &value, sizeof value);
-    } else {
-        const f32x8 rounded = __builtin_convertvector(value * scale, f32x8);
-        memcpy(output + at, &rounded, sizeof rounded);
-    }
+    STORE_VALUES(value, at, f64x8, f32x8);
 }
 
 /* Four consecutive rows of the total power (r ... r + 3, their chains in s0 ... s3) to
@@ -551,17 +540,7 @@ static inline __attribute__((always_inline)) void store_four_rows_of_power(const
                         __builtin_shufflevector(first_two, last_two, 1, 3, 5, 7, 9, 11, 13, 15);
     f64x4 value = __builtin_shufflevector(pairs, pairs, 0, 2, 4, 6) +
                   __builtin_shufflevector(pairs, pairs, 1, 3, 5, 7);
-    if (previous) {
-        f64x4 earlier;
-        memcpy(&earlier, previous + r, sizeof earlier);
-        value = earlier + value;
-    }
-    if (accumulator) {
-        memcpy(accumulator + r, &value, sizeof value);
-    } else {
-        const f32x4 rounded = __builtin_convertvector(value * scale, f32x4);
-        memcpy(output + r, &rounded, sizeof rounded);
-    }
+    STORE_VALUES(value, r, f64x4, f32x4);
 }
 #endif
 
