@@ -258,9 +258,10 @@ __global__ void __launch_bounds__(kGroupThreads* WG) fp16_hopper_kernel(const Ho
         if (++chunk == args.chunks) {
             chunk = 0;
 #pragma unroll
-            for (int p = 0; p < P; p++)
+            for (int p = 0; p < P; p++) {
                 touch(acc[p]);
-                // Beam 4n + t (columns 8n + 2t, + 1) at times 16 warp + g and + 8.
+            }
+            // Beam 4n + t (columns 8n + 2t, + 1) at times 16 warp + g and + 8.
 #pragma unroll
             for (int n = 0; n < 16; n++) {
                 const int64_t beam = static_cast<int64_t>(work.group) * kBeams + 4 * n + t;
