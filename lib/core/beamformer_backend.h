@@ -57,14 +57,26 @@ static inline bool blade_beamformer_rounds_voltages(const blade_beamformer_job* 
     return job->path == BLADE_BEAMFORMER_FP16 && job->input_type == BLADE_CF32;
 }
 
-/* The float32 reference on the CPU: BLAS cgemm where it is faster than the hand
- * loop, else the hand loop (sums over antennas in increasing order); the fp16 path
- * emulated (operands rounded to half; the incoherent beam from the unrounded ones). */
+/* The float32 reference on the CPU: packed blocks multiplied in register tiles
+ * (AVX-512, AVX2) or by BLAS cgemm where the CPU or the build has them, else the hand
+ * loop (sums over antennas in increasing order); the fp16 path emulated (operands
+ * rounded to half; the incoherent beam from the unrounded ones). Which one runs:
+ * beamformer_cpu.c. */
 void blade_cpu_beamformer(const blade_beamformer_job* job);
 
-/* The job through cblas_cgemm (beamformer_cpu_blas.c); false, with nothing written,
- * when the library was built without OpenBLAS or working memory is short. */
-bool blade_cpu_beamformer_blas(const blade_beamformer_job* job);
+/* How the CPU beamformer forms its products. */
+typedef enum blade_cpu_beamformer_product {
+    BLADE_CPU_BEAMFORMER_LOOP,     /* the hand loop on the voltages as they lie */
+    BLADE_CPU_BEAMFORMER_CGEMM,    /* packed blocks, OpenBLAS's cblas_cgemm */
+    BLADE_CPU_BEAMFORMER_TILES256, /* packed blocks, AVX2 register tiles */
+    BLADE_CPU_BEAMFORMER_TILES512, /* packed blocks, AVX-512 register tiles */
+} blade_cpu_beamformer_product;
+
+/* The job on packed blocks (beamformer_cpu_packed.c), the products by `product` (not
+ * LOOP; one this build and CPU have); false, with nothing written, when working
+ * memory is short. */
+bool blade_cpu_beamformer_packed(const blade_beamformer_job* job,
+                                 blade_cpu_beamformer_product product);
 
 #ifdef BLADE_HAVE_CUDA
 /* Bytes of device workspace the CUDA backend needs for `job`'s shapes and path

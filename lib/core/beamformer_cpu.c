@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Beamformer on the CPU: the float32 reference. From BLAS_MIN_BEAMS beams on it is
- * computed by cgemm (beamformer_cpu_blas.c); below, and without OpenBLAS, by the hand
- * loop of this file.
+ * Beamformer on the CPU: the float32 reference. Where the CPU has AVX-512 or AVX2 (and
+ * FMA) it is computed on packed blocks by register tiles, else from BLAS_MIN_BEAMS
+ * beams on by cgemm (both beamformer_cpu_packed.c); below, and without either, by the
+ * hand loop of this file. BLADE_CPU_BEAMFORMER=loop, cgemm, tiles256 or tiles512 asks
+ * for one of them (for measurements and tests; one this CPU or build lacks leaves the
+ * automatic choice).
  *
- * For each channel f and polarization p the beams are a complex matrix product
- * Y = W X with W [B, A] and X [A, T] (X has element stride P along t, which is why
- * this is a loop and not a BLAS call). The work is cut into tasks of one channel and
- * TIME_BLOCK time samples; a task keeps the accumulators of BEAM_TILE beams for its
- * samples in a small stack array (16 KiB, L1-resident), streams over the antennas,
+ * The hand loop: for each channel f and polarization p the beams are a complex matrix
+ * product Y = W X with W [B, A] and X [A, T] (X has element stride P along t, which is
+ * why this is a loop and not a BLAS call). The work is cut into tasks of one channel
+ * and TIME_BLOCK time samples; a task keeps the accumulators of BEAM_TILE beams for
+ * its samples in a small stack array (16 KiB, L1-resident), streams over the antennas,
  * and adds each antenna's row times each beam's phasor. Rows are read once per beam
  * tile and in memory order; the inner loop over interleaved (time, pol) floats is
  * what the compiler vectorises. Sums run over the antennas in increasing order in
@@ -19,11 +22,13 @@
  * the unrounded values, as the GPU's float32 kernel does).
  */
 #include "beamformer_backend.h"
+#include "cpu_complex_product.h"
 #include "cpu_threads_internal.h"
 #include "half.h"
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -180,14 +185,39 @@ static void beamform_task(const blade_beamformer_job* job, int64_t f, int64_t t0
     }
 }
 
-/* Whether cgemm beats the hand loop for this shape (measured: docs/performance.md).
- * By shape alone, so that equivalent inputs (ci8 or cf32, [B, A] or full phasors)
- * take the same path and give the same bits. */
-static bool blas_wins(const blade_beamformer_job* job) { return job->beams >= BLAS_MIN_BEAMS; }
+/* The product for this job: by shape and CPU alone, so that equivalent inputs (ci8 or
+ * cf32, [B, A] or full phasors) take the same path and give the same bits. */
+static blade_cpu_beamformer_product chosen_product(const blade_beamformer_job* job)
+{
+#ifdef BLADE_HAVE_OPENBLAS
+    const bool blas = true;
+#else
+    const bool blas = false;
+#endif
+    const int width = blade_cpu_complex_product_width();
+    const char* asked = getenv("BLADE_CPU_BEAMFORMER");
+    if (asked != NULL) {
+        if (strcmp(asked, "loop") == 0)
+            return BLADE_CPU_BEAMFORMER_LOOP;
+        if (strcmp(asked, "cgemm") == 0 && blas)
+            return BLADE_CPU_BEAMFORMER_CGEMM;
+        if (strcmp(asked, "tiles256") == 0 && width >= 256)
+            return BLADE_CPU_BEAMFORMER_TILES256;
+        if (strcmp(asked, "tiles512") == 0 && width >= 512)
+            return BLADE_CPU_BEAMFORMER_TILES512;
+    }
+    if (width >= 512)
+        return BLADE_CPU_BEAMFORMER_TILES512;
+    if (width >= 256)
+        return BLADE_CPU_BEAMFORMER_TILES256;
+    return blas && job->beams >= BLAS_MIN_BEAMS ? BLADE_CPU_BEAMFORMER_CGEMM
+                                                : BLADE_CPU_BEAMFORMER_LOOP;
+}
 
 void blade_cpu_beamformer(const blade_beamformer_job* job)
 {
-    if (blas_wins(job) && blade_cpu_beamformer_blas(job))
+    const blade_cpu_beamformer_product product = chosen_product(job);
+    if (product != BLADE_CPU_BEAMFORMER_LOOP && blade_cpu_beamformer_packed(job, product))
         return;
     const int64_t F = job->channels, T = job->times;
     const int64_t blocks = (T + TIME_BLOCK - 1) / TIME_BLOCK;

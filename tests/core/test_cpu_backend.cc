@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The CPU backend's libraries and threads: FFTW wisdom kept across runs (a bad file
-// is ignored, a measured plan is saved and gives the formula's values), the BLAS
-// beamformer against a double-precision sum of the formula at edge shapes (one
-// sample, a time block and one more, one polarization, cf16 output, incoherent beam),
-// and results that are identical bits for 1, 2 and 3 threads.
+// is ignored, a measured plan is saved and gives the formula's values), every way the
+// beamformer forms its products (hand loop, cgemm, AVX2 and AVX-512 register tiles)
+// against a double-precision sum of the formula at edge shapes (one sample, a time
+// block and one more, one polarization, cf16 output, incoherent beam, the tiles'
+// partial rows and vectors), and results that are identical bits for 1, 2 and 3
+// threads.
 #define BOOST_TEST_MODULE cpu_backend
 #include <boost/test/unit_test.hpp>
 
@@ -180,8 +182,13 @@ BOOST_AUTO_TEST_CASE(fftw_wisdom_bad_file_is_ignored_then_replaced_by_measured_p
     rmdir(directory);
 }
 
-BOOST_AUTO_TEST_CASE(blas_beamformer_matches_the_formula_at_edge_shapes)
+BOOST_AUTO_TEST_CASE(every_cpu_beamformer_product_matches_the_formula_at_edge_shapes)
 {
+    // Each way of forming the products (BLADE_CPU_BEAMFORMER; one this CPU or build
+    // lacks runs the automatic choice, which must pass too) against a float64 sum.
+    // Shapes for the register tiles' edges: beams past a multiple of 4 (AVX-512 rows)
+    // and of 2 (AVX2), times past a multiple of 16 and 8 (their blocks of values) and
+    // of 256 (the packed blocks), one sample, one polarization.
     struct shape {
         int64_t A, F, T, P, B;
         bool incoherent;
@@ -189,10 +196,15 @@ BOOST_AUTO_TEST_CASE(blas_beamformer_matches_the_formula_at_edge_shapes)
     };
     const shape cases[] = {
         { 12, 3, 257, 2, 16, true, BLADE_CF32 }, // a time block and one sample
-        { 5, 2, 1, 2, 4, false, BLADE_CF32 },    // one sample, the fewest beams of BLAS
+        { 5, 2, 1, 2, 4, false, BLADE_CF32 },    // one sample
         { 7, 1, 300, 1, 9, true, BLADE_CF32 },   // one polarization
         { 33, 2, 64, 2, 65, true, BLADE_CF16 },  // odd A and B, half output
+        { 3, 2, 23, 2, 1, false, BLADE_CF32 },   // one beam; 16 + 7 times
+        { 9, 1, 41, 2, 3, true, BLADE_CF32 },    // 3 beams; 2 x 16 + 9 times
+        { 4, 2, 15, 1, 6, false, BLADE_CF32 },   // 4 + 2 beams; 8 + 7 times
+        { 1, 1, 525, 2, 7, false, BLADE_CF32 },  // one antenna; 2 blocks + 13 times
     };
+    const char* products[] = { "loop", "cgemm", "tiles256", "tiles512" };
     uint32_t seed = 40;
     for (const auto& c : cases) {
         beams plan(c.A, c.F, c.T, c.P, c.B);
@@ -202,37 +214,49 @@ BOOST_AUTO_TEST_CASE(blas_beamformer_matches_the_formula_at_edge_shapes)
         const float sigma = c.output == BLADE_CF16 ? 4.0f : 20.0f;
         const auto x = random_values(static_cast<size_t>(c.A * c.F * c.T * c.P), seed++, sigma);
         const auto w = random_values(static_cast<size_t>(c.B * c.A * c.F * c.P), seed++, 1.0f);
-        const auto y = plan.run(x, w);
+        std::vector<std::vector<cd>> outputs;
+        for (const char* product : products) {
+            setenv("BLADE_CPU_BEAMFORMER", product, 1);
+            outputs.push_back(plan.run(x, w));
+            unsetenv("BLADE_CPU_BEAMFORMER");
+        }
         const double tolerance = c.output == BLADE_CF16 ? 2e-3 : 1e-5;
-        int bad = 0;
-        for (int64_t b = 0; b <= c.B - (c.incoherent ? 0 : 1); b++)
-            for (int64_t f = 0; f < c.F; f++)
-                for (int64_t t = 0; t < c.T; t++)
-                    for (int64_t p = 0; p < c.P; p++) {
-                        cd sum = 0;
-                        double scale = 0; // Σ |w| |x|: the size float rounding is relative to
-                        for (int64_t a = 0; a < c.A; a++) {
-                            const cf xv = x[((a * c.F + f) * c.T + t) * c.P + p];
-                            const cf wv = w[((std::min(b, c.B - 1) * c.A + a) * c.F + f) * c.P + p];
-                            const cd xd(xv.real(), xv.imag());
-                            const cd wd(wv.real(), wv.imag());
-                            if (b < c.B) {
-                                sum += wd * xd;
-                                scale += std::abs(wd) * std::abs(xd);
-                            } else { // incoherent: Σ |w[0]|² |x|²
-                                const cf w0 = w[((0 * c.A + a) * c.F + f) * c.P + p];
-                                const double gain = std::norm(cd(w0.real(), w0.imag()));
-                                sum += gain * std::norm(xd);
-                                scale += gain * std::norm(xd);
+        for (size_t k = 0; k < outputs.size(); k++) {
+            const auto& y = outputs[k];
+            int bad = 0;
+            for (int64_t b = 0; b <= c.B - (c.incoherent ? 0 : 1); b++)
+                for (int64_t f = 0; f < c.F; f++)
+                    for (int64_t t = 0; t < c.T; t++)
+                        for (int64_t p = 0; p < c.P; p++) {
+                            cd sum = 0;
+                            double scale = 0; // Σ |w| |x|: the size float rounding is relative to
+                            for (int64_t a = 0; a < c.A; a++) {
+                                const cf xv = x[((a * c.F + f) * c.T + t) * c.P + p];
+                                const cf wv =
+                                    w[((std::min(b, c.B - 1) * c.A + a) * c.F + f) * c.P + p];
+                                const cd xd(xv.real(), xv.imag());
+                                const cd wd(wv.real(), wv.imag());
+                                if (b < c.B) {
+                                    sum += wd * xd;
+                                    scale += std::abs(wd) * std::abs(xd);
+                                } else { // incoherent: Σ |w[0]|² |x|²
+                                    const cf w0 = w[((0 * c.A + a) * c.F + f) * c.P + p];
+                                    const double gain = std::norm(cd(w0.real(), w0.imag()));
+                                    sum += gain * std::norm(xd);
+                                    scale += gain * std::norm(xd);
+                                }
                             }
+                            const cd got = y[((b * c.F + f) * c.T + t) * c.P + p];
+                            if (std::abs(got - sum) > tolerance * scale + 1e-30)
+                                bad++;
                         }
-                        const cd got = y[((b * c.F + f) * c.T + t) * c.P + p];
-                        if (std::abs(got - sum) > tolerance * scale + 1e-30)
-                            bad++;
-                    }
-        BOOST_TEST(bad == 0,
-                   "A " << c.A << " T " << c.T << " P " << c.P << " B " << c.B << ": " << bad
-                        << " values off");
+            BOOST_TEST(bad == 0,
+                       products[k] << ": A " << c.A << " T " << c.T << " P " << c.P << " B " << c.B
+                                   << ": " << bad << " values off");
+        }
+        // The tiles' arithmetic per value does not depend on the register width.
+        BOOST_TEST((outputs[2] == outputs[3]),
+                   "tiles256 and tiles512 differ: A " << c.A << " T " << c.T << " B " << c.B);
     }
 }
 

@@ -1,30 +1,37 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Beamformer on the CPU through BLAS: for each channel f and polarization p the
- * beams are the complex matrix product Y = W X, W [B, A], X [A, T], which is what
- * cblas_cgemm does at most of the FP32 peak. The voltages interleave the
- * polarizations (element stride P along t) and cgemm wants unit strides, so the
- * work is cut into tasks of one channel and TIME_BLOCK samples; a task packs its
- * voltages as [p][a][t] (converting cf16 and ci8 exactly) and its phasors as [p][b][a],
- * calls cgemm once per polarization on those L2-resident blocks, and interleaves
- * the products into y[b, f, t, p] (the fp16 path rounds the packed operands to half
+ * Beamformer on the CPU on packed blocks: for each channel f and polarization p the
+ * beams are the complex matrix product Y = W X, W [B, A], X [A, T]. The voltages
+ * interleave the polarizations (element stride P along t), and the products want unit
+ * strides, so the work is cut into tasks of one channel and TIME_BLOCK samples; a task
+ * packs its voltages as [p][a][t] (converting cf16 and ci8 exactly) and its phasors as
+ * [p][b][a], forms the product once per polarization on those L2-resident blocks, and
+ * interleaves it into y[b, f, t, p] (the fp16 path rounds the packed operands to half
  * first).
  *
- * One level of threads: OpenMP threads share the tasks, each calling a
- * single-threaded cgemm, so the result does not depend on the thread count. The
- * other way, one cgemm per channel and polarization over all T samples with
- * OpenBLAS's threads and no OpenMP around it, ran (64, 64) 3-4x slower on the CI
- * machine with 2 threads and 0.92x with one (its pack and store run between the
- * products, and its threads wait for one another at each call), and longer blocks
- * with OpenMP did not pay either (512 and 1024 samples: 0.74-1.03x of 256;
- * docs/performance.md). OpenBLAS's count is process-wide, so it is set to 1 before
- * each product, not once: another user of OpenBLAS in the process (numpy) may have
- * raised it, and its threads inside ours would oversubscribe the cores. Sums over the
- * antennas are float32, in the order OpenBLAS's kernel takes (not the hand loop's:
- * results agree with it to float32 rounding). The incoherent beam is summed from
- * the packed voltages with VOLK kernels, antennas in increasing order.
+ * The product: register tiles in AVX-512 or AVX2 (cpu_complex_product.c), where the CPU
+ * has them, or OpenBLAS's cblas_cgemm (blade_cpu_beamformer_packed's `product`). The
+ * tiles ran 1.3x cgemm's rate at (64, 64) and 2.2x at (8, 28) on one core of the CI
+ * machine, and do not depend on which kernels OpenBLAS picks for the CPU (its
+ * generic SSE3 ones where it does not know the model: docs/performance.md, round 4).
+ * Sums over the antennas are float32: the tiles' two chains per output (Σ w.re x,
+ * Σ w.im x, in antenna order), or the order OpenBLAS's kernel takes; the two agree to
+ * float32 rounding.
+ *
+ * One level of threads: OpenMP threads share the tasks, each forming its own products
+ * single-threaded, so the result does not depend on the thread count. The other way,
+ * one cgemm per channel and polarization over all T samples with OpenBLAS's threads
+ * and no OpenMP around it, ran (64, 64) 3-4x slower on the CI machine with 2 threads
+ * and 0.92x with one (its pack and store run between the products, and its threads
+ * wait for one another at each call), and longer blocks with OpenMP did not pay either
+ * (512 and 1024 samples: 0.74-1.03x of 256; docs/performance.md). OpenBLAS's count is
+ * process-wide, so it is set to 1 before each product, not once: another user of
+ * OpenBLAS in the process (numpy) may have raised it, and its threads inside ours would
+ * oversubscribe the cores. The incoherent beam is summed from the packed voltages with
+ * VOLK kernels, antennas in increasing order.
  */
 #include "beamformer_backend.h"
+#include "cpu_complex_product.h"
 #include "cpu_pairs.h"
 #include "cpu_threads_internal.h"
 #include "half.h"
@@ -40,13 +47,15 @@
 #include "cpu_blas.h"
 
 #include <cblas.h>
+#endif
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 /* Samples per task: X, Y and W of (64, 64) in 320 KiB, in L2; one thread's cgemm
- * of (64 x 64) x (64 x 256) ran at 89 GFLOP/s here, 83 at 512, 41 at 8192. */
+ * of (64 x 64) x (64 x 256) ran at 89 GFLOP/s on the CI machine's earlier CPU, 83 at
+ * 512, 41 at 8192. */
 enum { TIME_BLOCK = 256 };
 
 typedef struct task_scratch {
@@ -203,11 +212,55 @@ static void incoherent_beam(const blade_beamformer_job* job,
         }
 }
 
-static void
-beamform_block(const blade_beamformer_job* job, int64_t f, int64_t t0, int64_t nt, task_scratch* s)
+/* y [B][nt] = w [B][A] x [A][nt], rows TIME_BLOCK apart in x and y. */
+static void multiply(blade_cpu_beamformer_product product,
+                     int64_t B,
+                     int64_t nt,
+                     int64_t A,
+                     const float* w,
+                     const float* x,
+                     float* y)
+{
+#ifdef BLADE_HAVE_OPENBLAS
+    if (product == BLADE_CPU_BEAMFORMER_CGEMM) {
+        const float one[2] = { 1.0f, 0.0f }, zero[2] = { 0.0f, 0.0f };
+        cblas_cgemm(CblasRowMajor,
+                    CblasNoTrans,
+                    CblasNoTrans,
+                    (blasint)B,
+                    (blasint)nt,
+                    (blasint)A,
+                    one,
+                    w,
+                    (blasint)A,
+                    x,
+                    TIME_BLOCK,
+                    zero,
+                    y,
+                    TIME_BLOCK);
+        return;
+    }
+#endif
+    blade_cpu_complex_product(product == BLADE_CPU_BEAMFORMER_TILES512 ? 512 : 256,
+                              B,
+                              nt,
+                              A,
+                              w,
+                              A,
+                              x,
+                              TIME_BLOCK,
+                              y,
+                              TIME_BLOCK);
+}
+
+static void beamform_block(const blade_beamformer_job* job,
+                           blade_cpu_beamformer_product product,
+                           int64_t f,
+                           int64_t t0,
+                           int64_t nt,
+                           task_scratch* s)
 {
     const int64_t A = job->antennas, P = job->pols, B = job->beams;
-    const float one[2] = { 1.0f, 0.0f }, zero[2] = { 0.0f, 0.0f };
     /* A thread's tasks are consecutive (static schedule), so most follow one of the
      * same channel: its phasors, one cache line each in [B, A, F, P], are packed once. */
     const bool half = job->path == BLADE_BEAMFORMER_FP16;
@@ -228,28 +281,25 @@ beamform_block(const blade_beamformer_job* job, int64_t f, int64_t t0, int64_t n
             blade_beamformer_round_to_half(s->x + 2 * row * TIME_BLOCK, 2 * nt);
     const float* w = half ? s->w_half : s->w;
     for (int64_t p = 0; p < P; p++)
-        cblas_cgemm(CblasRowMajor,
-                    CblasNoTrans,
-                    CblasNoTrans,
-                    (blasint)B,
-                    (blasint)nt,
-                    (blasint)A,
-                    one,
-                    w + 2 * p * B * A,
-                    (blasint)A,
-                    s->x + 2 * p * A * TIME_BLOCK,
-                    TIME_BLOCK,
-                    zero,
-                    s->y + 2 * p * B * TIME_BLOCK,
-                    TIME_BLOCK);
+        multiply(product,
+                 B,
+                 nt,
+                 A,
+                 w + 2 * p * B * A,
+                 s->x + 2 * p * A * TIME_BLOCK,
+                 s->y + 2 * p * B * TIME_BLOCK);
     store_beams(job, f, t0, nt, s->y);
 }
 
-bool blade_cpu_beamformer_blas(const blade_beamformer_job* job)
+bool blade_cpu_beamformer_packed(const blade_beamformer_job* job,
+                                 blade_cpu_beamformer_product product)
 {
     const int64_t A = job->antennas, F = job->channels, T = job->times, P = job->pols;
     const int64_t B = job->beams;
-    blade_cpu_blas_single_threaded();
+#ifdef BLADE_HAVE_OPENBLAS
+    if (product == BLADE_CPU_BEAMFORMER_CGEMM)
+        blade_cpu_blas_single_threaded();
+#endif
     const int64_t blocks = (T + TIME_BLOCK - 1) / TIME_BLOCK;
     const int64_t tasks = F * blocks;
     int threads = blade_cpu_threads();
@@ -277,19 +327,9 @@ bool blade_cpu_beamformer_blas(const blade_beamformer_job* job)
 #pragma omp for schedule(static)
         for (int64_t task = 0; task < tasks; task++) {
             const int64_t f = task / blocks, t0 = (task % blocks) * TIME_BLOCK;
-            beamform_block(job, f, t0, T - t0 < TIME_BLOCK ? T - t0 : TIME_BLOCK, &s);
+            beamform_block(job, product, f, t0, T - t0 < TIME_BLOCK ? T - t0 : TIME_BLOCK, &s);
         }
     }
     free(scratch);
     return true;
 }
-
-#else
-
-bool blade_cpu_beamformer_blas(const blade_beamformer_job* job)
-{
-    (void)job;
-    return false;
-}
-
-#endif
