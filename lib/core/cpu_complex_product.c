@@ -120,10 +120,17 @@ INLINE AVX512 void column512(int64_t rows,
     const float* wr = w + 2 * r * w_stride;
     float* yr = y + 2 * r * y_stride;
     switch (rows - r) {
-    case 3: tile512(3, depth, wr, w_stride, x, x_stride, yr, y_stride, mask); break;
-    case 2: tile512(2, depth, wr, w_stride, x, x_stride, yr, y_stride, mask); break;
-    case 1: tile512(1, depth, wr, w_stride, x, x_stride, yr, y_stride, mask); break;
-    default: break;
+    case 3:
+        tile512(3, depth, wr, w_stride, x, x_stride, yr, y_stride, mask);
+        break;
+    case 2:
+        tile512(2, depth, wr, w_stride, x, x_stride, yr, y_stride, mask);
+        break;
+    case 1:
+        tile512(1, depth, wr, w_stride, x, x_stride, yr, y_stride, mask);
+        break;
+    default:
+        break;
     }
 }
 
