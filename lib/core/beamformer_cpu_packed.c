@@ -33,6 +33,7 @@
 #include "beamformer_backend.h"
 #include "cpu_complex_product.h"
 #include "cpu_pairs.h"
+#include "cpu_stream.h"
 #include "cpu_threads_internal.h"
 #include "half.h"
 
@@ -128,18 +129,23 @@ pack_voltages(const blade_beamformer_job* job, int64_t f, int64_t t0, int64_t nt
     }
 }
 
-/* y[b, f, t0 + t, p] from the products [p][b][t]. */
-static void
-store_beams(const blade_beamformer_job* job, int64_t f, int64_t t0, int64_t nt, const float* y)
+/* y[b, f, t0 + t, p] from the products [p][b][t]; with `stream`, cf32 pairs are joined
+ * in L1 and written with streaming stores (the caller fences). */
+static void store_beams(
+    const blade_beamformer_job* job, int64_t f, int64_t t0, int64_t nt, const float* y, bool stream)
 {
     const int64_t F = job->channels, T = job->times, P = job->pols, B = job->beams;
+    float joined[4 * TIME_BLOCK] __attribute__((aligned(64)));
     for (int64_t b = 0; b < B; b++) {
         const int64_t offset = ((b * F + f) * T + t0) * P;
         if (P == 2 && job->output_type == BLADE_CF32) {
-            blade_join_pairs((float*)job->output + 2 * offset,
-                             y + 2 * b * TIME_BLOCK,
-                             y + 2 * (B + b) * TIME_BLOCK,
-                             nt);
+            float* out = (float*)job->output + 2 * offset;
+            if (stream) {
+                blade_join_pairs(joined, y + 2 * b * TIME_BLOCK, y + 2 * (B + b) * TIME_BLOCK, nt);
+                blade_stream_copy_unfenced(out, joined, (size_t)(4 * nt) * sizeof(float));
+            } else {
+                blade_join_pairs(out, y + 2 * b * TIME_BLOCK, y + 2 * (B + b) * TIME_BLOCK, nt);
+            }
             continue;
         }
         if (P == 2) {
@@ -255,6 +261,7 @@ static void multiply(blade_cpu_beamformer_product product,
 
 static void beamform_block(const blade_beamformer_job* job,
                            blade_cpu_beamformer_product product,
+                           bool stream,
                            int64_t f,
                            int64_t t0,
                            int64_t nt,
@@ -288,7 +295,7 @@ static void beamform_block(const blade_beamformer_job* job,
                  w + 2 * p * B * A,
                  s->x + 2 * p * A * TIME_BLOCK,
                  s->y + 2 * p * B * TIME_BLOCK);
-    store_beams(job, f, t0, nt, s->y);
+    store_beams(job, f, t0, nt, s->y, stream);
 }
 
 bool blade_cpu_beamformer_packed(const blade_beamformer_job* job,
@@ -313,6 +320,10 @@ bool blade_cpu_beamformer_packed(const blade_beamformer_job* job,
     float* scratch = malloc((size_t)threads * per_thread * sizeof(float));
     if (scratch == NULL)
         return false; /* the hand loop needs no working memory */
+    /* cf32 beams far larger than the caches go out with streaming stores: the same
+     * bits, without the read for ownership of every output line. */
+    const int64_t outputs = (B + (job->incoherent ? 1 : 0)) * F * T * P;
+    const bool stream = job->output_type == BLADE_CF32 && blade_stream_pays(outputs * 8);
 #pragma omp parallel num_threads(threads)
     {
         int thread = 0;
@@ -324,11 +335,14 @@ bool blade_cpu_beamformer_packed(const blade_beamformer_job* job,
         float* w_half = w + w_floats;
         float* y = w_half + w_half_floats;
         task_scratch s = { base, w, w_half, y, y + y_floats, -1 };
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
         for (int64_t task = 0; task < tasks; task++) {
             const int64_t f = task / blocks, t0 = (task % blocks) * TIME_BLOCK;
-            beamform_block(job, product, f, t0, T - t0 < TIME_BLOCK ? T - t0 : TIME_BLOCK, &s);
+            beamform_block(
+                job, product, stream, f, t0, T - t0 < TIME_BLOCK ? T - t0 : TIME_BLOCK, &s);
         }
+        if (stream)
+            blade_stream_fence(); /* before the region's closing barrier */
     }
     free(scratch);
     return true;
