@@ -48,7 +48,7 @@ static void check_openblas_core(void)
     if (better != NULL)
         fprintf(stderr,
                 "gr-blade: OpenBLAS runs its %s kernels on a CPU with wider vectors: the CPU "
-                "beamformer and correlator will be slow; run with OPENBLAS_CORETYPE=%s\n",
+                "correlator will be slow; run with OPENBLAS_CORETYPE=%s\n",
                 openblas_get_corename(),
                 better);
 }

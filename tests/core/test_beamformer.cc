@@ -369,8 +369,9 @@ BOOST_AUTO_TEST_CASE(fp16_path_is_the_float32_sum_of_operands_rounded_to_half)
 {
     // The CPU emulation of the fp16 path against float64 sums of the operands rounded
     // to half (by this file's own rounding): float32 accumulation, 1e-5 of
-    // sum |x||w|. Voltages cf32 (rounded), cf16 and ci8 (already halves); the hand
-    // loop (B = 2) and cgemm (B = 9); the incoherent beam stays the fp32 path's bits.
+    // sum |x||w|. Voltages cf32 (rounded), cf16 and ci8 (already halves); B = 2 and 9
+    // (register tiles of a partial and of whole rows; without AVX2 the hand loop and
+    // cgemm); the incoherent beam stays the fp32 path's bits.
     const int64_t A = 11, F = 3, T = 133, P = 2;
     uint32_t seed = 60;
     for (blade_dtype input_type : { BLADE_CF32, BLADE_CF16, BLADE_CI8 })
