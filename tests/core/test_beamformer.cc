@@ -250,7 +250,8 @@ BOOST_AUTO_TEST_CASE(ci8_voltages_give_the_bits_of_cast_then_beamform)
 
 BOOST_AUTO_TEST_CASE(cf16_voltages_give_the_bits_of_cast_then_beamform)
 {
-    // B = 2 takes the hand loop, B = 9 cgemm; both with the incoherent beam.
+    // B = 2 and 9: a partial and whole register tiles (without AVX2, the hand loop and
+    // cgemm); both with the incoherent beam.
     const int64_t A = 7, F = 2, T = 129, P = 2;
     for (int64_t B : { 2, 9 }) {
         const auto x16 = cast_to_cf16(random_values(A * F * T * P, 31, 40.0f));
