@@ -304,7 +304,8 @@ load_eight_samples(const float* restrict v, f64x8* xr, f64x8* xi, f64x8* yr, f64
                                   f64x8);
 }
 
-/* Rows of one sample to float outputs with nothing to add, eight rows per step, lane k
+/* Rows of one sample to float outputs of two or four products (not the total power:
+ * power_of_single_samples_by_eight) with nothing to add, eight rows per step, lane k
  * of each vector holding row k: the operations of single_sample, products_to_values and
  * store_row lane by lane (the same bits), with the deinterleaving and interleaving as
  * shuffles (the compiler left the per-row loop scalar: one row per 3 ns). Returns the
@@ -328,11 +329,6 @@ single_samples_by_eight(const blade_detector_mode mode,
         load_eight_samples(rows + 4 * i, &xr, &xi, &yr, &yi);
         const f64x8 xx = xr * xr + xi * xi, yy = yr * yr + yi * yi;
         float* out = output + (first + i) * outputs;
-        if (mode == BLADE_DETECT_I) {
-            const f32x8 total = __builtin_convertvector((xx + yy) * scale, f32x8);
-            memcpy(out, &total, sizeof total);
-            continue;
-        }
         const f32x8 xx_out =
             __builtin_convertvector((mode == BLADE_DETECT_IQUV ? xx + yy : xx) * scale, f32x8);
         const f32x8 yy_out =
@@ -364,11 +360,13 @@ single_samples_by_eight(const blade_detector_mode mode,
 #endif
 
 #ifdef BLADE_HAVE_SHUFFLEVECTOR
-/* Rows of one sample to the total power with something to add or keep (an integration
- * across chunks: `previous` and `accumulator` as for store_row), eight rows per step as
- * single_samples_by_eight: single_sample's, products_to_values' and store_row's
- * operations lane by lane (the same bits). A spectrometer that integrates spectra of
- * one chunk each runs here on every chunk. Returns the rows done, a multiple of eight. */
+/* Rows of one sample to the total power, eight rows per step as
+ * single_samples_by_eight, with or without something to add or keep (an integration
+ * across chunks: `previous` and `accumulator` as for store_row; constant NULLs, as the
+ * caller passes them, leave no test in the loop): single_sample's, products_to_values'
+ * and store_row's operations lane by lane (the same bits). A spectrometer that
+ * integrates spectra of one chunk each runs here on every chunk. Returns the rows done,
+ * a multiple of eight. */
 static inline __attribute__((always_inline)) int64_t
 power_of_single_samples_by_eight(const float* restrict rows,
                                  const bool prefetch,
@@ -422,12 +420,15 @@ detect_single_samples_of(const blade_detector_mode mode,
         store_row(outputs, first + i, value, previous_, accumulator_, output_, scale); \
     }
 #ifdef BLADE_HAVE_SHUFFLEVECTOR
-    if (previous == NULL && accumulator == NULL)
-        done = single_samples_by_eight(
-            mode, outputs, rows, prefetch, first, count, sign_of_im, output, scale);
+    if (mode == BLADE_DETECT_I && previous == NULL && accumulator == NULL)
+        done = power_of_single_samples_by_eight(
+            rows, prefetch, first, count, NULL, NULL, output, scale);
     else if (mode == BLADE_DETECT_I)
         done = power_of_single_samples_by_eight(
             rows, prefetch, first, count, previous, accumulator, output, scale);
+    else if (previous == NULL && accumulator == NULL)
+        done = single_samples_by_eight(
+            mode, outputs, rows, prefetch, first, count, sign_of_im, output, scale);
 #endif
     /* One loop per combination, so that none tests a pointer per row. */
     if (previous == NULL && accumulator == NULL)
