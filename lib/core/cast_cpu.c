@@ -24,6 +24,7 @@
  * streamed straight from the registers; 1.4-1.5x the float path on the CI machine.
  */
 #include "cast_backend.h"
+#include "cpu_features.h"
 #include "cpu_half.h"
 #include "cpu_stream.h"
 #include "cpu_threads_internal.h"
@@ -214,7 +215,7 @@ __attribute__((target("avx512f"))) static int64_t ci8_scaled_to_halves_avx512(
  * int8 (a half exactly) by the scale. */
 static bool ci8_scale_is_half(blade_dtype input_type, float scale)
 {
-    return input_type == BLADE_CI8 && blade_cpu_fp16_arithmetic() && isfinite(scale) &&
+    return input_type == BLADE_CI8 && blade_cpu_features_get()->avx512fp16 && isfinite(scale) &&
            blade_half_to_float(blade_half_from_float(scale)) == scale;
 }
 
@@ -260,7 +261,7 @@ static void scaled_to_halves(const void* input,
             output + first, (const int8_t*)input + first, last - first, scale, false);
 #endif
 #ifdef BLADE_HAVE_F16C_PATH
-    if (input_type == BLADE_CI8 && blade_cpu_f16c512())
+    if (input_type == BLADE_CI8 && blade_cpu_features_get()->avx512)
         first += ci8_scaled_to_halves_avx512(
             output + first, (const int8_t*)input + first, last - first, scale);
 #endif

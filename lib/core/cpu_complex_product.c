@@ -20,6 +20,8 @@
  */
 #include "cpu_complex_product.h"
 
+#include "cpu_features.h"
+
 #include <stdbool.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -29,18 +31,11 @@
 
 #ifdef BLADE_HAVE_COMPLEX_PRODUCT
 
-static int widest; /* set once, as the library loads */
-
-__attribute__((constructor)) static void detect_width(void)
+int blade_cpu_complex_product_width(void)
 {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f"))
-        widest = 512;
-    else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        widest = 256;
+    const blade_cpu_features* cpu = blade_cpu_features_get();
+    return cpu->avx512 ? 512 : cpu->fma ? 256 : 0;
 }
-
-int blade_cpu_complex_product_width(void) { return widest; }
 
 /* The constant arguments of these always-inlined helpers (rows, vectors, masked)
  * unroll their loops into straight code for each tile shape. */
@@ -299,6 +294,7 @@ void blade_cpu_complex_product(int width,
                                float* y,
                                int64_t y_stride)
 {
+    const int widest = blade_cpu_complex_product_width();
     if (width >= 512 && widest >= 512)
         product512(rows, columns, depth, w, w_stride, x, x_stride, y, y_stride);
     else if (width >= 256 && widest >= 256)

@@ -9,36 +9,12 @@
  */
 #include "cpu_half.h"
 
+#include "cpu_features.h"
 #include "half.h"
 
 #include <stdbool.h>
 
 #ifdef BLADE_HAVE_F16C_PATH
-#include <cpuid.h>
-#endif
-
-#ifdef BLADE_HAVE_F16C_PATH
-static bool f16c, f16c512; /* set once, as the library loads */
-#ifdef BLADE_HAVE_FP16_ARITHMETIC_PATH
-static bool fp16_arithmetic;
-#endif
-
-/* AVX2 through the compiler (which also checks that the OS saves the vector
- * registers), F16C from CPUID leaf 1 (ECX bit 29): Clang's __builtin_cpu_supports
- * does not know "f16c". */
-__attribute__((constructor)) static void detect_f16c(void)
-{
-    __builtin_cpu_init();
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    f16c = __builtin_cpu_supports("avx2") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) &&
-           (ecx >> 29 & 1u);
-    f16c512 = f16c && __builtin_cpu_supports("avx512f");
-#ifdef BLADE_HAVE_FP16_ARITHMETIC_PATH
-    fp16_arithmetic =
-        f16c512 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512fp16");
-#endif
-}
-
 __attribute__((target("avx2,f16c"))) static int64_t
 halves_to_floats_f16c(float* restrict out, const uint16_t* restrict in, int64_t n)
 {
@@ -93,22 +69,16 @@ floats_to_halves_avx512(uint16_t* restrict out, const float* restrict in, int64_
     return i;
 }
 
-bool blade_cpu_f16c(void) { return f16c; }
-
-bool blade_cpu_f16c512(void) { return f16c512; }
-
-#ifdef BLADE_HAVE_FP16_ARITHMETIC_PATH
-bool blade_cpu_fp16_arithmetic(void) { return fp16_arithmetic; }
-#endif
 #endif
 
 void blade_halves_to_floats(float* restrict out, const uint16_t* restrict in, int64_t n)
 {
     int64_t i = 0;
 #ifdef BLADE_HAVE_F16C_PATH
-    if (f16c512)
+    const blade_cpu_features* cpu = blade_cpu_features_get();
+    if (cpu->avx512)
         i = halves_to_floats_avx512(out, in, n);
-    if (f16c)
+    if (cpu->f16c)
         i += halves_to_floats_f16c(out + i, in + i, n - i);
 #endif
     for (; i < n; i++)
@@ -119,9 +89,10 @@ void blade_floats_to_halves(uint16_t* restrict out, const float* restrict in, in
 {
     int64_t i = 0;
 #ifdef BLADE_HAVE_F16C_PATH
-    if (f16c512)
+    const blade_cpu_features* cpu = blade_cpu_features_get();
+    if (cpu->avx512)
         i = floats_to_halves_avx512(out, in, n);
-    if (f16c)
+    if (cpu->f16c)
         i += floats_to_halves_f16c(out + i, in + i, n - i);
 #endif
     for (; i < n; i++)

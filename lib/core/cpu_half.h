@@ -24,20 +24,15 @@ void blade_floats_to_halves(uint16_t* restrict out, const float* restrict in, in
 #define BLADE_HAVE_F16C_PATH
 #include <immintrin.h>
 
-/** Whether this CPU has AVX2 and F16C (read once, as the library loads): the
- *  functions below, and loops built on them, may run only then. */
-bool blade_cpu_f16c(void);
-
-/** Whether it also has AVX-512F, whose 512-bit registers convert 16 halves at a time
- *  (target("avx512f") functions may run only then). */
-bool blade_cpu_f16c512(void);
+/* The functions below, and loops built on them, run only where
+ * blade_cpu_features_get() (cpu_features.h) says f16c; 16 halves a step in 512-bit
+ * registers where it says avx512. */
 
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+/* Arithmetic on 32 halves at a time (target("avx512fp16,avx512bw") functions, where
+ * blade_cpu_features_get() says avx512fp16): GCC 12 or later, the first to know these
+ * instructions. */
 #define BLADE_HAVE_FP16_ARITHMETIC_PATH
-/** Whether it also has AVX512-FP16 and AVX512BW (arithmetic on 32 halves at a time,
- *  Intel's Sapphire Rapids and later): target("avx512fp16,avx512bw") functions may run
- *  only then. Built with GCC 12 or later (the first to know these instructions). */
-bool blade_cpu_fp16_arithmetic(void);
 #endif
 
 /** Eight floats as halves, as blade_half_from_float rounds them (to nearest, ties to

@@ -11,6 +11,8 @@
  */
 #include "cpu_stream.h"
 
+#include "cpu_features.h"
+
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #define BLADE_HAVE_WIDE_STREAM
 #include <immintrin.h>
@@ -18,14 +20,10 @@
 
 #ifdef BLADE_HAVE_WIDE_STREAM
 /* The widest streaming path this CPU runs: 2 AVX-512, 1 AVX2, 0 neither. */
-static int stream_width;
-
-__attribute__((constructor)) static void detect_stream_width(void)
+static int stream_width(void)
 {
-    __builtin_cpu_init();
-    stream_width = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") ? 2
-                   : __builtin_cpu_supports("avx2")                                        ? 1
-                                                                                           : 0;
+    const blade_cpu_features* cpu = blade_cpu_features_get();
+    return cpu->avx512 ? 2 : cpu->avx2 ? 1 : 0;
 }
 
 /* Values [0, n) of int8 or int16 (bits 8 or 16) from `from` into `to`, which is
@@ -118,14 +116,15 @@ void blade_stream_widen(float* restrict to, const void* restrict from, int bits,
 {
     int64_t i = 0;
 #ifdef BLADE_HAVE_WIDE_STREAM
-    if (stream_width > 0) {
-        const int64_t bytes = stream_width == 2 ? 64 : 32, lanes = bytes / 4;
+    const int widest = stream_width();
+    if (widest > 0) {
+        const int64_t bytes = widest == 2 ? 64 : 32, lanes = bytes / 4;
         /* ordinary stores up to the first aligned line, streaming ones after it */
         for (; i < n && ((uintptr_t)(to + i) & (uintptr_t)(bytes - 1)) != 0; i++)
             to[i] = widen_one(from, bits, i);
         const int64_t body = (n - i) / lanes * lanes;
         const void* start = (const char*)from + i * (bits / 8);
-        if (stream_width == 2)
+        if (widest == 2)
             widen_avx512(to + i, start, bits, body);
         else
             widen_avx2(to + i, start, bits, body);
@@ -152,15 +151,16 @@ void blade_stream_copy_unfenced(void* restrict to, const void* restrict from, si
     /* Stores as wide as the CPU has from the first aligned line of `to`: on the CI
      * machine's Xeon one core streamed 24 GB/s with 64-byte stores against 17.5 with
      * 16-byte ones (a copy's reads and writes). */
-    const size_t width = stream_width == 2 ? 64 : (stream_width == 1 ? 32 : 16);
+    const int widest = stream_width();
+    const size_t width = widest == 2 ? 64 : (widest == 1 ? 32 : 16);
     const size_t head = (width - ((uintptr_t)out & (width - 1))) & (width - 1);
     if (bytes >= head + 64) {
         memcpy(out, in, head);
         done = head;
         const size_t body = (bytes - head) / 64 * 64;
-        if (stream_width == 2)
+        if (widest == 2)
             copy_avx512(out + done, in + done, body);
-        else if (stream_width == 1)
+        else if (widest == 1)
             copy_avx2(out + done, in + done, body);
         else
             copy_sse2(out + done, in + done, body);

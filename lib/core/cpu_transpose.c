@@ -6,20 +6,14 @@
  */
 #include "cpu_transpose.h"
 
+#include "cpu_features.h"
+
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #define BLADE_HAVE_TRANSPOSE_AVX512
 #include <immintrin.h>
 #endif
 
 #ifdef BLADE_HAVE_TRANSPOSE_AVX512
-static bool avx512; /* set once, as the library loads */
-
-__attribute__((constructor)) static void detect_avx512(void)
-{
-    __builtin_cpu_init();
-    avx512 = __builtin_cpu_supports("avx512f");
-}
-
 /* Rows r[0 .. 7] of 8 elements in, columns out: out row k = (r[0][k], ..., r[7][k]). */
 __attribute__((target("avx512f"))) static void
 block_8x8(char* out, int64_t out_row_bytes, const char* in, int64_t in_row_bytes)
@@ -74,7 +68,7 @@ block_4x4(char* out, int64_t out_row_bytes, const char* in, int64_t in_row_bytes
 int blade_transpose_block_side(int size)
 {
 #ifdef BLADE_HAVE_TRANSPOSE_AVX512
-    if (avx512 && (size == 8 || size == 16))
+    if (blade_cpu_features_get()->avx512 && (size == 8 || size == 16))
         return 64 / size;
 #else
     (void)size;

@@ -15,6 +15,7 @@
  * pairs are combined in registers where the CPU has F16C (in half-precision
  * arithmetic, with the same bits, where it has AVX512-FP16), and streamed likewise.
  */
+#include "cpu_features.h"
 #include "cpu_half.h"
 #include "cpu_simd.h"
 #include "cpu_stream.h"
@@ -161,13 +162,13 @@ polarize_halves_fp16(uint16_t* restrict output, const uint16_t* restrict input, 
 static void polarize_half_pairs(const uint16_t* input, uint16_t* output, int64_t begin, int64_t end)
 {
 #ifdef BLADE_HAVE_FP16_ARITHMETIC_PATH
-    if (blade_cpu_fp16_arithmetic())
+    if (blade_cpu_features_get()->avx512fp16)
         begin += polarize_halves_fp16(output + 4 * begin, input + 4 * begin, end - begin);
 #endif
 #ifdef BLADE_HAVE_F16C_PATH
-    if (blade_cpu_f16c512())
+    if (blade_cpu_features_get()->avx512)
         begin += polarize_halves_avx512(output + 4 * begin, input + 4 * begin, end - begin);
-    if (blade_cpu_f16c())
+    if (blade_cpu_features_get()->f16c)
         begin += polarize_halves_f16c(output + 4 * begin, input + 4 * begin, end - begin);
 #endif
     polarize_half_blocks(input, output, begin, end);
