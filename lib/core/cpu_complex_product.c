@@ -155,9 +155,9 @@ static AVX512 void product512(int64_t rows,
     column512(rows, depth, w, w_stride, x + 2 * c, x_stride, y + 2 * c, y_stride, mask);
 }
 
-/* ---- AVX2: tiles of 2 rows x 2 vectors of 4 complex values ---- */
+/* ---- AVX2: tiles of 3 rows x 2 vectors of 4 complex values ---- */
 
-enum { ROWS256 = 2, VECTORS256 = 2, VALUES256 = 4 };
+enum { ROWS256 = 3, VECTORS256 = 2, VALUES256 = 4 };
 #define AVX2 __attribute__((target("avx2,fma")))
 
 /* Partial vectors use AVX2's masked loads and stores (a lane's sign bit), which cost
@@ -187,7 +187,7 @@ INLINE AVX2 void tile256(const int rows,
                          const bool masked)
 {
     __m256 re[ROWS256][VECTORS256], im[ROWS256][VECTORS256];
-#pragma GCC unroll 2
+#pragma GCC unroll 3
     for (int r = 0; r < rows; r++)
 #pragma GCC unroll 2
         for (int v = 0; v < VECTORS256; v++)
@@ -197,7 +197,7 @@ INLINE AVX2 void tile256(const int rows,
 #pragma GCC unroll 2
         for (int v = 0; v < VECTORS256; v++)
             xv[v] = load256(x + 2 * (k * x_stride + VALUES256 * v), mask[v], masked);
-#pragma GCC unroll 2
+#pragma GCC unroll 3
         for (int r = 0; r < rows; r++) {
             const float* wk = w + 2 * (r * w_stride + k);
             const __m256 wr = _mm256_broadcast_ss(wk), wi = _mm256_broadcast_ss(wk + 1);
@@ -209,7 +209,7 @@ INLINE AVX2 void tile256(const int rows,
         }
     }
     const __m256 one = _mm256_set1_ps(1.0f);
-#pragma GCC unroll 2
+#pragma GCC unroll 3
     for (int r = 0; r < rows; r++)
 #pragma GCC unroll 2
         for (int v = 0; v < VECTORS256; v++) {
@@ -244,7 +244,19 @@ INLINE AVX2 void column256(int64_t rows,
                 y_stride,
                 mask,
                 masked);
-    if (r < rows)
+    /* the last one or two rows: each count a constant, so its tile unrolls */
+    if (rows - r == 2)
+        tile256(2,
+                depth,
+                w + 2 * r * w_stride,
+                w_stride,
+                x,
+                x_stride,
+                y + 2 * r * y_stride,
+                y_stride,
+                mask,
+                masked);
+    else if (rows - r == 1)
         tile256(1,
                 depth,
                 w + 2 * r * w_stride,
