@@ -7,11 +7,12 @@
  * float) or an exact sign flip, so every clone (cpu_simd.h) gives the same bits as the
  * scalar loop it replaces.
  *
- * With __builtin_shufflevector the loops take eight samples per step, as two vectors
- * of 16 floats that one shuffle each splits or joins; the compiler's own
- * vectorisation of the scalar loops moved each float alone (the channelizer's split
- * of N = 8192 took 10 us per row in cache, 4x what this takes). Defined in
- * cpu_pairs.c, each compiled for the machine's vector width. Not installed.
+ * With __builtin_shufflevector the loops take a register's worth of samples per step
+ * (eight with AVX-512, four with AVX2, two in SSE2), as two vectors that one shuffle
+ * each splits or joins; the compiler's own vectorisation of the scalar loops moved
+ * each float alone (the channelizer's split of N = 8192 took 10 us per row in cache,
+ * 4x what this takes). Defined in cpu_pairs.c, one function per vector width, picked
+ * from the CPU's features (cpu_features.h). Not installed.
  */
 #ifndef BLADE_CORE_CPU_PAIRS_H
 #define BLADE_CORE_CPU_PAIRS_H
