@@ -50,7 +50,8 @@ __attribute__((constructor)) static void detect(void)
     features.fma = features.avx2 && __builtin_cpu_supports("fma");
     features.f16c = features.avx2 && __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx >> 29 & 1u);
     features.avx512 = features.fma && features.f16c && cap >= ISA_AVX512 &&
-                      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+                      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
     features.avx512fp16 =
         features.avx512 && cap >= ISA_AVX512FP16 && __builtin_cpu_supports("avx512fp16");
