@@ -21,6 +21,7 @@
      (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 11))
 #define BLADE_CPU_CLONES \
     __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define BLADE_CPU_CLONES_ENABLED
 #else
 #define BLADE_CPU_CLONES
 #endif

@@ -33,6 +33,7 @@
  * sums, which this loop does in the same pass at memory speed, while the VOLK route
  * writes and reads the block a second time.
  */
+#include "cpu_features.h"
 #include "cpu_half.h"
 #include "cpu_simd.h"
 #include "cpu_stream.h"
@@ -44,6 +45,12 @@
 
 #ifdef _OPENMP
 #include <omp.h>
+#endif
+
+/* Where the library is built with the compiler's clones for x86-64 (cpu_simd.h), CPUs
+ * without AVX-512 take the rows of detector_cpu_split.c (see row_sums below). */
+#if defined(BLADE_CPU_CLONES_ENABLED) && defined(BLADE_HAVE_SHUFFLEVECTOR)
+#define BLADE_DETECTOR_HAS_SPLIT_CHAINS
 #endif
 
 /* Below this many samples threads cost more than they save. */
@@ -119,8 +126,41 @@ typedef float f32x4 __attribute__((vector_size(16)));
  * ones' in lanes 4-7; for the total power, lane k of the chain over the values at
  * 8j + k. A chain starts at +0 and adds products, so it never holds -0: adding +0 to
  * one (the half a lone last sample leaves) changes no bit. */
+#ifdef BLADE_DETECTOR_SPLIT_CHAINS
+/* Where the CPU has no 512-bit registers, the chains as two vectors of four: GCC 12
+ * keeps a loop-carried vector of eight doubles in memory on such a target, moving its
+ * lanes through general registers every iteration (detector_cpu_split.c). The same
+ * lanes, the same additions in the same order: the same bits. */
+typedef struct chains {
+    f64x4 half[2]; /* lanes 0-3 (the even chain), 4-7 (the odd one) */
+} chains;
+#define CHAINS_ADD(c, v) ((c).half[0] += HALF_OF((v), 0), (c).half[1] += HALF_OF((v), 1))
+#define CHAIN(c, k) ((c).half[k])
+#define CHAINS8(c) __builtin_shufflevector((c).half[0], (c).half[1], 0, 1, 2, 3, 4, 5, 6, 7)
+#define NO_SUMS        \
+    {                  \
+        { { { 0 } } }, \
+        {              \
+            {          \
+                {      \
+                    0  \
+                }      \
+            }          \
+        }              \
+    }
+#else
+typedef f64x8 chains;
+#define CHAINS_ADD(c, v) ((c) += (v))
+#define CHAIN(c, k) HALF_OF((c), k)
+#define CHAINS8(c) (c)
+#define NO_SUMS      \
+    {                \
+        { 0 }, { 0 } \
+    }
+#endif
+
 typedef struct row_sums {
-    f64x8 square, cross;
+    chains square, cross;
 } row_sums;
 
 /* Adds `count` samples (xr, xi, yr, yi) of two polarizations to the products' chains.
@@ -135,13 +175,13 @@ add_products(row_sums* restrict s, const float* restrict v, int64_t count, bool 
         if (prefetch && t % 4 == 0) /* one line per 64 bytes */
             __builtin_prefetch((const char*)v + PREFETCH_DISTANCE);
         const f64x8 pair = LOAD8(v);
-        s->square += pair * pair;
-        s->cross += CROSS_TERMS(pair);
+        CHAINS_ADD(s->square, pair * pair);
+        CHAINS_ADD(s->cross, CROSS_TERMS(pair));
     }
     if (t < count) {
         const f64x8 even = LOAD4_EVEN(v);
-        s->square += even * even;
-        s->cross += CROSS_TERMS(even);
+        CHAINS_ADD(s->square, even * even);
+        CHAINS_ADD(s->cross, CROSS_TERMS(even));
     }
 }
 
@@ -149,8 +189,8 @@ add_products(row_sums* restrict s, const float* restrict v, int64_t count, bool 
  * + i (xi·yr − xr·yi): the two chains are added, then the lanes. */
 static inline __attribute__((always_inline)) void finish_products(const row_sums* s, double sums[4])
 {
-    const f64x4 square = HALF_OF(s->square, 0) + HALF_OF(s->square, 1);
-    const f64x4 cross = HALF_OF(s->cross, 0) + HALF_OF(s->cross, 1);
+    const f64x4 square = CHAIN(s->square, 0) + CHAIN(s->square, 1);
+    const f64x4 cross = CHAIN(s->cross, 0) + CHAIN(s->cross, 1);
     sums[0] = square[0] + square[1];
     sums[1] = square[2] + square[3];
     sums[2] = cross[0] + cross[1];
@@ -167,22 +207,22 @@ add_squares(row_sums* restrict s, const float* restrict v, int64_t values, bool 
         if (prefetch && i % 16 == 0) /* one line per 64 bytes */
             __builtin_prefetch((const char*)(v + i) + PREFETCH_DISTANCE);
         const f64x8 a = LOAD8(v + i);
-        s->square += a * a;
+        CHAINS_ADD(s->square, a * a);
     }
     if (i + 4 <= values) {
         const f64x8 a = LOAD4_EVEN(v + i);
-        s->square += a * a;
+        CHAINS_ADD(s->square, a * a);
         i += 4;
     }
     if (i < values) { /* one complex value of a single polarization: the odd chain's */
         const f64x8 a = { 0, 0, 0, 0, v[i], v[i + 1], 0, 0 };
-        s->square += a * a;
+        CHAINS_ADD(s->square, a * a);
     }
 }
 
 static inline __attribute__((always_inline)) double finish_squares(const row_sums* s)
 {
-    const f64x4 sum = HALF_OF(s->square, 0) + HALF_OF(s->square, 1);
+    const f64x4 sum = CHAIN(s->square, 0) + CHAIN(s->square, 1);
     return (sum[0] + sum[1]) + (sum[2] + sum[3]);
 }
 
@@ -200,7 +240,7 @@ static inline __attribute__((always_inline)) void sum_row(const blade_detector_m
                                                           double sums[4])
 {
     const int64_t row_values = integration * 2 * polarizations;
-    row_sums s = { { 0 }, { 0 } };
+    row_sums s = NO_SUMS;
     if (!half_input) {
         if (mode == BLADE_DETECT_I)
             add_squares(&s, (const float*)row, row_values, prefetch);
@@ -458,8 +498,8 @@ store_four_products(const blade_detector_mode mode,
                     float* restrict output,
                     double scale)
 {
-    const f64x4 square = HALF_OF(s->square, 0) + HALF_OF(s->square, 1);
-    const f64x4 cross = HALF_OF(s->cross, 0) + HALF_OF(s->cross, 1);
+    const f64x4 square = CHAIN(s->square, 0) + CHAIN(s->square, 1);
+    const f64x4 cross = CHAIN(s->cross, 0) + CHAIN(s->cross, 1);
     /* (XX, YY, Re, Im) = (sq0 + sq1, sq2 + sq3, cr0 + cr1, cr3 − cr2) */
     const f64x4 sums = FOUR_OF(square, cross, 0, 2, 4, 7) +
                        FOUR_OF(square, cross, 1, 3, 5, 6) * (f64x4){ 1, 1, 1, -1 };
@@ -494,10 +534,12 @@ store_two_rows_of_products(const blade_detector_mode mode,
                            double scale)
 {
     /* the even and odd chains added: (square, cross) of the first row, then the second */
-    const f64x8 square = __builtin_shufflevector(a->square, b->square, 0, 1, 2, 3, 8, 9, 10, 11) +
-                         __builtin_shufflevector(a->square, b->square, 4, 5, 6, 7, 12, 13, 14, 15);
-    const f64x8 cross = __builtin_shufflevector(a->cross, b->cross, 0, 1, 2, 3, 8, 9, 10, 11) +
-                        __builtin_shufflevector(a->cross, b->cross, 4, 5, 6, 7, 12, 13, 14, 15);
+    const f64x8 a_square = CHAINS8(a->square), b_square = CHAINS8(b->square);
+    const f64x8 a_cross = CHAINS8(a->cross), b_cross = CHAINS8(b->cross);
+    const f64x8 square = __builtin_shufflevector(a_square, b_square, 0, 1, 2, 3, 8, 9, 10, 11) +
+                         __builtin_shufflevector(a_square, b_square, 4, 5, 6, 7, 12, 13, 14, 15);
+    const f64x8 cross = __builtin_shufflevector(a_cross, b_cross, 0, 1, 2, 3, 8, 9, 10, 11) +
+                        __builtin_shufflevector(a_cross, b_cross, 4, 5, 6, 7, 12, 13, 14, 15);
     /* per row (XX, YY, Re, Im) = (sq0 + sq1, sq2 + sq3, cr0 + cr1, cr3 − cr2) */
     const f64x8 sums = __builtin_shufflevector(square, cross, 0, 2, 8, 11, 4, 6, 12, 15) +
                        __builtin_shufflevector(square, cross, 1, 3, 9, 10, 5, 7, 13, 14) *
@@ -552,6 +594,15 @@ static inline __attribute__((always_inline)) void store_four_rows_of_power(const
  * 0.49 -> 0.28 ns a sample, IQUV 1.02 -> 0.88 (cf16 1.12 -> 1.01); longer rows
  * measured 4-18 % slower in groups (I = 32, 64), so they keep the row loop. */
 #define GROUPED_ROW_VALUES 64
+/* With split chains (no AVX-512) rows of four outputs are finished one at a time:
+ * store_two_rows_of_products' eight-lane shuffles went through memory there too, and
+ * IQUV I = 8 took 52-62 ms grouped against 27-29 one row at a time (a Zen 3, two
+ * threads). */
+#ifdef BLADE_DETECTOR_SPLIT_CHAINS
+#define GROUP_ROWS_OF_PRODUCTS false
+#else
+#define GROUP_ROWS_OF_PRODUCTS true
+#endif
 
 /* `count` float rows from `rows`, the outputs of rows first ... first + count - 1;
  * `prefetch` as for detect_single_samples_of. */
@@ -588,8 +639,9 @@ detect_float_rows_of(const blade_detector_mode mode,
     if (outputs == 4) {
         int64_t i = 0;
 #ifdef BLADE_HAVE_SHUFFLEVECTOR
-        for (; row_values <= GROUPED_ROW_VALUES && i + 2 <= count; i += 2) {
-            row_sums a = { { 0 }, { 0 } }, b = { { 0 }, { 0 } };
+        for (; GROUP_ROWS_OF_PRODUCTS && row_values <= GROUPED_ROW_VALUES && i + 2 <= count;
+             i += 2) {
+            row_sums a = NO_SUMS, b = NO_SUMS;
             add_products(&a, rows + i * row_values, integration, prefetch);
             add_products(&b, rows + (i + 1) * row_values, integration, prefetch);
             store_two_rows_of_products(
@@ -597,7 +649,7 @@ detect_float_rows_of(const blade_detector_mode mode,
         }
 #endif
         for (; i < count; i++) {
-            row_sums s = { { 0 }, { 0 } };
+            row_sums s = NO_SUMS;
             add_products(&s, rows + i * row_values, integration, prefetch);
             store_four_products(
                 mode, &s, first + i, sign_of_im, previous, accumulator, output, scale);
@@ -608,16 +660,15 @@ detect_float_rows_of(const blade_detector_mode mode,
 #ifdef BLADE_HAVE_SHUFFLEVECTOR
     if (mode == BLADE_DETECT_I && row_values <= GROUPED_ROW_VALUES) {
         for (; i + 4 <= count; i += 4) {
-            row_sums a = { { 0 }, { 0 } }, b = { { 0 }, { 0 } }, c = { { 0 }, { 0 } },
-                     d = { { 0 }, { 0 } };
+            row_sums a = NO_SUMS, b = NO_SUMS, c = NO_SUMS, d = NO_SUMS;
             add_squares(&a, rows + i * row_values, row_values, prefetch);
             add_squares(&b, rows + (i + 1) * row_values, row_values, prefetch);
             add_squares(&c, rows + (i + 2) * row_values, row_values, prefetch);
             add_squares(&d, rows + (i + 3) * row_values, row_values, prefetch);
-            store_four_rows_of_power(a.square,
-                                     b.square,
-                                     c.square,
-                                     d.square,
+            store_four_rows_of_power(CHAINS8(a.square),
+                                     CHAINS8(b.square),
+                                     CHAINS8(c.square),
+                                     CHAINS8(d.square),
                                      first + i,
                                      previous,
                                      accumulator,
@@ -699,19 +750,26 @@ static inline __attribute__((always_inline)) void detect_rows_of(const blade_det
 #undef FLOAT_ROWS
 }
 
+/* The split chains' rows are built for x86-64-v3 and the baseline (the CPUs without
+ * AVX-512 that take them), the others for all three (cpu_simd.h). */
+#ifdef BLADE_DETECTOR_SPLIT_CHAINS
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
 BLADE_CPU_CLONES
-static void detect_rows(const void* input,
-                        bool half_input,
-                        int64_t first,
-                        int64_t end,
-                        int64_t integration,
-                        int polarizations,
-                        blade_detector_mode mode,
-                        bool mirror,
-                        const double* previous,
-                        double* accumulator,
-                        float* restrict output,
-                        double scale)
+#endif
+static void
+detect_rows(const void* input,
+            bool half_input,
+            int64_t first,
+            int64_t end,
+            int64_t integration,
+            int polarizations,
+            blade_detector_mode mode,
+            bool mirror,
+            const double* previous,
+            double* accumulator,
+            float* restrict output,
+            double scale)
 {
 #define DETECT_ROWS(mode, outputs) \
     detect_rows_of(mode,           \
@@ -744,6 +802,51 @@ static void detect_rows(const void* input,
 #undef DETECT_ROWS
 }
 
+#ifdef BLADE_DETECTOR_HAS_SPLIT_CHAINS
+/* The rows with two four-double vectors per chain (detector_cpu_split.c). */
+__attribute__((visibility("hidden"))) void blade_cpu_detect_rows_split(const void* input,
+                                                                       bool half_input,
+                                                                       int64_t first,
+                                                                       int64_t end,
+                                                                       int64_t integration,
+                                                                       int polarizations,
+                                                                       blade_detector_mode mode,
+                                                                       bool mirror,
+                                                                       const double* previous,
+                                                                       double* accumulator,
+                                                                       float* restrict output,
+                                                                       double scale);
+#endif
+
+#ifdef BLADE_DETECTOR_SPLIT_CHAINS
+void blade_cpu_detect_rows_split(const void* input,
+                                 bool half_input,
+                                 int64_t first,
+                                 int64_t end,
+                                 int64_t integration,
+                                 int polarizations,
+                                 blade_detector_mode mode,
+                                 bool mirror,
+                                 const double* previous,
+                                 double* accumulator,
+                                 float* restrict output,
+                                 double scale)
+{
+    detect_rows(input,
+                half_input,
+                first,
+                end,
+                integration,
+                polarizations,
+                mode,
+                mirror,
+                previous,
+                accumulator,
+                output,
+                scale);
+}
+#else
+
 void blade_cpu_detect(const void* input,
                       bool half_input,
                       int64_t rows,
@@ -767,17 +870,34 @@ void blade_cpu_detect(const void* input,
         first = rows * thread / threads;
         end = rows * (thread + 1) / threads;
 #endif
-        detect_rows(input,
-                    half_input,
-                    first,
-                    end,
-                    integration,
-                    polarizations,
-                    mode,
-                    mirror,
-                    previous,
-                    accumulator,
-                    output,
-                    scale);
+#ifdef BLADE_DETECTOR_HAS_SPLIT_CHAINS
+        if (!blade_cpu_features_get()->avx512)
+            blade_cpu_detect_rows_split(input,
+                                        half_input,
+                                        first,
+                                        end,
+                                        integration,
+                                        polarizations,
+                                        mode,
+                                        mirror,
+                                        previous,
+                                        accumulator,
+                                        output,
+                                        scale);
+        else
+#endif
+            detect_rows(input,
+                        half_input,
+                        first,
+                        end,
+                        integration,
+                        polarizations,
+                        mode,
+                        mirror,
+                        previous,
+                        accumulator,
+                        output,
+                        scale);
     }
 }
+#endif
