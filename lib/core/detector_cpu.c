@@ -802,49 +802,17 @@ detect_rows(const void* input,
 #undef DETECT_ROWS
 }
 
+typedef __typeof__(detect_rows) detect_rows_function;
+
 #ifdef BLADE_DETECTOR_HAS_SPLIT_CHAINS
-/* The rows with two four-double vectors per chain (detector_cpu_split.c). */
-__attribute__((visibility("hidden"))) void blade_cpu_detect_rows_split(const void* input,
-                                                                       bool half_input,
-                                                                       int64_t first,
-                                                                       int64_t end,
-                                                                       int64_t integration,
-                                                                       int polarizations,
-                                                                       blade_detector_mode mode,
-                                                                       bool mirror,
-                                                                       const double* previous,
-                                                                       double* accumulator,
-                                                                       float* restrict output,
-                                                                       double scale);
+/* The rows with two four-double vectors per chain: detector_cpu_split.c's detect_rows
+ * (a pointer, since a function built with target_clones would export its resolver). */
+__attribute__((
+    visibility("hidden"))) extern detect_rows_function* const blade_cpu_detect_rows_split;
 #endif
 
 #ifdef BLADE_DETECTOR_SPLIT_CHAINS
-void blade_cpu_detect_rows_split(const void* input,
-                                 bool half_input,
-                                 int64_t first,
-                                 int64_t end,
-                                 int64_t integration,
-                                 int polarizations,
-                                 blade_detector_mode mode,
-                                 bool mirror,
-                                 const double* previous,
-                                 double* accumulator,
-                                 float* restrict output,
-                                 double scale)
-{
-    detect_rows(input,
-                half_input,
-                first,
-                end,
-                integration,
-                polarizations,
-                mode,
-                mirror,
-                previous,
-                accumulator,
-                output,
-                scale);
-}
+detect_rows_function* const blade_cpu_detect_rows_split = detect_rows;
 #else
 
 void blade_cpu_detect(const void* input,
@@ -870,34 +838,23 @@ void blade_cpu_detect(const void* input,
         first = rows * thread / threads;
         end = rows * (thread + 1) / threads;
 #endif
+        detect_rows_function* rows_of = detect_rows;
 #ifdef BLADE_DETECTOR_HAS_SPLIT_CHAINS
         if (!blade_cpu_features_get()->avx512)
-            blade_cpu_detect_rows_split(input,
-                                        half_input,
-                                        first,
-                                        end,
-                                        integration,
-                                        polarizations,
-                                        mode,
-                                        mirror,
-                                        previous,
-                                        accumulator,
-                                        output,
-                                        scale);
-        else
+            rows_of = blade_cpu_detect_rows_split;
 #endif
-            detect_rows(input,
-                        half_input,
-                        first,
-                        end,
-                        integration,
-                        polarizations,
-                        mode,
-                        mirror,
-                        previous,
-                        accumulator,
-                        output,
-                        scale);
+        rows_of(input,
+                half_input,
+                first,
+                end,
+                integration,
+                polarizations,
+                mode,
+                mirror,
+                previous,
+                accumulator,
+                output,
+                scale);
     }
 }
 #endif
