@@ -21,6 +21,7 @@ enum isa_level { ISA_BASELINE, ISA_AVX2, ISA_AVX512, ISA_AVX512FP16 };
 static blade_cpu_features features; /* filled once, as the library loads */
 static bool detected;
 
+#ifdef BLADE_HAVE_CPU_DETECTION
 static enum isa_level asked_level(void)
 {
     static const char* const names[] = { "baseline", "avx2", "avx512", "avx512fp16" };
@@ -36,6 +37,7 @@ static enum isa_level asked_level(void)
             asked);
     return ISA_AVX512FP16;
 }
+#endif
 
 __attribute__((constructor)) static void detect(void)
 {
