@@ -137,26 +137,11 @@ typedef struct chains {
 #define CHAINS_ADD(c, v) ((c).half[0] += HALF_OF((v), 0), (c).half[1] += HALF_OF((v), 1))
 #define CHAIN(c, k) ((c).half[k])
 #define CHAINS8(c) __builtin_shufflevector((c).half[0], (c).half[1], 0, 1, 2, 3, 4, 5, 6, 7)
-#define NO_SUMS        \
-    {                  \
-        { { { 0 } } }, \
-        {              \
-            {          \
-                {      \
-                    0  \
-                }      \
-            }          \
-        }              \
-    }
 #else
 typedef f64x8 chains;
 #define CHAINS_ADD(c, v) ((c) += (v))
 #define CHAIN(c, k) HALF_OF((c), k)
 #define CHAINS8(c) (c)
-#define NO_SUMS      \
-    {                \
-        { 0 }, { 0 } \
-    }
 #endif
 
 typedef struct row_sums {
@@ -240,7 +225,7 @@ static inline __attribute__((always_inline)) void sum_row(const blade_detector_m
                                                           double sums[4])
 {
     const int64_t row_values = integration * 2 * polarizations;
-    row_sums s = NO_SUMS;
+    row_sums s = { 0 };
     if (!half_input) {
         if (mode == BLADE_DETECT_I)
             add_squares(&s, (const float*)row, row_values, prefetch);
@@ -641,7 +626,7 @@ detect_float_rows_of(const blade_detector_mode mode,
 #ifdef BLADE_HAVE_SHUFFLEVECTOR
         for (; GROUP_ROWS_OF_PRODUCTS && row_values <= GROUPED_ROW_VALUES && i + 2 <= count;
              i += 2) {
-            row_sums a = NO_SUMS, b = NO_SUMS;
+            row_sums a = { 0 }, b = { 0 };
             add_products(&a, rows + i * row_values, integration, prefetch);
             add_products(&b, rows + (i + 1) * row_values, integration, prefetch);
             store_two_rows_of_products(
@@ -649,7 +634,7 @@ detect_float_rows_of(const blade_detector_mode mode,
         }
 #endif
         for (; i < count; i++) {
-            row_sums s = NO_SUMS;
+            row_sums s = { 0 };
             add_products(&s, rows + i * row_values, integration, prefetch);
             store_four_products(
                 mode, &s, first + i, sign_of_im, previous, accumulator, output, scale);
@@ -660,7 +645,7 @@ detect_float_rows_of(const blade_detector_mode mode,
 #ifdef BLADE_HAVE_SHUFFLEVECTOR
     if (mode == BLADE_DETECT_I && row_values <= GROUPED_ROW_VALUES) {
         for (; i + 4 <= count; i += 4) {
-            row_sums a = NO_SUMS, b = NO_SUMS, c = NO_SUMS, d = NO_SUMS;
+            row_sums a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 };
             add_squares(&a, rows + i * row_values, row_values, prefetch);
             add_squares(&b, rows + (i + 1) * row_values, row_values, prefetch);
             add_squares(&c, rows + (i + 2) * row_values, row_values, prefetch);
