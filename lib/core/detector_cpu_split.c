@@ -14,6 +14,10 @@
 
 #if defined(BLADE_CPU_CLONES_ENABLED) && defined(BLADE_HAVE_SHUFFLEVECTOR)
 #define BLADE_DETECTOR_SPLIT_CHAINS
+/* Its own name for the cloned rows function: Clang gives a static function's
+ * target_clones resolver a global name (detect_rows.resolver), which the two
+ * translation units would both define. */
+#define detect_rows detect_rows_split_chains
 #include "detector_cpu.c"
 #else
 typedef int blade_detector_split_chains_unused; /* ISO C: no empty translation unit */
