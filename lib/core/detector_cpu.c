@@ -787,17 +787,52 @@ detect_rows(const void* input,
 #undef DETECT_ROWS
 }
 
-typedef __typeof__(detect_rows) detect_rows_function;
-
 #ifdef BLADE_DETECTOR_HAS_SPLIT_CHAINS
-/* The rows with two four-double vectors per chain: detector_cpu_split.c's detect_rows
- * (a pointer, since a function built with target_clones would export its resolver). */
-__attribute__((
-    visibility("hidden"))) extern detect_rows_function* const blade_cpu_detect_rows_split;
+/* The rows with two four-double vectors per chain (detector_cpu_split.c). Called, never
+ * taken by address: a pointer to a target_clones function is an IRELATIVE relocation
+ * in the data, whose resolver the loader runs before the CPU model it reads is set up
+ * (Clang's sanitizer build crashed at load that way). */
+__attribute__((visibility("hidden"))) void blade_cpu_detect_rows_split(const void* input,
+                                                                       bool half_input,
+                                                                       int64_t first,
+                                                                       int64_t end,
+                                                                       int64_t integration,
+                                                                       int polarizations,
+                                                                       blade_detector_mode mode,
+                                                                       bool mirror,
+                                                                       const double* previous,
+                                                                       double* accumulator,
+                                                                       float* restrict output,
+                                                                       double scale);
 #endif
 
 #ifdef BLADE_DETECTOR_SPLIT_CHAINS
-detect_rows_function* const blade_cpu_detect_rows_split = detect_rows;
+void blade_cpu_detect_rows_split(const void* input,
+                                 bool half_input,
+                                 int64_t first,
+                                 int64_t end,
+                                 int64_t integration,
+                                 int polarizations,
+                                 blade_detector_mode mode,
+                                 bool mirror,
+                                 const double* previous,
+                                 double* accumulator,
+                                 float* restrict output,
+                                 double scale)
+{
+    detect_rows(input,
+                half_input,
+                first,
+                end,
+                integration,
+                polarizations,
+                mode,
+                mirror,
+                previous,
+                accumulator,
+                output,
+                scale);
+}
 #else
 
 void blade_cpu_detect(const void* input,
@@ -823,23 +858,34 @@ void blade_cpu_detect(const void* input,
         first = rows * thread / threads;
         end = rows * (thread + 1) / threads;
 #endif
-        detect_rows_function* rows_of = detect_rows;
 #ifdef BLADE_DETECTOR_HAS_SPLIT_CHAINS
         if (!blade_cpu_features_get()->avx512)
-            rows_of = blade_cpu_detect_rows_split;
+            blade_cpu_detect_rows_split(input,
+                                        half_input,
+                                        first,
+                                        end,
+                                        integration,
+                                        polarizations,
+                                        mode,
+                                        mirror,
+                                        previous,
+                                        accumulator,
+                                        output,
+                                        scale);
+        else
 #endif
-        rows_of(input,
-                half_input,
-                first,
-                end,
-                integration,
-                polarizations,
-                mode,
-                mirror,
-                previous,
-                accumulator,
-                output,
-                scale);
+            detect_rows(input,
+                        half_input,
+                        first,
+                        end,
+                        integration,
+                        polarizations,
+                        mode,
+                        mirror,
+                        previous,
+                        accumulator,
+                        output,
+                        scale);
     }
 }
 #endif
